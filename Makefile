@@ -1,0 +1,32 @@
+# Two set-up commands: `make demo` and `make test`. Both create .venv and install the project into it.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+LOCOMO ?= ../shared/data/locomo/locomo-dev.json
+DEMO_OUT ?= out/demo
+
+.PHONY: demo test venv install-dev lint clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+venv: $(BIN)/python
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $@
+
+install-dev: $(VENV)/.installed-dev
+
+demo: install-dev
+	$(BIN)/cbmemory demo --data $(LOCOMO) --out $(DEMO_OUT)
+
+test: install-dev
+	$(BIN)/python -m pytest -q -m "not slow"
+
+lint: install-dev
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) out .pytest_cache

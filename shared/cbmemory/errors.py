@@ -1,0 +1,35 @@
+"""Typed errors. Every error cbmemory raises on bad input is a ``CbMemoryError``."""
+
+from __future__ import annotations
+
+
+class CbMemoryError(Exception):
+    """Base class of every error raised by cbmemory."""
+
+
+class InvalidInputError(CbMemoryError, ValueError):
+    """A caller passed something cbmemory refuses to store or search with. Nothing was stored."""
+
+
+class InvalidDateError(InvalidInputError):
+    """A date or time that does not parse as ISO 8601 or LoCoMo's ``1:56 pm on 8 May, 2023``."""
+
+
+class InvalidVectorError(InvalidInputError):
+    """An embedder returned NaN/inf values or vectors of the wrong dimension."""
+
+
+class EmbedderMismatchError(CbMemoryError):
+    """A store was opened with an embedder other than the one its vectors were made with."""
+
+
+class NotAStoreError(CbMemoryError):
+    """The file or database is not a cbmemory store (or is from an unknown schema version)."""
+
+
+class StoreUnavailableError(CbMemoryError):
+    """The backing database could not be reached (e.g. a Couchbase cluster that does not answer)."""
+
+
+class MissingDependencyError(CbMemoryError, ImportError):
+    """An optional extra is needed for this feature; the message says which one to install."""

@@ -1,0 +1,186 @@
+"""Turning a session's messages into memory records (pure functions; no storage, no embedding).
+
+Temporal anchoring is on by default: the indexed text of every record starts with the session date,
+``[Sunday, 7 May 2023] Caroline: I went to the LGBTQ support group yesterday.``, so that "yesterday" can be
+resolved against the day it was said. The raw text is kept separately and returned verbatim.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from .dates import anchor_label
+from .errors import InvalidInputError
+from .models import MemoryRecord, Message, frozen_mapping
+from .validation import check_annotations, check_id, check_role, check_text
+
+
+@dataclass(frozen=True, slots=True)
+class IngestConfig:
+    """Ingest-side settings. Records made with different settings live under different ids' index texts,
+    so an evaluation ingests once per distinct ``IngestConfig``.
+
+    - ``anchor_dates``: prefix the indexed text with the session date (the study's ~7x temporal gain).
+    - ``unit``: ``turn`` (one record per message) or ``round`` (a user message plus the replies to it).
+    - ``index_annotation_keys``: message annotations appended to the indexed text (e.g. image captions).
+    - ``with_previous_turn``: also index the text of the turn this one replies to (its raw text is unchanged).
+    - ``date_resolver``: optional function that rewrites relative dates ("yesterday") against the session
+      date in the indexed text; ``None`` leaves the text as it is.
+    """
+
+    anchor_dates: bool = True
+    unit: str = "turn"
+    index_annotation_keys: tuple[str, ...] = ("image_caption",)
+    with_previous_turn: bool = False
+    date_resolver: Callable[[str, datetime], str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.unit not in ("turn", "round"):
+            raise InvalidInputError(f"unit must be 'turn' or 'round', got {self.unit!r}")
+
+    @property
+    def key(self) -> str:
+        """A short stable name of the settings, used to keep differently-ingested copies apart."""
+        resolver = getattr(self.date_resolver, "__name__", "custom") if self.date_resolver else "none"
+        return (
+            f"anchor={int(self.anchor_dates)},unit={self.unit},ann={'+'.join(self.index_annotation_keys)},"
+            f"prev={int(self.with_previous_turn)},dates={resolver}"
+        )
+
+
+DEFAULT_INGEST = IngestConfig()
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def record_id(user_id: str, session_id: str, kind: str, key: str) -> str:
+    raw = "\x1f".join((user_id, session_id, kind, key)).encode("utf-8")
+    return hashlib.sha256(raw).hexdigest()[:32]
+
+
+def validate_messages(messages: Sequence[Message | Mapping[str, object]]) -> list[Message]:
+    """Accept ``Message`` objects or plain dicts (``role``, ``content``, optional ``speaker``, ``turn_id``,
+    ``annotations``) and check every field before anything is stored."""
+    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+        raise InvalidInputError("messages must be a list of Message objects or dicts")
+    if not messages:
+        raise InvalidInputError("messages must not be empty")
+    out: list[Message] = []
+    seen: set[str] = set()
+    for i, m in enumerate(messages):
+        if isinstance(m, Mapping):
+            unknown = set(m) - {"role", "content", "speaker", "turn_id", "annotations"}
+            if unknown:
+                raise InvalidInputError(f"message {i} has unknown fields {sorted(unknown)}")
+            if "role" not in m or "content" not in m:
+                raise InvalidInputError(f"message {i} needs 'role' and 'content'")
+            m = Message(
+                role=m["role"],  # type: ignore[arg-type]
+                content=m["content"],  # type: ignore[arg-type]
+                speaker=m.get("speaker"),  # type: ignore[arg-type]
+                turn_id=m.get("turn_id"),  # type: ignore[arg-type]
+                annotations=m.get("annotations") or {},  # type: ignore[arg-type]
+            )
+        elif not isinstance(m, Message):
+            raise InvalidInputError(f"message {i} is a {type(m).__name__}, not a Message or dict")
+        check_role(m.role)
+        check_text(m.content, f"message {i} content")
+        if m.speaker is not None:
+            check_id(m.speaker, f"message {i} speaker")
+        if m.turn_id is not None:
+            check_id(m.turn_id, f"message {i} turn_id")
+            if m.turn_id in seen:
+                raise InvalidInputError(f"turn_id {m.turn_id!r} appears twice in one batch")
+            seen.add(m.turn_id)
+        out.append(
+            Message(m.role, m.content, m.speaker, m.turn_id, frozen_mapping(check_annotations(m.annotations)))
+        )
+    return out
+
+
+def _indexed(cfg: IngestConfig, msg: Message, occurred_at: datetime, previous: Message | None) -> str:
+    who = msg.speaker or msg.role
+    body = msg.content
+    if cfg.date_resolver is not None:
+        body = cfg.date_resolver(body, occurred_at)
+    extras = [f"[{k.replace('_', ' ')}: {msg.annotations[k]}]" for k in cfg.index_annotation_keys if k in msg.annotations]
+    line = " ".join([f"{who}: {body}", *extras])
+    if previous is not None:
+        line = f"({previous.speaker or previous.role}: {previous.content}) {line}"
+    return f"[{anchor_label(occurred_at)}] {line}" if cfg.anchor_dates else line
+
+
+def build_records(
+    user_id: str,
+    session_id: str,
+    messages: Sequence[Message],
+    occurred_at: datetime,
+    ingested_at: datetime,
+    *,
+    config: IngestConfig = DEFAULT_INGEST,
+    start_position: int = 0,
+    previous: Message | None = None,
+    annotations: Mapping[str, str] | None = None,
+    expires_at: datetime | None = None,
+    append: bool = False,
+) -> list[MemoryRecord]:
+    """Records for ``messages`` (already validated), positions counting on from ``start_position``.
+
+    ``previous`` is the message before the first one (for appends to a live session). With ``append``,
+    a message without its own turn id is keyed by position and content, so a retried append is idempotent
+    and two writers appending at the same position both keep their turns.
+    Session ``annotations`` are merged under each message's own annotations.
+    """
+    session_ann = dict(annotations or {})
+    records: list[MemoryRecord] = []
+
+    def make(kind: str, group: list[tuple[int, Message]], prev: Message | None) -> MemoryRecord:
+        pos, first = group[0]
+        msgs = [m for _, m in group]
+        text = "\n".join(m.content for m in msgs)
+        lines = [_indexed(config, m, occurred_at, prev if j == 0 and config.with_previous_turn else None)
+                 for j, m in enumerate(msgs)]
+        if config.anchor_dates and len(lines) > 1:  # one date prefix per record
+            lines = [lines[0]] + [line.split("] ", 1)[1] for line in lines[1:]]
+        index_text = "\n".join(lines)
+        merged = {**session_ann, **{k: v for m in msgs for k, v in m.annotations.items()}}
+        ids = tuple(m.turn_id or (f"#{p}:{content_hash(m.content)[:16]}" if append else f"#{p}") for p, m in group)
+        return MemoryRecord(
+            record_id=record_id(user_id, session_id, kind, ids[0]),
+            user_id=user_id,
+            session_id=session_id,
+            kind=kind,
+            position=pos,
+            role=first.role,
+            text=text,
+            index_text=index_text,
+            occurred_at=occurred_at,
+            ingested_at=ingested_at,
+            content_hash=content_hash(index_text),
+            turn_id=first.turn_id,
+            speaker=first.speaker,
+            annotations=frozen_mapping(merged),
+            expires_at=expires_at,
+            source_ids=ids if kind == "round" else (),
+        )
+
+    numbered = [(start_position + i, m) for i, m in enumerate(messages)]
+    if config.unit == "turn":
+        groups = [[pm] for pm in numbered]
+    else:  # each user message opens a round; the replies join the round before them
+        groups = []
+        for pm in numbered:
+            if not groups or pm[1].role == "user":
+                groups.append([pm])
+            else:
+                groups[-1].append(pm)
+    prev = previous
+    for group in groups:
+        records.append(make(config.unit, group, prev))
+        prev = group[-1][1]
+    return records

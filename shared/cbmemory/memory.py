@@ -1,0 +1,248 @@
+"""``AgentMemory``: the one object users start from.
+
+    memory = AgentMemory.open("memory.db")          # offline MiniLM embedder, SQLite file
+    memory.add_session("alice", "s1", [{"role": "user", "content": "I moved to Lyon yesterday."}],
+                       date="2023-05-07")
+    hits = memory.search("Where does Alice live?", user_id="alice")
+
+The core is synchronous; every ``a*`` method runs it in a worker thread so an event loop never blocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Mapping, Sequence
+from datetime import date as Date
+from datetime import datetime, timedelta
+from typing import Any
+
+from .dates import to_utc, utcnow
+from .embedding.base import CachedEmbedder, Embedder
+from .errors import EmbedderMismatchError, InvalidInputError
+from .ingest import DEFAULT_INGEST, IngestConfig, build_records, validate_messages
+from .models import Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session, frozen_mapping
+from .retrieval.config import RetrievalConfig
+from .retrieval.context import FormattedContext, format_context
+from .retrieval.engine import retrieve
+from .retrieval.recipes import get_recipe
+from .store.base import MemoryStore
+from .validation import check_annotations, check_id, check_k, check_query
+
+DateLike = datetime | Date | str
+
+
+def _default_embedder() -> Embedder:
+    from .embedding.onnx import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+class AgentMemory:
+    """Conversation memory for many users in one store, searched with named recipes."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        embedder: Embedder | None = None,
+        *,
+        recipe: str | RetrievalConfig = "default",
+        ingest: IngestConfig = DEFAULT_INGEST,
+        default_ttl: timedelta | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ):
+        self.store = store
+        inner = embedder or _default_embedder()
+        self.embedder = inner if isinstance(inner, CachedEmbedder) else CachedEmbedder(inner, lookup=store.lookup_vectors)
+        self.recipe = get_recipe(recipe)
+        self.ingest = ingest
+        self.default_ttl = default_ttl
+        self.clock = clock
+        self._bound = False
+        have = getattr(store, "embedder", None)
+        if have is not None and have[0] != self.embedder.name:
+            raise EmbedderMismatchError(
+                f"the store holds vectors from {have[0]!r}; it cannot be used with {self.embedder.name!r}"
+            )
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] = "memory.db", **kwargs: Any) -> AgentMemory:
+        """Open (or create) a memory file with the embedded SQLite store."""
+        from .store.sqlite import SQLiteStore
+
+        return cls(SQLiteStore(path), **kwargs)
+
+    def _bind(self) -> None:
+        if not self._bound:
+            self.store.bind_embedder(self.embedder.name, self.embedder.dimension)
+            self._bound = True
+
+    # ------------------------------------------------------------------ writes
+    def _expiry(self, now: datetime, ttl: timedelta | None, expires_at: DateLike | None) -> datetime | None:
+        if expires_at is not None:
+            return to_utc(expires_at)
+        ttl = ttl if ttl is not None else self.default_ttl
+        if ttl is None:
+            return None
+        if ttl <= timedelta(0):
+            raise InvalidInputError("ttl must be positive")
+        return now + ttl
+
+    def _write(self, session: Session, records: list[MemoryRecord]) -> IngestResult:
+        self._bind()
+        vectors = self.embedder.embed([r.index_text for r in records])  # checked: finite, right shape
+        result = self.store.write([session], records, vectors)
+        self.store.purge_expired(self.clock())
+        return result
+
+    def add_session(
+        self,
+        user_id: str,
+        session_id: str,
+        messages: Sequence[Message | Mapping[str, Any]],
+        date: DateLike | None = None,
+        *,
+        annotations: Mapping[str, str] | None = None,
+        ttl: timedelta | None = None,
+        expires_at: DateLike | None = None,
+    ) -> IngestResult:
+        """Store a whole session (all or nothing). Re-adding the same session changes nothing."""
+        check_id(user_id, "user_id")
+        check_id(session_id, "session_id")
+        msgs = validate_messages(messages)
+        ann = check_annotations(annotations)
+        now = self.clock()
+        occurred = to_utc(date) if date is not None else now
+        session = Session(user_id, session_id, occurred, frozen_mapping(ann))
+        records = build_records(user_id, session_id, msgs, occurred, now, config=self.ingest, annotations=ann,
+                                expires_at=self._expiry(now, ttl, expires_at))
+        return self._write(session, records)
+
+    def add_messages(
+        self,
+        user_id: str,
+        session_id: str,
+        messages: Sequence[Message | Mapping[str, Any]],
+        *,
+        date: DateLike | None = None,
+        ttl: timedelta | None = None,
+        expires_at: DateLike | None = None,
+    ) -> IngestResult:
+        """Append turns to a live session (created with ``date``, or now, if it does not exist yet)."""
+        check_id(user_id, "user_id")
+        check_id(session_id, "session_id")
+        msgs = validate_messages(messages)
+        now = self.clock()
+        session = self.store.get_session(user_id, session_id)
+        if session is None:
+            session = Session(user_id, session_id, to_utc(date) if date is not None else now)
+        last = self.store.list_records(user_id, SearchFilters(session_ids=(session_id,)), limit=1,
+                                       newest_first=True, now=now)
+        start = last[0].position + 1 if last else 0
+        previous = Message(last[0].role, last[0].text, last[0].speaker) if last else None
+        records = build_records(user_id, session_id, msgs, session.occurred_at, now, config=self.ingest,
+                                start_position=start, previous=previous, annotations=session.annotations,
+                                expires_at=self._expiry(now, ttl, expires_at), append=True)
+        return self._write(session, records)
+
+    # ------------------------------------------------------------------ reads
+    def search(
+        self,
+        query: str,
+        user_id: str,
+        k: int | None = None,
+        filters: SearchFilters | None = None,
+        *,
+        recipe: str | RetrievalConfig | None = None,
+        reference_date: DateLike | None = None,
+    ) -> list[Hit]:
+        """The best memories for ``query`` within one user's memory, best first.
+
+        Each hit carries its score, the signals that found it (with ranks) and the recipe name.
+        ``reference_date`` is the question's date, used by recipes with the future filter.
+        """
+        check_query(query)
+        check_id(user_id, "user_id")
+        if k is not None:
+            check_k(k)
+        cfg = get_recipe(recipe) if recipe is not None else self.recipe
+        if not query.strip():
+            return []
+        self._bind()
+        ref = to_utc(reference_date) if reference_date is not None else None
+        return retrieve(self.store, self.embedder.embed_query, cfg, user_id, query, k=k, filters=filters,
+                        reference_date=ref, now=self.clock())
+
+    def context(
+        self,
+        query: str,
+        user_id: str,
+        *,
+        k: int | None = None,
+        filters: SearchFilters | None = None,
+        recipe: str | RetrievalConfig | None = None,
+        reference_date: DateLike | None = None,
+        order: str = "chronological",
+    ) -> FormattedContext:
+        """Search, then format the hits with their session dates for an LLM prompt."""
+        cfg = get_recipe(recipe) if recipe is not None else self.recipe
+        hits = self.search(query, user_id, k, filters, recipe=cfg, reference_date=reference_date)
+        return format_context(hits, order=order, budget=cfg.token_budget)
+
+    def session_records(self, user_id: str, session_id: str | None = None, *, limit: int | None = None,
+                        newest_first: bool = False) -> list[MemoryRecord]:
+        """A user's stored records in conversation order (one session, or all)."""
+        check_id(user_id, "user_id")
+        f = SearchFilters(session_ids=(check_id(session_id, "session_id"),)) if session_id else SearchFilters()
+        return self.store.list_records(user_id, f, limit=limit, newest_first=newest_first, now=self.clock())
+
+    def sessions(self, user_id: str) -> list[Session]:
+        return self.store.list_sessions(check_id(user_id, "user_id"))
+
+    def forget(self, user_id: str, session_id: str | None = None) -> int:
+        """Erase a user's memory, or one session of it, from rows, full-text index and vectors."""
+        check_id(user_id, "user_id")
+        if session_id is not None:
+            check_id(session_id, "session_id")
+        return self.store.forget(user_id, session_id)
+
+    def stats(self) -> dict[str, object]:
+        return self.store.stats()
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> AgentMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def with_recipe(self, recipe: str | RetrievalConfig) -> AgentMemory:
+        """A view of the same store and embedder searching with another recipe by default."""
+        other = object.__new__(AgentMemory)
+        other.__dict__.update(self.__dict__)
+        other.recipe = get_recipe(recipe)
+        return other
+
+    # ------------------------------------------------------------------ async
+    async def aadd_session(self, *args: Any, **kwargs: Any) -> IngestResult:
+        return await asyncio.to_thread(self.add_session, *args, **kwargs)
+
+    async def aadd_messages(self, *args: Any, **kwargs: Any) -> IngestResult:
+        return await asyncio.to_thread(self.add_messages, *args, **kwargs)
+
+    async def asearch(self, *args: Any, **kwargs: Any) -> list[Hit]:
+        return await asyncio.to_thread(self.search, *args, **kwargs)
+
+    async def acontext(self, *args: Any, **kwargs: Any) -> FormattedContext:
+        return await asyncio.to_thread(self.context, *args, **kwargs)
+
+    async def asession_records(self, *args: Any, **kwargs: Any) -> list[MemoryRecord]:
+        return await asyncio.to_thread(self.session_records, *args, **kwargs)
+
+    async def aforget(self, *args: Any, **kwargs: Any) -> int:
+        return await asyncio.to_thread(self.forget, *args, **kwargs)
+
+
+__all__ = ["AgentMemory"]

@@ -1,0 +1,104 @@
+"""Running a ``RetrievalConfig`` against a store: signals, fusion, re-rank, ordering, budget."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+
+from ..models import Hit, SearchFilters
+from ..store.base import MemoryStore
+from . import context
+from .config import RetrievalConfig, scale_k
+from .entities import extract_entities
+from .fusion import rrf, weighted
+from .rerank import bm25_rerank
+
+QueryEmbedder = Callable[[str], "object"]
+
+
+def _with_future_filter(filters: SearchFilters, reference: datetime) -> SearchFilters:
+    """Keep memories up to the end of the reference day (same-day memories stay)."""
+    end_of_day = reference.replace(hour=23, minute=59, second=59, microsecond=999999)
+    bound = end_of_day if filters.occurred_before is None else min(filters.occurred_before, end_of_day)
+    return replace(filters, occurred_before=bound)
+
+
+def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int | None) -> int:
+    if k is not None:
+        return k
+    if config.k is not None:
+        return config.k
+    return scale_k(len(store.list_sessions(user_id)))
+
+
+def retrieve(
+    store: MemoryStore,
+    embed_query: QueryEmbedder,
+    config: RetrievalConfig,
+    user_id: str,
+    query: str,
+    *,
+    k: int | None = None,
+    filters: SearchFilters | None = None,
+    reference_date: datetime | None = None,
+    now: datetime | None = None,
+    count_tokens: Callable[[Hit], int] | None = None,
+) -> list[Hit]:
+    """The recipe's top hits for ``query`` within ``user_id``'s memory, each stamped with the recipe name."""
+    k = resolve_k(config, store, user_id, k)
+    f = filters or SearchFilters()
+    if config.kinds is not None and f.kinds is None:
+        f = replace(f, kinds=config.kinds)
+    if config.future_filter and reference_date is not None:
+        f = _with_future_filter(f, reference_date)
+
+    want = max(k, config.rerank_pool if config.rerank else 0, config.recency_pool if config.order == "recency" else 0)
+    lists: dict[str, list[Hit]] = {}
+    if "vector" in config.signals:
+        lists["vector"] = store.vector_search(user_id, embed_query(query), max(want, config.vector_pool)
+                                              if len(config.signals) > 1 else want, f, now)
+    if "bm25" in config.signals:
+        lists["bm25"] = store.text_search(user_id, query, max(want, config.text_pool)
+                                          if len(config.signals) > 1 else want, f, now)
+    if "entity" in config.signals:
+        phrases = extract_entities(query)
+        lists["entity"] = store.phrase_search(user_id, phrases, max(k, config.entity_pool), f, now) if phrases else []
+
+    if len(lists) == 1:
+        ranked = next(iter(lists.values()))
+    elif config.fusion == "rrf":
+        ranked = rrf(lists, c=config.rrf_k, weights=dict(config.weights))
+    else:
+        ranked = weighted(lists, weights=dict(config.weights))
+
+    if config.rerank == "bm25":
+        ranked = bm25_rerank(query, ranked[: config.rerank_pool], k)
+    if config.order == "recency":
+        pool = ranked[: config.recency_pool]
+        ranked = sorted(pool, key=lambda h: (h.record.occurred_at, h.record.position), reverse=True)
+    ranked = ranked[:k]
+
+    if config.token_budget is not None:
+        count_tokens = count_tokens or (lambda h: context.count_tokens(context.format_hit(h)) + 1)
+        kept, used = [], 0
+        for h in ranked:
+            cost = count_tokens(h)
+            if used + cost > config.token_budget:
+                break
+            kept.append(h)
+            used += cost
+        ranked = kept
+    return [Hit(h.record, h.score, h.signals, h.ranks, config.name) for h in ranked]
+
+
+def explain(hits: list[Hit]) -> list[dict[str, object]]:
+    """Per-hit table of each signal's rank and score (``None`` where that signal did not find it)."""
+    signals = sorted({s for h in hits for s in h.ranks})
+    return [
+        {"turn_id": h.record.turn_id, "session_id": h.record.session_id, "score": h.score,
+         **{f"{s}_rank": h.ranks.get(s) for s in signals}, **{f"{s}_score": h.signals.get(s) for s in signals}}
+        for h in hits
+    ]
+
+

@@ -1,0 +1,65 @@
+"""The study's retrieval configurations, by name. Frozen: derive new ones with ``recipe.with_(...)``."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from ..errors import InvalidInputError
+from ..ingest import IngestConfig
+from .config import RetrievalConfig
+
+VECTOR = RetrievalConfig(
+    name="vector", description="Cosine similarity over date-anchored turns (the study's baseline).",
+)
+VECTOR_NO_DATES = VECTOR.with_(
+    name="vector_no_dates", description="Vector search over turns indexed without their session date.",
+    ingest=IngestConfig(anchor_dates=False),
+)
+BM25 = RetrievalConfig(
+    name="bm25", description="Full-text BM25 (FTS5, Porter stemming) over the user's whole corpus.",
+    signals=("bm25",),
+)
+VECTOR_BM25_RERANK_10 = VECTOR.with_(
+    name="vector_bm25_rerank_10", description="Top 10 vector hits re-ranked by BM25+.",
+    rerank="bm25", rerank_pool=10,
+)
+VECTOR_BM25_RERANK_50 = VECTOR_BM25_RERANK_10.with_(
+    name="vector_bm25_rerank_50", description="Top 50 vector hits re-ranked by BM25+ down to k.", rerank_pool=50,
+)
+VECTOR_BM25_RERANK_100 = VECTOR_BM25_RERANK_10.with_(
+    name="vector_bm25_rerank_100", description="Top 100 vector hits re-ranked by BM25+ down to k.",
+    rerank_pool=100,
+)
+HYBRID = RetrievalConfig(
+    name="hybrid", description="Vector + BM25 + entity phrases, reciprocal-rank fused over the union.",
+    signals=("vector", "bm25", "entity"),
+)
+RECENCY = VECTOR.with_(
+    name="recency", description="The 30 most relevant vector hits, returned newest first.", order="recency",
+)
+FUTURE_FILTER = VECTOR.with_(
+    name="future_filter", description="Vector search without memories dated after the question date.",
+    future_filter=True,
+)
+SCALED = HYBRID.with_(
+    name="hybrid_scaled", description="Hybrid with k chosen from the haystack size (10 at ~50 sessions).", k=None,
+)
+# default: chosen from the LoCoMo dev retrieval matrix (see README "Choosing the default"): hybrid fusion
+# beat every single signal and every re-rank in every category there.
+DEFAULT = HYBRID.with_(name="default", description="The recommended recipe (currently hybrid vector + BM25 + entity).")
+
+RECIPES: MappingProxyType[str, RetrievalConfig] = MappingProxyType({
+    r.name: r for r in (
+        DEFAULT, VECTOR, VECTOR_NO_DATES, BM25, VECTOR_BM25_RERANK_10, VECTOR_BM25_RERANK_50,
+        VECTOR_BM25_RERANK_100, HYBRID, SCALED, RECENCY, FUTURE_FILTER,
+    )
+})
+
+
+def get_recipe(name_or_config: str | RetrievalConfig) -> RetrievalConfig:
+    if isinstance(name_or_config, RetrievalConfig):
+        return name_or_config
+    try:
+        return RECIPES[name_or_config]
+    except KeyError:
+        raise InvalidInputError(f"unknown recipe {name_or_config!r}; known: {', '.join(RECIPES)}") from None

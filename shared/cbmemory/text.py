@@ -1,0 +1,31 @@
+"""Tokenising and stopwords shared by the full-text query builders and the BM25 re-rank."""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+STOPWORDS: frozenset[str] = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have
+    having he her here hers herself him himself his how i if in into is it its itself just me more most my
+    myself no nor not now of off on once only or other our ours ourselves out over own same she should so
+    some such than that the their theirs them themselves then there these they this those through to too
+    under until up very was we were what when where which while who whom why will with would you your
+    yours yourself yourselves s t d ll m re ve""".split()
+)
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens (letters, digits, underscore; any script)."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def content_words(text: str) -> list[str]:
+    """Words minus stopwords, first occurrence order, no repeats."""
+    seen: dict[str, None] = {}
+    for w in words(text):
+        if w not in STOPWORDS:
+            seen.setdefault(w, None)
+    return list(seen)

@@ -1,0 +1,92 @@
+"""Input checks shared by every entry point. Each failure is an ``InvalidInputError`` naming the field."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+
+import numpy as np
+
+from .errors import InvalidInputError, InvalidVectorError
+from .models import ROLES
+
+MAX_TEXT_CHARS = 100_000
+MAX_ID_CHARS = 256
+MAX_ANNOTATION_CHARS = 4_096
+MAX_QUERY_CHARS = 10_000
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def check_id(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{what} must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidInputError(f"{what} must not be empty")
+    if len(value) > MAX_ID_CHARS:
+        raise InvalidInputError(f"{what} is longer than {MAX_ID_CHARS} characters")
+    if _CONTROL.search(value):
+        raise InvalidInputError(f"{what} {value!r} contains control characters")
+    return value
+
+
+def check_text(value: object, what: str = "text") -> str:
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{what} must be a string, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidInputError(f"{what} must not be empty or whitespace only")
+    if len(value) > MAX_TEXT_CHARS:
+        raise InvalidInputError(f"{what} has {len(value)} characters; the limit is {MAX_TEXT_CHARS}")
+    if "\x00" in value:
+        raise InvalidInputError(f"{what} contains a NUL character")
+    return value
+
+
+def check_role(value: object) -> str:
+    if value not in ROLES:
+        raise InvalidInputError(f"unknown role {value!r}; expected one of {sorted(ROLES)}")
+    return value  # type: ignore[return-value]
+
+
+def check_annotations(value: Mapping[str, str] | None, what: str = "annotations") -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(f"{what} must be a mapping of str to str")
+    out: dict[str, str] = {}
+    for key, val in value.items():
+        check_id(key, f"{what} key")
+        if not isinstance(val, str):
+            raise InvalidInputError(f"{what}[{key!r}] must be a string, got {type(val).__name__}")
+        if len(val) > MAX_ANNOTATION_CHARS or "\x00" in val:
+            raise InvalidInputError(f"{what}[{key!r}] is too long or contains NUL")
+        out[key] = val
+    return out
+
+
+def check_query(value: object) -> str:
+    if not isinstance(value, str):
+        raise InvalidInputError(f"query must be a string, got {type(value).__name__}")
+    if len(value) > MAX_QUERY_CHARS:
+        raise InvalidInputError(f"query has {len(value)} characters; the limit is {MAX_QUERY_CHARS}")
+    return value
+
+
+def check_k(k: object) -> int:
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > 10_000:
+        raise InvalidInputError(f"k must be an integer between 1 and 10000, got {k!r}")
+    return k
+
+
+def check_vectors(vectors: object, rows: int, dim: int) -> np.ndarray:
+    """Vectors from an embedder: a finite float32 matrix of shape (rows, dim)."""
+    arr = np.asarray(vectors, dtype=np.float32)
+    if arr.ndim != 2 or arr.shape != (rows, dim):
+        raise InvalidVectorError(f"embedder returned shape {arr.shape}; expected ({rows}, {dim})")
+    if not np.isfinite(arr).all():
+        raise InvalidVectorError("embedder returned NaN or infinite values")
+    return arr
+
+
+def is_finite_number(x: float) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x)
