@@ -1,0 +1,1 @@
+"""LangChain adapter for cbmemory (middleware, retriever, LangGraph store, chat history). Imports LangChain."""

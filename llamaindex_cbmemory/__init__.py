@@ -1,0 +1,1 @@
+"""LlamaIndex adapter for cbmemory (retriever, chat-memory adapter, memory block, embeddings). Imports LlamaIndex."""
