@@ -88,10 +88,10 @@ class AgentMemory:
             raise InvalidInputError("ttl must be positive")
         return now + ttl
 
-    def _write(self, session: Session, records: list[MemoryRecord]) -> IngestResult:
+    def _write(self, sessions: list[Session], records: list[MemoryRecord]) -> IngestResult:
         self._bind()
         vectors = self.embedder.embed([r.index_text for r in records])  # checked: finite, right shape
-        result = self.store.write([session], records, vectors)
+        result = self.store.write(sessions, records, vectors)
         self.store.purge_expired(self.clock())
         return result
 
@@ -107,16 +107,37 @@ class AgentMemory:
         expires_at: DateLike | None = None,
     ) -> IngestResult:
         """Store a whole session (all or nothing). Re-adding the same session changes nothing."""
+        return self.add_sessions(user_id, [(session_id, messages, date)], annotations=annotations, ttl=ttl,
+                                 expires_at=expires_at)
+
+    def add_sessions(
+        self,
+        user_id: str,
+        sessions: Sequence[tuple[str, Sequence[Message | Mapping[str, Any]], DateLike | None]],
+        *,
+        annotations: Mapping[str, str] | None = None,
+        ttl: timedelta | None = None,
+        expires_at: DateLike | None = None,
+    ) -> IngestResult:
+        """Store several ``(session_id, messages, date)`` sessions of one user in one atomic batch
+        (embedded together, so bulk imports run at the embedder's best batch size)."""
         check_id(user_id, "user_id")
-        check_id(session_id, "session_id")
-        msgs = validate_messages(messages)
         ann = check_annotations(annotations)
         now = self.clock()
-        occurred = to_utc(date) if date is not None else now
-        session = Session(user_id, session_id, occurred, frozen_mapping(ann))
-        records = build_records(user_id, session_id, msgs, occurred, now, config=self.ingest, annotations=ann,
-                                expires_at=self._expiry(now, ttl, expires_at))
-        return self._write(session, records)
+        expiry = self._expiry(now, ttl, expires_at)
+        if len({sid for sid, _, _ in sessions}) != len(sessions):
+            raise InvalidInputError("a batch names the same session twice")
+        infos, records = [], []
+        for session_id, messages, date in sessions:
+            check_id(session_id, "session_id")
+            msgs = validate_messages(messages)
+            occurred = to_utc(date) if date is not None else now
+            infos.append(Session(user_id, session_id, occurred, frozen_mapping(ann)))
+            records += build_records(user_id, session_id, msgs, occurred, now, config=self.ingest,
+                                     annotations=ann, expires_at=expiry)
+        if not records:
+            raise InvalidInputError("no sessions given")
+        return self._write(infos, records)
 
     def add_messages(
         self,
@@ -143,7 +164,7 @@ class AgentMemory:
         records = build_records(user_id, session_id, msgs, session.occurred_at, now, config=self.ingest,
                                 start_position=start, previous=previous, annotations=session.annotations,
                                 expires_at=self._expiry(now, ttl, expires_at), append=True)
-        return self._write(session, records)
+        return self._write([session], records)
 
     # ------------------------------------------------------------------ reads
     def search(
@@ -228,6 +249,9 @@ class AgentMemory:
     # ------------------------------------------------------------------ async
     async def aadd_session(self, *args: Any, **kwargs: Any) -> IngestResult:
         return await asyncio.to_thread(self.add_session, *args, **kwargs)
+
+    async def aadd_sessions(self, *args: Any, **kwargs: Any) -> IngestResult:
+        return await asyncio.to_thread(self.add_sessions, *args, **kwargs)
 
     async def aadd_messages(self, *args: Any, **kwargs: Any) -> IngestResult:
         return await asyncio.to_thread(self.add_messages, *args, **kwargs)
