@@ -1,0 +1,183 @@
+"""``CbMemoryChatMemory``: a LlamaIndex ``BaseMemory`` to pass as ``memory=`` to an agent.
+
+    chat_memory = CbMemoryChatMemory(memory=AgentMemory.open("memory.db"), user_id="alice",
+                                     session_id="2023-05-20", session_date="2023-05-20")
+    await agent.run("When did I move to Lyon?", memory=chat_memory)
+
+- ``put``/``aput``/``put_messages``/``aput_messages`` store every user and assistant message that has text
+  in cbmemory, in this user's session, at once (tool calls and tool results are agent steps: not stored).
+- ``get``/``aget`` return one system message with the memories most relevant to the input (or, when
+  called without one, as agents do on their first step, to the latest user message), each with the date of
+  its session, plus "Today is ...", followed by the recent window: the session's last ``window`` turns.
+  Memories already in the window are left out.
+- The window is read from the store, so another process (or a restart) continues the same session.
+- ``set`` stores the turns of a history that are not stored yet; ``reset`` empties the window only
+  (the turns stay in long-term memory; erase them with ``AgentMemory.forget``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from cbmemory import AgentMemory
+from cbmemory.dates import to_utc
+from cbmemory.errors import InvalidInputError
+from cbmemory.models import Hit, MemoryRecord
+from cbmemory.retrieval.config import RetrievalConfig
+from cbmemory.retrieval.recipes import get_recipe
+from cbmemory.validation import check_id, check_k
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
+from llama_index.core.memory.types import BaseMemory
+
+from .convert import memory_text, plan_turns, query_of, widened_k, window_messages, within_budget, without
+
+DEFAULT_WINDOW = 20
+
+
+class CbMemoryChatMemory(BaseMemory):
+    """One user's session in cbmemory, as LlamaIndex chat memory with long-term recall."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    memory: AgentMemory = Field(exclude=True, description="The cbmemory store and embedder.")
+    user_id: str = Field(description="Whose memory: searches and writes never leave this user.")
+    session_id: str = Field(description="The current conversation; new turns are appended to it.")
+    session_date: datetime | None = Field(
+        default=None, description="When the session happens (the 'Today is' date and the date new turns are "
+        "anchored to). None: the memory's clock at each call.")
+    recipe: Any = Field(default=None, description="Retrieval recipe (name or RetrievalConfig); None: the "
+                        "memory's default.")
+    k: int | None = Field(default=None, description="Memories per call; None: the recipe's k.")
+    window: int = Field(default=DEFAULT_WINDOW, description="Recent turns of the session returned as messages.")
+    say_today: bool = Field(default=True, description="Add 'Today is ...' to the memory message.")
+
+    _window_start: int = PrivateAttr(default=-1)
+
+    def __init__(self, *, memory: AgentMemory, user_id: str, session_id: str | None = None,
+                 session_date: datetime | str | None = None, recipe: str | RetrievalConfig | None = None,
+                 k: int | None = None, window: int = DEFAULT_WINDOW, say_today: bool = True) -> None:
+        if not isinstance(memory, AgentMemory):
+            raise InvalidInputError(f"memory must be a cbmemory.AgentMemory, got {type(memory).__name__}")
+        check_id(user_id, "user_id")
+        session_id = check_id(session_id, "session_id") if session_id is not None else uuid.uuid4().hex
+        if k is not None:
+            check_k(k)
+        if isinstance(window, bool) or not isinstance(window, int) or window < 0:
+            raise InvalidInputError(f"window must be a non-negative integer, got {window!r}")
+        super().__init__(memory=memory, user_id=user_id, session_id=session_id,
+                         session_date=to_utc(session_date) if session_date is not None else None,
+                         recipe=get_recipe(recipe) if recipe is not None else None, k=k, window=window,
+                         say_today=say_today)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "CbMemoryChatMemory"
+
+    @classmethod
+    def from_defaults(cls, memory: AgentMemory | None = None, user_id: str | None = None, *,
+                      chat_history: list[ChatMessage] | None = None, llm: Any = None,
+                      **kwargs: Any) -> CbMemoryChatMemory:
+        """Same as the constructor; ``chat_history`` is stored as the session's history (``set``).
+        ``llm`` is accepted for LlamaIndex's signature and not used."""
+        if memory is None or user_id is None:
+            raise InvalidInputError("CbMemoryChatMemory needs memory= (an AgentMemory) and user_id=")
+        chat_memory = cls(memory=memory, user_id=user_id, **kwargs)
+        if chat_history:
+            chat_memory.set(chat_history)
+        return chat_memory
+
+    # ------------------------------------------------------------------ pure parts
+    @property
+    def _config(self) -> RetrievalConfig:
+        return self.recipe if self.recipe is not None else self.memory.recipe
+
+    def _today(self) -> datetime:
+        return self.session_date if self.session_date is not None else self.memory.clock()
+
+    def _search_args(self, query: str, window: Sequence[MemoryRecord]) -> dict[str, Any]:
+        return {"query": query, "user_id": self.user_id, "k": widened_k(self.k or self._config.k, len(window)),
+                "recipe": self._config, "reference_date": self._today()}
+
+    def _compose(self, window: Sequence[MemoryRecord], hits: Sequence[Hit] | None) -> list[ChatMessage]:
+        recent = window_messages(window)
+        if hits is None:  # nothing to search for
+            return recent
+        k = self.k or self._config.k
+        kept = within_budget(without(hits, record_ids=[r.record_id for r in window])[:k], self._config.token_budget)
+        text = memory_text(kept, self._today() if self.say_today else None)
+        return ([ChatMessage(role="system", content=text)] if text else []) + recent
+
+    def _visible(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+        """Oldest first, after the last ``reset``."""
+        return sorted((r for r in records if r.position > self._window_start), key=lambda r: r.position)
+
+    def _window_kwargs(self) -> dict[str, Any]:
+        return {"user_id": self.user_id, "session_id": self.session_id, "limit": self.window,
+                "newest_first": True}
+
+    def _write_kwargs(self) -> dict[str, Any]:
+        return {"user_id": self.user_id, "session_id": self.session_id, "date": self.session_date}
+
+    # ------------------------------------------------------------------ sync
+    def get(self, input: str | ChatMessage | None = None, **kwargs: Any) -> list[ChatMessage]:
+        window = self._visible(self.memory.session_records(**self._window_kwargs())) if self.window else []
+        query = query_of(input, window_messages(window))
+        hits = self.memory.search(**self._search_args(query, window)) if query else None
+        return self._compose(window, hits)
+
+    def get_all(self) -> list[ChatMessage]:
+        return window_messages(self._visible(self.memory.session_records(self.user_id, self.session_id)))
+
+    def put(self, message: ChatMessage) -> None:
+        self.put_messages([message])
+
+    def put_messages(self, messages: list[ChatMessage]) -> None:
+        self._store(messages, append=True)
+
+    def set(self, messages: list[ChatMessage]) -> None:
+        self._store(messages, append=False)
+
+    def reset(self) -> None:
+        last = self.memory.session_records(self.user_id, self.session_id, limit=1, newest_first=True)
+        self._window_start = last[0].position if last else -1
+
+    def _store(self, messages: Sequence[ChatMessage], *, append: bool) -> None:
+        turns = plan_turns(messages, self.memory.session_records(self.user_id, self.session_id), append=append)
+        if turns:
+            self.memory.add_messages(messages=turns, **self._write_kwargs())
+
+    # ------------------------------------------------------------------ async (the core's a* methods)
+    async def aget(self, input: str | ChatMessage | None = None, **kwargs: Any) -> list[ChatMessage]:
+        window = self._visible(await self.memory.asession_records(**self._window_kwargs())) if self.window else []
+        query = query_of(input, window_messages(window))
+        hits = await self.memory.asearch(**self._search_args(query, window)) if query else None
+        return self._compose(window, hits)
+
+    async def aget_all(self) -> list[ChatMessage]:
+        return window_messages(self._visible(await self.memory.asession_records(self.user_id, self.session_id)))
+
+    async def aput(self, message: ChatMessage) -> None:
+        await self.aput_messages([message])
+
+    async def aput_messages(self, messages: list[ChatMessage]) -> None:
+        await self._astore(messages, append=True)
+
+    async def aset(self, messages: list[ChatMessage]) -> None:
+        await self._astore(messages, append=False)
+
+    async def areset(self) -> None:
+        last = await self.memory.asession_records(self.user_id, self.session_id, limit=1, newest_first=True)
+        self._window_start = last[0].position if last else -1
+
+    async def _astore(self, messages: Sequence[ChatMessage], *, append: bool) -> None:
+        stored = await self.memory.asession_records(self.user_id, self.session_id)
+        turns = plan_turns(messages, stored, append=append)
+        if turns:
+            await self.memory.aadd_messages(messages=turns, **self._write_kwargs())
+
+
+__all__ = ["CbMemoryChatMemory"]

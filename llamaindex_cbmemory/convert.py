@@ -1,0 +1,163 @@
+"""Pure translation between LlamaIndex chat messages and cbmemory turns, hits and prompt text.
+
+No I/O here: the adapters fetch records and hits through ``AgentMemory`` and hand them to these functions.
+
+Turn ids. A ``ChatMessage`` has no id of its own, so each stored turn gets one made from its role and text
+plus an ordinal: ``li:<sha256(role, text)[:16]>:<n>``, where ``n`` counts the earlier turns of the same
+session with the same role and text. Putting the same history twice (``set`` with a history that repeats
+stored turns) therefore stores nothing new, while a genuinely repeated message ("ok", "ok") is kept twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from cbmemory.dates import anchor_label, iso
+from cbmemory.models import Hit, MemoryRecord, Message
+from cbmemory.retrieval.context import format_context, today_line
+from llama_index.core.base.llms.types import ChatMessage, TextBlock
+from llama_index.core.schema import NodeWithScore, TextNode
+
+CONVERSATION_ROLES = ("user", "assistant")
+TURN_ID_PREFIX = "li:"
+DATE_HINT = ("Resolve relative dates in a memory ('yesterday', 'last week') against the date of that memory, "
+             "not against today.")
+
+
+def role_of(message: ChatMessage) -> str:
+    role = message.role
+    return str(getattr(role, "value", role))
+
+
+def text_of(message: ChatMessage) -> str:
+    """The message's text blocks joined; tool calls, images and other blocks carry no text."""
+    return "".join(b.text for b in message.blocks if isinstance(b, TextBlock))
+
+
+def conversational(messages: Iterable[ChatMessage]) -> list[tuple[str, str]]:
+    """(role, text) of the user and assistant messages that have text. Tool results, system messages and
+    tool-call-only assistant messages (no text) are agent steps, not conversation, and are not stored."""
+    out = []
+    for m in messages:
+        role, text = role_of(m), text_of(m)
+        if role in CONVERSATION_ROLES and text.strip():
+            out.append((role, text))
+    return out
+
+
+def _key(role: str, text: str) -> str:
+    return hashlib.sha256(f"{role}\x1f{text}".encode()).hexdigest()[:16]
+
+
+def _stored_keys(records: Iterable[MemoryRecord]) -> tuple[Counter[str], set[str]]:
+    counts: Counter[str] = Counter()
+    ids: set[str] = set()
+    for r in records:
+        if r.turn_id and r.turn_id.startswith(TURN_ID_PREFIX):
+            ids.add(r.turn_id)
+            counts[r.turn_id.split(":")[1]] += 1
+    return counts, ids
+
+
+def plan_turns(messages: Sequence[ChatMessage], stored: Sequence[MemoryRecord], *, append: bool) -> list[Message]:
+    """The turns of ``messages`` still to be stored in a session that already holds ``stored``.
+
+    ``append``: the messages come after the stored ones (``put``), so ordinals continue from the stored
+    counts. Otherwise the messages are the session's history from its start (``set``), so ordinals count
+    within ``messages`` and turns already stored are skipped.
+    """
+    counts, ids = _stored_keys(stored)
+    seen: Counter[str] = counts if append else Counter()
+    out = []
+    for role, text in conversational(messages):
+        key = _key(role, text)
+        turn_id = f"{TURN_ID_PREFIX}{key}:{seen[key]}"
+        seen[key] += 1
+        if turn_id not in ids:
+            out.append(Message(role, text, turn_id=turn_id))
+    return out
+
+
+def record_to_message(record: MemoryRecord) -> ChatMessage:
+    return ChatMessage(role=record.role, content=record.text)
+
+
+def window_messages(records: Sequence[MemoryRecord]) -> list[ChatMessage]:
+    """Stored turns (oldest first) as chat messages; only user and assistant turns."""
+    return [record_to_message(r) for r in records if r.role in CONVERSATION_ROLES]
+
+
+def query_of(input: str | ChatMessage | None, recent: Sequence[ChatMessage]) -> str:
+    """What to search memory for: the input if given, else the latest user message (agents call ``get``
+    without an input on their first step)."""
+    if isinstance(input, ChatMessage):
+        return text_of(input).strip()
+    if isinstance(input, str) and input.strip():
+        return input.strip()
+    for m in reversed(recent):
+        if role_of(m) == "user" and text_of(m).strip():
+            return text_of(m).strip()
+    return ""
+
+
+def without(hits: Sequence[Hit], *, record_ids: Iterable[str] = (),
+            turns: Iterable[tuple[str, str]] = ()) -> list[Hit]:
+    """Hits minus those already in the prompt: by record id, or by (role, text)."""
+    ids, pairs = set(record_ids), set(turns)
+    return [h for h in hits if h.record.record_id not in ids and (h.record.role, h.record.text) not in pairs]
+
+
+def widened_k(k: int | None, extra: int) -> int | None:
+    """Ask for ``extra`` more hits than wanted, so that dropping the ones already in the prompt still
+    leaves ``k``; ``None`` (k chosen by the recipe from the haystack size) stays ``None``."""
+    return None if k is None else k + extra
+
+
+def within_budget(hits: Sequence[Hit], budget: int | None) -> list[Hit]:
+    """The best-ranked hits whose formatted context fits ``budget`` tokens (all of them if ``None``)."""
+    if budget is None:
+        return list(hits)
+    shown = {h.record.record_id for h in format_context(hits, budget=budget).hits}
+    return [h for h in hits if h.record.record_id in shown]
+
+
+def memory_text(hits: Sequence[Hit], today: datetime | None) -> str:
+    """The memories (in conversation order) with their session dates, a hint on relative dates, and
+    "Today is ..."; empty if there is nothing to say."""
+    parts = []
+    if hits:
+        parts += [format_context(hits).text, DATE_HINT]
+    if today is not None:
+        parts.append(today_line(today))
+    return "\n".join(p for p in parts if p)
+
+
+def hit_to_node(hit: Hit) -> NodeWithScore:
+    """A hit as a LlamaIndex node. The LLM sees the text with ``date`` and ``speaker``; the ids, ISO date
+    and score are kept in metadata for code."""
+    r = hit.record
+    metadata = {
+        "date": anchor_label(r.occurred_at),
+        "speaker": r.speaker or r.role,
+        "session_id": r.session_id,
+        "session_date": iso(r.occurred_at),
+        "turn_id": r.turn_id,
+        "record_id": r.record_id,
+        "role": r.role,
+        "score": hit.score,
+        "recipe": hit.recipe,
+    }
+    hidden = [k for k in metadata if k not in ("date", "speaker")]
+    node = TextNode(id_=r.record_id, text=r.text, metadata=metadata, excluded_llm_metadata_keys=hidden,
+                    excluded_embed_metadata_keys=list(metadata))
+    return NodeWithScore(node=node, score=hit.score)
+
+
+__all__ = [
+    "CONVERSATION_ROLES", "DATE_HINT", "conversational", "hit_to_node", "memory_text",
+    "plan_turns", "query_of", "record_to_message", "role_of", "text_of", "widened_k", "window_messages",
+    "within_budget", "without",
+]

@@ -1,0 +1,123 @@
+"""``CbMemoryBlock``: cbmemory as a block of LlamaIndex's composable ``Memory``.
+
+    block = CbMemoryBlock(memory=AgentMemory.open("memory.db"), user_id="alice", priority=1)
+    chat_memory = Memory.from_defaults(session_id="s7", token_limit=40_000, memory_blocks=[block])
+
+On ``aget`` the block searches the user's memory for the latest user message (or ``Memory.aget``'s
+input) and returns the memories with their session dates and "Today is ...", which ``Memory`` puts in
+its system message. Memories already in the short-term buffer are left out.
+
+What gets stored: ``Memory`` hands a block only the messages it *flushes* from its short-term buffer (when
+the buffer passes ``token_limit * chat_history_token_ratio``), never the recent turns. So a short
+conversation is not in cbmemory until the buffer overflows. To store every turn at once, use
+``CbMemoryChatMemory`` instead, or write turns yourself with ``AgentMemory.add_messages``. Flushed
+messages are stored in the cbmemory session named by ``Memory``'s ``session_id``.
+
+Truncation: when ``Memory`` runs out of tokens it asks blocks with ``priority`` >= 1 (0 = never truncate;
+lower numbers are truncated first) to shrink; this block drops its lowest-ranked memories first.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from cbmemory import AgentMemory
+from cbmemory.dates import to_utc
+from cbmemory.errors import InvalidInputError
+from cbmemory.models import Hit
+from cbmemory.retrieval.config import RetrievalConfig
+from cbmemory.retrieval.context import count_tokens
+from cbmemory.retrieval.recipes import get_recipe
+from cbmemory.validation import check_id, check_k
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.memory.memory import BaseMemoryBlock
+
+from .convert import conversational, memory_text, plan_turns, query_of, widened_k, within_budget, without
+
+DEFAULT_SESSION = "llamaindex-memory"
+_RENDERED_KEPT = 16  # contents remembered for atruncate (Memory truncates right after aget)
+_MAX_EXTRA = 50  # extra hits asked for, to make up for those already in the short-term buffer
+
+
+class CbMemoryBlock(BaseMemoryBlock[str]):
+    """Long-term memory from cbmemory inside ``llama_index.core.memory.Memory``."""
+
+    name: str = Field(default="cbmemory", description="The block's name (its tag in the system message).")
+    description: str | None = Field(
+        default="Relevant memories from earlier conversations, each with the date it was said.")
+    priority: int = Field(default=1, description="0 = never truncate; 1 = truncated last; higher first.")
+    memory: AgentMemory = Field(exclude=True, description="The cbmemory store and embedder.")
+    user_id: str = Field(description="Whose memory: searches and writes never leave this user.")
+    recipe: Any = Field(default=None, description="Recipe (name or RetrievalConfig); None: the memory's.")
+    k: int | None = Field(default=None, description="Memories per call; None: the recipe's k.")
+    today: datetime | None = Field(default=None, description="The 'Today is' date; None: the memory's clock.")
+    say_today: bool = Field(default=True, description="Add 'Today is ...' to the block.")
+
+    _rendered: OrderedDict[str, tuple[Hit, ...]] = PrivateAttr(default_factory=OrderedDict)
+
+    def __init__(self, *, memory: AgentMemory, user_id: str, recipe: str | RetrievalConfig | None = None,
+                 k: int | None = None, today: datetime | str | None = None, **kwargs: Any) -> None:
+        if not isinstance(memory, AgentMemory):
+            raise InvalidInputError(f"memory must be a cbmemory.AgentMemory, got {type(memory).__name__}")
+        check_id(user_id, "user_id")
+        if k is not None:
+            check_k(k)
+        super().__init__(memory=memory, user_id=user_id, recipe=get_recipe(recipe) if recipe is not None else None,
+                         k=k, today=to_utc(today) if today is not None else None, **kwargs)
+
+    @property
+    def _config(self) -> RetrievalConfig:
+        return self.recipe if self.recipe is not None else self.memory.recipe
+
+    def _today(self) -> datetime:
+        return self.today if self.today is not None else self.memory.clock()
+
+    def _render(self, hits: Sequence[Hit]) -> str:
+        return memory_text(hits, self._today() if self.say_today else None)
+
+    async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
+        buffer = list(messages or [])
+        query = query_of(None, buffer)
+        if not query:
+            return ""
+        k = self.k or self._config.k
+        hits = await self.memory.asearch(query, self.user_id, widened_k(k, min(len(buffer), _MAX_EXTRA)),
+                                         recipe=self._config, reference_date=self._today())
+        kept = tuple(within_budget(without(hits, turns=conversational(buffer))[:k], self._config.token_budget))
+        text = self._render(kept)  # Memory's own token limit applies later, through atruncate
+        self._rendered[text] = kept
+        while len(self._rendered) > _RENDERED_KEPT:
+            self._rendered.popitem(last=False)
+        return text
+
+    async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
+        """Drop the lowest-ranked memories until ``tokens_to_truncate`` tokens are saved (None: all gone)."""
+        hits = self._rendered.get(content)
+        if not hits:
+            return None  # not a text this block made: drop it whole, as the base class does
+        target = count_tokens(content) - tokens_to_truncate
+        for n in range(len(hits) - 1, 0, -1):
+            text = self._render(hits[:n])
+            if count_tokens(text) <= target:
+                self._rendered[text] = hits[:n]
+                return text
+        return None
+
+    async def _aput(self, messages: list[ChatMessage]) -> None:
+        """Store the flushed user and assistant messages, in the session ``Memory`` names on them."""
+        by_session: dict[str, list[ChatMessage]] = {}
+        for m in messages:
+            session_id = m.additional_kwargs.get("session_id") or DEFAULT_SESSION
+            by_session.setdefault(str(session_id), []).append(m)
+        for session_id, batch in by_session.items():
+            stored = await self.memory.asession_records(self.user_id, session_id)
+            turns = plan_turns(batch, stored, append=True)
+            if turns:
+                await self.memory.aadd_messages(self.user_id, session_id, turns, date=self.today)
+
+
+__all__ = ["CbMemoryBlock"]

@@ -1,0 +1,99 @@
+"""``CbMemoryRetriever``: one user's cbmemory as a LlamaIndex retriever, and a tool made from it.
+
+    retriever = CbMemoryRetriever(memory, "alice", recipe="hybrid", k=8)
+    nodes = await retriever.aretrieve("Where does Alice live?")
+    engine = RetrieverQueryEngine.from_args(retriever, llm=llm)
+    tool = make_retriever_tool(retriever)
+
+Each node's text is the stored message, verbatim; its metadata holds ``date`` (the session date, readable)
+and ``speaker``, which the LLM sees, and ``session_id``, ``session_date`` (ISO 8601), ``turn_id``,
+``record_id``, ``role``, ``score`` and ``recipe``, which it does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from cbmemory import AgentMemory
+from cbmemory.dates import to_utc
+from cbmemory.errors import InvalidInputError
+from cbmemory.models import SearchFilters
+from cbmemory.retrieval.config import RetrievalConfig
+from cbmemory.retrieval.recipes import get_recipe
+from cbmemory.validation import check_id, check_k
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.callbacks.base import CallbackManager
+from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.tools import RetrieverTool
+
+from .convert import hit_to_node
+
+DateLike = datetime | str
+
+TOOL_NAME = "search_memory"
+TOOL_DESCRIPTION = (
+    "Search the user's memory of earlier conversations. Input: what to look for, in plain words. Each "
+    "result is a message from a past conversation with the date of that conversation: resolve relative "
+    "dates in it ('yesterday', 'last week') against that date, not against today."
+)
+
+
+class CbMemoryRetriever(BaseRetriever):
+    """Searches one user's memory with a recipe; optionally only some sessions or a time range.
+
+    ``session_ids``: one session id or several (None: every session). ``occurred_after`` /
+    ``occurred_before``: inclusive bounds on the session date. ``reference_date``: the question's date, for
+    recipes with the future filter.
+    """
+
+    def __init__(
+        self,
+        memory: AgentMemory,
+        user_id: str,
+        *,
+        recipe: str | RetrievalConfig | None = None,
+        k: int | None = None,
+        session_ids: str | Sequence[str] | None = None,
+        occurred_after: DateLike | None = None,
+        occurred_before: DateLike | None = None,
+        reference_date: DateLike | None = None,
+        callback_manager: CallbackManager | None = None,
+        verbose: bool = False,
+    ) -> None:
+        if not isinstance(memory, AgentMemory):
+            raise InvalidInputError(f"memory must be a cbmemory.AgentMemory, got {type(memory).__name__}")
+        self.memory = memory
+        self.user_id = check_id(user_id, "user_id")
+        self.recipe = get_recipe(recipe) if recipe is not None else None
+        self.k = check_k(k) if k is not None else None
+        if isinstance(session_ids, str):
+            session_ids = (session_ids,)
+        self.filters = SearchFilters(
+            session_ids=tuple(check_id(s, "session_id") for s in session_ids) if session_ids is not None else None,
+            occurred_after=to_utc(occurred_after) if occurred_after is not None else None,
+            occurred_before=to_utc(occurred_before) if occurred_before is not None else None,
+        )
+        self.reference_date = to_utc(reference_date) if reference_date is not None else None
+        super().__init__(callback_manager=callback_manager, verbose=verbose)
+
+    def _search_args(self, query_bundle: QueryBundle) -> dict[str, Any]:
+        return {"query": query_bundle.query_str, "user_id": self.user_id, "k": self.k, "filters": self.filters,
+                "recipe": self.recipe, "reference_date": self.reference_date}
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return [hit_to_node(h) for h in self.memory.search(**self._search_args(query_bundle))]
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        """Runs the search in a worker thread (``AgentMemory.asearch``): the event loop keeps going."""
+        return [hit_to_node(h) for h in await self.memory.asearch(**self._search_args(query_bundle))]
+
+
+def make_retriever_tool(retriever: CbMemoryRetriever, *, name: str = TOOL_NAME,
+                        description: str = TOOL_DESCRIPTION) -> RetrieverTool:
+    """A ``RetrieverTool`` an agent can call to search memory; results show each memory's date."""
+    return RetrieverTool.from_defaults(retriever=retriever, name=name, description=description)
+
+
+__all__ = ["TOOL_DESCRIPTION", "TOOL_NAME", "CbMemoryRetriever", "make_retriever_tool"]
