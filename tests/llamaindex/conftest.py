@@ -10,7 +10,6 @@ from datetime import datetime, timezone
 
 import numpy as np
 import pytest
-
 from cbmemory import AgentMemory
 from cbmemory.embedding import MiniLMEmbedder
 
