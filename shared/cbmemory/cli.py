@@ -16,11 +16,18 @@ PLUGINS = ("cbmemory.eval.cli", "cbmemory.bench.cli")
 
 
 def _memory(args: argparse.Namespace, **kw):
-    from .ingest import IngestConfig
-    from .memory import AgentMemory
+    from dataclasses import replace
 
-    ingest = IngestConfig(anchor_dates=not getattr(args, "no_dates", False), unit=getattr(args, "unit", "turn"))
-    return AgentMemory.open(args.db, ingest=ingest, **kw)
+    from .memory import AgentMemory
+    from .retrieval.recipes import get_recipe
+
+    recipe = get_recipe(getattr(args, "recipe", "default"))
+    ingest = recipe.ingest
+    if getattr(args, "no_dates", False):
+        ingest = replace(ingest, anchor_dates=False)
+    if getattr(args, "unit", None):
+        ingest = replace(ingest, unit=args.unit)
+    return AgentMemory.open(args.db, ingest=ingest, recipe=recipe, **kw)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -113,7 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     ing.add_argument("path")
     ing.add_argument("--db", required=True)
     ing.add_argument("--no-dates", action="store_true", help="turn temporal anchoring off")
-    ing.add_argument("--unit", choices=["turn", "round"], default="turn")
+    ing.add_argument("--unit", choices=["turn", "round"], help="record unit (default: the recipe's)")
+    ing.add_argument("--recipe", default="default", help="ingest the way this recipe expects")
     ing.add_argument("--quiet", action="store_true")
     ing.set_defaults(func=cmd_ingest)
 

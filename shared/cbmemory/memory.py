@@ -20,7 +20,7 @@ from typing import Any
 from .dates import to_utc, utcnow
 from .embedding.base import CachedEmbedder, Embedder
 from .errors import EmbedderMismatchError, InvalidInputError
-from .ingest import DEFAULT_INGEST, IngestConfig, build_records, validate_messages
+from .ingest import IngestConfig, build_records, validate_messages
 from .models import Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session, frozen_mapping
 from .retrieval.config import RetrievalConfig
 from .retrieval.context import FormattedContext, format_context
@@ -47,7 +47,7 @@ class AgentMemory:
         embedder: Embedder | None = None,
         *,
         recipe: str | RetrievalConfig = "default",
-        ingest: IngestConfig = DEFAULT_INGEST,
+        ingest: IngestConfig | None = None,
         default_ttl: timedelta | None = None,
         clock: Callable[[], datetime] = utcnow,
     ):
@@ -55,7 +55,7 @@ class AgentMemory:
         inner = embedder or _default_embedder()
         self.embedder = inner if isinstance(inner, CachedEmbedder) else CachedEmbedder(inner, lookup=store.lookup_vectors)
         self.recipe = get_recipe(recipe)
-        self.ingest = ingest
+        self.ingest = ingest if ingest is not None else self.recipe.ingest  # index the way the recipe expects
         self.default_ttl = default_ttl
         self.clock = clock
         self._bound = False

@@ -27,7 +27,8 @@ class RetrievalConfig:
     - ``k``: hits returned; ``None`` picks k from the haystack size (``scale_k``).
     - ``token_budget``: stop adding hits once the formatted context would pass this many tokens.
     - ``ingest``: the ingest settings the recipe's records were made with; ``kinds``: record kinds searched.
-    - ``neighbours``: also return the turn right before each hit (same session), ranked just after it.
+    - ``speaker_weight``: when the query names a speaker of some candidates, a reciprocal-rank list of those
+      candidates (in fused order) joins the fusion with this weight; 0 turns it off.
     """
 
     name: str = "custom"
@@ -48,6 +49,7 @@ class RetrievalConfig:
     token_budget: int | None = None
     ingest: IngestConfig = DEFAULT_INGEST
     kinds: tuple[str, ...] | None = None
+    speaker_weight: float = 0.0
 
     def __post_init__(self) -> None:
         bad = set(self.signals) - set(SIGNALS)

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
-from ..models import Hit, SearchFilters
+from ..models import Hit, SearchFilters, frozen_mapping
+from ..text import words
 from ..store.base import MemoryStore
 from . import context
 from .config import RetrievalConfig, scale_k
@@ -22,6 +23,26 @@ def _with_future_filter(filters: SearchFilters, reference: datetime) -> SearchFi
     end_of_day = reference.replace(hour=23, minute=59, second=59, microsecond=999999)
     bound = end_of_day if filters.occurred_before is None else min(filters.occurred_before, end_of_day)
     return replace(filters, occurred_before=bound)
+
+
+def boost_named_speakers(query: str, ranked: list[Hit], weight: float, c: int) -> list[Hit]:
+    """Fuse ``ranked`` with the sub-list of its hits whose speaker the query names (by whole word)."""
+    q = set(words(query))
+    named = [h for h in ranked if h.record.speaker and set(words(h.record.speaker)) <= q]
+    if not named or len(named) == len(ranked):
+        return ranked
+    bonus = {h.record.record_id: (rank, weight / (c + rank)) for rank, h in enumerate(named, 1)}
+    base = {h.record.record_id: 1.0 / (c + i) for i, h in enumerate(ranked, 1)}
+    order = sorted(range(len(ranked)), key=lambda i: -(base[ranked[i].record.record_id]
+                                                      + bonus.get(ranked[i].record.record_id, (0, 0.0))[1]))
+    out = []
+    for i in order:
+        h = ranked[i]
+        extra = bonus.get(h.record.record_id)
+        score = base[h.record.record_id] + (extra[1] if extra else 0.0)
+        ranks = {**h.ranks, "speaker": extra[0]} if extra else dict(h.ranks)
+        out.append(Hit(h.record, score, frozen_mapping(dict(h.signals)), frozen_mapping(ranks)))
+    return out
 
 
 def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int | None) -> int:
@@ -62,7 +83,9 @@ def retrieve(
         lists["bm25"] = store.text_search(user_id, query, max(want, config.text_pool)
                                           if len(config.signals) > 1 else want, f, now)
     if "entity" in config.signals:
-        phrases = extract_entities(query)
+        # Participants' names are in nearly every turn of their own conversation: not discriminative.
+        speakers = {h.record.speaker.lower() for hits in lists.values() for h in hits if h.record.speaker}
+        phrases = [p for p in extract_entities(query) if p.lower() not in speakers]
         lists["entity"] = store.phrase_search(user_id, phrases, max(k, config.entity_pool), f, now) if phrases else []
 
     if len(lists) == 1:
@@ -72,6 +95,8 @@ def retrieve(
     else:
         ranked = weighted(lists, weights=dict(config.weights))
 
+    if config.speaker_weight > 0:
+        ranked = boost_named_speakers(query, ranked, config.speaker_weight, config.rrf_k)
     if config.rerank == "bm25":
         ranked = bm25_rerank(query, ranked[: config.rerank_pool], k)
     if config.order == "recency":

@@ -1,0 +1,100 @@
+"""End-to-end QA for one question: answer with a chat model, judge the answer, judge the context's
+sufficiency (separately, without the answer), and score the answer automatically against the gold.
+
+Any LangChain chat model works (``ChatOpenAI(model=..., base_url=..., temperature=0)`` for OpenAI or a
+local OpenAI-compatible server); anything with ``invoke(messages)`` returning an object with ``content``
+(or a string) does. The answer prompt is cbmemory's ``answer_messages`` with "Today is {question_date}".
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..retrieval.context import answer_messages
+from .answer_scores import answer_scores
+from .prompts import PROMPT_VERSION, judge_messages, parse_verdict, sufficiency_messages
+from .questions import EvalQuestion
+
+
+def model_name(llm: Any) -> str:
+    for attr in ("model_name", "model", "model_id"):
+        value = getattr(llm, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(llm).__name__
+
+
+def make_chat_model(model: str, base_url: str | None = None, api_key: str | None = None) -> Any:
+    """``ChatOpenAI`` at temperature 0 (OpenAI, or a local OpenAI-compatible server with ``base_url``)."""
+    import os
+
+    try:
+        from langchain_openai import ChatOpenAI
+    except ImportError as exc:  # pragma: no cover - the eval extra has it
+        from ..errors import MissingDependencyError
+
+        raise MissingDependencyError("the QA evaluation needs langchain-openai: pip install 'cbmemory[eval]'") from exc
+    key = api_key or os.environ.get("OPENAI_API_KEY") or ("local" if base_url else None)
+    if key is None:
+        from ..errors import InvalidInputError
+
+        raise InvalidInputError("set OPENAI_API_KEY (or pass --llm-base-url for a local server)")
+    return ChatOpenAI(model=model, base_url=base_url, api_key=key, temperature=0, max_retries=2, timeout=600)
+
+
+def invoke_text(llm: Any, messages: list[tuple[str, str]]) -> str:
+    reply = llm.invoke(messages)
+    content = getattr(reply, "content", reply)
+    if isinstance(content, list):  # content blocks
+        content = "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+    return str(content).strip()
+
+
+@dataclass(frozen=True)
+class QAConfig:
+    """The reader, the fixed judge and what is recorded with every result."""
+
+    reader: Any
+    judge: Any
+    dataset: str
+    say_today: bool = True
+    sufficiency: bool = True
+
+    @property
+    def stamp(self) -> dict[str, object]:
+        return {"reader": model_name(self.reader), "judge_model": model_name(self.judge),
+                "prompt_version": PROMPT_VERSION, "say_today": self.say_today}
+
+
+def run_qa(cfg: QAConfig, q: EvalQuestion, context: str) -> dict[str, Any]:
+    """Answer, verdicts and automatic scores of one question given its retrieved ``context`` text."""
+    start = time.perf_counter()
+    answer = invoke_text(cfg.reader, answer_messages(q.question, context, q.question_date, say_today=cfg.say_today))
+    answer_ms = (time.perf_counter() - start) * 1000
+    raw_j = invoke_text(cfg.judge, judge_messages(q.question, q.answer, answer, category=q.category,
+                                                  unanswerable=q.unanswerable, tempting_wrong=q.tempting_wrong))
+    verdict = parse_verdict(raw_j, ("CORRECT", "WRONG"))
+    suff: bool | None = None
+    raw_s: str | None = None
+    if cfg.sufficiency and not q.unanswerable and q.answer is not None:
+        raw_s = invoke_text(cfg.judge, sufficiency_messages(q.question, q.answer, context))
+        suff = parse_verdict(raw_s, ("SUFFICIENT", "INSUFFICIENT"))
+    auto = answer_scores(answer, q.answer, dataset=cfg.dataset, category_id=q.category_code,
+                         unanswerable=q.unanswerable, temporal=q.temporal, default_year=q.question_date.year)
+    metrics: dict[str, float | None] = {
+        "J": 1.0 if verdict else 0.0,
+        "judge_unparsed": 1.0 if verdict is None else 0.0,
+        "sufficiency": None if suff is None else float(suff),
+        "sufficiency_unparsed": 1.0 if raw_s is not None and suff is None else (0.0 if raw_s is not None else None),
+        "answer_ms": answer_ms,
+        **auto,
+    }
+    return {
+        "answer": answer,
+        "judge": {"verdict": verdict, "raw": raw_j},
+        "sufficiency": {"verdict": suff, "raw": raw_s},
+        "qa_metrics": metrics,
+        **cfg.stamp,
+    }

@@ -1,0 +1,399 @@
+"""Pure builders of every request the Couchbase store sends. No connection here.
+
+- Search requests are the SDK's own objects (``SearchRequest``, ``VectorSearch``, query classes); the SDK
+  builds their JSON in Python before handing it to its C++ core, so ``search_body`` can show, without a
+  server, the exact body that goes to ``POST /api/bucket/{b}/scope/{s}/index/{i}/query``.
+- SQL++ statements are fixed text plus named parameters (``$user_id`` ...). Values are never spliced into
+  statement text; the only names in it are collection and index names, checked against Couchbase's name
+  alphabet and backtick-quoted.
+
+Untrusted text reaches the Search service only as the text of ``match``/``match_phrase`` queries (analysed
+as words, never parsed as query-string syntax) and as exact ``term`` values; never as a ``query`` string
+query, whose ``+ - : ^ * ~ "`` syntax would be interpreted.
+
+Filters appear twice in a vector request: as the ``knn`` pre-filter (so the nearest neighbours are chosen
+among the user's own live records) and, for text, as zero-boost conjuncts of the text query (they restrict
+without adding to the text score).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from ..errors import MissingDependencyError
+from ..models import SearchFilters
+from ..text import content_words, words
+from .couchbase_docs import (
+    ANNOTATION_SEP,
+    RECORD_FIELDS,
+    TEXT_FIELD,
+    VECTOR_FIELD,
+    check_index_name,
+    check_scope_name,
+    epoch,
+    rfc3339,
+)
+
+FILTER_BOOST = 0.0  # filters restrict; they must not add to the text score
+
+
+@lru_cache(maxsize=1)
+def sdk() -> SimpleNamespace:
+    """The couchbase SDK classes the store uses, imported on first use (``pip install cbmemory[couchbase]``)."""
+    try:
+        import couchbase.search as search
+        from couchbase.logic.search import SearchQueryBuilder
+        from couchbase.options import QueryOptions, SearchOptions
+        from couchbase.vector_search import VectorQuery, VectorSearch
+    except ImportError as exc:  # pragma: no cover - the dev install has the SDK
+        raise MissingDependencyError(
+            "the Couchbase store needs the couchbase SDK: pip install 'cbmemory[couchbase]'") from exc
+    return SimpleNamespace(search=search, SearchQueryBuilder=SearchQueryBuilder, QueryOptions=QueryOptions,
+                           SearchOptions=SearchOptions, VectorQuery=VectorQuery, VectorSearch=VectorSearch)
+
+
+# ------------------------------------------------------------------ Search: filters
+def filter_clauses(user_id: str, filters: SearchFilters, now: datetime, *, boost: float | None = None) -> list:
+    """One query per restriction: the user, live records, then the optional filters (all must hold).
+
+    ``boost`` goes on every leaf query (bleve ignores boosts on compound queries); ``FILTER_BOOST`` (0)
+    makes the clauses restrict the text query without adding to its score."""
+    s = sdk().search
+    extra = {} if boost is None else {"boost": boost}
+    clauses = [
+        s.TermQuery(user_id, field="user_id", **extra),
+        s.DisjunctionQuery(  # no expiry, or an expiry after now
+            s.BooleanFieldQuery(False, field="has_expiry", **extra),
+            s.DateRangeQuery(start=rfc3339(now), inclusive_start=False, field="expires_at", **extra),
+            min=1),
+    ]
+    for name, values in (("session_id", filters.session_ids), ("kind", filters.kinds)):
+        if values is None:
+            continue
+        if not values:
+            clauses.append(s.MatchNoneQuery())
+        else:
+            clauses.append(s.DisjunctionQuery(*(s.TermQuery(v, field=name, **extra)
+                                                for v in dict.fromkeys(values)), min=1))
+    for name, lo, hi in (("occurred_at", filters.occurred_after, filters.occurred_before),
+                         ("ingested_at", filters.ingested_after, filters.ingested_before)):
+        if lo is not None or hi is not None:
+            bounds: dict[str, Any] = {}
+            if lo is not None:
+                bounds.update(start=rfc3339(lo), inclusive_start=True)
+            if hi is not None:
+                bounds.update(end=rfc3339(hi), inclusive_end=True)
+            clauses.append(s.DateRangeQuery(field=name, **bounds, **extra))
+    for key, value in sorted(filters.annotations.items()):
+        clauses.append(s.TermQuery(f"{key}{ANNOTATION_SEP}{value}", field="annotation_terms", **extra))
+    return clauses
+
+
+def prefilter(user_id: str, filters: SearchFilters, now: datetime):
+    """The ``knn`` pre-filter: nearest neighbours are searched only among these documents."""
+    return sdk().search.ConjunctionQuery(*filter_clauses(user_id, filters, now))
+
+
+# ------------------------------------------------------------------ Search: text
+def text_clause(query: str | None, phrases: Sequence[str] = ()):
+    """Any word of ``query`` (``match``, operator ``or``) or any exact phrase (``match_phrase``); ``None``
+    when nothing searchable is left. Text goes in as written: the index's ``en`` analyser tokenises and
+    stems it exactly as it did the stored text, and no query syntax is interpreted."""
+    s = sdk().search
+    clauses = []
+    if query is not None and content_words(query):
+        clauses.append(s.MatchQuery(query, field=TEXT_FIELD, match_operator="or"))
+    seen: set[str] = set()
+    for phrase in phrases:
+        key = " ".join(words(phrase))
+        if key and key not in seen:
+            seen.add(key)
+            clauses.append(s.MatchPhraseQuery(phrase.strip(), field=TEXT_FIELD))
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else s.DisjunctionQuery(*clauses, min=1)
+
+
+def text_query(user_id: str, filters: SearchFilters, now: datetime, text):
+    """Filters first, the text clause last (``split_hybrid_score`` relies on this order)."""
+    return sdk().search.ConjunctionQuery(*filter_clauses(user_id, filters, now, boost=FILTER_BOOST), text)
+
+
+# ------------------------------------------------------------------ Search: requests
+def _floats(vector: np.ndarray) -> list[float]:
+    return [float(x) for x in np.asarray(vector, dtype=np.float32).reshape(-1)]
+
+
+def vector_request(user_id: str, vector: np.ndarray, num_candidates: int, filters: SearchFilters,
+                   now: datetime):
+    """k-nearest-neighbour request over the user's live records (``num_candidates`` is always explicit:
+    the SDK would otherwise send ``k: 3``)."""
+    m = sdk()
+    vq = m.VectorQuery(VECTOR_FIELD, _floats(vector), num_candidates=num_candidates,
+                       prefilter=prefilter(user_id, filters, now))
+    return m.search.SearchRequest.create(m.VectorSearch.from_vector_query(vq))
+
+
+def text_request(user_id: str, filters: SearchFilters, now: datetime, query: str | None = None,
+                 phrases: Sequence[str] = ()):
+    """Full-text request (words and/or phrases) restricted by the filters; ``None`` if nothing to match."""
+    text = text_clause(query, phrases)
+    if text is None:
+        return None
+    return sdk().search.SearchRequest.create(text_query(user_id, filters, now, text))
+
+
+def hybrid_request(user_id: str, vector: np.ndarray, num_candidates: int, filters: SearchFilters,
+                   now: datetime, query: str | None = None, phrases: Sequence[str] = ()):
+    """ONE request with both the k-NN search and the text query (the text part may be empty)."""
+    request = vector_request(user_id, vector, num_candidates, filters, now)
+    text = text_clause(query, phrases)
+    if text is not None:
+        request.with_search_query(text_query(user_id, filters, now, text))
+    return request
+
+
+def search_options(limit: int, *, explain: bool = False, consistent_with: object | None = None,
+                   timeout: float | None = None):
+    """``SearchOptions``: a row limit, optional score explanation and at-plus consistency (the
+    ``MutationState`` of this store's own writes)."""
+    from datetime import timedelta
+
+    kw: dict[str, Any] = {"limit": limit}
+    if explain:
+        kw["explain"] = True
+    if consistent_with is not None:
+        kw["consistent_with"] = consistent_with
+    if timeout is not None:
+        kw["timeout"] = timedelta(seconds=timeout)
+    return sdk().SearchOptions(**kw)
+
+
+def search_body(index_name: str, request: Any, options: Any | None = None) -> dict[str, Any]:
+    """The JSON body the SDK sends for ``scope.search(index_name, request, options)``.
+
+    The query and ``knn`` parts come from the SDK's own encoder (``SearchQueryBuilder.as_encodable``);
+    the envelope follows the C++ core's ``search_request::encode_to`` (couchbase-cxx-client,
+    core/operations/document_search.cxx): ``query``, ``knn``, ``explain``, ``size``, ``from``, ``fields``,
+    ``includeLocations`` and ``ctl.consistency``. ``ctl.timeout`` is left out (the core fills it in).
+    """
+    args = (options,) if options is not None else ()
+    builder = sdk().SearchQueryBuilder.create_search_query_from_request(index_name, request, *args)
+    enc = builder.as_encodable()
+    body: dict[str, Any] = {"query": json.loads(enc["query"])}
+    ctl: dict[str, Any] = {}
+    if "vector_search" in enc:
+        body["knn"] = json.loads(enc["vector_search"])
+        if "vector_query_combination" in enc:
+            body["knn_operator"] = enc["vector_query_combination"]
+    for src, dst in (("explain", "explain"), ("limit", "size"), ("skip", "from")):
+        if enc.get(src):
+            body[dst] = enc[src]
+    if enc.get("disable_scoring"):
+        body["score"] = "none"
+    if enc.get("include_locations"):
+        body["includeLocations"] = True
+    if enc.get("fields"):
+        body["fields"] = enc["fields"]
+    if enc.get("mutation_state"):
+        vectors: dict[str, int] = {}
+        for token in enc["mutation_state"]:
+            key = f"{token['partition_id']}/{token['partition_uuid']}"
+            vectors[key] = max(vectors.get(key, 0), token["sequence_number"])
+        ctl["consistency"] = {"level": "at_plus", "vectors": {index_name: vectors}}
+    if ctl:
+        body["ctl"] = ctl
+    return body
+
+
+# ------------------------------------------------------------------ hybrid: one request, two lists
+_SUM = "sum of:"
+
+
+def _messages(node: Any) -> list[str]:
+    if not isinstance(node, Mapping):
+        return []
+    out = [str(node.get("message", ""))]
+    for child in node.get("children") or ():
+        out.extend(_messages(child))
+    return out
+
+
+def _mentions(node: Any, field_name: str) -> bool:
+    """True when some score in ``node`` comes from a term of ``field_name`` (bleve writes term scores as
+    ``weight(field:term^boost in doc)`` / ``fieldWeight(field:term in doc)``)."""
+    pattern = re.compile(rf"\(({re.escape(field_name)}):")
+    return any(pattern.search(m) for m in _messages(node))
+
+
+def split_hybrid_score(score: float, explanation: Mapping[str, Any] | None, *,
+                       text_field: str = TEXT_FIELD) -> tuple[float | None, float | None]:
+    """Split one hit of a hybrid request into (text score, vector score); ``None`` where that part did
+    not find the hit.
+
+    The Search service adds the two parts (bleve ``search_knn.go``: ``totalScore = queryMatch.Score +
+    knnMatch.Score``) and, with ``explain``, returns ``{"message": "sum of:", "children": [query, knn]}``
+    for a hit found by both. A hit found by the text query alone has the text query's explanation, which
+    always names terms of ``text_field``; a hit found by the k-NN search alone has a k-NN explanation,
+    or none at all (older servers leave k-NN explanations empty), and never names a text term.
+    """
+    if not explanation or not _mentions(explanation, text_field):
+        return None, score
+    children = explanation.get("children") or []
+    if (explanation.get("message") == _SUM and len(children) == 2 and _mentions(children[0], text_field)
+            and not _mentions(children[1], text_field) and not _mentions(children[1], "user_id")):
+        text = float(children[0].get("value", 0.0))
+        return text, score - text
+    return score, None
+
+
+# ------------------------------------------------------------------ SQL++
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A SQL++ statement and its named parameters (``$name`` in the text, ``name`` here)."""
+
+    sql: str
+    params: Mapping[str, object] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {"statement": self.sql, "named_parameters": dict(self.params)}
+
+    def options(self, **extra: Any):
+        """``QueryOptions`` carrying the parameters (and e.g. ``scan_consistency``)."""
+        return sdk().QueryOptions(named_parameters=dict(self.params), **extra)
+
+
+def ident(name: str, what: str = "collection") -> str:
+    """A checked collection or index name in backticks (the only names spliced into SQL++)."""
+    return f"`{check_scope_name(name, what)}`"
+
+
+def record_where(user_id: str, filters: SearchFilters, now: datetime, alias: str = "m") -> tuple[str, dict]:
+    """``WHERE`` conditions and parameters for one user's live records matching ``filters``."""
+    a = alias
+    parts = [f"{a}.user_id = $user_id", f"({a}.expires_ts IS NOT VALUED OR {a}.expires_ts > $now)"]
+    params: dict[str, object] = {"user_id": user_id, "now": epoch(now)}
+    if filters.session_ids is not None:
+        parts.append(f"{a}.session_id IN $session_ids")
+        params["session_ids"] = list(filters.session_ids)
+    if filters.kinds is not None:
+        parts.append(f"{a}.kind IN $kinds")
+        params["kinds"] = list(filters.kinds)
+    for col, op, value, name in (
+        ("occurred_ts", ">=", filters.occurred_after, "occ_lo"),
+        ("occurred_ts", "<=", filters.occurred_before, "occ_hi"),
+        ("ingested_ts", ">=", filters.ingested_after, "ing_lo"),
+        ("ingested_ts", "<=", filters.ingested_before, "ing_hi"),
+    ):
+        if value is not None:
+            parts.append(f"{a}.{col} {op} ${name}")
+            params[name] = epoch(value)
+    for i, (key, value) in enumerate(sorted(filters.annotations.items())):
+        parts.append(f"{a}.annotations.[$ak{i}] = $av{i}")  # field name from a parameter, not the text
+        params[f"ak{i}"] = key
+        params[f"av{i}"] = value
+    return " AND ".join(parts), params
+
+
+def _projection(alias: str = "m") -> str:
+    return ", ".join(f"{alias}.{f}" for f in RECORD_FIELDS)
+
+
+def list_records(collection: str, user_id: str, filters: SearchFilters, now: datetime, *,
+                 limit: int | None = None, newest_first: bool = False) -> Statement:
+    """The user's records in conversation order; also the time-range lookup without a query."""
+    where, params = record_where(user_id, filters, now)
+    order = "DESC" if newest_first else "ASC"
+    sql = (f"SELECT {_projection()} FROM {ident(collection)} AS m WHERE {where} "
+           f"ORDER BY m.occurred_ts {order}, m.session_id {order}, m.position {order}, META(m).id {order}")
+    if limit is not None:
+        sql += " LIMIT $limit"
+        params["limit"] = limit
+    return Statement(sql, params)
+
+
+def erase_records(collection: str, user_id: str, session_id: str | None = None) -> Statement:
+    """Delete a user's records (or one session's), returning the deleted keys."""
+    params: dict[str, object] = {"user_id": user_id}
+    where = "m.user_id = $user_id"
+    if session_id is not None:
+        where += " AND m.session_id = $session_id"
+        params["session_id"] = session_id
+    return Statement(f"DELETE FROM {ident(collection)} AS m WHERE {where} RETURNING RAW META(m).id", params)
+
+
+def erase_sessions(collection: str, user_id: str, session_id: str | None = None) -> Statement:
+    params: dict[str, object] = {"user_id": user_id}
+    where = "s.user_id = $user_id"
+    if session_id is not None:
+        where += " AND s.session_id = $session_id"
+        params["session_id"] = session_id
+    return Statement(f"DELETE FROM {ident(collection)} AS s WHERE {where} RETURNING RAW META(s).id", params)
+
+
+def purge_expired(collection: str, now: datetime) -> Statement:
+    return Statement(f"DELETE FROM {ident(collection)} AS m WHERE m.expires_ts IS NOT NULL "
+                     f"AND m.expires_ts <= $now RETURNING RAW META(m).id", {"now": epoch(now)})
+
+
+def count_records(collection: str, now: datetime, user_id: str | None = None) -> Statement:
+    params: dict[str, object] = {"now": epoch(now)}
+    who = "m.user_id IS VALUED"
+    if user_id is not None:
+        who = "m.user_id = $user_id"
+        params["user_id"] = user_id
+    return Statement(f"SELECT RAW COUNT(1) FROM {ident(collection)} AS m WHERE {who} "
+                     f"AND (m.expires_ts IS NOT VALUED OR m.expires_ts > $now)", params)
+
+
+def list_users(collection: str) -> Statement:
+    return Statement(f"SELECT DISTINCT RAW m.user_id FROM {ident(collection)} AS m WHERE m.user_id IS VALUED")
+
+
+def list_sessions(collection: str, user_id: str) -> Statement:
+    return Statement(f"SELECT s.user_id, s.session_id, s.occurred_at, s.annotations FROM {ident(collection)} "
+                     f"AS s WHERE s.user_id = $user_id ORDER BY s.occurred_ts, s.session_id",
+                     {"user_id": user_id})
+
+
+def lookup_vectors(collection: str, content_hashes: Sequence[str]) -> Statement:
+    return Statement(f"SELECT m.content_hash, m.{VECTOR_FIELD} FROM {ident(collection)} AS m "
+                     f"WHERE m.content_hash IN $hashes", {"hashes": list(content_hashes)})
+
+
+def kind_counts(collection: str) -> Statement:
+    return Statement(f"SELECT m.kind, COUNT(1) AS n FROM {ident(collection)} AS m "
+                     f"WHERE m.user_id IS VALUED GROUP BY m.kind")
+
+
+def count_all(collection: str) -> Statement:
+    return Statement(f"SELECT RAW COUNT(1) FROM {ident(collection)} AS s WHERE s.user_id IS VALUED")
+
+
+def secondary_indexes(memory: str, sessions: str) -> list[Statement]:
+    """The GSI indexes the statements above use (created when missing)."""
+    def create(name: str, coll: str, keys: str) -> Statement:
+        return Statement(f"CREATE INDEX {ident(name, 'index')} IF NOT EXISTS ON {ident(coll)}({keys})")
+    return [
+        create("cbm_memory_user", memory, "user_id, session_id, occurred_ts, position"),
+        create("cbm_memory_expiry", memory, "expires_ts"),
+        create("cbm_memory_hash", memory, "content_hash"),
+        create("cbm_sessions_user", sessions, "user_id, occurred_ts, session_id"),
+    ]
+
+
+__all__ = [
+    "Statement", "check_index_name", "count_all", "count_records", "erase_records", "erase_sessions",
+    "filter_clauses", "hybrid_request", "ident", "kind_counts", "list_records", "list_sessions", "list_users",
+    "lookup_vectors", "prefilter", "purge_expired", "record_where", "sdk", "search_body", "search_options",
+    "secondary_indexes", "split_hybrid_score", "text_clause", "text_query", "text_request", "vector_request",
+]
