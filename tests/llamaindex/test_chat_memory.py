@@ -73,7 +73,7 @@ def test_set_is_idempotent_and_repeats_are_kept(seeded):
 
 
 def test_input_overrides_the_latest_user_message(seeded):
-    cm = chat(seeded, k=1)
+    cm = chat(seeded, k=1, recipe="vector")
     cm.put(user("Tell me something."))
     by_input = cm.get(input="Who is visiting next weekend?")[0].content
     assert "Emma" in by_input and "Lyon" not in by_input
