@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import MissingDependencyError
+from ..errors import InvalidInputError, MissingDependencyError
 from ..models import SearchFilters
 from ..text import content_words, words
 from .couchbase_docs import (
@@ -272,21 +272,35 @@ class Statement:
         return sdk().QueryOptions(named_parameters=dict(self.params), **extra)
 
 
+_GSI_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_#]{0,200}$")
+
+
 def ident(name: str, what: str = "collection") -> str:
-    """A checked collection or index name in backticks (the only names spliced into SQL++)."""
+    """A checked collection or index name in backticks (the only names spliced into SQL++ besides the
+    fixed field names below)."""
+    if what == "index":
+        if not _GSI_NAME.match(name):
+            raise InvalidInputError(f"invalid SQL++ index name {name!r}")
+        return f"`{name}`"
     return f"`{check_scope_name(name, what)}`"
+
+
+def _f(alias: str, name: str) -> str:
+    """A document field, always backtick-quoted (``role``, ``users`` ... are SQL++ keywords)."""
+    return f"{alias}.`{name}`"
 
 
 def record_where(user_id: str, filters: SearchFilters, now: datetime, alias: str = "m") -> tuple[str, dict]:
     """``WHERE`` conditions and parameters for one user's live records matching ``filters``."""
     a = alias
-    parts = [f"{a}.user_id = $user_id", f"({a}.expires_ts IS NOT VALUED OR {a}.expires_ts > $now)"]
+    expires = _f(a, "expires_ts")
+    parts = [f"{_f(a, 'user_id')} = $user_id", f"({expires} IS NOT VALUED OR {expires} > $now)"]
     params: dict[str, object] = {"user_id": user_id, "now": epoch(now)}
     if filters.session_ids is not None:
-        parts.append(f"{a}.session_id IN $session_ids")
+        parts.append(f"{_f(a, 'session_id')} IN $session_ids")
         params["session_ids"] = list(filters.session_ids)
     if filters.kinds is not None:
-        parts.append(f"{a}.kind IN $kinds")
+        parts.append(f"{_f(a, 'kind')} IN $kinds")
         params["kinds"] = list(filters.kinds)
     for col, op, value, name in (
         ("occurred_ts", ">=", filters.occurred_after, "occ_lo"),
@@ -295,99 +309,104 @@ def record_where(user_id: str, filters: SearchFilters, now: datetime, alias: str
         ("ingested_ts", "<=", filters.ingested_before, "ing_hi"),
     ):
         if value is not None:
-            parts.append(f"{a}.{col} {op} ${name}")
+            parts.append(f"{_f(a, col)} {op} ${name}")
             params[name] = epoch(value)
     for i, (key, value) in enumerate(sorted(filters.annotations.items())):
-        parts.append(f"{a}.annotations.[$ak{i}] = $av{i}")  # field name from a parameter, not the text
+        # the field name comes from a parameter (``obj.[expr]``), never from the statement text
+        parts.append(f"{_f(a, 'annotations')}.[$ak{i}] = $av{i}")
         params[f"ak{i}"] = key
         params[f"av{i}"] = value
     return " AND ".join(parts), params
-
-
-def _projection(alias: str = "m") -> str:
-    return ", ".join(f"{alias}.{f}" for f in RECORD_FIELDS)
 
 
 def list_records(collection: str, user_id: str, filters: SearchFilters, now: datetime, *,
                  limit: int | None = None, newest_first: bool = False) -> Statement:
     """The user's records in conversation order; also the time-range lookup without a query."""
     where, params = record_where(user_id, filters, now)
-    order = "DESC" if newest_first else "ASC"
-    sql = (f"SELECT {_projection()} FROM {ident(collection)} AS m WHERE {where} "
-           f"ORDER BY m.occurred_ts {order}, m.session_id {order}, m.position {order}, META(m).id {order}")
+    o = "DESC" if newest_first else "ASC"
+    fields = ", ".join(_f("m", name) for name in RECORD_FIELDS)
+    sql = (f"SELECT {fields} FROM {ident(collection)} AS m WHERE {where} "
+           f"ORDER BY {_f('m', 'occurred_ts')} {o}, {_f('m', 'session_id')} {o}, {_f('m', 'position')} {o}, "
+           f"META(m).id {o}")
     if limit is not None:
         sql += " LIMIT $limit"
         params["limit"] = limit
     return Statement(sql, params)
 
 
+def _erase(collection: str, alias: str, user_id: str, session_id: str | None) -> Statement:
+    params: dict[str, object] = {"user_id": user_id}
+    where = f"{_f(alias, 'user_id')} = $user_id"
+    if session_id is not None:
+        where += f" AND {_f(alias, 'session_id')} = $session_id"
+        params["session_id"] = session_id
+    return Statement(f"DELETE FROM {ident(collection)} AS {alias} WHERE {where} RETURNING RAW META({alias}).id",
+                     params)
+
+
 def erase_records(collection: str, user_id: str, session_id: str | None = None) -> Statement:
     """Delete a user's records (or one session's), returning the deleted keys."""
-    params: dict[str, object] = {"user_id": user_id}
-    where = "m.user_id = $user_id"
-    if session_id is not None:
-        where += " AND m.session_id = $session_id"
-        params["session_id"] = session_id
-    return Statement(f"DELETE FROM {ident(collection)} AS m WHERE {where} RETURNING RAW META(m).id", params)
+    return _erase(collection, "m", user_id, session_id)
 
 
 def erase_sessions(collection: str, user_id: str, session_id: str | None = None) -> Statement:
-    params: dict[str, object] = {"user_id": user_id}
-    where = "s.user_id = $user_id"
-    if session_id is not None:
-        where += " AND s.session_id = $session_id"
-        params["session_id"] = session_id
-    return Statement(f"DELETE FROM {ident(collection)} AS s WHERE {where} RETURNING RAW META(s).id", params)
+    return _erase(collection, "s", user_id, session_id)
 
 
 def purge_expired(collection: str, now: datetime) -> Statement:
-    return Statement(f"DELETE FROM {ident(collection)} AS m WHERE m.expires_ts IS NOT NULL "
-                     f"AND m.expires_ts <= $now RETURNING RAW META(m).id", {"now": epoch(now)})
+    e = _f("m", "expires_ts")
+    return Statement(f"DELETE FROM {ident(collection)} AS m WHERE {e} IS NOT NULL AND {e} <= $now "
+                     f"RETURNING RAW META(m).id", {"now": epoch(now)})
 
 
 def count_records(collection: str, now: datetime, user_id: str | None = None) -> Statement:
     params: dict[str, object] = {"now": epoch(now)}
-    who = "m.user_id IS VALUED"
+    who = f"{_f('m', 'user_id')} IS VALUED"
     if user_id is not None:
-        who = "m.user_id = $user_id"
+        who = f"{_f('m', 'user_id')} = $user_id"
         params["user_id"] = user_id
+    e = _f("m", "expires_ts")
     return Statement(f"SELECT RAW COUNT(1) FROM {ident(collection)} AS m WHERE {who} "
-                     f"AND (m.expires_ts IS NOT VALUED OR m.expires_ts > $now)", params)
+                     f"AND ({e} IS NOT VALUED OR {e} > $now)", params)
 
 
 def list_users(collection: str) -> Statement:
-    return Statement(f"SELECT DISTINCT RAW m.user_id FROM {ident(collection)} AS m WHERE m.user_id IS VALUED")
+    u = _f("m", "user_id")
+    return Statement(f"SELECT DISTINCT RAW {u} FROM {ident(collection)} AS m WHERE {u} IS VALUED")
 
 
 def list_sessions(collection: str, user_id: str) -> Statement:
-    return Statement(f"SELECT s.user_id, s.session_id, s.occurred_at, s.annotations FROM {ident(collection)} "
-                     f"AS s WHERE s.user_id = $user_id ORDER BY s.occurred_ts, s.session_id",
-                     {"user_id": user_id})
+    fields = ", ".join(_f("s", name) for name in ("user_id", "session_id", "occurred_at", "annotations"))
+    return Statement(f"SELECT {fields} FROM {ident(collection)} AS s WHERE {_f('s', 'user_id')} = $user_id "
+                     f"ORDER BY {_f('s', 'occurred_ts')}, {_f('s', 'session_id')}", {"user_id": user_id})
 
 
 def lookup_vectors(collection: str, content_hashes: Sequence[str]) -> Statement:
-    return Statement(f"SELECT m.content_hash, m.{VECTOR_FIELD} FROM {ident(collection)} AS m "
-                     f"WHERE m.content_hash IN $hashes", {"hashes": list(content_hashes)})
+    h = _f("m", "content_hash")
+    return Statement(f"SELECT {h}, {_f('m', VECTOR_FIELD)} FROM {ident(collection)} AS m WHERE {h} IN $hashes",
+                     {"hashes": list(content_hashes)})
 
 
 def kind_counts(collection: str) -> Statement:
-    return Statement(f"SELECT m.kind, COUNT(1) AS n FROM {ident(collection)} AS m "
-                     f"WHERE m.user_id IS VALUED GROUP BY m.kind")
+    k = _f("m", "kind")
+    return Statement(f"SELECT {k}, COUNT(1) AS n FROM {ident(collection)} AS m "
+                     f"WHERE {_f('m', 'user_id')} IS VALUED GROUP BY {k}")
 
 
 def count_all(collection: str) -> Statement:
-    return Statement(f"SELECT RAW COUNT(1) FROM {ident(collection)} AS s WHERE s.user_id IS VALUED")
+    return Statement(f"SELECT RAW COUNT(1) FROM {ident(collection)} AS s WHERE {_f('s', 'user_id')} IS VALUED")
 
 
 def secondary_indexes(memory: str, sessions: str) -> list[Statement]:
-    """The GSI indexes the statements above use (created when missing)."""
-    def create(name: str, coll: str, keys: str) -> Statement:
-        return Statement(f"CREATE INDEX {ident(name, 'index')} IF NOT EXISTS ON {ident(coll)}({keys})")
+    """The GSI indexes the statements above use (``CREATE INDEX name IF NOT EXISTS ON ...``)."""
+    def create(name: str, coll: str, keys: Sequence[str]) -> Statement:
+        cols = ", ".join(f"`{k}`" for k in keys)
+        return Statement(f"CREATE INDEX {ident(name, 'index')} IF NOT EXISTS ON {ident(coll)}({cols})")
     return [
-        create("cbm_memory_user", memory, "user_id, session_id, occurred_ts, position"),
-        create("cbm_memory_expiry", memory, "expires_ts"),
-        create("cbm_memory_hash", memory, "content_hash"),
-        create("cbm_sessions_user", sessions, "user_id, occurred_ts, session_id"),
+        create("cbm_memory_user", memory, ("user_id", "session_id", "occurred_ts", "position")),
+        create("cbm_memory_expiry", memory, ("expires_ts",)),
+        create("cbm_memory_hash", memory, ("content_hash",)),
+        create("cbm_sessions_user", sessions, ("user_id", "occurred_ts", "session_id")),
     ]
 
 
