@@ -20,7 +20,7 @@ from typing import Any
 from .dates import to_utc, utcnow
 from .embedding.base import CachedEmbedder, Embedder
 from .errors import EmbedderMismatchError, InvalidInputError
-from .ingest import IngestConfig, build_records, validate_messages
+from .ingest import IngestConfig, build_records, record_id, validate_messages
 from .models import Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session, frozen_mapping
 from .retrieval.config import RetrievalConfig
 from .retrieval.context import FormattedContext, format_context
@@ -153,6 +153,12 @@ class AgentMemory:
         check_id(user_id, "user_id")
         check_id(session_id, "session_id")
         msgs = validate_messages(messages)
+        kind = self.ingest.unit
+        known = {r.turn_id for r in self.store.get_records(
+            user_id, [record_id(user_id, session_id, kind, m.turn_id) for m in msgs if m.turn_id])}
+        msgs = [m for m in msgs if m.turn_id is None or m.turn_id not in known]  # a retried append
+        if not msgs:
+            return IngestResult(0, 0, len(known), ())
         now = self.clock()
         session = self.store.get_session(user_id, session_id)
         if session is None:

@@ -1,0 +1,228 @@
+"""The report step: per-question JSONL -> summary.json, a Markdown table and a heatmap of the interaction
+matrix (rows: recipes, baselines, peers; columns: question categories).
+
+``summary.json``::
+
+    {"settings": {...run.json...},
+     "results": {row: {"overall": {metric: value}, "overall_answerable": {...},
+                       "by_category": {category: {...}}, "describe": {...}}}}
+
+``overall`` counts every category (LoCoMo 1-5, as the LoCoMo paper's table counts them);
+``overall_answerable`` leaves out LoCoMo's adversarial and LongMemEval's abstention questions. Retrieval
+metrics average over questions with evidence (``n_no_evidence`` counts the others); QA metrics over
+answered questions. With QA, ``crosstab`` splits answers by context sufficiency and verdict:
+sufficient ∧ wrong = reasoning failure, insufficient ∧ wrong = retrieval failure.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .metrics import aggregate, percentile
+from .runner import read_jsonl
+
+GROUPS = ("overall", "overall_answerable")
+
+
+def _group_stats(recs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    metrics = [r.get("metrics", {}) for r in recs]
+    out: dict[str, Any] = {k: v for k, v in aggregate(metrics).items() if v is not None}
+    out["n"] = len(recs)
+    out["n_no_evidence"] = sum(1 for r in recs if not r.get("evidence"))
+    out["n_no_session_evidence"] = sum(1 for r in recs if not r.get("evidence_sessions"))
+    for name in ("latency_ms", "latency_total_ms"):
+        values = [m.get(name) for m in metrics]
+        for q in (50, 95):
+            p = percentile(values, q)
+            if p is not None:
+                out[f"{name}_p{q}"] = p
+    judged = [r for r in recs if "judge" in r]
+    if judged:
+        out["n_answered"] = len(judged)
+        cross = {"sufficient_correct": 0, "sufficient_wrong": 0, "insufficient_correct": 0,
+                 "insufficient_wrong": 0}
+        for r in judged:
+            suff = r.get("sufficiency", {}).get("verdict")
+            if suff is None:
+                continue
+            right = bool(r["judge"].get("verdict"))
+            cross[f"{'sufficient' if suff else 'insufficient'}_{'correct' if right else 'wrong'}"] += 1
+        out["crosstab"] = cross
+        wrong = cross["sufficient_wrong"] + cross["insufficient_wrong"]
+        if wrong:
+            out["retrieval_failure_share"] = cross["insufficient_wrong"] / wrong
+            out["reasoning_failure_share"] = cross["sufficient_wrong"] / wrong
+    return out
+
+
+def summarise(out_dir: str | Path) -> dict[str, Any]:
+    """Aggregate every row's JSONL into the summary (also written to ``out_dir/summary.json``)."""
+    out = Path(out_dir)
+    settings = json.loads((out / "run.json").read_text())
+    categories = [c["name"] for c in settings["categories"]]
+    unanswerable = {c["name"] for c in settings["categories"] if c.get("unanswerable")}
+    results: dict[str, Any] = {}
+    for name, describe in settings["rows"].items():
+        recs = read_jsonl(out / "questions" / f"{name}.jsonl")
+        if not recs:
+            continue
+        entry: dict[str, Any] = {
+            "describe": describe,
+            "overall": _group_stats(recs),
+            "overall_answerable": _group_stats([r for r in recs if r["category"] not in unanswerable]),
+            "by_category": {c: _group_stats([r for r in recs if r["category"] == c]) for c in categories
+                            if any(r["category"] == c for r in recs)},
+        }
+        results[name] = entry
+    summary = {"settings": settings, "results": results}
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
+    return summary
+
+
+def default_metrics(summary: Mapping[str, Any]) -> list[str]:
+    k = summary["settings"]["k"]
+    retrieval = [f"recall@{k}", f"recall_all@{k}"]
+    has_qa = any("J" in r["overall"] for r in summary["results"].values())
+    return ["J", "sufficiency", "f1", *retrieval] if has_qa else retrieval
+
+
+def _columns(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(key, header) for every column: the categories, then the two overall groups."""
+    cats = summary["settings"]["categories"]
+    cols = []
+    for c in cats:
+        alt = c.get("alt_label")
+        extra = f"; mem0: {alt}" if alt and alt != c["name"] else ""
+        cols.append((c["name"], f"{c['name']} ({c['code']}{extra})"))
+    names = [c["name"] for c in cats if c.get("unanswerable")]
+    cols.append(("overall", "overall"))
+    cols.append(("overall_answerable", f"overall w/o {'/'.join(names) or '-'}"))
+    return cols
+
+
+def cell(summary: Mapping[str, Any], row: str, column: str, metric: str) -> float | None:
+    entry = summary["results"][row]
+    group = entry[column] if column in GROUPS else entry["by_category"].get(column, {})
+    value = group.get(metric)
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _fmt(value: float | None, metric: str) -> str:
+    if value is None:
+        return "—"
+    if metric.startswith(("tokens", "latency", "k_auto", "n_")) or metric == "n" or metric.endswith("_days"):
+        return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
+    return f"{value:.3f}"
+
+
+def markdown(summary: Mapping[str, Any], metrics: Sequence[str] | None = None) -> str:
+    """One table per metric (rows x categories, best per column in bold) and a cost table."""
+    metrics = list(metrics or default_metrics(summary))
+    rows = list(summary["results"])
+    cols = _columns(summary)
+    k = summary["settings"]["k"]
+    parts = []
+    for metric in metrics:
+        lines = [f"**{metric}**", "", "| row | " + " | ".join(h for _, h in cols) + " |",
+                 "|---|" + "---:|" * len(cols)]
+        best = {}
+        for key, _ in cols:
+            vals = [cell(summary, r, key, metric) for r in rows]
+            vals = [v for v in vals if v is not None]
+            best[key] = max(vals) if vals else None
+        for r in rows:
+            cells = []
+            for key, _ in cols:
+                v = cell(summary, r, key, metric)
+                text = _fmt(v, metric)
+                cells.append(f"**{text}**" if v is not None and v == best[key] and len(rows) > 1 else text)
+            lines.append(f"| {r} | " + " | ".join(cells) + " |")
+        parts.append("\n".join(lines))
+    cost = [f"tokens@{k}", "latency_ms_p50", "latency_total_ms_p50", "latency_total_ms_p95", "n", "n_no_evidence"]
+    lines = ["**costs and counts (all questions)**", "", "| row | " + " | ".join(cost) + " |",
+             "|---|" + "---:|" * len(cost)]
+    for r in rows:
+        lines.append(f"| {r} | " + " | ".join(_fmt(cell(summary, r, 'overall', m), m) for m in cost) + " |")
+    parts.append("\n".join(lines))
+    if any("crosstab" in summary["results"][r]["overall"] for r in rows):
+        lines = ["**context sufficiency x verdict (answerable questions)**", "",
+                 "| row | sufficient+correct | sufficient+wrong (reasoning) | insufficient+wrong (retrieval) | "
+                 "insufficient+correct | retrieval share of failures |", "|---|---:|---:|---:|---:|---:|"]
+        for r in rows:
+            g = summary["results"][r]["overall_answerable"]
+            c = g.get("crosstab")
+            if c:
+                share = g.get("retrieval_failure_share")
+                lines.append(f"| {r} | {c['sufficient_correct']} | {c['sufficient_wrong']} | "
+                             f"{c['insufficient_wrong']} | {c['insufficient_correct']} | "
+                             f"{'—' if share is None else f'{share:.2f}'} |")
+        parts.append("\n".join(lines))
+    s = summary["settings"]
+    notes = [f"k={k}; embedder {s.get('embedder')}; {s.get('question_date')}."]
+    if s.get("qa"):
+        qa = s["qa"]
+        notes.append(f"Reader {qa['reader']}, judge {qa['judge_model']} (prompts {qa['prompt_version']}).")
+    parts.append(" ".join(notes))
+    return "\n\n".join(parts) + "\n"
+
+
+def heatmap(summary: Mapping[str, Any], path: str | Path, metrics: Sequence[str] | None = None) -> Path:
+    """A PNG with one panel per metric: rows x categories, the value in each cell, best per column boxed.
+    Uses matplotlib's object API only (no pyplot, no global backend change)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    metrics = list(metrics or default_metrics(summary))[:3]
+    rows = [r for r in summary["results"]
+            if any(cell(summary, r, key, m) is not None for key, _ in _columns(summary) for m in metrics)]
+    cols = _columns(summary)
+    fig = Figure(figsize=(2.2 + 1.05 * len(cols) * len(metrics), 1.2 + 0.38 * max(len(rows), 1)))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, len(metrics), squeeze=False)[0]
+    for ax, metric in zip(axes, metrics):
+        data = [[cell(summary, r, key, metric) for key, _ in cols] for r in rows]
+        grid = [[math.nan if v is None else v for v in line] for line in data]
+        finite = [v for line in data for v in line if v is not None]
+        lo, hi = (min(finite), max(finite)) if finite else (0.0, 1.0)
+        if metric.startswith(("recall", "session_recall", "ndcg", "session_ndcg", "J", "sufficiency", "f1")):
+            lo, hi = 0.0, 1.0
+        im = ax.imshow(grid, cmap="viridis", vmin=lo, vmax=hi if hi > lo else lo + 1, aspect="auto")
+        ax.set_xticks(range(len(cols)), [h.replace(" (", "\n(") for _, h in cols], fontsize=7, rotation=30,
+                      ha="right")
+        ax.set_yticks(range(len(rows)), rows, fontsize=8)
+        ax.set_title(metric, fontsize=10)
+        for j in range(len(cols)):
+            column = [data[i][j] for i in range(len(rows))]
+            known = [v for v in column if v is not None]
+            top = max(known) if known else None
+            for i, v in enumerate(column):
+                if v is None:
+                    continue
+                dark = (v - lo) / ((hi - lo) or 1) > 0.6
+                ax.text(j, i, _fmt(v, metric), ha="center", va="center", fontsize=7,
+                        color="black" if dark else "white", fontweight="bold" if v == top else "normal")
+                if v == top and len(rows) > 1:
+                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=1.5))
+        fig.colorbar(im, ax=ax, fraction=0.03, pad=0.02)
+    s = summary["settings"]
+    fig.suptitle(f"{s['dataset']}: interaction matrix (k={s['k']}; best per column boxed)", fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    return path
+
+
+def write_reports(out_dir: str | Path, metrics: Sequence[str] | None = None) -> tuple[dict[str, Any], str]:
+    """summary.json, matrix.md and heatmap.png in ``out_dir``; returns the summary and the Markdown."""
+    out = Path(out_dir)
+    summary = summarise(out)
+    text = markdown(summary, metrics)
+    (out / "matrix.md").write_text(text, encoding="utf-8")
+    if summary["results"]:
+        heatmap(summary, out / "heatmap.png", metrics)
+    return summary, text
