@@ -1,0 +1,105 @@
+"""Pure translations between LangChain objects and cbmemory's frozen models. No I/O here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from cbmemory.dates import anchor_label
+from cbmemory.errors import InvalidInputError
+from cbmemory.models import Hit, MemoryRecord, Message
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+_ROLE_OF = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
+TOOL_CALL_ID = "tool_call_id"  # annotation keeping a tool message's call id
+
+
+def message_text(message: BaseMessage) -> str:
+    """The plain text of a message (content blocks joined; tool calls and images left out)."""
+    return str(message.text)
+
+
+def to_memory_message(message: BaseMessage) -> Message | None:
+    """A LangChain message as a cbmemory ``Message`` (``None`` when it carries no text, e.g. an AI message
+    that only calls tools). The message id becomes the turn id, so saving it again changes nothing."""
+    role = _ROLE_OF.get(message.type)
+    if role is None and message.type == "chat":
+        role = getattr(message, "role", None)
+        role = {"human": "user", "ai": "assistant"}.get(role, role)
+    if role not in ("user", "assistant", "system", "tool"):
+        raise InvalidInputError(f"cannot store a {type(message).__name__} with role {role!r}")
+    text = message_text(message)
+    if not text.strip():
+        return None
+    annotations = {TOOL_CALL_ID: message.tool_call_id} if isinstance(message, ToolMessage) else {}
+    return Message(role, text, speaker=message.name or None, turn_id=message.id or None, annotations=annotations)
+
+
+def to_memory_messages(messages: Iterable[BaseMessage]) -> list[Message]:
+    return [m for m in (to_memory_message(x) for x in messages) if m is not None]
+
+
+def to_langchain_message(record: MemoryRecord) -> BaseMessage:
+    """A stored turn as the LangChain message of its role (speaker as ``name``, turn id as ``id``)."""
+    common: dict[str, Any] = {"content": record.text, "id": record.turn_id}
+    if record.speaker:
+        common["name"] = record.speaker
+    if record.role == "user":
+        return HumanMessage(**common)
+    if record.role == "assistant":
+        return AIMessage(**common)
+    if record.role == "tool":
+        return ToolMessage(tool_call_id=record.annotations.get(TOOL_CALL_ID, record.turn_id or ""), **common)
+    return SystemMessage(**common)
+
+
+def unsaved(messages: Iterable[BaseMessage], stored_turn_ids: Iterable[str | None]) -> list[BaseMessage]:
+    """The messages whose id is not among the stored turn ids (messages without an id count as new).
+
+    Filtering before an append matters: appending a stored turn again would re-index it after the
+    session's current last turn instead of leaving it where it is.
+    """
+    seen = {t for t in stored_turn_ids if t}
+    return [m for m in messages if m.id is None or m.id not in seen]
+
+
+def new_turns(messages: Sequence[BaseMessage], stored_turn_ids: Iterable[str | None]) -> list[Message]:
+    """The user and assistant turns of ``messages`` that are not stored yet (by message id).
+
+    Tool results, system messages and tool-call-only AI messages are not conversation turns and are skipped.
+    """
+    return to_memory_messages(m for m in unsaved(messages, stored_turn_ids) if m.type in ("human", "ai"))
+
+
+def latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
+    """The text of the last human message, or ``None`` when there is none (or it is empty)."""
+    for m in reversed(messages):
+        if m.type == "human":
+            text = message_text(m).strip()
+            return text or None
+    return None
+
+
+def hit_metadata(hit: Hit) -> dict[str, Any]:
+    r = hit.record
+    return {
+        "turn_id": r.turn_id, "session_id": r.session_id, "session_date": r.occurred_at.isoformat(),
+        "date_label": anchor_label(r.occurred_at), "score": hit.score, "role": r.role,
+        "speaker": r.speaker or r.role, "record_id": r.record_id, "recipe": hit.recipe, "user_id": r.user_id,
+    }
+
+
+def hit_to_document(hit: Hit) -> Document:
+    """A hit as a ``Document``: the verbatim turn as content, where and when it was said as metadata."""
+    return Document(page_content=hit.record.text, metadata=hit_metadata(hit), id=hit.record.record_id)
+
+
+def context_value(context: object, key: str) -> Any:
+    """``key`` from a runtime context that is a mapping (``context={"user_id": ...}``) or an object
+    (a dataclass or model with that attribute); ``None`` when absent."""
+    if context is None:
+        return None
+    if isinstance(context, Mapping):
+        return context.get(key)
+    return getattr(context, key, None)

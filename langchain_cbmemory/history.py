@@ -1,0 +1,59 @@
+"""``CbMemoryChatMessageHistory``: one cbmemory session as a LangChain chat message history.
+
+    history = CbMemoryChatMessageHistory(memory, user_id="alice", session_id="s1")
+    history.add_messages([HumanMessage("I moved to Lyon."), AIMessage("Nice!")])
+    history.messages  # the session's turns in order, as Human/AI/System/Tool messages
+
+The turns it stores are the same records the middleware and retriever search. Message ids become turn ids
+(a message whose id is already stored is skipped); the speaker is kept as the message ``name``. Messages without
+text (an AI message that only calls tools) are not conversation turns and are not stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from cbmemory.memory import AgentMemory
+from cbmemory.validation import check_id
+from langchain_core.chat_history import BaseChatMessageHistory
+from langchain_core.messages import BaseMessage
+
+from ._convert import to_langchain_message, to_memory_messages, unsaved
+
+
+class CbMemoryChatMessageHistory(BaseChatMessageHistory):
+    """The turns of ``session_id`` in ``user_id``'s memory."""
+
+    def __init__(self, memory: AgentMemory, user_id: str, session_id: str):
+        self.memory = memory
+        self.user_id = check_id(user_id, "user_id")
+        self.session_id = check_id(session_id, "session_id")
+
+    @property
+    def messages(self) -> list[BaseMessage]:  # type: ignore[override]
+        return [to_langchain_message(r) for r in self.memory.session_records(self.user_id, self.session_id)]
+
+    async def aget_messages(self) -> list[BaseMessage]:
+        records = await self.memory.asession_records(self.user_id, self.session_id)
+        return [to_langchain_message(r) for r in records]
+
+    def add_messages(self, messages: Sequence[BaseMessage]) -> None:
+        stored = self.memory.session_records(self.user_id, self.session_id)
+        turns = to_memory_messages(unsaved(messages, (r.turn_id for r in stored)))
+        if turns:
+            self.memory.add_messages(self.user_id, self.session_id, turns)
+
+    async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
+        stored = await self.memory.asession_records(self.user_id, self.session_id)
+        turns = to_memory_messages(unsaved(messages, (r.turn_id for r in stored)))
+        if turns:
+            await self.memory.aadd_messages(self.user_id, self.session_id, turns)
+
+    def clear(self) -> None:
+        self.memory.forget(self.user_id, self.session_id)
+
+    async def aclear(self) -> None:
+        await self.memory.aforget(self.user_id, self.session_id)
+
+
+__all__ = ["CbMemoryChatMessageHistory"]

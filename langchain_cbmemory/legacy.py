@@ -1,0 +1,93 @@
+"""``CbMemoryLegacyMemory``: cbmemory as a classic ``BaseMemory`` for pre-1.0 chains (needs langchain-classic).
+
+    memory_ = CbMemoryLegacyMemory(memory=memory, user_id="alice", session_id="s2")
+    memory_.load_memory_variables({"input": "What is my puppy called?"})
+    # {"history": "Relevant memories ...\n[Sunday, 7 May 2023] user: ...\nToday is Thursday, 1 June 2023."}
+
+LangChain 1.x agents take memory as middleware instead: use ``CbMemoryMiddleware`` there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cbmemory.errors import InvalidInputError, MissingDependencyError
+
+try:
+    from langchain_classic.base_memory import BaseMemory
+except ImportError as exc:  # the extra is not installed
+    raise MissingDependencyError(
+        "CbMemoryLegacyMemory needs langchain-classic (LangChain's legacy BaseMemory): "
+        "pip install 'cbmemory[langchain-classic]'. For LangChain 1.x agents use CbMemoryMiddleware instead."
+    ) from exc
+
+from cbmemory.memory import AgentMemory
+from cbmemory.models import Message
+from cbmemory.retrieval.config import RetrievalConfig
+from pydantic import ConfigDict
+
+from .middleware import memory_block
+
+
+def _only_key(values: dict[str, Any], given: str | None, skip: set[str], what: str) -> str:
+    if given is not None:
+        return given
+    keys = [k for k in values if k not in skip]
+    if len(keys) != 1:
+        raise InvalidInputError(f"cannot tell which {what} key to store among {sorted(keys)}; set {what}_key")
+    return keys[0]
+
+
+class CbMemoryLegacyMemory(BaseMemory):
+    """Loads the memories relevant to the chain's input (dated, plus "Today is ...") into ``memory_key``;
+    saves each input/output pair as a user and an assistant turn of ``session_id``."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    memory: AgentMemory
+    user_id: str
+    session_id: str
+    recipe: str | RetrievalConfig | None = None
+    k: int | None = None
+    memory_key: str = "history"
+    input_key: str | None = None
+    output_key: str | None = None
+    say_today: bool = True
+
+    @property
+    def memory_variables(self) -> list[str]:
+        return [self.memory_key]
+
+    def _query(self, inputs: dict[str, Any]) -> str:
+        return str(inputs[_only_key(inputs, self.input_key, {self.memory_key, "stop"}, "input")])
+
+    def _turns(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> list[Message]:
+        out_key = _only_key(outputs, self.output_key, set(), "output")
+        return [Message("user", self._query(inputs)), Message("assistant", str(outputs[out_key]))]
+
+    def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        today = self.memory.clock()
+        found = self.memory.context(self._query(inputs), self.user_id, k=self.k, recipe=self.recipe,
+                                    reference_date=today)
+        return {self.memory_key: memory_block(found, today, say_today=self.say_today)}
+
+    async def aload_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        today = self.memory.clock()
+        found = await self.memory.acontext(self._query(inputs), self.user_id, k=self.k, recipe=self.recipe,
+                                           reference_date=today)
+        return {self.memory_key: memory_block(found, today, say_today=self.say_today)}
+
+    def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        self.memory.add_messages(self.user_id, self.session_id, self._turns(inputs, outputs))
+
+    async def asave_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        await self.memory.aadd_messages(self.user_id, self.session_id, self._turns(inputs, outputs))
+
+    def clear(self) -> None:
+        self.memory.forget(self.user_id, self.session_id)
+
+    async def aclear(self) -> None:
+        await self.memory.aforget(self.user_id, self.session_id)
+
+
+__all__ = ["CbMemoryLegacyMemory"]

@@ -1,0 +1,124 @@
+"""``CbMemoryRetriever``: one user's memory as a LangChain retriever, and a tool made from it.
+
+    retriever = CbMemoryRetriever(memory=memory, user_id="alice", recipe="hybrid", k=5)
+    docs = retriever.invoke("Where does Alice live?")
+    docs[0].metadata  # turn_id, session_id, session_date, date_label, score, role, speaker, recipe, ...
+
+Every search keyword can also be given per call, the same in ``invoke`` and ``ainvoke``:
+``retriever.invoke(query, k=3, session_ids=["s1"], occurred_after=datetime(2023, 5, 1))``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from cbmemory.dates import to_utc
+from cbmemory.memory import AgentMemory
+from cbmemory.models import SearchFilters
+from cbmemory.retrieval.config import RetrievalConfig
+from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.prompts import PromptTemplate
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.tools import BaseTool, create_retriever_tool
+from pydantic import ConfigDict
+
+from ._convert import hit_to_document
+
+DateLike = datetime | str
+
+
+class CbMemoryRetriever(BaseRetriever):
+    """Searches ``user_id``'s memory with a cbmemory recipe; documents come back best first.
+
+    - ``recipe``: a recipe name or ``RetrievalConfig`` (the memory's default when ``None``).
+    - ``k``: how many documents (the recipe's k when ``None``).
+    - ``session_ids``: only these sessions; ``occurred_after`` / ``occurred_before``: only sessions dated
+      in that range (inclusive). ``reference_date``: the question's date, for recipes with a future filter.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    memory: AgentMemory
+    user_id: str
+    recipe: str | RetrievalConfig | None = None
+    k: int | None = None
+    session_ids: tuple[str, ...] | None = None
+    occurred_after: DateLike | None = None
+    occurred_before: DateLike | None = None
+    reference_date: DateLike | None = None
+
+    def _search_args(self, query: str, overrides: dict[str, Any]) -> dict[str, Any]:
+        """``AgentMemory.search`` arguments: the retriever's fields, with per-call values taking over."""
+        given = {key: value for key, value in overrides.items() if value is not None}
+        pick = {name: given.get(name, getattr(self, name)) for name in (
+            "user_id", "recipe", "k", "session_ids", "occurred_after", "occurred_before", "reference_date")}
+        after, before = pick["occurred_after"], pick["occurred_before"]
+        sessions = pick["session_ids"]
+        filters = SearchFilters(
+            session_ids=(sessions,) if isinstance(sessions, str) else tuple(sessions) if sessions is not None else None,
+            occurred_after=to_utc(after) if after is not None else None,
+            occurred_before=to_utc(before) if before is not None else None,
+        )
+        return {"query": query, "user_id": pick["user_id"], "k": pick["k"], "filters": filters,
+                "recipe": pick["recipe"], "reference_date": pick["reference_date"]}
+
+    def _get_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None,
+        user_id: str | None = None,
+        recipe: str | RetrievalConfig | None = None,
+        session_ids: tuple[str, ...] | list[str] | None = None,
+        occurred_after: DateLike | None = None,
+        occurred_before: DateLike | None = None,
+        reference_date: DateLike | None = None,
+    ) -> list[Document]:
+        args = self._search_args(query, {
+            "k": k, "user_id": user_id, "recipe": recipe, "session_ids": session_ids,
+            "occurred_after": occurred_after, "occurred_before": occurred_before, "reference_date": reference_date})
+        return [hit_to_document(h) for h in self.memory.search(**args)]
+
+    async def _aget_relevant_documents(
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None,
+        user_id: str | None = None,
+        recipe: str | RetrievalConfig | None = None,
+        session_ids: tuple[str, ...] | list[str] | None = None,
+        occurred_after: DateLike | None = None,
+        occurred_before: DateLike | None = None,
+        reference_date: DateLike | None = None,
+    ) -> list[Document]:
+        args = self._search_args(query, {
+            "k": k, "user_id": user_id, "recipe": recipe, "session_ids": session_ids,
+            "occurred_after": occurred_after, "occurred_before": occurred_before, "reference_date": reference_date})
+        return [hit_to_document(h) for h in await self.memory.asearch(**args)]
+
+
+MEMORY_TOOL_DESCRIPTION = (
+    "Search the user's memory of earlier conversations. Each result starts with the date of the "
+    "conversation it comes from: resolve relative dates ('yesterday', 'last week') against that date."
+)
+DOCUMENT_PROMPT = PromptTemplate.from_template("[{date_label}] {speaker}: {page_content}")
+
+
+def create_memory_tool(
+    retriever: CbMemoryRetriever,
+    *,
+    name: str = "search_memory",
+    description: str = MEMORY_TOOL_DESCRIPTION,
+    response_format: str = "content",
+) -> BaseTool:
+    """A tool (``create_retriever_tool``) that searches the retriever's user and shows each memory with its
+    session date: ``[Sunday, 7 May 2023] user: I moved to Lyon yesterday.``"""
+    return create_retriever_tool(retriever, name, description, document_prompt=DOCUMENT_PROMPT,
+                                 response_format=response_format)  # type: ignore[arg-type]
+
+
+__all__ = ["CbMemoryRetriever", "create_memory_tool"]
