@@ -18,6 +18,7 @@ from datetime import datetime
 from cbmemory.dates import anchor_label, iso
 from cbmemory.models import Hit, MemoryRecord, Message
 from cbmemory.retrieval.context import format_context, today_line
+from cbmemory.validation import MAX_QUERY_CHARS
 from llama_index.core.base.llms.types import ChatMessage, TextBlock
 from llama_index.core.schema import NodeWithScore, TextNode
 
@@ -92,15 +93,15 @@ def window_messages(records: Sequence[MemoryRecord]) -> list[ChatMessage]:
 
 def query_of(input: str | ChatMessage | None, recent: Sequence[ChatMessage]) -> str:
     """What to search memory for: the input if given, else the latest user message (agents call ``get``
-    without an input on their first step)."""
+    without an input on their first step). A very long message is cut to its last ``MAX_QUERY_CHARS``
+    characters (where the question usually is) rather than failing the agent's step."""
     if isinstance(input, ChatMessage):
-        return text_of(input).strip()
-    if isinstance(input, str) and input.strip():
-        return input.strip()
-    for m in reversed(recent):
-        if role_of(m) == "user" and text_of(m).strip():
-            return text_of(m).strip()
-    return ""
+        text = text_of(input)
+    elif isinstance(input, str) and input.strip():
+        text = input
+    else:
+        text = next((text_of(m) for m in reversed(recent) if role_of(m) == "user" and text_of(m).strip()), "")
+    return text.strip()[-MAX_QUERY_CHARS:]
 
 
 def without(hits: Sequence[Hit], *, record_ids: Iterable[str] = (),

@@ -81,6 +81,13 @@ def test_input_overrides_the_latest_user_message(seeded):
     assert "cello" in by_message
 
 
+def test_a_very_long_message_still_gets_memories(seeded):
+    cm = chat(seeded)
+    cm.put(user("background " * 2_000 + "Where did I move to?"))
+    messages = cm.get()
+    assert "Lyon" in messages[0].content and len(messages) == 2
+
+
 def test_memories_already_in_the_window_are_left_out(seeded):
     cm = chat(seeded, session_id="a2", session_date="2023-05-14", k=10)
     messages = cm.get()
