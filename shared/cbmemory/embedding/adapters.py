@@ -14,7 +14,7 @@ from .base import l2_normalise
 
 
 class _Wrapped:
-    def __init__(self, model: Any, *, name: str | None, dimension: int | None):
+    def __init__(self, model: Any, *, name: str | None = None, dimension: int | None = None):
         self.model = model
         self.name = name or f"{type(model).__module__}.{type(model).__name__}:{getattr(model, 'model', '')}"
         self._dimension = dimension

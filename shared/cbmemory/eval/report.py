@@ -127,19 +127,22 @@ def markdown(summary: Mapping[str, Any], metrics: Sequence[str] | None = None) -
     k = summary["settings"]["k"]
     parts = []
     for metric in metrics:
+        shown = [r for r in rows if any(cell(summary, r, key, metric) is not None for key, _ in cols)]
+        if not shown:
+            continue
         lines = [f"**{metric}**", "", "| row | " + " | ".join(h for _, h in cols) + " |",
                  "|---|" + "---:|" * len(cols)]
         best = {}
         for key, _ in cols:
-            vals = [cell(summary, r, key, metric) for r in rows]
+            vals = [cell(summary, r, key, metric) for r in shown]
             vals = [v for v in vals if v is not None]
             best[key] = max(vals) if vals else None
-        for r in rows:
+        for r in shown:
             cells = []
             for key, _ in cols:
                 v = cell(summary, r, key, metric)
                 text = _fmt(v, metric)
-                cells.append(f"**{text}**" if v is not None and v == best[key] and len(rows) > 1 else text)
+                cells.append(f"**{text}**" if v is not None and v == best[key] and len(shown) > 1 else text)
             lines.append(f"| {r} | " + " | ".join(cells) + " |")
         parts.append("\n".join(lines))
     cost = [f"tokens@{k}", "latency_ms_p50", "latency_total_ms_p50", "latency_total_ms_p95", "n", "n_no_evidence"]

@@ -19,7 +19,8 @@ _DATE = re.compile(rf"\b(?:\d{{1,2}}\s+(?:{_MONTHS})\b(?:,?\s+\d{{4}})?|(?:{_MON
                    re.IGNORECASE)
 _QUESTION_WORDS = frozenset("what when where who whom which why how did does do is are was were would could "
                             "can has have will should i".split())
-_CONNECTORS = frozenset({"of", "and", "the", "for", "de", "&"})
+_JOINERS = frozenset({"of", "the", "for", "de", "&"})  # inside a name: "Bank of America"
+_CONNECTORS = frozenset({"of", "and", "the", "for", "de", "&"})  # inside its continuation
 MAX_EXTENSION = 4
 
 
@@ -34,7 +35,8 @@ def extract_entities(query: str) -> list[str]:
         found.append(next(g for g in m.groups() if g).strip())
     for m in _DATE.finditer(query):
         found.append(m.group(0))
-    for sentence in re.split(r"[?!.;:\n]+", query):
+    names_text = _DATE.sub(" , ", query)  # month names inside dates are not names
+    for sentence in re.split(r"[?!.;:,\n]+", names_text):
         toks = _TOKEN.findall(sentence)
         i = 0
         while i < len(toks):
@@ -43,7 +45,7 @@ def extract_entities(query: str) -> list[str]:
                 i += 1
                 continue
             j = i + 1  # the run of capitalised words, allowing connectors between them
-            while j < len(toks) and (_is_cap(toks[j]) or (toks[j].lower() in _CONNECTORS and j + 1 < len(toks)
+            while j < len(toks) and (_is_cap(toks[j]) or (toks[j].lower() in _JOINERS and j + 1 < len(toks)
                                                        and _is_cap(toks[j + 1]))):
                 j += 1
             name = " ".join(toks[i:j]).strip(".'’-")

@@ -1,0 +1,184 @@
+"""``cbmemory eval locomo|longmemeval|report`` and ``cbmemory demo`` (registered by the core CLI).
+
+Top-level imports stay light: everything heavy loads inside the command functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+# The main recipes: every experiment of the study that runs at the retrieval level.
+MAIN_RECIPES = ("vector", "vector_no_dates", "bm25", "vector_bm25_rerank_10", "vector_bm25_rerank_50",
+                "vector_bm25_rerank_100", "hybrid", "recency", "future_filter", "default")
+GET_LOCOMO = (
+    "LoCoMo is not at {path}. Get the official file (10 conversations, CC BY-NC 4.0, sha256-checked) with:\n"
+    "  python -c \"from cbmemory.datasets.locomo import download_official; download_official('locomo10.json')\"\n"
+    "then pass --data locomo10.json."
+)
+
+
+def _csv(text: str | None) -> list[str]:
+    return [p.strip() for p in (text or "").split(",") if p.strip()]
+
+
+def _recipes(text: str) -> list[str]:
+    from ..retrieval.recipes import RECIPES, get_recipe
+
+    names = list(RECIPES) if text == "all" else list(MAIN_RECIPES) if text == "main" else _csv(text)
+    for n in names:
+        get_recipe(n)  # unknown names fail here, with the list of known ones
+    if "bm25" not in names:  # a BM25-only baseline always runs
+        print("note: adding the bm25 baseline row", file=sys.stderr)
+        names.append("bm25")
+    return names
+
+
+def _qa(args: argparse.Namespace, dataset: str):
+    if not args.llm:
+        return None
+    from .qa import QAConfig, make_chat_model
+
+    reader = make_chat_model(args.llm, args.llm_base_url)
+    if not args.judge:
+        print("note: no --judge given, so the reader also judges; use one fixed --judge for a whole study",
+              file=sys.stderr)
+    judge = make_chat_model(args.judge or args.llm, args.judge_base_url or args.llm_base_url)
+    return QAConfig(reader, judge, dataset, say_today=not args.no_today, sufficiency=not args.no_sufficiency)
+
+
+def _check_data(path: str | None, dataset: str) -> Path | None:
+    if path and Path(path).exists():
+        return Path(path)
+    if dataset == "locomo":
+        print(GET_LOCOMO.format(path=path), file=sys.stderr)
+    else:
+        print(f"LongMemEval is not at {path}. Download longmemeval_oracle.json / longmemeval_s_cleaned.json / "
+              "longmemeval_m_cleaned.json from the official LongMemEval release (xiaowu0162/longmemeval-cleaned) "
+              "and pass --data.", file=sys.stderr)
+    return None
+
+
+def _variants(args: argparse.Namespace, dataset: str, data: Path):
+    import dataclasses
+
+    from .questions import from_locomo, from_longmemeval, select
+
+    if dataset == "locomo":
+        from ..datasets.locomo import load_locomo
+        from .scale import scaled_haystacks
+
+        conversations = load_locomo(data)
+        chosen = conversations[: args.conversations] if args.conversations else conversations
+        out = {}
+        for factor in args.scale:
+            hs = scaled_haystacks(chosen, factor, others=conversations, seed=args.seed) if factor > 1 else None
+            es = from_locomo(chosen, haystacks=hs)
+            out[f"x{factor}"] = dataclasses.replace(es, questions=tuple(select(es.questions, args.limit)))
+        return out
+    from ..datasets.longmemeval import load_longmemeval
+
+    es = from_longmemeval(load_longmemeval(data))
+    return {"x1": dataclasses.replace(es, questions=tuple(select(es.questions, args.limit)))}
+
+
+def _print_report(out: Path, metrics: list[str] | None, started: float | None = None) -> None:
+    from .report import write_reports
+
+    summary, text = write_reports(out, metrics or None)
+    print(text)
+    tail = f"wrote {out / 'summary.json'}, {out / 'matrix.md'}, {out / 'heatmap.png'}"
+    if started is not None:
+        tail += f" in {time.perf_counter() - started:.0f} s"
+    print(tail)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from .peers import expand
+    from .runner import run_eval
+
+    started = time.perf_counter()
+    data = _check_data(args.data, args.dataset)
+    if data is None:
+        return 2
+    variants = _variants(args, args.dataset, data)
+    run_eval(variants, args.out, _recipes(args.recipes), k=args.k, baselines=_csv(args.baselines),
+             peers=expand(_csv(args.peers)), qa=_qa(args, args.dataset), store_dir=args.cache_dir,
+             fresh=args.fresh, progress=not args.quiet, workers=args.workers,
+             settings={"data": str(data), "limit": args.limit, "scales": args.scale,
+                       "conversations": getattr(args, "conversations", None)})
+    _print_report(Path(args.out), _csv(args.metrics), started)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    _print_report(Path(args.out), _csv(args.metrics))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from ..datasets.locomo import default_path
+
+    data = args.data or (str(default_path()) if default_path() else None)
+    if _check_data(data, "locomo") is None:
+        return 2
+    args.data, args.dataset, args.recipes, args.k, args.llm = data, "locomo", ",".join(MAIN_RECIPES), 10, None
+    args.baselines, args.fresh, args.workers, args.limit, args.conversations = "oracle", True, 1, None, None
+    args.scale, args.seed, args.metrics = [1], 0, ""
+    print(f"cbmemory demo: offline retrieval evaluation of {len(MAIN_RECIPES)} recipes on {data} "
+          "(MiniLM embedder, no API key).", file=sys.stderr)
+    return cmd_eval(args)
+
+
+def _scales(text: str) -> list[int]:
+    values = [int(p) for p in _csv(text)]
+    if not values or any(v < 1 or v > 50 for v in values):
+        raise argparse.ArgumentTypeError("scales are integers from 1 to 50, e.g. 1,10")
+    return values
+
+
+def register(subparsers) -> None:
+    ev = subparsers.add_parser("eval", help="evaluate recipes on LoCoMo or LongMemEval (retrieval; QA with --llm)")
+    sub = ev.add_subparsers(dest="dataset", required=True)
+    for name in ("locomo", "longmemeval"):
+        p = sub.add_parser(name, help=f"evaluate on {name}")
+        p.add_argument("--data", required=True, help="the dataset file (official format)")
+        p.add_argument("--out", required=True, help="output folder (resumable)")
+        p.add_argument("--recipes", default="main", help="comma-separated recipe names, 'main' or 'all'")
+        p.add_argument("--k", type=int, default=10)
+        p.add_argument("--limit", type=int, help="a category-balanced subset of at most N questions")
+        p.add_argument("--baselines", default="oracle,full_context", help="oracle,full_context (or '')")
+        p.add_argument("--peers", default="", help="langchain, llamaindex, all, or peer names")
+        p.add_argument("--llm", help="reader model (ChatOpenAI); without it only retrieval is evaluated")
+        p.add_argument("--llm-base-url", help="OpenAI-compatible server for the reader (e.g. a local one)")
+        p.add_argument("--judge", help="judge model (fixed for a study); default: the reader")
+        p.add_argument("--judge-base-url", help="server of the judge; default: --llm-base-url")
+        p.add_argument("--no-today", action="store_true", help="leave 'Today is ...' out of the answer prompt")
+        p.add_argument("--no-sufficiency", action="store_true", help="skip the context-sufficiency judge")
+        p.add_argument("--workers", type=int, default=1, help="parallel LLM calls")
+        p.add_argument("--cache-dir", help="where ingested stores live (default OUT/stores); share between runs")
+        p.add_argument("--metrics", default="", help="metrics for the printed tables and heatmap")
+        p.add_argument("--fresh", action="store_true", help="discard earlier results in --out (keeps stores)")
+        p.add_argument("--quiet", action="store_true", help="no progress bar")
+        if name == "locomo":
+            p.add_argument("--scale", type=_scales, default=[1],
+                           help="haystack scales, e.g. 1,10: add other conversations' sessions as distractors")
+            p.add_argument("--conversations", type=int, help="only the first N conversations")
+            p.add_argument("--seed", type=int, default=0, help="seed of the distractor order")
+        else:
+            p.set_defaults(scale=[1], conversations=None, seed=0)
+        p.set_defaults(func=cmd_eval)
+    rep = sub.add_parser("report", help="rewrite summary.json, matrix.md and heatmap.png of a run")
+    rep.add_argument("--out", required=True)
+    rep.add_argument("--metrics", default="")
+    rep.set_defaults(func=cmd_report)
+
+    demo = subparsers.add_parser("demo", help="offline retrieval evaluation of the main recipes on LoCoMo")
+    demo.add_argument("--data", help="LoCoMo file (default: ../shared/data/locomo/locomo-dev.json if present)")
+    demo.add_argument("--out", default="out/demo")
+    demo.add_argument("--peers", default="", help="also run LangChain/LlamaIndex peers: langchain,llamaindex")
+    demo.add_argument("--cache-dir", help="where ingested stores live (default OUT/stores)")
+    demo.add_argument("--quiet", action="store_true")
+    demo.set_defaults(func=cmd_demo)

@@ -1,0 +1,99 @@
+"""Unit layer: retrieval maths on hand-worked cases (fusion, BM25 re-rank, entities, k, budget, filters)."""
+
+import dataclasses
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from rank_bm25 import BM25Okapi
+
+from cbmemory.models import Hit, MemoryRecord
+from cbmemory.retrieval import RECIPES, extract_entities, scale_k
+from cbmemory.retrieval.engine import boost_named_speakers
+from cbmemory.retrieval.fusion import rrf, weighted
+from cbmemory.retrieval.rerank import bm25_rerank, bm25_scores
+
+D = datetime(2023, 5, 7, tzinfo=timezone.utc)
+
+
+def rec(rid, text="x", day=0, pos=0, speaker=None):
+    return MemoryRecord(rid, "u", "s", "turn", pos, "user", text, text, D + timedelta(days=day), D, "h",
+                        speaker=speaker)
+
+
+def hits(*pairs):
+    return [Hit(rec(rid), score) for rid, score in pairs]
+
+
+def test_rrf_hand_worked():
+    # a: ranks 1 and 3 -> 1/61 + 1/63; b: rank 2 only -> 1/62; c: rank 1 (bm25) + 2... see below
+    out = rrf({"vector": hits(("a", .9), ("b", .8)), "bm25": hits(("c", 5.0), ("d", 4.0), ("a", 1.0))}, c=60)
+    scores = {h.record.record_id: h.score for h in out}
+    assert scores["a"] == pytest.approx(1 / 61 + 1 / 63)
+    assert scores["c"] == pytest.approx(1 / 61) and scores["b"] == pytest.approx(1 / 62)
+    assert [h.record.record_id for h in out] == ["a", "c", "b", "d"]
+    assert dict(out[0].ranks) == {"vector": 1, "bm25": 3}
+
+
+def test_rrf_weights_scale_each_list():
+    out = rrf({"vector": hits(("a", 1)), "bm25": hits(("b", 1))}, c=60, weights={"bm25": 2.0})
+    assert [h.record.record_id for h in out] == ["b", "a"]
+
+
+def test_weighted_fusion_min_max_normalises_each_list():
+    # vector: a=.9 -> 1, b=.5 -> 0 ; bm25: b=10 -> 1, c=2 -> 0 ; so b=1, a=1, c=0; tie broken by best rank
+    out = weighted({"vector": hits(("a", .9), ("b", .5)), "bm25": hits(("b", 10.0), ("c", 2.0))})
+    scores = {h.record.record_id: h.score for h in out}
+    assert scores == pytest.approx({"a": 1.0, "b": 1.0, "c": 0.0})
+
+
+def test_okapi_flattens_a_tiny_pool_and_bm25_plus_does_not():
+    # "pottery" is in exactly half of a 10-document pool: Okapi's idf log((10-5+.5)/(5+.5)) = 0, so every
+    # document scores 0 and a re-rank would keep an arbitrary order. BM25+ (idf log(11/5) > 0) separates.
+    docs = ["pottery class today"] * 5 + ["baked bread at home"] * 5
+    okapi = BM25Okapi([d.split() for d in docs]).get_scores(["pottery"])
+    assert okapi.max() == okapi.min() == 0.0
+    plus = bm25_scores("pottery", docs)
+    assert plus[:5].min() > plus[5:].max() + 0.5
+
+
+def test_bm25_rerank_keeps_incoming_order_on_ties_and_records_ranks():
+    pool = [Hit(rec("a", "nothing relevant"), .9), Hit(rec("b", "the puppy Biscuit"), .8),
+            Hit(rec("c", "unrelated too"), .7)]
+    out = bm25_rerank("Biscuit the puppy", pool, 3)
+    assert [h.record.record_id for h in out] == ["b", "a", "c"]
+    assert out[0].ranks["rerank"] == 1 and out[0].signals["rerank"] > 0
+
+
+@pytest.mark.parametrize("query, expected", [
+    ('Did she go to the "tech-for-good convention"?', ["tech-for-good convention"]),
+    ("When is the Nordstrom friends and family sale?", ["Nordstrom friends and family sale", "Nordstrom"]),
+    ("What did Caroline do on 7 May 2023?", ["7 May 2023", "Caroline", "7", "2023"]),
+    ("Where did Melanie and Caroline meet?", ["Melanie", "Caroline"]),
+    ("How many kids does Bank of America employee John have?", ["Bank of America", "John"]),
+    ("what is my favourite colour", []),
+    ("When did I visit New York City in June?", ["New York City", "June"]),
+])
+def test_entity_extraction_table(query, expected):
+    assert extract_entities(query) == expected
+
+
+def test_recipes_are_frozen_and_copies_leave_them_untouched():
+    v = RECIPES["vector"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.k = 3  # type: ignore[misc]
+    copy = v.with_(k=3)
+    assert copy.k == 3 and v.k == 10 and RECIPES["vector"].k == 10
+    assert set(RECIPES) >= {"vector", "vector_no_dates", "vector_bm25_rerank_10", "vector_bm25_rerank_50",
+                            "vector_bm25_rerank_100", "hybrid", "recency", "future_filter", "default"}
+    assert RECIPES["vector_no_dates"].ingest.anchor_dates is False
+
+
+@pytest.mark.parametrize("sessions, k", [(0, 5), (5, 5), (50, 10), (500, 20), (5000, 40), (10**6, 50)])
+def test_scale_k_follows_the_study_anchors(sessions, k):
+    assert scale_k(sessions) == k
+
+
+def test_speaker_boost_lifts_turns_by_the_named_speaker():
+    ranked = [Hit(rec("a", speaker="Melanie"), 1), Hit(rec("b", speaker="Caroline"), .9)]
+    out = boost_named_speakers("What did Caroline paint?", ranked, 1.0, 60)
+    assert [h.record.record_id for h in out] == ["b", "a"] and out[0].ranks["speaker"] == 1
