@@ -54,22 +54,10 @@ def to_langchain_message(record: MemoryRecord) -> BaseMessage:
     return SystemMessage(**common)
 
 
-def unsaved(messages: Iterable[BaseMessage], stored_turn_ids: Iterable[str | None]) -> list[BaseMessage]:
-    """The messages whose id is not among the stored turn ids (messages without an id count as new).
-
-    Filtering before an append matters: appending a stored turn again would re-index it after the
-    session's current last turn instead of leaving it where it is.
-    """
-    seen = {t for t in stored_turn_ids if t}
-    return [m for m in messages if m.id is None or m.id not in seen]
-
-
-def new_turns(messages: Sequence[BaseMessage], stored_turn_ids: Iterable[str | None]) -> list[Message]:
-    """The user and assistant turns of ``messages`` that are not stored yet (by message id).
-
-    Tool results, system messages and tool-call-only AI messages are not conversation turns and are skipped.
-    """
-    return to_memory_messages(m for m in unsaved(messages, stored_turn_ids) if m.type in ("human", "ai"))
+def conversation_turns(messages: Iterable[BaseMessage]) -> list[Message]:
+    """The user and assistant turns of ``messages``: tool results, system messages and tool-call-only AI
+    messages are not conversation turns. Their ids are the turn ids, so the core skips those already stored."""
+    return to_memory_messages(m for m in messages if m.type in ("human", "ai"))
 
 
 def latest_user_text(messages: Sequence[BaseMessage]) -> str | None:

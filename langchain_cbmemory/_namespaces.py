@@ -74,7 +74,7 @@ def prefix_filter(prefix: Sequence[str]) -> dict[str, str]:
 
 def encode_value(value: Mapping[str, Any]) -> str:
     try:
-        return json.dumps(dict(value), ensure_ascii=False)
+        return json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"a store value must be JSON-serialisable: {exc}") from exc
 

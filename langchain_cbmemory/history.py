@@ -5,7 +5,7 @@
     history.messages  # the session's turns in order, as Human/AI/System/Tool messages
 
 The turns it stores are the same records the middleware and retriever search. Message ids become turn ids
-(a message whose id is already stored is skipped); the speaker is kept as the message ``name``. Messages without
+(the core skips a message whose id is already stored); the speaker is kept as the message ``name``. Messages without
 text (an AI message that only calls tools) are not conversation turns and are not stored.
 """
 
@@ -18,7 +18,7 @@ from cbmemory.validation import check_id
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage
 
-from ._convert import to_langchain_message, to_memory_messages, unsaved
+from ._convert import to_langchain_message, to_memory_messages
 
 
 class CbMemoryChatMessageHistory(BaseChatMessageHistory):
@@ -38,14 +38,12 @@ class CbMemoryChatMessageHistory(BaseChatMessageHistory):
         return [to_langchain_message(r) for r in records]
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
-        stored = self.memory.session_records(self.user_id, self.session_id)
-        turns = to_memory_messages(unsaved(messages, (r.turn_id for r in stored)))
+        turns = to_memory_messages(messages)
         if turns:
             self.memory.add_messages(self.user_id, self.session_id, turns)
 
     async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
-        stored = await self.memory.asession_records(self.user_id, self.session_id)
-        turns = to_memory_messages(unsaved(messages, (r.turn_id for r in stored)))
+        turns = to_memory_messages(messages)
         if turns:
             await self.memory.aadd_messages(self.user_id, self.session_id, turns)
 

@@ -24,7 +24,7 @@ from langchain.agents.middleware import AgentMiddleware, AgentState, ModelReques
 from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 
-from ._convert import context_value, latest_user_text, new_turns
+from ._convert import context_value, conversation_turns, latest_user_text
 
 
 def memory_block(context: FormattedContext, today: datetime, *, say_today: bool = True) -> str:
@@ -134,21 +134,17 @@ class CbMemoryMiddleware(AgentMiddleware):
     def after_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         if not self.save:
             return None
-        user, session = self.user_of(runtime), self.session_of(runtime)
-        stored = self.memory.session_records(user, session)
-        turns = new_turns(state["messages"], (r.turn_id for r in stored))
+        turns = conversation_turns(state["messages"])  # turns stored before (same message id) are skipped
         if turns:
-            self.memory.add_messages(user, session, turns)
+            self.memory.add_messages(self.user_of(runtime), self.session_of(runtime), turns)
         return None
 
     async def aafter_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         if not self.save:
             return None
-        user, session = self.user_of(runtime), self.session_of(runtime)
-        stored = await self.memory.asession_records(user, session)
-        turns = new_turns(state["messages"], (r.turn_id for r in stored))
+        turns = conversation_turns(state["messages"])
         if turns:
-            await self.memory.aadd_messages(user, session, turns)
+            await self.memory.aadd_messages(self.user_of(runtime), self.session_of(runtime), turns)
         return None
 
 

@@ -9,6 +9,10 @@ Items live in the same memory as the user's conversations, so ``CbMemoryMiddlewa
 (shown as ``[date] memory: {...}``). The namespace mapping is in ``_namespaces``. Searches with a query go
 through the store's recipe; without one, items come newest first. TTLs are in minutes, refreshed on read
 unless ``refresh_ttl=False``. The async API runs the same code in a worker thread.
+
+Costs: get, put and delete touch one session. A search (or listing) whose prefix does not name the user reads
+every user's items under it, and ``list_namespaces`` reads all items: fine for an agent's memories, not a
+bulk document store.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from langgraph.store.base import (
 
 from . import _namespaces as ns
 
-try:  # langgraph >= 1.1 checks labels of ops handed straight to batch()
+try:  # recent langgraph: check the labels of ops handed straight to batch()
     from langgraph.store.base import validate_op_namespace
 except ImportError:  # pragma: no cover
     def validate_op_namespace(op: Op) -> None:
@@ -129,12 +133,12 @@ class CbMemoryStore(BaseStore):
         if op.value is None:
             self.memory.forget(user, session)
             return
+        if op.ttl is not None and op.ttl <= 0:
+            raise InvalidInputError("ttl must be a positive number of minutes")
         text = ns.encode_value(op.value)
         old = self._record(op.namespace, op.key)
         now = self.memory.clock()
         created = ns.record_to_item(old).created_at if old is not None else now
-        if op.ttl is not None and op.ttl <= 0:
-            raise InvalidInputError("ttl must be a positive number of minutes")
         self._write(op.namespace, op.key, text, created=created, updated=now, ttl=op.ttl)
 
     def _search(self, op: SearchOp) -> list[SearchItem]:

@@ -217,3 +217,30 @@ def test_agent_tools_write_the_store_and_the_middleware_recalls_it(memory, clock
     clock.advance(days=3)
     run("What am I allergic to?", {"user_id": "alice", "session_id": "s2"})
     assert '[Sunday, 7 May 2023] memory: {"content": "Alice is allergic to peanuts."}' in model.seen[-1][0].content
+
+
+# ---------------------------------------------------------------- property round trip
+label = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="."), min_size=1,
+              max_size=12) \
+    .filter(lambda s: s.strip())
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=8)
+
+
+@settings(max_examples=25, deadline=None)
+@given(namespace=st.lists(label, min_size=1, max_size=3).map(tuple).filter(lambda n: n[0] != "langgraph"),
+       key=st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=20),
+       value=st.dictionaries(st.text(max_size=8), json_values, max_size=4))
+def test_any_json_value_namespace_and_key_round_trip(minilm, namespace, key, value):
+    memory = AgentMemory(SQLiteStore(":memory:"), minilm, clock=Clock())
+    store = CbMemoryStore(memory)
+    try:
+        store.put(namespace, key, value)
+        item = store.get(namespace, key)
+        assert (item.namespace, item.key, item.value) == (namespace, key, value)
+        assert [(i.namespace, i.key) for i in store.search(namespace[:1])] == [(namespace, key)]
+        assert store.list_namespaces() == [namespace]
+    finally:
+        memory.close()
