@@ -114,6 +114,8 @@ def cell(summary: Mapping[str, Any], row: str, column: str, metric: str) -> floa
 def _fmt(value: float | None, metric: str) -> str:
     if value is None:
         return "—"
+    if metric == "n" or metric.startswith("n_"):
+        return f"{value:,.0f}"
     if metric.startswith(("tokens", "latency", "k_auto", "n_")) or metric == "n" or metric.endswith("_days"):
         return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
     return f"{value:.3f}"

@@ -351,7 +351,8 @@ def run_eval(
     meta = {
         "dataset": first.dataset, "k": k, "ks": run.ks, "embedder": embedder.name,
         "qa": None if qa is None else qa.stamp,
-        "fingerprints": run.fingerprints, "rows": {r.name: r.describe() for r in rows},
+        "fingerprints": run.fingerprints,
+        "rows": json.loads(json.dumps({r.name: r.describe() for r in rows}, default=str)),
         "categories": [dataclasses.asdict(c) for c in first.categories],
         "question_date": ("LoCoMo has no question date: 'today' is the conversation's last session date"
                           if first.dataset == "locomo" else "each question's question_date"),
@@ -389,7 +390,8 @@ def _execute(run: _Run) -> None:
                 by_user.setdefault(q.user_id, []).append((q, pending))
                 total += len(pending)
         work += [(variant, user, items) for user, items in by_user.items()]
-    bar = tqdm(total=total, desc="eval", unit="q", file=sys.stderr, disable=not run.progress, smoothing=0.05)
+    bar = tqdm(total=total, desc="eval", unit="q", file=sys.stderr, disable=not run.progress, smoothing=0.05,
+               mininterval=0.2 if sys.stderr.isatty() else 15.0)
     handles = {name: open(path, "a", encoding="utf-8") for name, path in files.items()}
     pool = ThreadPoolExecutor(run.workers) if run.qa is not None else None
     try:
