@@ -355,3 +355,30 @@ def test_close_closes_only_an_owned_cluster(state):
     assert not cluster.closed
     CouchbaseStore(cluster, "cbm", close_cluster=True).close()
     assert cluster.closed
+
+
+def test_without_auto_schema_a_missing_layout_is_a_clear_error(state):
+    from cbmemory.errors import CbMemoryError
+
+    store = CouchbaseStore(FakeCluster(state), "cbm", auto_schema=False)
+    with pytest.raises(CbMemoryError, match=r"call ensure_schema\(4\)"):
+        store.bind_embedder("e", DIM)
+    store.ensure_schema(DIM)
+    store.bind_embedder("e", DIM)
+    assert store.embedder == ("e", DIM)
+
+
+def test_missing_bucket_is_a_clear_error(state):
+    from couchbase.exceptions import BucketNotFoundException
+
+    state.fail_with = BucketNotFoundException()
+    with pytest.raises(StoreUnavailableError, match="bucket 'nope' does not exist"):
+        CouchbaseStore(FakeCluster(state), "nope").count()
+
+
+def test_schema_creation_is_idempotent(store, state):
+    again = CouchbaseStore(FakeCluster(state), "cbm", scope="team_a")
+    again.ensure_schema(DIM)
+    assert not calls(state, "create_scope") and not calls(state, "create_collection")
+    assert not calls(state, "upsert_index")  # the existing index (same dimension) is kept
+    assert all("IF NOT EXISTS" in c[1] for c in calls(state, "query"))

@@ -93,13 +93,15 @@ class CouchbaseStore(MemoryStore):
         self._tokens: dict[tuple[str, int], Any] = {}
         self._dim: int | None = None
         self._schema_ready = False
+        self._collections_seen = False
 
     # ---------------------------------------------------------------- connection
     @classmethod
     def connect(cls, connection_string: str, username: str, password: str, bucket: str, *,
                 timeout: float = 10.0, cluster_options: Any = None, **kwargs: Any) -> CouchbaseStore:
-        """Connect (``couchbase://host`` or ``couchbases://host`` for Capella) and check that the Data,
-        Query and Search services answer within ``timeout`` seconds; ``StoreUnavailableError`` otherwise.
+        """Connect (``couchbase://host``, or ``couchbases://host`` for Capella), check that the Query and
+        Search services answer within ``timeout`` seconds and open the bucket (Data service);
+        ``StoreUnavailableError`` otherwise (unreachable, refused credentials, missing bucket).
         ``cluster_options`` replaces the default ``ClusterOptions`` (e.g. with a WAN profile applied)."""
         from couchbase.auth import PasswordAuthenticator
         from couchbase.cluster import Cluster
@@ -122,20 +124,31 @@ class CouchbaseStore(MemoryStore):
                 f"Couchbase at {where} did not answer within {timeout:g}s: {exc}") from exc
         try:
             cluster.wait_until_ready(limit, WaitUntilReadyOptions(
-                service_types=[ServiceType.KeyValue, ServiceType.Query, ServiceType.Search]))
+                service_types=[ServiceType.Query, ServiceType.Search]))
         except e.CouchbaseException as exc:
             cluster.close()
             raise StoreUnavailableError(
-                f"Couchbase at {where} is up but its Data, Query and Search services were not all ready "
+                f"Couchbase at {where} is up but its Query and Search services were not both ready "
                 f"within {timeout:g}s: {exc}") from exc
-        return cls(cluster, bucket, close_cluster=True, **kwargs)
+        store = cls(cluster, bucket, close_cluster=True, **kwargs)
+        try:
+            store._h("bucket")  # opens the bucket: the Data service answers, and the bucket exists
+        except CbMemoryError:
+            cluster.close()
+            raise
+        return store
 
     def _h(self, name: str) -> Any:
         """SDK handles, opened on first use (opening a bucket talks to the cluster)."""
         with self._lock:
             if name not in self._handles:
                 if name == "bucket":
-                    self._handles[name] = self._io("open bucket", self.cluster.bucket, self.bucket_name)
+                    e = _sdk_exceptions()
+                    try:
+                        self._handles[name] = self._io("open bucket", self.cluster.bucket, self.bucket_name)
+                    except e.BucketNotFoundException as exc:
+                        raise StoreUnavailableError(
+                            f"bucket {self.bucket_name!r} does not exist (create it first)") from exc
                 elif name == "scope":
                     self._handles[name] = self._h("bucket").scope(self.scope_name)
                 else:
@@ -174,6 +187,7 @@ class CouchbaseStore(MemoryStore):
             self._poll(deadline, f"collection {coll}", lambda c=coll: self._h(c).exists(d.META_KEY))
         for st in q.secondary_indexes(self.memory_collection, self.sessions_collection):
             self._poll(deadline, "SQL++ index", lambda st=st: self._query(st, consistent=False))
+        self._collections_seen = True
         self._ensure_search_index(dimension, deadline)
         self._schema_ready = True
 
@@ -195,7 +209,14 @@ class CouchbaseStore(MemoryStore):
         else:
             definition = d.search_index_definition(self.bucket_name, self.scope_name, self.memory_collection,
                                                    dimension, self.index_name)
-            self._io("create Search index", manager.upsert_index, SearchIndex.from_json(definition))
+
+            def create() -> None:  # retried: a collection made a moment ago may not be known yet
+                try:
+                    manager.get_index(self.index_name)  # an earlier attempt got through
+                except e.SearchIndexNotFoundException:
+                    manager.upsert_index(SearchIndex.from_json(definition))
+
+            self._poll(deadline, f"create Search index {self.index_name}", create)
         probe = q.sdk().search.SearchRequest.create(q.sdk().search.MatchNoneQuery())
         self._poll(deadline, f"Search index {self.index_name}", lambda: self._search(probe, 1, consistent=False))
 
@@ -215,12 +236,15 @@ class CouchbaseStore(MemoryStore):
             delay = min(delay * 2, 1.0)
 
     def _collections_exist(self) -> bool:
-        if self._schema_ready:
-            return True
-        manager = self._h("bucket").collections()
-        scopes = {s.name: {c.name for c in s.collections} for s in self._io("list scopes", manager.get_all_scopes)}
-        return {self.users_collection, self.sessions_collection, self.memory_collection} <= scopes.get(
-            self.scope_name, set())
+        """Checked through the management API first: a KV read from a collection that does not exist
+        would only fail after the full KV timeout."""
+        if not self._collections_seen:
+            manager = self._h("bucket").collections()
+            scopes = {s.name: {c.name for c in s.collections}
+                      for s in self._io("list scopes", manager.get_all_scopes)}
+            self._collections_seen = {self.users_collection, self.sessions_collection,
+                                      self.memory_collection} <= scopes.get(self.scope_name, set())
+        return self._collections_seen
 
     def _read_meta(self) -> dict[str, Any] | None:
         if not self._collections_exist():
@@ -233,6 +257,9 @@ class CouchbaseStore(MemoryStore):
             self._check_meta(meta, name, dimension)
         if self.auto_schema and not self._schema_ready:
             self.ensure_schema(dimension)
+        elif not self._collections_exist():
+            raise CbMemoryError(f"{self.bucket_name}.{self.scope_name} has no cbmemory collections; call "
+                                f"ensure_schema({dimension}) or construct the store with auto_schema=True")
         if meta is None:
             e = _sdk_exceptions()
             try:
@@ -502,6 +529,7 @@ class CouchbaseStore(MemoryStore):
 
     # ---------------------------------------------------------------- reads
     def get_records(self, user_id: str, record_ids: Sequence[str]) -> list[MemoryRecord]:
+        record_ids = list(dict.fromkeys(record_ids))
         keys = [d.record_key(r) for r in record_ids]
         bodies = self._get_many(self.memory_collection, keys)
         out = []

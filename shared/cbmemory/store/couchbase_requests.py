@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any
@@ -166,8 +166,6 @@ def search_options(limit: int, *, explain: bool = False, consistent_with: object
                    timeout: float | None = None):
     """``SearchOptions``: a row limit, optional score explanation and at-plus consistency (the
     ``MutationState`` of this store's own writes)."""
-    from datetime import timedelta
-
     kw: dict[str, Any] = {"limit": limit}
     if explain:
         kw["explain"] = True
