@@ -323,7 +323,8 @@ class CouchbaseStore(MemoryStore):
             opts = UpsertMultiOptions(per_key_options=per_key) if per_key else UpsertMultiOptions()
             res = self._io("upsert", self._h(collection).upsert_multi, {k: docs[k] for k in part}, opts)
             failed = res.exceptions
-            self._remember(v for k, v in res.results.items() if k not in failed)
+            if collection == self.memory_collection:  # the only writes the Search index must catch up on
+                self._remember(v for k, v in res.results.items() if k not in failed)
             for key, exc in failed.items():
                 self._raise_kv(key, exc)
 
@@ -501,10 +502,11 @@ class CouchbaseStore(MemoryStore):
 
         What it cannot give: the server truncates the union by the combined score (``size = vector_pool +
         text_pool``), so when many text matches score above weak vector candidates those candidates are
-        cut before the client sees them; the vector list may then be shorter than ``vector_pool``. (The
-        text list is never cut: at most ``vector_pool`` hits can outrank a text hit other than text hits
-        scoring higher.) For exact separate lists use ``vector_search`` + ``text_search`` (two requests),
-        which is what the recipes do.
+        cut before the client sees them; the vector list may then be shorter than ``vector_pool``. The
+        text list keeps its top ``text_pool`` (only the ``vector_pool`` k-NN hits and better text hits can
+        outrank a text hit), except a text hit whose own k-NN part is negative. The split relies on the
+        shape of bleve's score explanation. For exact separate lists use ``vector_search`` +
+        ``text_search`` (two requests), which is what the recipes do.
         """
         qv = self._query_vector(vector)
         if qv is None or self._nothing_allowed(filters):
