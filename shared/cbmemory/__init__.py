@@ -21,8 +21,18 @@ from .store import MemoryStore, SQLiteStore
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> object:
+    if name == "CouchbaseStore":  # imports the couchbase SDK, so only on first use
+        from .store.couchbase import CouchbaseStore
+
+        return CouchbaseStore
+    raise AttributeError(name)
+
+
+
 __all__ = [
-    "RECIPES", "AgentMemory", "CbMemoryError", "EmbedderMismatchError", "Hit", "IngestConfig", "IngestResult",
+    "RECIPES", "AgentMemory", "CbMemoryError", "CouchbaseStore", "EmbedderMismatchError", "Hit", "IngestConfig", "IngestResult",
     "InvalidDateError", "InvalidInputError", "InvalidVectorError", "MemoryRecord", "MemoryStore", "Message",
     "MissingDependencyError", "NotAStoreError", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session",
     "StoreUnavailableError", "format_context", "get_recipe",

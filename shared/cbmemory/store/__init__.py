@@ -1,6 +1,16 @@
-"""Store backends behind one contract (``MemoryStore``)."""
+"""Store backends behind one contract (``MemoryStore``). ``CouchbaseStore`` loads the SDK only when used."""
+
+from typing import Any
 
 from .base import MemoryStore, StoreCapabilities
 from .sqlite import SQLiteStore
 
-__all__ = ["MemoryStore", "SQLiteStore", "StoreCapabilities"]
+__all__ = ["CouchbaseStore", "MemoryStore", "SQLiteStore", "StoreCapabilities"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "CouchbaseStore":
+        from .couchbase import CouchbaseStore
+
+        return CouchbaseStore
+    raise AttributeError(name)

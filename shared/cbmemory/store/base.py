@@ -28,6 +28,7 @@ class StoreCapabilities:
     phrase: bool = True
     ttl: bool = True
     persistent: bool = True
+    atomic_batches: bool = True  # a write() is all-or-nothing across records (not on Couchbase: per document)
 
 
 class MemoryStore(ABC):
@@ -43,8 +44,9 @@ class MemoryStore(ABC):
     def write(
         self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray
     ) -> IngestResult:
-        """Store sessions and records (row i of ``vectors`` belongs to ``records[i]``) atomically: after a
-        crash either all of them are visible or none. Re-writing an unchanged record changes nothing;
+        """Store sessions and records (row i of ``vectors`` belongs to ``records[i]``). Where
+        ``capabilities.atomic_batches`` holds, after a crash either all of them are visible or none;
+        elsewhere each record is atomic and re-running the write completes it (it is idempotent). Re-writing an unchanged record changes nothing;
         a record whose content hash changed is replaced."""
 
     @abstractmethod

@@ -65,7 +65,8 @@ class CouchbaseStore(MemoryStore):
     own writes are indexed) or ``"not_bounded"``.
     """
 
-    capabilities = StoreCapabilities(vector=True, full_text=True, phrase=True, ttl=True, persistent=True)
+    capabilities = StoreCapabilities(vector=True, full_text=True, phrase=True, ttl=True, persistent=True,
+                                     atomic_batches=False)
 
     def __init__(self, cluster: Any, bucket: str, *, scope: str = d.DEFAULT_SCOPE,
                  index_name: str = d.DEFAULT_INDEX, users_collection: str = "users",
