@@ -5,8 +5,16 @@ from datetime import date
 import pytest
 
 from cbmemory.eval.answer_scores import (
-    abstained, answer_scores, contains, date_error_days, exact_match, extract_date, locomo_f1, multi_answer_f1,
-    normalize_answer, token_f1,
+    abstained,
+    answer_scores,
+    contains,
+    date_error_days,
+    exact_match,
+    extract_date,
+    locomo_f1,
+    multi_answer_f1,
+    normalize_answer,
+    token_f1,
 )
 
 

@@ -5,7 +5,15 @@ import math
 import pytest
 
 from cbmemory.eval.metrics import (
-    aggregate, mean, ndcg, percentile, recall, recall_all, recall_any, retrieval_metrics, session_units,
+    aggregate,
+    mean,
+    ndcg,
+    percentile,
+    recall,
+    recall_all,
+    recall_any,
+    retrieval_metrics,
+    session_units,
 )
 
 GOLD = {"a", "b"}

@@ -2,7 +2,13 @@
 
 import pytest
 
-from cbmemory.eval.prompts import PROMPT_VERSION, judge_messages, parse_verdict, rubric_for, sufficiency_messages
+from cbmemory.eval.prompts import (
+    PROMPT_VERSION,
+    judge_messages,
+    parse_verdict,
+    rubric_for,
+    sufficiency_messages,
+)
 
 J = ("CORRECT", "WRONG")
 

@@ -201,3 +201,19 @@ def test_longmemeval_run(lme_file, tmp_path, minilm):
     assert {r["user_id"] for r in recs} == {"q1", "q2", "q3_abs", "q4"}
     assert recs[0]["question_date"].startswith("2023-05-30") and recs[0]["date_source"] == "question"
     assert "single-session-user (SSU)" in text and "overall w/o abstention" in text
+
+
+def test_a_failing_llm_call_skips_that_question_until_the_next_run(locomo_set, tmp_path, minilm, capsys):
+    def flaky(messages):
+        if "pottery" in messages[-1][1]:
+            raise ValueError("context length exceeded")
+        return "7 May 2023"
+
+    judge = make_fake_chat(_judge, "fake-judge")
+    out = tmp_path / "qa"
+    settings = _run(locomo_set, out, ["bm25"], minilm, baselines=(), qa=QAConfig(make_fake_chat(flaky, "r"), judge, "locomo"))
+    assert "context length exceeded" in capsys.readouterr().err and settings["invocations"][-1]["failed"] == 1
+    recs = read_jsonl(out / "questions" / "bm25.jsonl")
+    assert len(recs) == 10 and not any("pottery" in r["question"] for r in recs)
+    _run(locomo_set, out, ["bm25"], minilm, baselines=(), qa=QAConfig(make_fake_chat(lambda m: "x", "r"), judge, "locomo"))
+    assert len(read_jsonl(out / "questions" / "bm25.jsonl")) == 11

@@ -95,7 +95,7 @@ def parse_question(obj: object, where: str = "question") -> LongMemEvalQuestion:
     seen: dict[str, int] = {}
     out: list[LongMemEvalSession] = []
     evidence: list[str] = []
-    for sid, date, turns in zip(ids, dates, sessions):
+    for sid, date, turns in zip(ids, dates, sessions, strict=True):
         sid = str(sid)
         seen[sid] = seen.get(sid, 0) + 1
         if seen[sid] > 1:

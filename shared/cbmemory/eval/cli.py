@@ -104,7 +104,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if data is None:
         return 2
     variants = _variants(args, args.dataset, data)
-    run_eval(variants, args.out, _recipes(args.recipes), k=args.k, baselines=_csv(args.baselines),
+    ks = sorted({int(x) for x in _csv(args.ks)} | {args.k})
+    run_eval(variants, args.out, _recipes(args.recipes), k=args.k, ks=ks, baselines=_csv(args.baselines),
              peers=expand(_csv(args.peers)), qa=_qa(args, args.dataset), store_dir=args.cache_dir,
              fresh=args.fresh, progress=not args.quiet, workers=args.workers,
              settings={"data": str(data), "limit": args.limit, "scales": args.scale,
@@ -127,6 +128,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     args.data, args.dataset, args.recipes, args.k, args.llm = data, "locomo", ",".join(MAIN_RECIPES), 10, None
     args.baselines, args.fresh, args.workers, args.limit, args.conversations = "oracle", True, 1, None, None
     args.scale, args.seed, args.metrics = [1], 0, ""
+    args.ks = "1,3,5,10"  # no second, deeper search per question: the demo shows the matrix at k=10
     print(f"cbmemory demo: offline retrieval evaluation of {len(MAIN_RECIPES)} recipes on {data} "
           "(MiniLM embedder, no API key).", file=sys.stderr)
     return cmd_eval(args)
@@ -148,6 +150,7 @@ def register(subparsers) -> None:
         p.add_argument("--out", required=True, help="output folder (resumable)")
         p.add_argument("--recipes", default="main", help="comma-separated recipe names, 'main' or 'all'")
         p.add_argument("--k", type=int, default=10)
+        p.add_argument("--ks", default="1,3,5,10,20,30,50", help="cut-offs of the recall/NDCG metrics")
         p.add_argument("--limit", type=int, help="a category-balanced subset of at most N questions")
         p.add_argument("--baselines", default="oracle,full_context", help="oracle,full_context (or '')")
         p.add_argument("--peers", default="", help="langchain, llamaindex, all, or peer names")

@@ -122,8 +122,13 @@ def _langchain(name: str, records: Sequence[MemoryRecord], vectors: _Vectors) ->
             vector.search_kwargs = {"k": k}
             return [d.metadata["record_id"] for d in vector.invoke(query)]
         return search
+    import warnings
+
     from langchain_classic.retrievers import EnsembleRetriever
-    from langchain_community.retrievers import BM25Retriever
+
+    with warnings.catch_warnings():  # langchain-community announces its sunset on import
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from langchain_community.retrievers import BM25Retriever
 
     bm25 = BM25Retriever.from_documents(docs, k=10)
     ensemble = EnsembleRetriever(retrievers=[vector, bm25], weights=[0.5, 0.5], id_key="record_id")

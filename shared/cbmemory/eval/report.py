@@ -186,10 +186,10 @@ def heatmap(summary: Mapping[str, Any], path: str | Path, metrics: Sequence[str]
     rows = [r for r in summary["results"]
             if any(cell(summary, r, key, m) is not None for key, _ in _columns(summary) for m in metrics)]
     cols = _columns(summary)
-    fig = Figure(figsize=(2.2 + 1.05 * len(cols) * len(metrics), 1.2 + 0.38 * max(len(rows), 1)))
+    fig = Figure(figsize=(2.2 + 1.05 * len(cols) * len(metrics), 2.4 + 0.38 * max(len(rows), 1)))
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, len(metrics), squeeze=False)[0]
-    for ax, metric in zip(axes, metrics):
+    for ax, metric in zip(axes, metrics, strict=True):
         data = [[cell(summary, r, key, metric) for key, _ in cols] for r in rows]
         grid = [[math.nan if v is None else v for v in line] for line in data]
         finite = [v for line in data for v in line if v is not None]

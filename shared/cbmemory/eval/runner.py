@@ -159,6 +159,7 @@ class _Run:
         self._line_tokens: dict[str, int] = {}
         self._header_tokens = count_tokens(HEADER)
         self.ingest_seconds: dict[str, float] = {}
+        self.failures: list[str] = []
 
     # -- stores
     def memory(self, variant: str, ingest: IngestConfig):
@@ -368,7 +369,7 @@ def run_eval(
         run.close()
         meta["invocations"] = [*meta.get("invocations", []), {
             "started": now, "wall_s": round(time.perf_counter() - start, 2),
-            "ingest_s": {k: round(v, 2) for k, v in run.ingest_seconds.items()},
+            "ingest_s": {k: round(v, 2) for k, v in run.ingest_seconds.items()}, "failed": len(run.failures),
             "rows": [r.name for r in rows]}]
         settings_path.write_text(json.dumps(meta, indent=1, default=str))
     return meta
@@ -390,8 +391,24 @@ def _execute(run: _Run) -> None:
                 by_user.setdefault(q.user_id, []).append((q, pending))
                 total += len(pending)
         work += [(variant, user, items) for user, items in by_user.items()]
+    # phase 1: every memory the pending work needs (idempotent: a warm store re-adds in milliseconds)
+    needs: list[tuple[str, IngestConfig, str]] = []
+    for variant, user, items in work:
+        settings = {r.config.ingest.key: r.config.ingest for _, rows in items for r in rows if r.kind == "recipe"}
+        if any(r.kind != "recipe" for _, rows in items for r in rows):
+            settings.setdefault(DEFAULT_INGEST.key, DEFAULT_INGEST)
+        needs += [(variant, ingest, user) for ingest in settings.values()]
+    interval = 0.2 if sys.stderr.isatty() else 15.0
+    turns = sum(run.variants[v].haystacks[u].turns for v, _, u in needs)
+    with tqdm(total=turns, desc="ingest", unit="turn", file=sys.stderr, disable=not run.progress or not needs,
+              mininterval=interval) as bar:
+        for variant, ingest, user in needs:
+            bar.set_postfix_str(f"{variant} {user} {ingest.key}")
+            run.ensure_user(variant, ingest, user)
+            bar.update(run.variants[variant].haystacks[user].turns)
+    # phase 2: retrieval (and QA) per user
     bar = tqdm(total=total, desc="eval", unit="q", file=sys.stderr, disable=not run.progress, smoothing=0.05,
-               mininterval=0.2 if sys.stderr.isatty() else 15.0)
+               mininterval=interval)
     handles = {name: open(path, "a", encoding="utf-8") for name, path in files.items()}
     pool = ThreadPoolExecutor(run.workers) if run.qa is not None else None
     try:
@@ -443,11 +460,18 @@ def _evaluate_user(run: _Run, variant: str, user: str, items, handles, bar, pool
 
         def one(job):
             row, q, rec, context = job
-            result = run_qa(run.qa, q, context)
+            try:
+                result = run_qa(run.qa, q, context)
+            except Exception as exc:  # noqa: BLE001 - one failed call must not stop the run; it is retried
+                return row, None, f"{q.question_id} ({row.name}): {type(exc).__name__}: {exc}"
             rec["metrics"].update(result.pop("qa_metrics"))
             rec.update(result)
-            return row, rec
+            return row, rec, None
 
-        for row, rec in pool.map(one, jobs):
-            _write(handles[row.name], rec)
+        for row, rec, error in pool.map(one, jobs):
+            if error is None:
+                _write(handles[row.name], rec)
+            else:  # not written, so the next run of the same command retries it
+                run.failures.append(error)
+                print(f"QA failed, will be retried on the next run: {error}", file=sys.stderr)
             bar.update(1)
