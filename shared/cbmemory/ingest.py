@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .dates import anchor_label
+from .enrich.config import EnrichConfig
 from .errors import InvalidInputError
 from .models import MemoryRecord, Message, frozen_mapping
 from .validation import check_annotations, check_id, check_role, check_text
@@ -29,6 +30,8 @@ class IngestConfig:
     - ``with_previous_turn``: also index the text of the turn this one replies to (its raw text is unchanged).
     - ``date_resolver``: optional function that rewrites relative dates ("yesterday") against the session
       date in the indexed text; ``None`` leaves the text as it is.
+    - ``enrich``: optional LLM modes run after the raw write (``cbmemory.enrich.EnrichConfig``: summary,
+      events, facts); they need an ``Enricher`` on the ``AgentMemory``. ``None``: raw records only.
     """
 
     anchor_dates: bool = True
@@ -36,6 +39,7 @@ class IngestConfig:
     index_annotation_keys: tuple[str, ...] = ("image_caption",)
     with_previous_turn: bool = False
     date_resolver: Callable[[str, datetime], str] | None = None
+    enrich: EnrichConfig | None = None
 
     def __post_init__(self) -> None:
         if self.unit not in ("turn", "round"):
@@ -48,7 +52,7 @@ class IngestConfig:
         return (
             f"anchor={int(self.anchor_dates)},unit={self.unit},ann={'+'.join(self.index_annotation_keys)},"
             f"prev={int(self.with_previous_turn)},dates={resolver}"
-        )
+        ) + (f",enrich={self.enrich.key}" if self.enrich is not None else "")
 
 
 DEFAULT_INGEST = IngestConfig()

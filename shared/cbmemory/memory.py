@@ -50,8 +50,12 @@ class AgentMemory:
         ingest: IngestConfig | None = None,
         default_ttl: timedelta | None = None,
         clock: Callable[[], datetime] = utcnow,
+        enricher: Any = None,
     ):
+        """``enricher``: an optional ``cbmemory.enrich.Enricher`` that runs the LLM modes of
+        ``ingest.enrich`` (summaries, events, facts) after each raw write; without one, records stay raw."""
         self.store = store
+        self.enricher = enricher
         inner = embedder or _default_embedder()
         self.embedder = inner if isinstance(inner, CachedEmbedder) else CachedEmbedder(inner, lookup=store.lookup_vectors)
         self.recipe = get_recipe(recipe)
@@ -90,9 +94,13 @@ class AgentMemory:
 
     def _write(self, sessions: list[Session], records: list[MemoryRecord]) -> IngestResult:
         self._bind()
+        if self.enricher is not None:  # cached fact keys only: never calls the LLM before the raw write
+            records = self.enricher.prepare(self, records)
         vectors = self.embedder.embed([r.index_text for r in records])  # checked: finite, right shape
         result = self.store.write(sessions, records, vectors)
         self.store.purge_expired(self.clock())
+        if self.enricher is not None:  # LLM calls, after the raw records are stored
+            self.enricher.after_write(self, sessions, records)
         return result
 
     def add_session(
@@ -163,7 +171,7 @@ class AgentMemory:
         session = self.store.get_session(user_id, session_id)
         if session is None:
             session = Session(user_id, session_id, to_utc(date) if date is not None else now)
-        last = self.store.list_records(user_id, SearchFilters(session_ids=(session_id,)), limit=1,
+        last = self.store.list_records(user_id, SearchFilters(session_ids=(session_id,), kinds=(kind,)), limit=1,
                                        newest_first=True, now=now)
         start = last[0].position + 1 if last else 0
         previous = Message(last[0].role, last[0].text, last[0].speaker) if last else None
@@ -217,10 +225,13 @@ class AgentMemory:
         return format_context(hits, order=order, budget=cfg.token_budget)
 
     def session_records(self, user_id: str, session_id: str | None = None, *, limit: int | None = None,
-                        newest_first: bool = False) -> list[MemoryRecord]:
-        """A user's stored records in conversation order (one session, or all)."""
+                        newest_first: bool = False, kinds: tuple[str, ...] | None = ("turn", "round")
+                        ) -> list[MemoryRecord]:
+        """A user's stored records in conversation order (one session, or all): the raw turns or rounds by
+        default, not the summaries and events derived from them (``kinds=None``: every kind)."""
         check_id(user_id, "user_id")
-        f = SearchFilters(session_ids=(check_id(session_id, "session_id"),)) if session_id else SearchFilters()
+        sessions = (check_id(session_id, "session_id"),) if session_id else None
+        f = SearchFilters(session_ids=sessions, kinds=kinds)
         return self.store.list_records(user_id, f, limit=limit, newest_first=newest_first, now=self.clock())
 
     def sessions(self, user_id: str) -> list[Session]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from ..enrich.config import EnrichConfig
+from ..enrich.relative_dates import resolve_relative_dates
 from ..errors import InvalidInputError
 from ..ingest import IngestConfig
 from .config import RetrievalConfig
@@ -64,11 +66,44 @@ BM25_CONTEXT = BM25.with_(
     name="bm25_context", description="BM25 alone over turns indexed with the turn they answer.",
     ingest=DEFAULT.ingest,
 )
+# Relative dates resolved by rule at ingest ("yesterday [= 6 May 2023]" in the index text), nothing else
+# changed, so the matrix shows that one effect (no LLM).
+DATES_INGEST = IngestConfig(date_resolver=resolve_relative_dates)
+HYBRID_DATES = HYBRID.with_(
+    name="hybrid_dates", description="Hybrid over turns whose relative dates are resolved by rule at ingest.",
+    ingest=DATES_INGEST,
+)
+VECTOR_DATES = VECTOR.with_(
+    name="vector_dates", description="Vector search over turns whose relative dates are resolved by rule at ingest.",
+    ingest=DATES_INGEST,
+)
+# LLM-assisted ingestion (needs an Enricher with a chat model; the evaluation skips these without one).
+# One enriched store holds raw turns + session summaries + events; raw+facts changes the raw turns' index
+# keys, so it has a store of its own (the extraction calls are shared through the cache).
+ENRICHED_INGEST = IngestConfig(enrich=EnrichConfig(modes=("summary", "events")))
+FACTS_INGEST = IngestConfig(enrich=EnrichConfig(modes=("facts",)))
+SUMMARY = HYBRID.with_(
+    name="summary", description="Hybrid over LLM session summaries only (linked to their source turns).",
+    ingest=ENRICHED_INGEST, kinds=("summary",),
+)
+EVENTS = HYBRID.with_(
+    name="events", description="Hybrid over LLM-extracted events only (who/what/when/where, absolute dates).",
+    ingest=ENRICHED_INGEST, kinds=("event",),
+)
+EVENTS_RAW = HYBRID.with_(
+    name="events_raw", description="Hybrid over raw turns and LLM-extracted events together.",
+    ingest=ENRICHED_INGEST, kinds=("turn", "event"),
+)
+RAW_FACTS = HYBRID.with_(
+    name="raw_facts", description="Hybrid over raw turns whose index keys carry LLM-extracted facts.",
+    ingest=FACTS_INGEST, kinds=("turn",),
+)
 
 RECIPES: MappingProxyType[str, RetrievalConfig] = MappingProxyType({
     r.name: r for r in (
         DEFAULT, VECTOR, VECTOR_NO_DATES, BM25, VECTOR_BM25_RERANK_10, VECTOR_BM25_RERANK_50,
         VECTOR_BM25_RERANK_100, HYBRID, HYBRID_CONTEXT, BM25_CONTEXT, SCALED, RECENCY, FUTURE_FILTER,
+        HYBRID_DATES, VECTOR_DATES, SUMMARY, EVENTS, EVENTS_RAW, RAW_FACTS,
     )
 })
 

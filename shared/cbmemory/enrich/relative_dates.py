@@ -1,0 +1,323 @@
+"""Rule-based, LLM-free resolution of relative dates against the session date.
+
+"I went to the museum yesterday", said on Sunday 7 May 2023, is indexed as
+``I went to the museum yesterday [= 6 May 2023]``: the raw text is kept and the absolute date is added
+next to the expression, so that a search for "6 May" finds the turn and a reader months later does not
+resolve "yesterday" against its own clock (REFERENCE.md section 2, the failure mode of temporal anchoring).
+
+Use it as the ingest hook ``IngestConfig(date_resolver=resolve_relative_dates)`` (it rewrites only the
+indexed text), or call ``find_relative_dates`` / ``resolve_expression`` for the structured spans.
+
+Everything is a pure function of (text, session date); the rules are one table, ``RULES``. Conventions
+(English, ISO weeks from Monday to Sunday, northern-hemisphere meteorological seasons):
+
+| expression | resolves to |
+|---|---|
+| today, tonight, this morning/afternoon/evening, earlier today | the session day |
+| yesterday, last night / tomorrow | the day before / after |
+| the day before yesterday / the day after tomorrow | two days before / after |
+| N days ago, in N days, N days from now | that day |
+| N weeks ago, in N weeks | the ISO week containing the day 7N days before / after |
+| N months ago, in N months | that calendar month (day clamped at month ends: 31 Mar - 1 month = 28/29 Feb) |
+| N years ago, in N years | that year |
+| a few days/weeks/months/years ago | "a few weeks before <session day>" (kept vague on purpose) |
+| last / this / next week | the ISO week before / containing / after the session day |
+| last / this / next month, year | the calendar month or year before / of / after |
+| last / this / next weekend | Saturday-Sunday of the ISO week before / of / after the session day |
+| last Friday / next Friday | the nearest Friday strictly before / after the session day |
+| this Friday | the Friday of the session day's ISO week |
+| last May / next May (capitalised month) | the nearest May strictly before / after the session month |
+| last / this / next summer (spring, autumn/fall, winter) | Jun-Aug, Mar-May, Sep-Nov, Dec-Feb |
+
+N is a numeral (1-999) or a word: a, an, one ... twelve, a couple of. Bare weekdays ("on Friday"),
+"recently" and "the other day" are left alone: the tense that would disambiguate them is not a date rule.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+GRANULARITIES = ("day", "week", "weekend", "month", "year", "season", "vague")
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+           "October", "November", "December")
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2}
+_SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+
+
+@dataclass(frozen=True, slots=True)
+class DateSpan:
+    """A resolved date: the first and last day it covers, and how precise it is (``GRANULARITIES``).
+    ``anchor`` is the session day, used in the label of vague spans."""
+
+    start: date
+    end: date
+    granularity: str
+    anchor: date | None = None
+    unit: str = ""
+
+    @property
+    def label(self) -> str:
+        """How the span is written next to the expression: ``6 May 2023``, ``week of 1 May 2023``..."""
+        g = self.granularity
+        if g == "day":
+            return _day(self.start)
+        if g == "week":
+            return f"week of {_day(self.start)}"
+        if g == "weekend":
+            return f"weekend of {_range(self.start, self.end)}"
+        if g == "month":
+            return f"{_MONTHS[self.start.month - 1]} {self.start.year}"
+        if g == "year":
+            return str(self.start.year)
+        if g == "season":
+            name = _season_name(self.start.month)
+            years = str(self.start.year) if self.start.year == self.end.year else f"{self.start.year}–{self.end.year}"
+            return f"{name} {years}"
+        return f"a few {self.unit} before {_day(self.anchor or self.end)}"
+
+
+@dataclass(frozen=True, slots=True)
+class RelativeDate:
+    """One relative expression found in a text: where it is (``start``/``end`` character offsets), the
+    words as written, and the span it resolves to."""
+
+    expression: str
+    start: int
+    end: int
+    span: DateSpan
+
+
+# ---------------------------------------------------------------------------- calendar arithmetic
+def _day(d: date) -> str:
+    return f"{d.day} {_MONTHS[d.month - 1]} {d.year}"
+
+
+def _range(a: date, b: date) -> str:
+    if a.year != b.year:
+        return f"{_day(a)}–{_day(b)}"
+    if a.month != b.month:
+        return f"{a.day} {_MONTHS[a.month - 1]}–{_day(b)}"
+    return f"{a.day}–{_day(b)}"
+
+
+def _season_name(start_month: int) -> str:
+    return {3: "spring", 6: "summer", 9: "autumn", 12: "winter"}[start_month]
+
+
+def add_months(d: date, months: int) -> date:
+    """``d`` moved by whole calendar months, the day clamped to the target month's length
+    (31 March - 1 month = 28 February, or 29 in a leap year)."""
+    index = d.year * 12 + (d.month - 1) + months
+    year, month = divmod(index, 12)
+    month += 1
+    return date(year, month, min(d.day, calendar.monthrange(year, month)[1]))
+
+
+def _month_span(d: date) -> DateSpan:
+    last = calendar.monthrange(d.year, d.month)[1]
+    return DateSpan(d.replace(day=1), d.replace(day=last), "month")
+
+
+def _year_span(year: int) -> DateSpan:
+    return DateSpan(date(year, 1, 1), date(year, 12, 31), "year")
+
+
+def _week_span(d: date) -> DateSpan:
+    monday = d - timedelta(days=d.weekday())
+    return DateSpan(monday, monday + timedelta(days=6), "week")
+
+
+def _weekend_span(d: date) -> DateSpan:
+    saturday = d - timedelta(days=d.weekday()) + timedelta(days=5)
+    return DateSpan(saturday, saturday + timedelta(days=1), "weekend")
+
+
+def _day_span(d: date) -> DateSpan:
+    return DateSpan(d, d, "day")
+
+
+def _season_span(start_year: int, start_month: int) -> DateSpan:
+    start = date(start_year, start_month, 1)
+    last_month = add_months(start, 2)
+    end = last_month.replace(day=calendar.monthrange(last_month.year, last_month.month)[1])
+    return DateSpan(start, end, "season")
+
+
+# ---------------------------------------------------------------------------- rules
+_NUM = r"(?P<n>\d{1,3}|a couple of|couple of|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_UNIT = r"(?P<unit>day|week|month|year)s?"
+_DIR = r"(?P<dir>last|this|next)"
+
+
+def _count(m: re.Match[str]) -> int:
+    n = m["n"].lower()
+    return int(n) if n.isdigit() else _NUMBERS[n]
+
+
+def _shift(unit: str, n: int, today: date) -> DateSpan:
+    if unit == "day":
+        return _day_span(today + timedelta(days=n))
+    if unit == "week":
+        return _week_span(today + timedelta(weeks=n))
+    if unit == "month":
+        return _month_span(add_months(today, n))
+    return _year_span(today.year + n)
+
+
+def _offset(days: int) -> Callable[[re.Match[str], date], DateSpan]:
+    return lambda m, today: _day_span(today + timedelta(days=days))
+
+
+def _ago(m: re.Match[str], today: date) -> DateSpan:
+    return _shift(m["unit"].lower(), -_count(m), today)
+
+
+def _ahead(m: re.Match[str], today: date) -> DateSpan:
+    return _shift(m["unit"].lower(), _count(m), today)
+
+
+def _few_ago(m: re.Match[str], today: date) -> DateSpan:
+    unit = m["unit"].lower()
+    span = {"day": 3, "week": 21, "month": 92, "year": 3 * 366}[unit]
+    return DateSpan(today - timedelta(days=span), today, "vague", anchor=today, unit=unit + "s")
+
+
+def _step(m: re.Match[str]) -> int:
+    return {"last": -1, "this": 0, "next": 1}[m["dir"].lower()]
+
+
+def _period(m: re.Match[str], today: date) -> DateSpan:
+    return _shift(m["unit"].lower(), _step(m), today)
+
+
+def _weekend(m: re.Match[str], today: date) -> DateSpan:
+    return _weekend_span(today + timedelta(weeks=_step(m)))
+
+
+def _weekday(m: re.Match[str], today: date) -> DateSpan:
+    target = _WEEKDAYS.index(m["wd"].lower())
+    step = _step(m)
+    if step == 0:
+        return _day_span(today - timedelta(days=today.weekday()) + timedelta(days=target))
+    if step < 0:
+        back = (today.weekday() - target) % 7 or 7
+        return _day_span(today - timedelta(days=back))
+    ahead = (target - today.weekday()) % 7 or 7
+    return _day_span(today + timedelta(days=ahead))
+
+
+def _named_month(m: re.Match[str], today: date) -> DateSpan:
+    month = _MONTHS.index(m["month"]) + 1
+    if m["dir"].lower() == "last":
+        year = today.year if month < today.month else today.year - 1
+    else:
+        year = today.year if month > today.month else today.year + 1
+    return _month_span(date(year, month, 1))
+
+
+def _season(m: re.Match[str], today: date) -> DateSpan:
+    start_month = _SEASON_START[m["season"].lower()]
+    # the season (by its start year) that contains today, or else the last one that began before today
+    year = today.year if today.month >= start_month else today.year - 1
+    current = _season_span(year, start_month)
+    contains = current.start <= today <= current.end
+    step = _step(m)
+    if step == 0:  # this summer: the one we are in, else this year's (winter: the one starting this December)
+        return current if contains else _season_span(today.year, start_month)
+    if step < 0:  # the last one that has ended
+        return _season_span(year - 1, start_month) if contains else current
+    return _season_span(year + 1, start_month)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One row of the table: a name, a pattern (case-insensitive unless it says otherwise) and what it
+    resolves to given the match and the session day."""
+
+    name: str
+    pattern: re.Pattern[str]
+    resolve: Callable[[re.Match[str], date], DateSpan]
+
+
+def _rule(name: str, pattern: str, resolve: Callable[[re.Match[str], date], DateSpan], *,
+          not_a_period: bool = False) -> Rule:
+    if not_a_period:  # "the last week", "over the past year", "my last year of college" are not dates
+        pattern = rf"(?<!the )(?<!my )(?<!her )(?<!his )(?<!our )(?<!their ){pattern}(?! of\b)(?! or so\b)"
+    return Rule(name, re.compile(rf"\b{pattern}\b", re.IGNORECASE), resolve)
+
+
+RULES: tuple[Rule, ...] = (
+    _rule("day_before_yesterday", r"the day before yesterday", _offset(-2)),
+    _rule("day_after_tomorrow", r"the day after tomorrow", _offset(2)),
+    _rule("yesterday", r"yesterday|last night", _offset(-1)),
+    _rule("today", r"today|tonight|this (?:morning|afternoon|evening)", _offset(0)),
+    _rule("tomorrow", r"tomorrow", _offset(1)),
+    _rule("few_ago", rf"a few {_UNIT} ago", _few_ago),
+    _rule("ago", rf"{_NUM} {_UNIT} ago", _ago),
+    _rule("in", rf"in {_NUM} {_UNIT}", _ahead),
+    _rule("from_now", rf"{_NUM} {_UNIT} from now", _ahead),
+    _rule("weekend", rf"{_DIR} weekend", _weekend, not_a_period=True),
+    _rule("period", rf"{_DIR} (?P<unit>week|month|year)", _period, not_a_period=True),
+    _rule("weekday", rf"{_DIR} (?P<wd>{'|'.join(_WEEKDAYS)})", _weekday, not_a_period=True),
+    _rule("named_month", rf"(?P<dir>last|next) (?-i:(?P<month>{'|'.join(_MONTHS)}))", _named_month, not_a_period=True),
+    _rule("season", rf"{_DIR} (?P<season>spring|summer|autumn|fall|winter)", _season, not_a_period=True),
+)
+
+
+def _as_day(value: datetime | date) -> date:
+    return value.date() if isinstance(value, datetime) else value
+
+
+def find_relative_dates(text: str, session_date: datetime | date) -> list[RelativeDate]:
+    """Every relative expression in ``text``, resolved against ``session_date``, left to right and
+    non-overlapping (the longest match wins where two rules overlap)."""
+    today = _as_day(session_date)
+    found: list[tuple[int, int, Rule, re.Match[str]]] = []
+    for rule in RULES:
+        for m in rule.pattern.finditer(text):
+            found.append((m.start(), -m.end(), rule, m))
+    found.sort(key=lambda f: (f[0], f[1]))
+    out: list[RelativeDate] = []
+    last_end = -1
+    for start, neg_end, rule, m in found:
+        if start < last_end:
+            continue
+        span = rule.resolve(m, today)
+        out.append(RelativeDate(m.group(0), start, -neg_end, span))
+        last_end = -neg_end
+    return out
+
+
+def resolve_expression(expression: str, session_date: datetime | date) -> DateSpan | None:
+    """The span of an expression that is *only* a relative date ("last Friday"), else ``None``."""
+    text = expression.strip().rstrip(".").strip()
+    found = find_relative_dates(text, session_date)
+    if len(found) == 1 and found[0].start == 0 and found[0].end == len(text):
+        return found[0].span
+    return None
+
+
+def resolve_relative_dates(text: str, session_date: datetime) -> str:
+    """``text`` with ``[= <absolute date>]`` after every relative expression (the ingest hook; rewrites
+    the indexed text only). Idempotent: an expression already followed by ``[=`` is left alone."""
+    parts: list[str] = []
+    pos = 0
+    for found in find_relative_dates(text, session_date):
+        if text[found.end:].lstrip(" ").startswith("[="):
+            continue
+        parts.append(text[pos:found.end])
+        parts.append(f" [= {found.span.label}]")
+        pos = found.end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+__all__ = ["GRANULARITIES", "RULES", "DateSpan", "RelativeDate", "Rule", "add_months", "find_relative_dates",
+           "resolve_expression", "resolve_relative_dates"]
