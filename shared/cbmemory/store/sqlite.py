@@ -313,7 +313,9 @@ class SQLiteStore(MemoryStore):
         with self._lock:
             for i in range(0, len(rowids), _CHUNK):
                 part = [int(x) for x in rowids[i : i + _CHUNK]]
-                sql = (f"SELECT {q.RECORD_COLUMNS} FROM records r WHERE r.user_id = ? "
+                # ``+r.user_id``: with many ids SQLite would otherwise scan the user's whole index
+                # (records_user) instead of looking the rows up by rowid
+                sql = (f"SELECT {q.RECORD_COLUMNS} FROM records r WHERE +r.user_id = ? "
                        f"AND r.rowid IN ({','.join('?' * len(part))})")
                 out.update({row[0]: _row_to_record(row) for row in self._conn.execute(sql, [user_id, *part])})
         return out
@@ -373,7 +375,7 @@ class SQLiteStore(MemoryStore):
         with self._lock:
             for i in range(0, len(record_ids), _CHUNK):
                 part = list(record_ids[i : i + _CHUNK])
-                sql = (f"SELECT {q.RECORD_COLUMNS} FROM records r WHERE r.user_id = ? "
+                sql = (f"SELECT {q.RECORD_COLUMNS} FROM records r WHERE +r.user_id = ? "
                        f"AND r.record_id IN ({','.join('?' * len(part))})")
                 out.extend(_row_to_record(r) for r in self._conn.execute(sql, [user_id, *part]))
         return out
