@@ -268,57 +268,73 @@ class SQLiteStore(MemoryStore):
         return self._erase("expires_at IS NOT NULL AND expires_at <= ?", ((now or utcnow()).timestamp(),))
 
     # ---------------------------------------------------------------- reads
-    def _matrix(self, user_id: str) -> _UserMatrix:
-        """The user's vectors, refreshed inside one read transaction so they match the file."""
+    def _refresh(self, c: sqlite3.Connection, user_id: str) -> _UserMatrix:
+        """The user's vectors and filter columns, brought up to date inside the caller's read transaction."""
         dim = self._dim or 0
-        with self._tx(write=False) as c:
-            row = c.execute("SELECT write_seq, delete_seq FROM users WHERE user_id = ?", (user_id,)).fetchone()
-            ws, ds = row if row else (0, 0)
-            m = self._cache.get(user_id)
-            if m is not None and (m.write_seq, m.delete_seq) == (ws, ds):
-                return m
-            if m is None or m.delete_seq != ds or m.write_seq > ws:
-                m = _UserMatrix.empty(ws, ds, dim)
-            rows = c.execute(
-                "SELECT rowid, vector, occurred_at, ingested_at, expires_at, session_id, kind FROM records "
-                "WHERE user_id = ? AND rowid > ? ORDER BY rowid", (user_id, m.max_rowid)).fetchall()
-            if rows:
-                m.append(rows, dim)
-            m.write_seq, m.delete_seq = ws, ds
-            self._cache[user_id] = m
+        row = c.execute("SELECT write_seq, delete_seq FROM users WHERE user_id = ?", (user_id,)).fetchone()
+        ws, ds = row if row else (0, 0)
+        m = self._cache.get(user_id)
+        if m is not None and (m.write_seq, m.delete_seq) == (ws, ds):
             return m
+        if m is None or m.delete_seq != ds or m.write_seq > ws:
+            m = _UserMatrix.empty(ws, ds, dim)
+        rows = c.execute(
+            "SELECT rowid, vector, occurred_at, ingested_at, expires_at, session_id, kind FROM records "
+            "WHERE user_id = ? AND rowid > ? ORDER BY rowid", (user_id, m.max_rowid)).fetchall()
+        if rows:
+            m.append(rows, dim)
+        m.write_seq, m.delete_seq = ws, ds
+        self._cache[user_id] = m
+        return m
 
-    def _mask(self, m: _UserMatrix, user_id: str, filters: SearchFilters, now: float) -> np.ndarray:
-        n = m.n
-        mask = m.expires[:n] > now
+    def _mask(self, m: _UserMatrix, user_id: str, filters: SearchFilters, now: float,
+              idx: np.ndarray | None = None) -> np.ndarray:
+        """Which of the user's records (all, or those at positions ``idx``) pass ``filters`` at ``now``."""
+        sel = slice(0, m.n) if idx is None else idx
+        mask = m.expires[sel] > now
         if filters.session_ids is not None:
-            mask &= np.isin(m.sessions[:n], list(filters.session_ids))
+            mask &= np.isin(m.sessions[sel], list(filters.session_ids))
         if filters.kinds is not None:
-            mask &= np.isin(m.kinds[:n], list(filters.kinds))
+            mask &= np.isin(m.kinds[sel], list(filters.kinds))
         for arr, lo, hi in ((m.occurred, filters.occurred_after, filters.occurred_before),
                             (m.ingested, filters.ingested_after, filters.ingested_before)):
             if lo is not None:
-                mask &= arr[:n] >= lo.timestamp()
+                mask &= arr[sel] >= lo.timestamp()
             if hi is not None:
-                mask &= arr[:n] <= hi.timestamp()
+                mask &= arr[sel] <= hi.timestamp()
         if filters.annotations:
             where, params = q.filter_clause(user_id, SearchFilters(annotations=filters.annotations), now)
             with self._lock:
                 allowed = [r[0] for r in self._conn.execute(f"SELECT r.rowid FROM records r WHERE {where}", params)]
-            mask &= np.isin(m.rowids[:n], allowed)
+            mask &= np.isin(m.rowids[sel], allowed)
         return mask
 
-    def _records_by_rowid(self, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
+    def _records_by_rowid(self, c: sqlite3.Connection, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
         out: dict[int, MemoryRecord] = {}
-        with self._lock:
-            for i in range(0, len(rowids), _CHUNK):
-                part = [int(x) for x in rowids[i : i + _CHUNK]]
-                # ``+r.user_id``: with many ids SQLite would otherwise scan the user's whole index
-                # (records_user) instead of looking the rows up by rowid
-                sql = (f"SELECT {q.RECORD_COLUMNS} FROM records r WHERE +r.user_id = ? "
-                       f"AND r.rowid IN ({','.join('?' * len(part))})")
-                out.update({row[0]: _row_to_record(row) for row in self._conn.execute(sql, [user_id, *part])})
+        for i in range(0, len(rowids), _CHUNK):
+            part = [int(x) for x in rowids[i : i + _CHUNK]]
+            # ``+r.user_id``: with many ids SQLite would otherwise scan the user's whole index
+            # (records_user) instead of looking the rows up by rowid
+            sql = (f"SELECT {q.RECORD_COLUMNS} FROM records r WHERE +r.user_id = ? "
+                   f"AND r.rowid IN ({','.join('?' * len(part))})")
+            out.update({row[0]: _row_to_record(row) for row in c.execute(sql, [user_id, *part])})
         return out
+
+    def _hits(self, c: sqlite3.Connection, signal: str, user_id: str, rowids: np.ndarray,
+              scores: np.ndarray, k: int) -> list[Hit]:
+        """The ``k`` best (score, then rowid) of the candidates, as hits carrying their records."""
+        if rowids.size > k:
+            part = np.argpartition(-scores, k - 1)[:k]
+            rowids, scores = rowids[part], scores[part]
+        order = np.lexsort((rowids, -scores))
+        rowids, scores = rowids[order], scores[order]
+        recs = self._records_by_rowid(c, user_id, rowids.tolist())
+        hits = []
+        for rank, (rowid, score) in enumerate(zip(rowids.tolist(), scores.tolist()), 1):
+            rec = recs.get(rowid)
+            if rec is not None:
+                hits.append(Hit(rec, score, frozen_mapping({signal: score}), frozen_mapping({signal: rank})))
+        return hits
 
     def vector_search(self, user_id: str, vector: np.ndarray, k: int, filters: SearchFilters = NO_FILTERS,
                       now: datetime | None = None) -> list[Hit]:
@@ -328,39 +344,38 @@ class SQLiteStore(MemoryStore):
         if qv.shape[0] != self._dim or not np.isfinite(qv).all():
             raise InvalidInputError(f"query vector must be {self._dim} finite floats")
         t_now = (now or utcnow()).timestamp()
-        m = self._matrix(user_id)
-        if m.n == 0:
-            return []
-        scores = m.vectors[: m.n] @ qv
-        mask = self._mask(m, user_id, filters, t_now)
-        idx = np.flatnonzero(mask)
-        if idx.size == 0:
-            return []
-        s = scores[idx]
-        if idx.size > k:
-            part = np.argpartition(-s, k - 1)[:k]
-            idx, s = idx[part], s[part]
-        order = np.lexsort((m.rowids[idx], -s))
-        idx, s = idx[order], s[order]
-        recs = self._records_by_rowid(user_id, m.rowids[idx].tolist())
-        hits = []
-        for rank, (i, score) in enumerate(zip(idx, s), 1):
-            rec = recs.get(int(m.rowids[i]))
-            if rec is not None:
-                hits.append(Hit(rec, float(score), frozen_mapping({"vector": float(score)}),
-                                frozen_mapping({"vector": rank})))
-        return hits
+        with self._tx(write=False) as c:
+            m = self._refresh(c, user_id)
+            if m.n == 0:
+                return []
+            scores = m.vectors[: m.n] @ qv
+            idx = np.flatnonzero(self._mask(m, user_id, filters, t_now))
+            if idx.size == 0:
+                return []
+            return self._hits(c, "vector", user_id, m.rowids[idx], scores[idx], k)
 
     def _fts(self, signal: str, user_id: str, match: str | None, k: int, filters: SearchFilters,
              now: datetime | None) -> list[Hit]:
+        """BM25 of every match of the full-text index (one pass in C, no join), kept only where the row is
+        one of the user's live records passing ``filters`` (checked against the in-memory columns)."""
         if match is None:
             return []
-        where, params = q.filter_clause(user_id, filters, (now or utcnow()).timestamp())
-        params.update(match=match, k=k)
-        with self._lock:
-            rows = self._conn.execute(q.fts_select(where), params).fetchall()
-        return [Hit(_row_to_record(r), float(r[17]), frozen_mapping({signal: float(r[17])}),
-                    frozen_mapping({signal: rank})) for rank, r in enumerate(rows, 1)]
+        t_now = (now or utcnow()).timestamp()
+        with self._tx(write=False) as c:
+            rows = c.execute(q.FTS_SCORES, (match,)).fetchall()
+            if not rows:
+                return []
+            m = self._refresh(c, user_id)
+            if m.n == 0:
+                return []
+            rowids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+            scores = np.fromiter((r[1] for r in rows), np.float64, len(rows))
+            pos = np.minimum(np.searchsorted(m.rowids[: m.n], rowids), m.n - 1)  # the user's rowids ascend
+            mine = np.flatnonzero(m.rowids[pos] == rowids)
+            keep = mine[self._mask(m, user_id, filters, t_now, pos[mine])]
+            if keep.size == 0:
+                return []
+            return self._hits(c, signal, user_id, rowids[keep], scores[keep], k)
 
     def text_search(self, user_id: str, query: str, k: int, filters: SearchFilters = NO_FILTERS,
                     now: datetime | None = None) -> list[Hit]:

@@ -122,6 +122,12 @@ def filter_clause(user_id: str, filters: SearchFilters, now: float, alias: str =
     return " AND ".join(parts), params
 
 
+# BM25 of every row matching ``?`` (higher is better), in rowid order. The store keeps the rows of the
+# queried user that pass the filters (it holds those columns in memory), so the index is read in one pass
+# without a join to ``records`` per match.
+FTS_SCORES = "SELECT rowid, -bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?"
+
+
 def fts_select(where: str) -> str:
     """Ranked full-text hits of one user; bind ``:match`` and ``:k`` plus the filter parameters."""
     return (
