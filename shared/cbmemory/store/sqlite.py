@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -34,7 +35,16 @@ _SINGLE_THREAD_ROWS = 32_768
 
 
 def _dt(x: float | None) -> datetime | None:
-    return None if x is None else datetime.fromtimestamp(x, tz=timezone.utc)
+    return None if x is None else _utc(x)
+
+
+@lru_cache(maxsize=8192)  # a session's records share their dates, a batch its ingest time
+def _utc(x: float) -> datetime:
+    return datetime.fromtimestamp(x, tz=timezone.utc)
+
+
+def _annotations(raw: str) -> Mapping[str, str]:
+    return frozen_mapping(None) if raw == "{}" else frozen_mapping(json.loads(raw))
 
 
 def _row_to_record(row: sqlite3.Row | tuple) -> MemoryRecord:
@@ -42,10 +52,9 @@ def _row_to_record(row: sqlite3.Row | tuple) -> MemoryRecord:
      occurred, ingested, expires, annotations, source_ids, chash) = row[:17]
     return MemoryRecord(
         record_id=record_id, user_id=user_id, session_id=session_id, kind=kind, position=position,
-        role=role, text=text, index_text=index_text, occurred_at=_dt(occurred), ingested_at=_dt(ingested),
-        content_hash=chash, turn_id=turn_id, speaker=speaker,
-        annotations=frozen_mapping(json.loads(annotations)), expires_at=_dt(expires),
-        source_ids=tuple(json.loads(source_ids)),
+        role=role, text=text, index_text=index_text, occurred_at=_utc(occurred), ingested_at=_utc(ingested),
+        content_hash=chash, turn_id=turn_id, speaker=speaker, annotations=_annotations(annotations),
+        expires_at=_dt(expires), source_ids=() if source_ids == "[]" else tuple(json.loads(source_ids)),
     )
 
 
