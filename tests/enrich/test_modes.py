@@ -93,6 +93,8 @@ def test_a_failed_extraction_is_recorded_and_no_turn_is_lost(tmp_path, minilm, r
     assert failure.source_ids == tuple(TURN_IDS) and failure.session_id == "s1" and failure.task == "events"
     assert ("malformed reply" in failure.error) if isinstance(reply, str) else ("model crashed" in failure.error)
     assert enricher.failures() == [failure] and SQLiteCache(tmp_path / "cache.db").failures() == [failure]
+    enricher.close()
+    assert enricher.failures() == [failure]  # reopened on use
     assert memory.search("support group", "u")[0].record.turn_id == "D1:1"
 
 

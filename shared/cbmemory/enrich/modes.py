@@ -189,6 +189,12 @@ class Enricher:
     def model(self) -> str:
         return self.runner.model
 
+    def close(self) -> None:
+        """Close the cache's file, if it has one."""
+        close = getattr(self.cache, "close", None)
+        if close is not None:
+            close()
+
     def failures(self) -> list[Failure]:
         """Every failure recorded in the cache's log (across runs when the cache is a ``SQLiteCache``)."""
         return self.cache.failures()
