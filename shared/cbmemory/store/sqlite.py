@@ -14,8 +14,8 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -344,7 +344,7 @@ class SQLiteStore(MemoryStore):
         rowids, scores = rowids[order], scores[order]
         recs = self._records_by_rowid(c, user_id, rowids.tolist())
         hits = []
-        for rank, (rowid, score) in enumerate(zip(rowids.tolist(), scores.tolist()), 1):
+        for rank, (rowid, score) in enumerate(zip(rowids.tolist(), scores.tolist(), strict=True), 1):
             rec = recs.get(rowid)
             if rec is not None:
                 hits.append(Hit(rec, score, frozen_mapping({signal: score}), frozen_mapping({signal: rank})))
