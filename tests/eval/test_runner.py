@@ -205,7 +205,7 @@ def test_longmemeval_run(lme_file, tmp_path, minilm):
 
 def test_a_failing_llm_call_skips_that_question_until_the_next_run(locomo_set, tmp_path, minilm, capsys):
     def flaky(messages):
-        if "pottery" in messages[-1][1]:
+        if "Question: When did Melanie sign up for a pottery class?" in messages[-1][1]:
             raise ValueError("context length exceeded")
         return "7 May 2023"
 
@@ -217,3 +217,19 @@ def test_a_failing_llm_call_skips_that_question_until_the_next_run(locomo_set, t
     assert len(recs) == 10 and not any("pottery" in r["question"] for r in recs)
     _run(locomo_set, out, ["bm25"], minilm, baselines=(), qa=QAConfig(make_fake_chat(lambda m: "x", "r"), judge, "locomo"))
     assert len(read_jsonl(out / "questions" / "bm25.jsonl")) == 11
+
+
+def test_memory_options_reach_every_store(locomo_set, tmp_path, minilm, monkeypatch):
+    from cbmemory.memory import AgentMemory
+
+    seen = []
+    real_open = AgentMemory.open.__func__
+
+    def spy(cls, path, **kwargs):
+        seen.append(kwargs)
+        return real_open(cls, path, **kwargs)
+
+    monkeypatch.setattr(AgentMemory, "open", classmethod(spy))
+    _run(locomo_set, tmp_path / "opts", ["bm25", "vector_no_dates"], minilm, baselines=(),
+         memory_options={"recipe": "bm25"})
+    assert len(seen) == 2 and all(kw["recipe"] == "bm25" and kw["embedder"] is minilm for kw in seen)

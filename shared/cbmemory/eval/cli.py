@@ -96,6 +96,7 @@ def _print_report(out: Path, metrics: list[str] | None, started: float | None = 
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from ..enrich.factory import SKIP_NOTE, split_recipes
     from .peers import expand
     from .runner import run_eval
 
@@ -105,13 +106,35 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 2
     variants = _variants(args, args.dataset, data)
     ks = sorted({int(x) for x in _csv(args.ks)} | {args.k})
-    run_eval(variants, args.out, _recipes(args.recipes), k=args.k, ks=ks, baselines=_csv(args.baselines),
+    enricher = _enricher(args)
+    recipes, skipped = split_recipes(_recipes(args.recipes), enricher is not None)
+    if skipped:
+        print(SKIP_NOTE.format(names=", ".join(skipped)), file=sys.stderr)
+    run_eval(variants, args.out, recipes, k=args.k, ks=ks, baselines=_csv(args.baselines),
              peers=expand(_csv(args.peers)), qa=_qa(args, args.dataset), store_dir=args.cache_dir,
              fresh=args.fresh, progress=not args.quiet, workers=args.workers,
+             memory_options={"enricher": enricher} if enricher is not None else None,
              settings={"data": str(data), "limit": args.limit, "scales": args.scale,
-                       "conversations": getattr(args, "conversations", None)})
+                       "conversations": getattr(args, "conversations", None),
+                       "enrich_llm": enricher.model if enricher is not None else None})
+    if enricher is not None:
+        st = enricher.runner.stats
+        print(f"enrichment ({enricher.model}): {st.calls} LLM calls, {st.cached} cached, {st.repaired} repaired, "
+              f"{st.failed} failed, {st.budget_skipped} over budget; tokens in {st.input_tokens}, "
+              f"out {st.output_tokens}; JSON mode {st.json_mode}", file=sys.stderr)
     _print_report(Path(args.out), _csv(args.metrics), started)
     return 0
+
+
+def _enricher(args: argparse.Namespace):
+    """The ingest-time LLM (``--enrich-llm``), or None: recipes that need one are then skipped."""
+    if not getattr(args, "enrich_llm", None):
+        return None
+    from ..enrich.factory import make_enricher
+
+    cache = args.enrich_cache or str(Path(args.cache_dir or Path(args.out) / "stores") / "enrich_cache.db")
+    return make_enricher(args.enrich_llm, args.enrich_base_url, cache_path=cache,
+                         max_concurrency=args.enrich_concurrency, calls_per_session=args.enrich_budget)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -161,6 +184,12 @@ def register(subparsers) -> None:
         p.add_argument("--no-today", action="store_true", help="leave 'Today is ...' out of the answer prompt")
         p.add_argument("--no-sufficiency", action="store_true", help="skip the context-sufficiency judge")
         p.add_argument("--workers", type=int, default=1, help="parallel LLM calls")
+        p.add_argument("--enrich-llm", help="ingest-time LLM for the summary/events/facts recipes (ChatOpenAI); "
+                       "without it those recipes are skipped")
+        p.add_argument("--enrich-base-url", help="OpenAI-compatible server of the ingest-time LLM")
+        p.add_argument("--enrich-cache", help="SQLite cache of extractions (default: <cache dir>/enrich_cache.db)")
+        p.add_argument("--enrich-concurrency", type=int, default=4, help="ingest-time LLM calls in flight")
+        p.add_argument("--enrich-budget", type=int, default=64, help="ingest-time LLM calls per session at most")
         p.add_argument("--cache-dir", help="where ingested stores live (default OUT/stores); share between runs")
         p.add_argument("--metrics", default="", help="metrics for the printed tables and heatmap")
         p.add_argument("--fresh", action="store_true", help="discard earlier results in --out (keeps stores)")

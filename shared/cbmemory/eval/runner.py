@@ -147,12 +147,14 @@ def _hit_json(rank: int, h: Hit) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- the run
 class _Run:
     def __init__(self, variants: Mapping[str, EvalSet], out_dir: Path, rows: list[Row], *, k: int,
-                 ks: Sequence[int], qa: Any, embedder: Any, store_dir: Path, progress: bool, workers: int):
+                 ks: Sequence[int], qa: Any, embedder: Any, store_dir: Path, progress: bool, workers: int,
+                 memory_options: Mapping[str, Any] | None = None):
         self.variants, self.out, self.rows, self.k = variants, out_dir, rows, k
         self.ks = sorted(set(ks) | {k})
         self.deep_k = max(self.ks)
         self.qa, self.embedder, self.store_dir = qa, embedder, store_dir
         self.progress, self.workers = progress, max(1, workers)
+        self.memory_options = dict(memory_options or {})
         self.fingerprints = {v: haystack_fingerprint(es) for v, es in variants.items()}
         self._memories: dict[tuple[str, str], Any] = {}
         self._ingested: set[tuple[str, str, str]] = set()
@@ -168,7 +170,8 @@ class _Run:
             from ..memory import AgentMemory
 
             path = self.store_dir / _store_name(self.fingerprints[variant], ingest, self.embedder.name)
-            self._memories[key] = AgentMemory.open(path, embedder=self.embedder, ingest=ingest)
+            self._memories[key] = AgentMemory.open(path, embedder=self.embedder, ingest=ingest,
+                                                   **self.memory_options)
             index = self.store_dir / "stores.json"
             known = json.loads(index.read_text()) if index.exists() else {}
             known[path.name] = {"dataset": self.variants[variant].dataset, "variant": variant,
@@ -273,8 +276,9 @@ class _Run:
         if deep is not None:
             rec["deep_turn_ids"] = [sorted(u) for u in _units(deep)[0]]
         context = format_context(context_hits, order="chronological", budget=budget)
-        metrics[f"tokens@{self.k}"] = context.tokens
-        rec["tokens"] = context.tokens
+        at_k = context if row.kind != "recipe" or context_hits is main else format_context(main, budget=budget)
+        metrics[f"tokens@{self.k}"] = at_k.tokens
+        rec["tokens"] = context.tokens  # what the reader gets
         rec["metrics"] = metrics
         return rec, context.text
 
@@ -323,13 +327,15 @@ def run_eval(
     progress: bool = True,
     workers: int = 1,
     settings: Mapping[str, Any] | None = None,
+    memory_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Evaluate ``recipes`` on ``variants`` (one ``EvalSet``, or several keyed by a label such as
     ``"x1"``/``"x10"``), write per-question JSONL under ``out_dir`` and return the run's settings.
 
     ``qa``: a ``QAConfig`` to answer and judge (None: retrieval metrics only). ``embedder``: cbmemory's
     offline MiniLM by default. ``store_dir``: where the ingested memories live (default
-    ``out_dir/stores``); sharing one between runs makes re-runs skip embedding.
+    ``out_dir/stores``); sharing one between runs makes re-runs skip embedding. ``memory_options``: extra
+    keyword arguments for every ``AgentMemory.open`` (for example what an ingest-time enrichment needs).
     """
     if isinstance(variants, EvalSet):
         variants = {"x1": variants}
@@ -347,7 +353,7 @@ def run_eval(
     rows = plan_rows(recipes, list(variants), baselines=baselines, peers=peers)
     first = next(iter(variants.values()))
     run = _Run(variants, out, rows, k=k, ks=ks, qa=qa, embedder=embedder, store_dir=stores, progress=progress,
-               workers=workers)
+               workers=workers, memory_options=memory_options)
     now = utcnow().isoformat(timespec="seconds")
     meta = {
         "dataset": first.dataset, "k": k, "ks": run.ks, "embedder": embedder.name,
