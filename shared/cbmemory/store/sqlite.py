@@ -118,6 +118,8 @@ class SQLiteStore(MemoryStore):
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0):
         self.path = str(path)
         self._lock = threading.RLock()
+        self._timeout_ms = int(timeout * 1000)
+        self._wipe_pending = False  # erased content may still be in the WAL (see _wipe_wal)
         self._cache: dict[str, _UserMatrix] = {}
         self._dim: int | None = None
         if self.path != ":memory:" and Path(self.path).is_dir():
@@ -244,6 +246,8 @@ class SQLiteStore(MemoryStore):
             )
             for user_id, had_deletes in touched.items():
                 self._bump(c, user_id, had_deletes)
+        if self._wipe_pending:
+            self._wipe_wal()
         return IngestResult(inserted, replaced, unchanged, tuple(ids))
 
     @staticmethod
@@ -262,10 +266,25 @@ class SQLiteStore(MemoryStore):
                 self._bump(c, u, True)
             if n:  # merge FTS segments so erased words are gone from the index too
                 c.execute("INSERT INTO records_fts (records_fts) VALUES ('optimize')")
-        if n:
-            with self._lock:
-                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if n or self._wipe_pending:
+            self._wipe_wal()
         return n
+
+    def _wipe_wal(self) -> None:
+        """Copy the WAL into the file (where secure_delete has zeroed the erased rows) and truncate it, so
+        erased content is left in neither. A reader in another connection still on an older snapshot
+        blocks this; after waiting a little the wipe is left pending and retried after the next write and
+        at close."""
+        if self.path == ":memory:":
+            return
+        with self._lock:
+            c = self._conn
+            c.execute(f"PRAGMA busy_timeout = {min(self._timeout_ms, 2000)}")
+            try:
+                busy = c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            finally:
+                c.execute(f"PRAGMA busy_timeout = {self._timeout_ms}")
+            self._wipe_pending = bool(busy)
 
     def forget(self, user_id: str, session_id: str | None = None) -> int:
         if session_id is None:
@@ -482,5 +501,10 @@ class SQLiteStore(MemoryStore):
 
     def close(self) -> None:
         with self._lock:
+            if self._wipe_pending:
+                try:
+                    self._wipe_wal()
+                except sqlite3.Error:  # already closed: SQLite's own last-close checkpoint applies
+                    pass
             self._conn.close()
             self._cache.clear()
