@@ -32,6 +32,7 @@ _CHUNK = 500  # bound on parameters per IN (...) list
 # machine (10k x 384 on 2 shared cores: einsum p50 0.7 ms, BLAS 11 ms). Above it the product is bound by
 # memory bandwidth and BLAS's threads help.
 _SINGLE_THREAD_ROWS = 32_768
+_LOAD_ROWS = 2_048  # rows per slice when a user's vectors are read into memory
 
 
 def _dt(x: float | None) -> datetime | None:
@@ -77,10 +78,9 @@ class _UserMatrix:
     def max_rowid(self) -> int:
         return int(self.rowids[self.n - 1]) if self.n else 0
 
-    def append(self, rows: list[tuple], dim: int) -> None:
-        m = len(rows)
-        if self.n + m > len(self.rowids):
-            cap = max(2 * len(self.rowids), self.n + m, 64)
+    def reserve(self, cap: int, dim: int) -> None:
+        """Room for ``cap`` rows (moves the columns once)."""
+        if cap > len(self.rowids):
             for name in ("rowids", "occurred", "ingested", "expires", "sessions", "kinds"):
                 old = getattr(self, name)
                 new = np.empty(cap, dtype=old.dtype)
@@ -89,6 +89,11 @@ class _UserMatrix:
             vecs = np.empty((cap, dim), dtype=np.float32)
             vecs[: self.n] = self.vectors[: self.n]
             self.vectors = vecs
+
+    def append(self, rows: list[tuple], dim: int) -> None:
+        m = len(rows)
+        if self.n + m > len(self.rowids):
+            self.reserve(max(2 * len(self.rowids), self.n + m, 64), dim)
         s = slice(self.n, self.n + m)
         cols = list(zip(*rows))
         self.rowids[s] = cols[0]
@@ -311,10 +316,14 @@ class SQLiteStore(MemoryStore):
             return m
         if m is None or m.delete_seq != ds or m.write_seq > ws:
             m = _UserMatrix.empty(ws, ds, dim)
-        rows = c.execute(
+        after = m.max_rowid
+        new = c.execute("SELECT count(*) FROM records WHERE user_id = ? AND rowid > ?", (user_id, after)).fetchone()[0]
+        if new > len(m.rowids) - m.n:
+            m.reserve(m.n + new if m.n == 0 else max(m.n + new, 2 * len(m.rowids)), dim)
+        cur = c.execute(
             "SELECT rowid, vector, occurred_at, ingested_at, expires_at, session_id, kind FROM records "
-            "WHERE user_id = ? AND rowid > ? ORDER BY rowid", (user_id, m.max_rowid)).fetchall()
-        if rows:
+            "WHERE user_id = ? AND rowid > ? ORDER BY rowid", (user_id, after))
+        while rows := cur.fetchmany(_LOAD_ROWS):  # in slices: no second copy of every vector at once
             m.append(rows, dim)
         m.write_seq, m.delete_seq = ws, ds
         self._cache[user_id] = m
