@@ -73,6 +73,34 @@ def reader(path: str, rounds: int) -> None:
     print(f"partial {bad}", flush=True)
 
 
+def forgetter(path: str, user: str) -> None:
+    """Forget one user, announcing the start so the parent can kill it inside the erasure."""
+    store = SQLiteStore(path)
+    store.count(user)  # connection and schema checks done before the announcement
+    print("start", flush=True)
+    print(f"forgot {store.forget(user)}", flush=True)
+
+
+def search_reader(path: str, rounds: int, per_call: int) -> None:
+    """Search each private session through the store's search paths (vector and full text, filtered to the
+    session): a session is seen whole or not at all, and never another user's record."""
+    from cbmemory import SearchFilters
+
+    store = SQLiteStore(path)
+    query = HashEmbedder().embed(["writer turn"])[0]
+    bad = searches = 0
+    for _ in range(rounds):
+        for user in store.users():
+            if user == "shared-user":
+                continue
+            for s in store.list_sessions(user):
+                f = SearchFilters(session_ids=(s.session_id,))
+                for hits in (store.vector_search(user, query, 1000, f), store.text_search(user, "writer turn", 1000, f)):
+                    searches += 1
+                    bad += len(hits) not in (0, per_call) or any(h.record.user_id != user for h in hits)
+    print(f"partial {bad} searches {searches}", flush=True)
+
+
 if __name__ == "__main__":
     cmd, *args = sys.argv[1:]
     if cmd == "crash":
@@ -81,3 +109,7 @@ if __name__ == "__main__":
         appender(args[0], int(args[1]), int(args[2]), int(args[3]))
     elif cmd == "read":
         reader(args[0], int(args[1]))
+    elif cmd == "forget":
+        forgetter(args[0], args[1])
+    elif cmd == "search-read":
+        search_reader(args[0], int(args[1]), int(args[2]))
