@@ -199,6 +199,8 @@ class SQLiteStore(MemoryStore):
         vecs = np.ascontiguousarray(vectors, dtype=np.float32)
         if vecs.shape != (len(records), self._dim):
             raise InvalidInputError(f"vectors have shape {vecs.shape}; expected ({len(records)}, {self._dim})")
+        if not np.isfinite(vecs).all():
+            raise InvalidInputError("vectors must be finite (no NaN or infinity)")
         if len({r.record_id for r in records}) != len(records):
             raise InvalidInputError("a batch holds the same record twice")
         inserted = replaced = unchanged = 0
