@@ -11,7 +11,13 @@ import pytest
 
 from cbmemory import AgentMemory
 from cbmemory.dates import to_utc, utcnow
-from cbmemory.errors import CbMemoryError, EmbedderMismatchError, InvalidDateError, InvalidInputError, NotAStoreError
+from cbmemory.errors import (
+    CbMemoryError,
+    EmbedderMismatchError,
+    InvalidDateError,
+    InvalidInputError,
+    NotAStoreError,
+)
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
 from cbmemory.retrieval.config import RetrievalConfig

@@ -8,10 +8,10 @@ import sys
 import numpy as np
 
 from cbmemory import AgentMemory
+from cbmemory.dates import to_utc, utcnow
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
 from cbmemory.store import SQLiteStore
-from cbmemory.dates import to_utc, utcnow
 
 DIM = 16
 
