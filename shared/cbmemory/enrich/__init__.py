@@ -12,8 +12,8 @@ from typing import Any
 
 _EXPORTS = {
     "EnrichConfig": "config", "MODES": "config", "PROMPT_VERSION": "config",
-    "CallSpec": "extraction", "Failure": "extraction", "LLMRunner": "extraction", "MemoryCache": "extraction",
-    "Outcome": "extraction", "SQLiteCache": "extraction",
+    "CallSpec": "extraction", "LLMRunner": "extraction", "Outcome": "extraction",
+    "Failure": "cache", "MemoryCache": "cache", "SQLiteCache": "cache",
     "EnrichReport": "modes", "Enricher": "modes", "plan_batches": "modes",
     "ExtractedEvent": "parsing", "MalformedReplyError": "parsing", "parse_reply": "parsing",
     "FACTS_MARK": "records", "augment_with_facts": "records", "base_index_text": "records",

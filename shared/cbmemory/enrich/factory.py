@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .extraction import SQLiteCache
+from .cache import SQLiteCache
 from .modes import Enricher
 
 SKIP_NOTE = ("note: skipping {names}: these recipes extract summaries/events/facts with an LLM at ingest; "

@@ -27,11 +27,10 @@ from typing import TYPE_CHECKING, Any
 from ..dates import utcnow
 from ..errors import InvalidInputError
 from ..models import IngestResult, MemoryRecord, SearchFilters, Session
+from .cache import ExtractionCache, Failure
 from .config import MODES, EnrichConfig
 from .extraction import (
     CallSpec,
-    ExtractionCache,
-    Failure,
     Line,
     LLMRunner,
     Outcome,
