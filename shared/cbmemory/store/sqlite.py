@@ -7,13 +7,14 @@ for deletions and replacements), so writes from other processes are seen on the 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
@@ -33,6 +34,7 @@ _CHUNK = 500  # bound on parameters per IN (...) list
 # memory bandwidth and BLAS's threads help.
 _SINGLE_THREAD_ROWS = 32_768
 _LOAD_ROWS = 2_048  # rows per slice when a user's vectors are read into memory
+_RECORD_CACHE = 2_048  # records of recent hits kept per user (oldest dropped first)
 
 
 def _dt(x: float | None) -> datetime | None:
@@ -73,6 +75,9 @@ class _UserMatrix:
     expires: np.ndarray
     sessions: np.ndarray
     kinds: np.ndarray
+    # records already read, by rowid: valid as long as this matrix is (a row never changes under its rowid;
+    # replacing or deleting one bumps delete_seq, which replaces the matrix and so empties this cache)
+    records: dict[int, MemoryRecord] = field(default_factory=dict)
 
     @property
     def max_rowid(self) -> int:
@@ -353,18 +358,25 @@ class SQLiteStore(MemoryStore):
             mask &= np.isin(m.rowids[sel], allowed)
         return mask
 
-    def _records_by_rowid(self, c: sqlite3.Connection, user_id: str, rowids: Sequence[int]) -> dict[int, MemoryRecord]:
-        out: dict[int, MemoryRecord] = {}
-        for i in range(0, len(rowids), _CHUNK):
-            part = [int(x) for x in rowids[i : i + _CHUNK]]
+    def _records_by_rowid(self, c: sqlite3.Connection, user_id: str, m: _UserMatrix,
+                          rowids: Sequence[int]) -> dict[int, MemoryRecord]:
+        cache = m.records
+        out = {r: cache[r] for r in rowids if r in cache}
+        missing = [r for r in rowids if r not in out]
+        for i in range(0, len(missing), _CHUNK):
+            part = missing[i : i + _CHUNK]
             # ``+r.user_id``: with many ids SQLite would otherwise scan the user's whole index
             # (records_user) instead of looking the rows up by rowid
             sql = (f"SELECT {q.RECORD_COLUMNS} FROM records r WHERE +r.user_id = ? "
                    f"AND r.rowid IN ({','.join('?' * len(part))})")
             out.update({row[0]: _row_to_record(row) for row in c.execute(sql, [user_id, *part])})
+        if missing:
+            cache.update((r, out[r]) for r in missing if r in out)
+            for old in list(itertools.islice(cache, max(0, len(cache) - _RECORD_CACHE))):
+                del cache[old]
         return out
 
-    def _hits(self, c: sqlite3.Connection, signal: str, user_id: str, rowids: np.ndarray,
+    def _hits(self, c: sqlite3.Connection, signal: str, user_id: str, m: _UserMatrix, rowids: np.ndarray,
               scores: np.ndarray, k: int) -> list[Hit]:
         """The ``k`` best (score, then rowid) of the candidates, as hits carrying their records."""
         if rowids.size > k:
@@ -372,7 +384,7 @@ class SQLiteStore(MemoryStore):
             rowids, scores = rowids[part], scores[part]
         order = np.lexsort((rowids, -scores))
         rowids, scores = rowids[order], scores[order]
-        recs = self._records_by_rowid(c, user_id, rowids.tolist())
+        recs = self._records_by_rowid(c, user_id, m, rowids.tolist())
         hits = []
         for rank, (rowid, score) in enumerate(zip(rowids.tolist(), scores.tolist(), strict=True), 1):
             rec = recs.get(rowid)
@@ -397,7 +409,7 @@ class SQLiteStore(MemoryStore):
             idx = np.flatnonzero(self._mask(m, user_id, filters, t_now))
             if idx.size == 0:
                 return []
-            return self._hits(c, "vector", user_id, m.rowids[idx], scores[idx], k)
+            return self._hits(c, "vector", user_id, m, m.rowids[idx], scores[idx], k)
 
     def _fts(self, signal: str, user_id: str, match: str | None, k: int, filters: SearchFilters,
              now: datetime | None) -> list[Hit]:
@@ -420,7 +432,7 @@ class SQLiteStore(MemoryStore):
             keep = mine[self._mask(m, user_id, filters, t_now, pos[mine])]
             if keep.size == 0:
                 return []
-            return self._hits(c, signal, user_id, rowids[keep], scores[keep], k)
+            return self._hits(c, signal, user_id, m, rowids[keep], scores[keep], k)
 
     def text_search(self, user_id: str, query: str, k: int, filters: SearchFilters = NO_FILTERS,
                     now: datetime | None = None) -> list[Hit]:
