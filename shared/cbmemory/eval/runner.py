@@ -129,7 +129,10 @@ def haystack_fingerprint(eval_set: EvalSet) -> str:
 
 
 def _store_name(fingerprint: str, ingest: IngestConfig, embedder: str) -> str:
-    return hashlib.sha256(f"{fingerprint}|{ingest.key}|{embedder}".encode()).hexdigest()[:16] + ".db"
+    from ..store.sqlite_sql import SCHEMA_VERSION  # a new store layout gets new files, not a refusal
+
+    key = f"{fingerprint}|{ingest.key}|{embedder}|schema={SCHEMA_VERSION}"
+    return hashlib.sha256(key.encode()).hexdigest()[:16] + ".db"
 
 
 def _units(hits: Sequence[Hit]) -> tuple[list[frozenset[str]], list[str]]:

@@ -13,7 +13,7 @@ from datetime import datetime
 from ..models import SearchFilters
 from ..text import content_words, words
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: the FTS index has a second field, the raw turn
 APPLICATION_ID = 0x43424D45  # "CBME": marks a SQLite file as a cbmemory store
 
 SCHEMA = [
@@ -50,13 +50,17 @@ SCHEMA = [
     "CREATE INDEX IF NOT EXISTS records_user ON records (user_id, session_id, position)",
     "CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at) WHERE expires_at IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS records_hash ON records (content_hash)",
+    # Two fields: the indexed text (date, speaker, the turn and any context such as the turn it answers)
+    # and the raw turn. BM25 weighs both equally, so the turn's own words count twice and its context once
+    # (a two-field BM25F): context helps find an answer without drowning the turn that holds it.
     """CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
-        index_text, content='records', content_rowid='rowid',
+        index_text, text, content='records', content_rowid='rowid',
         tokenize='porter unicode61 remove_diacritics 2')""",
     """CREATE TRIGGER IF NOT EXISTS records_ai AFTER INSERT ON records BEGIN
-        INSERT INTO records_fts (rowid, index_text) VALUES (new.rowid, new.index_text); END""",
+        INSERT INTO records_fts (rowid, index_text, text) VALUES (new.rowid, new.index_text, new.text); END""",
     """CREATE TRIGGER IF NOT EXISTS records_ad AFTER DELETE ON records BEGIN
-        INSERT INTO records_fts (records_fts, rowid, index_text) VALUES ('delete', old.rowid, old.index_text);
+        INSERT INTO records_fts (records_fts, rowid, index_text, text)
+        VALUES ('delete', old.rowid, old.index_text, old.text);
         END""",
 ]
 
@@ -126,15 +130,6 @@ def filter_clause(user_id: str, filters: SearchFilters, now: float, alias: str =
 # queried user that pass the filters (it holds those columns in memory), so the index is read in one pass
 # without a join to ``records`` per match.
 FTS_SCORES = "SELECT rowid, -bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?"
-
-
-def fts_select(where: str) -> str:
-    """Ranked full-text hits of one user; bind ``:match`` and ``:k`` plus the filter parameters."""
-    return (
-        f"SELECT {RECORD_COLUMNS}, -bm25(records_fts) AS score FROM records_fts "
-        f"JOIN records r ON r.rowid = records_fts.rowid "
-        f"WHERE records_fts MATCH :match AND {where} ORDER BY bm25(records_fts) LIMIT :k"
-    )
 
 
 def list_select(where: str, newest_first: bool, limited: bool) -> str:
