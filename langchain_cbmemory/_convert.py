@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
 from cbmemory.dates import anchor_label
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord, Message
-from langchain_core.documents import Document
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 _ROLE_OF = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
 TOOL_CALL_ID = "tool_call_id"  # annotation keeping a tool message's call id

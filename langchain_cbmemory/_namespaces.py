@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from langgraph.store.base import Item, MatchCondition
+
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import MemoryRecord
-from langgraph.store.base import Item, MatchCondition
 
 KEY, NAMESPACE, CREATED, TTL = "lg.key", "lg.ns", "lg.created", "lg.ttl"
 SPEAKER = "memory"  # how a stored item reads in recalled context: "[date] memory: {...}"

@@ -21,10 +21,11 @@ except ImportError as exc:  # the extra is not installed
         "pip install 'cbmemory[langchain-classic]'. For LangChain 1.x agents use CbMemoryMiddleware instead."
     ) from exc
 
+from pydantic import ConfigDict
+
 from cbmemory.memory import AgentMemory
 from cbmemory.models import Message
 from cbmemory.retrieval.config import RetrievalConfig
-from pydantic import ConfigDict
 
 from .middleware import memory_block
 

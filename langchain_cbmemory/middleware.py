@@ -16,13 +16,14 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
+from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
+from langchain_core.messages import SystemMessage
+from langgraph.runtime import Runtime
+
 from cbmemory.errors import InvalidInputError
 from cbmemory.memory import AgentMemory
 from cbmemory.retrieval.config import RetrievalConfig
 from cbmemory.retrieval.context import FormattedContext, today_line
-from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
-from langchain_core.messages import SystemMessage
-from langgraph.runtime import Runtime
 
 from ._convert import context_value, conversation_turns, latest_user_text
 

@@ -13,16 +13,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from cbmemory.dates import to_utc
-from cbmemory.memory import AgentMemory
-from cbmemory.models import SearchFilters
-from cbmemory.retrieval.config import RetrievalConfig
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.prompts import PromptTemplate
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import BaseTool, create_retriever_tool
 from pydantic import ConfigDict
+
+from cbmemory.dates import to_utc
+from cbmemory.memory import AgentMemory
+from cbmemory.models import SearchFilters
+from cbmemory.retrieval.config import RetrievalConfig
 
 from ._convert import hit_to_document
 

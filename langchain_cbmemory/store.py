@@ -21,10 +21,6 @@ import asyncio
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
-from cbmemory.errors import InvalidInputError
-from cbmemory.memory import AgentMemory
-from cbmemory.models import MemoryRecord, Message, SearchFilters
-from cbmemory.retrieval.config import RetrievalConfig
 from langgraph.store.base import (
     BaseStore,
     GetOp,
@@ -37,6 +33,11 @@ from langgraph.store.base import (
     SearchOp,
     TTLConfig,
 )
+
+from cbmemory.errors import InvalidInputError
+from cbmemory.memory import AgentMemory
+from cbmemory.models import MemoryRecord, Message, SearchFilters
+from cbmemory.retrieval.config import RetrievalConfig
 
 from . import _namespaces as ns
 

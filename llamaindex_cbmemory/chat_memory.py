@@ -22,6 +22,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
+from llama_index.core.memory.types import BaseMemory
+
 from cbmemory import AgentMemory
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
@@ -29,9 +33,6 @@ from cbmemory.models import Hit, MemoryRecord
 from cbmemory.retrieval.config import RetrievalConfig
 from cbmemory.retrieval.recipes import get_recipe
 from cbmemory.validation import check_id, check_k
-from llama_index.core.base.llms.types import ChatMessage
-from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
-from llama_index.core.memory.types import BaseMemory
 
 from .convert import memory_text, plan_turns, query_of, widened_k, window_messages, within_budget, without
 

@@ -15,12 +15,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from llama_index.core.base.llms.types import ChatMessage, TextBlock
+from llama_index.core.schema import NodeWithScore, TextNode
+
 from cbmemory.dates import anchor_label, iso
 from cbmemory.models import Hit, MemoryRecord, Message
 from cbmemory.retrieval.context import format_context, today_line
 from cbmemory.validation import MAX_QUERY_CHARS
-from llama_index.core.base.llms.types import ChatMessage, TextBlock
-from llama_index.core.schema import NodeWithScore, TextNode
 
 CONVERSATION_ROLES = ("user", "assistant")
 TURN_ID_PREFIX = "li:"

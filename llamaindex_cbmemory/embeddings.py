@@ -14,10 +14,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from cbmemory.embedding import Embedder, LlamaIndexEmbedder
-from cbmemory.errors import InvalidInputError
 from llama_index.core.base.embeddings.base import BaseEmbedding, Embedding
 from llama_index.core.bridge.pydantic import PrivateAttr
+
+from cbmemory.embedding import Embedder, LlamaIndexEmbedder
+from cbmemory.errors import InvalidInputError
 
 
 class CbMemoryEmbedding(BaseEmbedding):

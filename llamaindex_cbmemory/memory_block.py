@@ -24,6 +24,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.memory.memory import BaseMemoryBlock
+
 from cbmemory import AgentMemory
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
@@ -32,9 +36,6 @@ from cbmemory.retrieval.config import RetrievalConfig
 from cbmemory.retrieval.context import count_tokens
 from cbmemory.retrieval.recipes import get_recipe
 from cbmemory.validation import check_id, check_k
-from llama_index.core.base.llms.types import ChatMessage
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
-from llama_index.core.memory.memory import BaseMemoryBlock
 
 from .convert import conversational, memory_text, plan_turns, query_of, widened_k, within_budget, without
 

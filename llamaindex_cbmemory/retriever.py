@@ -16,6 +16,11 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.callbacks.base import CallbackManager
+from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.tools import RetrieverTool
+
 from cbmemory import AgentMemory
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
@@ -23,10 +28,6 @@ from cbmemory.models import SearchFilters
 from cbmemory.retrieval.config import RetrievalConfig
 from cbmemory.retrieval.recipes import get_recipe
 from cbmemory.validation import check_id, check_k
-from llama_index.core.base.base_retriever import BaseRetriever
-from llama_index.core.callbacks.base import CallbackManager
-from llama_index.core.schema import NodeWithScore, QueryBundle
-from llama_index.core.tools import RetrieverTool
 
 from .convert import hit_to_node
 

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
+
 from cbmemory.errors import EmbedderMismatchError
 from cbmemory.store.couchbase import CouchbaseStore
 

@@ -19,6 +19,7 @@ from importlib import resources
 
 import numpy as np
 import pytest
+
 from cbmemory.errors import InvalidInputError
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import SearchFilters, Session

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
+
 from cbmemory.errors import EmbedderMismatchError, InvalidInputError, StoreUnavailableError
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import SearchFilters, Session

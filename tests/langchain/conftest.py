@@ -7,6 +7,7 @@ import inspect
 from datetime import datetime, timedelta, timezone
 
 import pytest
+
 from cbmemory import AgentMemory
 
 T0 = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)  # Sunday, 7 May 2023

@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from cbmemory.errors import InvalidInputError
-from cbmemory.ingest import build_records, validate_messages
-from cbmemory.models import Hit
 from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.store.base import MatchCondition
 
+from cbmemory.errors import InvalidInputError
+from cbmemory.ingest import build_records, validate_messages
+from cbmemory.models import Hit
 from langchain_cbmemory import _namespaces as ns
 from langchain_cbmemory._convert import (
     context_value,

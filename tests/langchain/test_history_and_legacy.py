@@ -9,9 +9,9 @@ import sys
 import warnings
 
 import pytest
-from cbmemory.errors import MissingDependencyError
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
+from cbmemory.errors import MissingDependencyError
 from langchain_cbmemory import CbMemoryChatMessageHistory
 
 

@@ -7,12 +7,12 @@ import asyncio
 from dataclasses import dataclass
 
 import pytest
-from cbmemory.errors import InvalidInputError
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 
+from cbmemory.errors import InvalidInputError
 from langchain_cbmemory import CbMemoryMiddleware
 from langchain_cbmemory.middleware import with_system_text
 from langchain_cbmemory.testing import ScriptedChatModel

@@ -8,10 +8,10 @@ for agent middleware; those are covered in test_store.py and test_middleware.py.
 from __future__ import annotations
 
 import pytest
-from cbmemory import AgentMemory
 from langchain_tests.integration_tests import RetrieversIntegrationTests, ToolsIntegrationTests
 from langchain_tests.unit_tests import ToolsUnitTests
 
+from cbmemory import AgentMemory
 from langchain_cbmemory import CbMemoryRetriever, create_memory_tool
 
 _STATE: dict[str, AgentMemory] = {}

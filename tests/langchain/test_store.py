@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from cbmemory import AgentMemory, SQLiteStore
-from cbmemory.errors import InvalidInputError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain.agents import create_agent
@@ -18,6 +16,8 @@ from langchain_core.tools import tool
 from langgraph.store.base import InvalidNamespaceError, PutOp
 from langgraph.store.memory import InMemoryStore
 
+from cbmemory import AgentMemory, SQLiteStore
+from cbmemory.errors import InvalidInputError
 from langchain_cbmemory import CbMemoryMiddleware, CbMemoryStore
 from langchain_cbmemory.testing import ScriptedChatModel
 

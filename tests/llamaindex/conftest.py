@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 import pytest
+
 from cbmemory import AgentMemory
 from cbmemory.embedding import MiniLMEmbedder
 

@@ -9,11 +9,11 @@ import re
 from collections import Counter
 from datetime import datetime, timedelta
 
-from cbmemory import AgentMemory
 from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM, MockFunctionCallingLLMWithChatMemoryOfLastCall
 
+from cbmemory import AgentMemory
 from llamaindex_cbmemory import CbMemoryChatMemory, CbMemoryRetriever, make_retriever_tool
 
 from .conftest import ticks_during

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from cbmemory import AgentMemory, InvalidInputError
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
 
+from cbmemory import AgentMemory, InvalidInputError
 from llamaindex_cbmemory import CbMemoryChatMemory
 
 from .conftest import ticks_during

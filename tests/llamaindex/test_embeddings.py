@@ -7,11 +7,11 @@ import asyncio
 
 import numpy as np
 import pytest
-from cbmemory import AgentMemory, InvalidInputError
-from cbmemory.embedding import LlamaIndexEmbedder as CoreLlamaIndexEmbedder
 from llama_index.core import VectorStoreIndex
 from llama_index.core.schema import TextNode
 
+from cbmemory import AgentMemory, InvalidInputError
+from cbmemory.embedding import LlamaIndexEmbedder as CoreLlamaIndexEmbedder
 from llamaindex_cbmemory import CbMemoryEmbedding, LlamaIndexEmbedder
 
 

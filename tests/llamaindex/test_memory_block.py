@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from cbmemory import InvalidInputError
-from cbmemory.retrieval.context import count_tokens, format_hit
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.memory import Memory
 from llama_index.core.storage.chat_store.sql import MessageStatus
 
+from cbmemory import InvalidInputError
+from cbmemory.retrieval.context import count_tokens, format_hit
 from llamaindex_cbmemory import CbMemoryBlock
 
 QUESTION = ChatMessage(role="user", content="Who is visiting me, and where do I live?")

@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from cbmemory import InvalidInputError
 from llama_index.core.llms.mock import MockLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import MetadataMode, NodeWithScore
 
+from cbmemory import InvalidInputError
 from llamaindex_cbmemory import CbMemoryRetriever, make_retriever_tool
 
 from .conftest import ticks_during

@@ -81,7 +81,7 @@ class CachedEmbedder:
             vecs = check_vectors(self.inner.embed(first), len(first), self.dimension)
             self.model_calls += 1
             self.texts_embedded += len(first)
-            for key, vec in zip(order, vecs):
+            for key, vec in zip(order, vecs, strict=True):
                 for i in missing[key]:
                     out[i] = vec
                 self._remember(key, vec.copy())

@@ -7,8 +7,8 @@ from dataclasses import replace
 from datetime import datetime
 
 from ..models import Hit, SearchFilters, frozen_mapping
-from ..text import words
 from ..store.base import MemoryStore
+from ..text import words
 from . import context
 from .config import RetrievalConfig, scale_k
 from .entities import extract_entities

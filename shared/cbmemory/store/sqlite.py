@@ -100,7 +100,7 @@ class _UserMatrix:
         if self.n + m > len(self.rowids):
             self.reserve(max(2 * len(self.rowids), self.n + m, 64), dim)
         s = slice(self.n, self.n + m)
-        cols = list(zip(*rows))
+        cols = list(zip(*rows, strict=True))
         self.rowids[s] = cols[0]
         self.vectors[s] = np.frombuffer(b"".join(cols[1]), dtype=np.float32).reshape(m, dim)
         self.occurred[s] = cols[2]
@@ -224,7 +224,7 @@ class SQLiteStore(MemoryStore):
                        f"FROM records WHERE record_id IN ({','.join('?' * len(part))})")
                 existing.update({row[0]: row[1:] for row in c.execute(sql, part)})
             rows, stale, touched = [], [], {}
-            for rec, vec in zip(records, vecs):
+            for rec, vec in zip(records, vecs, strict=True):
                 old = existing.get(rec.record_id)
                 new_sig = (rec.content_hash, rec.occurred_at.timestamp(),
                            None if rec.expires_at is None else rec.expires_at.timestamp(),

@@ -102,11 +102,11 @@ def filter_clause(user_id: str, filters: SearchFilters, now: float, alias: str =
     params: dict[str, object] = {"user_id": user_id, "now": now}
     if filters.session_ids is not None:
         names = [f":s{i}" for i in range(len(filters.session_ids))]
-        params.update({n[1:]: s for n, s in zip(names, filters.session_ids)})
+        params.update({n[1:]: s for n, s in zip(names, filters.session_ids, strict=True)})
         parts.append(f"{a}.session_id IN ({', '.join(names)})" if names else "0")
     if filters.kinds is not None:
         names = [f":kind{i}" for i in range(len(filters.kinds))]
-        params.update({n[1:]: s for n, s in zip(names, filters.kinds)})
+        params.update({n[1:]: s for n, s in zip(names, filters.kinds, strict=True)})
         parts.append(f"{a}.kind IN ({', '.join(names)})" if names else "0")
     for col, op, value, name in (
         ("occurred_at", ">=", filters.occurred_after, "occ_lo"),
