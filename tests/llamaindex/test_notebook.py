@@ -1,32 +1,11 @@
 """Integration layer: notebooks/llamaindex_agent.ipynb runs top to bottom in a fresh kernel, offline with
-its scripted LLM (its own asserts check the cross-session, relative-date answer). The kernel talks to the
-test over unix-domain sockets (ZMQ ipc), so no TCP port is opened."""
+its scripted LLM (its own asserts check the cross-session, relative-date answer)."""
 
-from __future__ import annotations
-
-from pathlib import Path
-
-import pytest
-
-nbformat = pytest.importorskip("nbformat", reason="executing notebooks needs nbformat (dev extra)")
-nbclient = pytest.importorskip("nbclient", reason="executing notebooks needs nbclient (dev extra)")
-pytest.importorskip("ipykernel", reason="executing notebooks needs ipykernel (dev extra)")
-
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOK = ROOT / "notebooks" / "llamaindex_agent.ipynb"
+from tests.notebooks import run_notebook
 
 
 def test_notebook_runs_offline(tmp_path, monkeypatch):
-    from jupyter_client.manager import KernelManager
-
-    monkeypatch.setenv("CBMEMORY_LLM", "scripted")  # never a real LLM in the test suite
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
-    client = nbclient.NotebookClient(nb, km=km, timeout=120, resources={"metadata": {"path": str(ROOT)}})
-    client.execute()
-    outputs = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    _, outputs = run_notebook("llamaindex_agent.ipynb", tmp_path, monkeypatch, env={"CBMEMORY_LLM": "scripted"})
     assert "You moved on Saturday, 6 May 2023" in outputs
     assert "Today is Saturday, 20 May 2023." in outputs
     assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday!" in outputs
