@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from ..dates import anchor_label
+from ..llm import model_name
 from .cache import ExtractionCache, MemoryCache
 from .config import PROMPT_VERSION
 from .parsing import (
@@ -103,12 +104,6 @@ def input_hash(model: str, task: str, messages: Sequence[tuple[str, str]]) -> st
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def model_name(llm: Any) -> str:
-    for attr in ("model_name", "model", "model_id"):
-        value = getattr(llm, attr, None)
-        if isinstance(value, str) and value:
-            return value
-    return type(llm).__name__
 
 
 # ---------------------------------------------------------------------------- planned calls and outcomes

@@ -37,7 +37,7 @@ def make_enricher(model: str, base_url: str | None = None, *, cache_path: str | 
                   **kwargs: Any) -> Enricher:
     """An ``Enricher`` over ``ChatOpenAI`` (OpenAI, or a local OpenAI-compatible server at ``base_url``)
     at temperature 0, with its cache and failures log in the SQLite file ``cache_path``."""
-    from ..eval.qa import make_chat_model
+    from ..llm import make_chat_model
 
     llm = make_chat_model(model, base_url, api_key)
     return Enricher(llm, cache=SQLiteCache(cache_path), max_concurrency=max_concurrency,

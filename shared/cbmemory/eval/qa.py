@@ -12,36 +12,12 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..llm import make_chat_model as make_chat_model  # re-exported: cbmemory.eval.make_chat_model
+from ..llm import model_name
 from ..retrieval.context import answer_messages
 from .answer_scores import answer_scores
 from .prompts import PROMPT_VERSION, judge_messages, parse_verdict, sufficiency_messages
 from .questions import EvalQuestion
-
-
-def model_name(llm: Any) -> str:
-    for attr in ("model_name", "model", "model_id"):
-        value = getattr(llm, attr, None)
-        if isinstance(value, str) and value:
-            return value
-    return type(llm).__name__
-
-
-def make_chat_model(model: str, base_url: str | None = None, api_key: str | None = None) -> Any:
-    """``ChatOpenAI`` at temperature 0 (OpenAI, or a local OpenAI-compatible server with ``base_url``)."""
-    import os
-
-    try:
-        from langchain_openai import ChatOpenAI
-    except ImportError as exc:  # pragma: no cover - the eval extra has it
-        from ..errors import MissingDependencyError
-
-        raise MissingDependencyError("the QA evaluation needs langchain-openai: pip install 'cbmemory[eval]'") from exc
-    key = api_key or os.environ.get("OPENAI_API_KEY") or ("local" if base_url else None)
-    if key is None:
-        from ..errors import InvalidInputError
-
-        raise InvalidInputError("set OPENAI_API_KEY (or pass --llm-base-url for a local server)")
-    return ChatOpenAI(model=model, base_url=base_url, api_key=key, temperature=0, max_retries=2, timeout=600)
 
 
 def invoke_text(llm: Any, messages: list[tuple[str, str]]) -> str:
