@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 
@@ -86,7 +85,3 @@ def check_vectors(vectors: object, rows: int, dim: int) -> np.ndarray:
     if not np.isfinite(arr).all():
         raise InvalidVectorError("embedder returned NaN or infinite values")
     return arr
-
-
-def is_finite_number(x: float) -> bool:
-    return isinstance(x, (int, float)) and math.isfinite(x)
