@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import time
 
 import numpy as np
 
@@ -88,8 +89,10 @@ def search_reader(path: str, rounds: int, per_call: int) -> None:
 
     store = SQLiteStore(path)
     query = HashEmbedder().embed(["writer turn"])[0]
-    bad = searches = 0
-    for _ in range(rounds):
+    bad = searches = done = 0
+    deadline = time.monotonic() + 120
+    while done < rounds and time.monotonic() < deadline:  # a round counts once the writers have written
+        before = searches
         for user in store.users():
             if user == "shared-user":
                 continue
@@ -98,6 +101,7 @@ def search_reader(path: str, rounds: int, per_call: int) -> None:
                 for hits in (store.vector_search(user, query, 1000, f), store.text_search(user, "writer turn", 1000, f)):
                     searches += 1
                     bad += len(hits) not in (0, per_call) or any(h.record.user_id != user for h in hits)
+        done += searches > before
     print(f"partial {bad} searches {searches}", flush=True)
 
 
