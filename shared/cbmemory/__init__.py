@@ -5,17 +5,21 @@ Importing this package loads no framework, model or database: those load on firs
 
 from .errors import (
     CbMemoryError,
+    CorruptStoreError,
     EmbedderMismatchError,
     InvalidDateError,
     InvalidInputError,
     InvalidVectorError,
     MissingDependencyError,
     NotAStoreError,
+    ReadOnlyStoreError,
+    StoreNotFoundError,
     StoreUnavailableError,
+    WriteConflictError,
 )
 from .ingest import IngestConfig
 from .memory import AgentMemory
-from .models import Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session
+from .models import ForgetResult, Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session
 from .retrieval import RECIPES, RetrievalConfig, format_context, get_recipe
 from .store import MemoryStore, SQLiteStore
 
@@ -32,8 +36,9 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "RECIPES", "AgentMemory", "CbMemoryError", "CouchbaseStore", "EmbedderMismatchError", "Hit", "IngestConfig", "IngestResult",
-    "InvalidDateError", "InvalidInputError", "InvalidVectorError", "MemoryRecord", "MemoryStore", "Message",
-    "MissingDependencyError", "NotAStoreError", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session",
-    "StoreUnavailableError", "format_context", "get_recipe",
+    "RECIPES", "AgentMemory", "CbMemoryError", "CorruptStoreError", "CouchbaseStore", "EmbedderMismatchError",
+    "ForgetResult", "Hit", "IngestConfig", "IngestResult", "InvalidDateError", "InvalidInputError",
+    "InvalidVectorError", "MemoryRecord", "MemoryStore", "Message", "MissingDependencyError", "NotAStoreError",
+    "ReadOnlyStoreError", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session", "StoreNotFoundError",
+    "StoreUnavailableError", "WriteConflictError", "format_context", "get_recipe",
 ]

@@ -33,3 +33,20 @@ class StoreUnavailableError(CbMemoryError):
 
 class MissingDependencyError(CbMemoryError, ImportError):
     """An optional extra is needed for this feature; the message says which one to install."""
+
+
+class StoreNotFoundError(CbMemoryError, FileNotFoundError):
+    """A store opened only to read (or to erase from) does not exist; nothing was created."""
+
+
+class ReadOnlyStoreError(CbMemoryError, PermissionError):
+    """The store can be read but not written (a read-only file or directory, or opened with ``read_only``)."""
+
+
+class CorruptStoreError(CbMemoryError):
+    """The store's file is damaged (its integrity check failed); nothing was written to it."""
+
+
+class WriteConflictError(CbMemoryError):
+    """Another writer changed what this write depended on (e.g. appended to the same session first).
+    Nothing was written; the operation can be retried."""

@@ -116,3 +116,17 @@ class IngestResult:
     replaced: int
     unchanged: int
     record_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetResult:
+    """What ``forget`` erased: records (raw and derived) and sessions, in one transaction.
+
+    ``wiped`` is False when the erased bytes could not yet be overwritten everywhere on disk (another
+    connection was reading an older snapshot); the store finishes the wipe at its next write or close.
+    """
+
+    records: int
+    sessions: int
+    wiped: bool = True
+
