@@ -18,8 +18,10 @@ bulk document store.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
+from numbers import Real
 
 from langgraph.store.base import (
     BaseStore,
@@ -38,6 +40,7 @@ from cbmemory.errors import InvalidInputError
 from cbmemory.memory import AgentMemory
 from cbmemory.models import MemoryRecord, Message, SearchFilters
 from cbmemory.retrieval.config import RetrievalConfig
+from cbmemory.validation import check_unicode
 
 from . import _namespaces as ns
 
@@ -48,6 +51,24 @@ except ImportError:  # pragma: no cover
         return None
 
 MAX_K = 10_000
+
+
+def _ttl_delta(minutes: object, what: str = "ttl") -> timedelta:
+    """A LangGraph TTL (minutes) as a ``timedelta``: a finite, positive number, or ``InvalidInputError``."""
+    if isinstance(minutes, bool) or not isinstance(minutes, Real) or not math.isfinite(minutes) or minutes <= 0:
+        raise InvalidInputError(f"{what} must be a finite, positive number of minutes, got {minutes!r}")
+    try:
+        return timedelta(minutes=float(minutes))
+    except OverflowError as exc:
+        raise InvalidInputError(f"{what} of {minutes!r} minutes is too long; use None for items that never "
+                                "expire") from exc
+
+
+def _check_item_id(namespace: Sequence[str], key: str) -> None:
+    """Namespace labels and keys are hashed as UTF-8 into session ids: refuse lone surrogates up front."""
+    for label in (*namespace, key):
+        if isinstance(label, str):
+            check_unicode(label, "a namespace label or key")
 
 
 class CbMemoryStore(BaseStore):
@@ -66,6 +87,8 @@ class CbMemoryStore(BaseStore):
         self.memory = memory
         self.recipe = recipe
         self.layout = ns.NamespaceLayout(user_at)
+        if ttl and ttl.get("default_ttl") is not None:
+            _ttl_delta(ttl["default_ttl"], "default_ttl")
         self.ttl_config = ttl
 
     # ---------------------------------------------------------------- batch
@@ -109,7 +132,7 @@ class CbMemoryStore(BaseStore):
         message = Message("system", text, speaker=ns.SPEAKER,
                           annotations=ns.item_annotations(namespace, key, created, ttl))
         self.memory.add_session(self.layout.user_id(namespace), ns.item_session_id(namespace, key), [message],
-                                date=updated, ttl=timedelta(minutes=ttl) if ttl is not None else None)
+                                date=updated, ttl=_ttl_delta(ttl) if ttl is not None else None)
 
     def _refresh(self, records: Sequence[MemoryRecord]) -> None:
         """Restart the TTL clock of items read (their value and dates stay as they are)."""
@@ -122,6 +145,7 @@ class CbMemoryStore(BaseStore):
 
     # ---------------------------------------------------------------- operations
     def _get(self, op: GetOp) -> Item | None:
+        _check_item_id(op.namespace, op.key)
         record = self._record(op.namespace, op.key)
         if record is None:
             return None
@@ -130,12 +154,13 @@ class CbMemoryStore(BaseStore):
         return ns.record_to_item(record)
 
     def _put(self, op: PutOp) -> None:
+        _check_item_id(op.namespace, op.key)
         user, session = self.layout.user_id(op.namespace), ns.item_session_id(op.namespace, op.key)
         if op.value is None:
             self.memory.forget(user, session)
             return
-        if op.ttl is not None and op.ttl <= 0:
-            raise InvalidInputError("ttl must be a positive number of minutes")
+        if op.ttl is not None:
+            _ttl_delta(op.ttl)
         text = ns.encode_value(op.value)
         old = self._record(op.namespace, op.key)
         now = self.memory.clock()

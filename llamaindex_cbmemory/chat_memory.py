@@ -74,6 +74,11 @@ class CbMemoryChatMemory(BaseMemory):
                          recipe=get_recipe(recipe) if recipe is not None else None, k=k, window=window,
                          say_today=say_today)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "session_date" and value is not None:  # checked now, not at the next put
+            value = to_utc(value)
+        super().__setattr__(name, value)
+
     @classmethod
     def class_name(cls) -> str:
         return "CbMemoryChatMemory"

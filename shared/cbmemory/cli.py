@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import sqlite3
 import sys
 import time
 from collections.abc import Sequence
@@ -65,7 +66,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     from .retrieval.engine import explain
 
-    with _memory(args) as memory:
+    with _memory(args, create=False, read_only=True) as memory:
         hits = memory.search(args.query, args.user, args.k, recipe=args.recipe)
     if args.json:
         rows = [{"turn_id": h.record.turn_id, "session_id": h.record.session_id, "score": h.score,
@@ -86,7 +87,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     from .store.sqlite import SQLiteStore
 
-    with SQLiteStore(args.db) as store:
+    with SQLiteStore(args.db, create=False, read_only=True) as store:
         print(json.dumps(store.stats(), indent=2, default=str))
     return 0
 
@@ -96,9 +97,13 @@ def cmd_forget(args: argparse.Namespace) -> int:
     from .validation import check_id
 
     check_id(args.user, "user")
-    with SQLiteStore(args.db) as store:
-        n = store.forget(args.user, args.session)
-    print(json.dumps({"forgotten_records": n, "user": args.user, "session": args.session}))
+    with SQLiteStore(args.db, create=False) as store:
+        erased = store.forget(args.user, args.session)
+    print(json.dumps({"forgotten_records": erased.records, "forgotten_sessions": erased.sessions,
+                      "wiped": erased.wiped, "user": args.user, "session": args.session}))
+    if not erased.wiped:
+        print(f"cbmemory: warning: another connection is reading {args.db}, so the erased bytes remain in the "
+              "file until its next write or close", file=sys.stderr)
     return 0
 
 
@@ -159,13 +164,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _error(message: str) -> int:
+    """One line on stderr, exit code 2 (argparse's own for a bad command line)."""
+    print(f"cbmemory: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except CbMemoryError as exc:
-        print(f"cbmemory: error: {exc}", file=sys.stderr)
-        return 2
+        return _error(str(exc) or type(exc).__name__)
+    except sqlite3.Error as exc:  # a last resort: the store types the errors it knows about
+        return _error(f"{getattr(args, 'db', 'the store')}: SQLite error: {exc}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -5,6 +5,12 @@ Accepted inputs: ``datetime`` objects, ISO 8601 strings (``2023-05-07``, ``2023-
 Everything is stored in UTC. A naive time (no offset) is taken to be UTC already: conversation datasets
 give wall-clock times without a zone, and shifting them by the machine's zone would move sessions across
 midnight depending on where the code runs.
+
+Supported range: ``MIN_INSTANT`` (0001-01-02T00:00:00Z) to ``MAX_INSTANT`` (9999-12-30T23:59:59.999999Z).
+Stores keep instants as float epoch seconds; a day of margin at each end of Python's datetime range keeps
+that round trip (and any shift by a time zone) inside years 1..9999. ``to_utc`` refuses an instant outside
+it with ``InvalidDateError``; with ``clamp=True`` (search bounds, times read back from a store) it moves
+the instant to the nearest end instead.
 """
 
 from __future__ import annotations
@@ -13,6 +19,10 @@ import re
 from datetime import date, datetime, timezone
 
 from .errors import InvalidDateError
+
+MIN_INSTANT = datetime(1, 1, 2, tzinfo=timezone.utc)
+MAX_INSTANT = datetime(9999, 12, 30, 23, 59, 59, 999999, tzinfo=timezone.utc)
+_RANGE = f"{MIN_INSTANT.date().isoformat()} to {MAX_INSTANT.date().isoformat()} UTC"
 
 _LOCOMO = re.compile(
     r"^\s*(?P<h>\d{1,2}):(?P<m>\d{2})\s*(?P<ampm>am|pm)\s+on\s+(?P<d>\d{1,2})\s+(?P<mon>[A-Za-z]+),?\s+(?P<y>\d{4})\s*$",
@@ -36,8 +46,9 @@ def _month(name: str) -> int:
     raise InvalidDateError(f"unknown month name {name!r}")
 
 
-def to_utc(value: datetime | date | str) -> datetime:
-    """Parse ``value`` into an aware UTC datetime, or raise ``InvalidDateError`` saying why."""
+def to_utc(value: datetime | date | str, *, clamp: bool = False) -> datetime:
+    """Parse ``value`` into an aware UTC datetime inside the supported range, or raise ``InvalidDateError``
+    saying why. With ``clamp``, an instant outside the range becomes ``MIN_INSTANT`` or ``MAX_INSTANT``."""
     if isinstance(value, datetime):
         dt = value
     elif isinstance(value, date):
@@ -46,9 +57,16 @@ def to_utc(value: datetime | date | str) -> datetime:
         dt = _parse_str(value)
     else:
         raise InvalidDateError(f"expected a datetime, date or string, got {type(value).__name__}")
-    if dt.tzinfo is None:
-        return dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc)
+    try:
+        utc = dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+    except OverflowError:  # year 1 or 9999 shifted by its offset past Python's range
+        utc = (datetime.min if dt.year < 5000 else datetime.max).replace(tzinfo=timezone.utc)
+    if MIN_INSTANT <= utc <= MAX_INSTANT:
+        return utc
+    if clamp:
+        return MIN_INSTANT if utc < MIN_INSTANT else MAX_INSTANT
+    shown = repr(value) if isinstance(value, str) else str(value)
+    raise InvalidDateError(f"date {shown} is outside the supported range {_RANGE}")
 
 
 def _parse_str(text: str) -> datetime:
@@ -59,8 +77,10 @@ def _parse_str(text: str) -> datetime:
         return datetime.fromisoformat(s.replace("Z", "+00:00"))
     except ValueError:
         pass
+    if (m := _LOCOMO.match(s)) and not 1 <= int(m["h"]) <= 12:
+        raise InvalidDateError(f"date {text!r}: with am/pm the hour must be 1 to 12")
     try:
-        if m := _LOCOMO.match(s):
+        if m:
             hour = int(m["h"]) % 12 + (12 if m["ampm"].lower() == "pm" else 0)
             return datetime(int(m["y"]), _month(m["mon"]), int(m["d"]), hour, int(m["m"]))
         if m := _LME.match(s):
@@ -78,8 +98,9 @@ def anchor_label(dt: datetime) -> str:
 
 
 def iso(dt: datetime) -> str:
-    """Canonical storage form: ``2023-05-07T13:56:00+00:00``."""
-    return to_utc(dt).isoformat(timespec="seconds")
+    """Canonical storage form: ``2023-05-07T13:56:00+00:00`` (clamped into the supported range, so a time
+    read back from an old store always formats)."""
+    return to_utc(dt, clamp=True).isoformat(timespec="seconds")
 
 
 def utcnow() -> datetime:

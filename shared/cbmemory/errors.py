@@ -12,7 +12,8 @@ class InvalidInputError(CbMemoryError, ValueError):
 
 
 class InvalidDateError(InvalidInputError):
-    """A date or time that does not parse as ISO 8601 or LoCoMo's ``1:56 pm on 8 May, 2023``."""
+    """A date or time that does not parse as ISO 8601 or LoCoMo's ``1:56 pm on 8 May, 2023``, or that lies
+    outside the supported range (``cbmemory.dates.MIN_INSTANT`` to ``MAX_INSTANT``)."""
 
 
 class InvalidVectorError(InvalidInputError):

@@ -58,6 +58,11 @@ class IngestConfig:
 DEFAULT_INGEST = IngestConfig()
 
 
+# Messages without a turn id are keyed "#<position>" (or "#<position>:<hash>" when appended); caller ids
+# may not start with it, so a caller's id can never stand for (and replace) a generated one.
+GENERATED_KEY_PREFIX = "#"
+
+
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -98,6 +103,10 @@ def validate_messages(messages: Sequence[Message | Mapping[str, object]]) -> lis
             check_id(m.speaker, f"message {i} speaker")
         if m.turn_id is not None:
             check_id(m.turn_id, f"message {i} turn_id")
+            if m.turn_id.startswith(GENERATED_KEY_PREFIX):
+                raise InvalidInputError(
+                    f"message {i} turn_id {m.turn_id!r} starts with {GENERATED_KEY_PREFIX!r}, which marks the "
+                    "keys cbmemory gives messages without an id; choose another id")
             if m.turn_id in seen:
                 raise InvalidInputError(f"turn_id {m.turn_id!r} appears twice in one batch")
             seen.add(m.turn_id)

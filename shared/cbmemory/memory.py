@@ -12,24 +12,41 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date as Date
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from .dates import to_utc, utcnow
+import numpy as np
+
+from .dates import MAX_INSTANT, to_utc, utcnow
 from .embedding.base import CachedEmbedder, Embedder
-from .errors import EmbedderMismatchError, InvalidInputError
+from .errors import EmbedderMismatchError, InvalidDateError, InvalidInputError, WriteConflictError
 from .ingest import IngestConfig, build_records, record_id, validate_messages
-from .models import Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session, frozen_mapping
+from .models import (
+    ForgetResult,
+    Hit,
+    IngestResult,
+    MemoryRecord,
+    Message,
+    SearchFilters,
+    Session,
+    frozen_mapping,
+)
 from .retrieval.config import RetrievalConfig
 from .retrieval.context import FormattedContext, format_context
 from .retrieval.engine import retrieve
 from .retrieval.recipes import get_recipe
-from .store.base import MemoryStore
-from .validation import check_annotations, check_id, check_k, check_query
+from .store.base import MemoryStore, WriteMode
+from .validation import check_annotations, check_id, check_k, check_query, check_ttl
 
 DateLike = datetime | Date | str
+_APPEND_TRIES = 100
+_APPEND_LOCKS = tuple(threading.Lock() for _ in range(64))  # striped by (user, session)
+_BEFORE_ALL = datetime.min.replace(tzinfo=timezone.utc)
 
 
 def _default_embedder() -> Embedder:
@@ -60,7 +77,7 @@ class AgentMemory:
         self.embedder = inner if isinstance(inner, CachedEmbedder) else CachedEmbedder(inner, lookup=store.lookup_vectors)
         self.recipe = get_recipe(recipe)
         self.ingest = ingest if ingest is not None else self.recipe.ingest  # index the way the recipe expects
-        self.default_ttl = default_ttl
+        self.default_ttl = check_ttl(default_ttl, "default_ttl") if default_ttl is not None else None
         self.clock = clock
         self._bound = False
         have = getattr(store, "embedder", None)
@@ -70,11 +87,19 @@ class AgentMemory:
             )
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str] = "memory.db", **kwargs: Any) -> AgentMemory:
-        """Open (or create) a memory file with the embedded SQLite store."""
+    def open(cls, path: str | os.PathLike[str] = "memory.db", *, create: bool = True, read_only: bool = False,
+             **kwargs: Any) -> AgentMemory:
+        """Open (or create) a memory file with the embedded SQLite store. ``create=False``: a missing file
+        raises ``StoreNotFoundError`` instead of becoming a new store. ``read_only=True``: search only; the
+        file is never created or written (the way to read a store in a read-only file or directory)."""
         from .store.sqlite import SQLiteStore
 
-        return cls(SQLiteStore(path), **kwargs)
+        store = SQLiteStore(path, create=create, read_only=read_only)
+        try:
+            return cls(store, **kwargs)
+        except BaseException:  # e.g. another embedder's store: do not leave the file open
+            store.close()
+            raise
 
     def _bind(self) -> None:
         if not self._bound:
@@ -83,21 +108,27 @@ class AgentMemory:
 
     # ------------------------------------------------------------------ writes
     def _expiry(self, now: datetime, ttl: timedelta | None, expires_at: DateLike | None) -> datetime | None:
+        never = "pass expires_at=None and no ttl for memories that never expire"
         if expires_at is not None:
-            return to_utc(expires_at)
-        ttl = ttl if ttl is not None else self.default_ttl
+            try:
+                return to_utc(expires_at)
+            except InvalidDateError as exc:
+                raise InvalidDateError(f"expires_at: {exc}; {never}") from exc
+        ttl = check_ttl(ttl) if ttl is not None else self.default_ttl
         if ttl is None:
             return None
-        if ttl <= timedelta(0):
-            raise InvalidInputError("ttl must be positive")
-        return now + ttl
+        try:
+            return to_utc(now + ttl)
+        except (OverflowError, InvalidDateError) as exc:
+            raise InvalidInputError(
+                f"ttl {ttl} from {now:%Y-%m-%d} ends past {MAX_INSTANT:%Y-%m-%d}; {never}") from exc
 
-    def _write(self, sessions: list[Session], records: list[MemoryRecord]) -> IngestResult:
+    def _write(self, sessions: list[Session], records: list[MemoryRecord], mode: WriteMode) -> IngestResult:
         self._bind()
         if self.enricher is not None:  # cached fact keys only: never calls the LLM before the raw write
             records = self.enricher.prepare(self, records)
-        vectors = self.embedder.embed([r.index_text for r in records])  # checked: finite, right shape
-        result = self.store.write(sessions, records, vectors)
+        vectors = self.embedder.embed_records(records)  # checked: finite, right shape
+        result = self.store.write(sessions, records, vectors, mode=mode)
         self.store.purge_expired(self.clock())
         if self.enricher is not None:  # LLM calls, after the raw records are stored
             self.enricher.after_write(self, sessions, records)
@@ -128,7 +159,13 @@ class AgentMemory:
         expires_at: DateLike | None = None,
     ) -> IngestResult:
         """Store several ``(session_id, messages, date)`` sessions of one user in one atomic batch
-        (embedded together, so bulk imports run at the embedder's best batch size)."""
+        (embedded together, so bulk imports run at the embedder's best batch size).
+
+        A session is stored as a whole: adding a session that is already stored replaces it, so afterwards
+        it holds exactly the messages given, with the date given. Adding it unchanged changes nothing; if
+        its date or messages changed, its records are re-dated or replaced, turns it no longer has are
+        deleted, and so are the summaries and events derived from its old content. To add turns to a
+        session without resending it, use ``add_messages``."""
         check_id(user_id, "user_id")
         ann = check_annotations(annotations)
         now = self.clock()
@@ -145,7 +182,7 @@ class AgentMemory:
                                      annotations=ann, expires_at=expiry)
         if not records:
             raise InvalidInputError("no sessions given")
-        return self._write(infos, records)
+        return self._write(infos, records, "replace")
 
     def add_messages(
         self,
@@ -157,10 +194,27 @@ class AgentMemory:
         ttl: timedelta | None = None,
         expires_at: DateLike | None = None,
     ) -> IngestResult:
-        """Append turns to a live session (created with ``date``, or now, if it does not exist yet)."""
+        """Append turns to a live session (created with ``date``, or now, if it does not exist yet).
+
+        Messages with a ``turn_id`` already stored in the session are skipped (a retried append). Positions
+        are checked when the write commits: if another writer appended to the session first, the append is
+        built again after it, so concurrent appends keep every turn, each at its own position."""
         check_id(user_id, "user_id")
         check_id(session_id, "session_id")
         msgs = validate_messages(messages)
+        lock = _APPEND_LOCKS[hash((user_id, session_id)) % len(_APPEND_LOCKS)]
+        for attempt in range(_APPEND_TRIES):
+            with lock:  # appends from this process take turns; other processes are caught at commit
+                try:
+                    return self._append(user_id, session_id, msgs, date, ttl, expires_at)
+                except WriteConflictError:
+                    if attempt == _APPEND_TRIES - 1:
+                        raise
+            time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+        raise AssertionError("unreachable")
+
+    def _append(self, user_id: str, session_id: str, msgs: list[Message], date: DateLike | None,
+                ttl: timedelta | None, expires_at: DateLike | None) -> IngestResult:
         kind = self.ingest.unit
         known = {r.turn_id for r in self.store.get_records(
             user_id, [record_id(user_id, session_id, kind, m.turn_id) for m in msgs if m.turn_id])}
@@ -171,14 +225,15 @@ class AgentMemory:
         session = self.store.get_session(user_id, session_id)
         if session is None:
             session = Session(user_id, session_id, to_utc(date) if date is not None else now)
+        # positions count on from every stored record, expired ones too (they hold their positions)
         last = self.store.list_records(user_id, SearchFilters(session_ids=(session_id,), kinds=(kind,)), limit=1,
-                                       newest_first=True, now=now)
+                                       newest_first=True, now=_BEFORE_ALL)
         start = last[0].position + 1 if last else 0
         previous = Message(last[0].role, last[0].text, last[0].speaker) if last else None
         records = build_records(user_id, session_id, msgs, session.occurred_at, now, config=self.ingest,
                                 start_position=start, previous=previous, annotations=session.annotations,
                                 expires_at=self._expiry(now, ttl, expires_at), append=True)
-        return self._write([session], records)
+        return self._write([session], records, "append")
 
     # ------------------------------------------------------------------ reads
     def search(
@@ -205,7 +260,10 @@ class AgentMemory:
             return []
         self._bind()
         ref = to_utc(reference_date) if reference_date is not None else None
-        return retrieve(self.store, self.embedder.embed_query, cfg, user_id, query, k=k, filters=filters,
+        def embed_query(text: str) -> np.ndarray:
+            return self.embedder.embed_query(text, user_id=user_id)
+
+        return retrieve(self.store, embed_query, cfg, user_id, query, k=k, filters=filters,
                         reference_date=ref, now=self.clock())
 
     def context(
@@ -237,8 +295,10 @@ class AgentMemory:
     def sessions(self, user_id: str) -> list[Session]:
         return self.store.list_sessions(check_id(user_id, "user_id"))
 
-    def forget(self, user_id: str, session_id: str | None = None) -> int:
-        """Erase a user's memory, or one session of it, from rows, full-text index and vectors."""
+    def forget(self, user_id: str, session_id: str | None = None) -> ForgetResult:
+        """Erase a user's memory, or one session of it: records (raw and derived), their vectors and
+        full-text terms, sessions, and (when nothing of the user is left) the user. ``wiped`` in the result
+        says whether the erased bytes are already gone from the file (see ``ForgetResult``)."""
         check_id(user_id, "user_id")
         if session_id is not None:
             check_id(session_id, "session_id")
@@ -282,7 +342,7 @@ class AgentMemory:
     async def asession_records(self, *args: Any, **kwargs: Any) -> list[MemoryRecord]:
         return await asyncio.to_thread(self.session_records, *args, **kwargs)
 
-    async def aforget(self, *args: Any, **kwargs: Any) -> int:
+    async def aforget(self, *args: Any, **kwargs: Any) -> ForgetResult:
         return await asyncio.to_thread(self.forget, *args, **kwargs)
 
 

@@ -6,11 +6,15 @@ date) and ``ingested_at`` (when cbmemory stored it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
 from typing import Literal
+
+from .dates import to_utc
+from .errors import InvalidDateError, InvalidInputError
+from .text import LONE_SURROGATE
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: frozenset[str] = frozenset({"user", "assistant", "system", "tool"})
@@ -77,7 +81,9 @@ class MemoryRecord:
 class SearchFilters:
     """Restrictions applied inside one user's memory. ``None`` means no restriction.
 
-    Time bounds are inclusive. ``annotations`` must all match exactly.
+    Time bounds are inclusive; datetimes, dates and ISO strings are accepted and kept as aware UTC (a bound
+    beyond the supported date range is clamped to it). ``session_ids`` and ``kinds`` are collections of
+    strings (a list or set becomes a tuple; a bare string is refused). ``annotations`` must all match exactly.
     """
 
     session_ids: tuple[str, ...] | None = None
@@ -87,6 +93,45 @@ class SearchFilters:
     ingested_before: datetime | None = None
     annotations: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     kinds: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("session_ids", "kinds"):
+            object.__setattr__(self, name, _filter_strings(getattr(self, name), name))
+        for name in ("occurred_after", "occurred_before", "ingested_after", "ingested_before"):
+            value = getattr(self, name)
+            if value is not None:
+                try:
+                    object.__setattr__(self, name, to_utc(value, clamp=True))
+                except InvalidDateError as exc:
+                    raise InvalidDateError(f"SearchFilters.{name}: {exc}") from exc
+        ann = self.annotations
+        if not isinstance(ann, Mapping):
+            raise InvalidInputError(
+                f"SearchFilters.annotations must be a mapping of str to str, got {type(ann).__name__}")
+        keys = _filter_strings(tuple(ann), "annotations keys")
+        _filter_strings(tuple(ann.values()), "annotations values")
+        object.__setattr__(self, "annotations", frozen_mapping(dict(zip(keys, ann.values(), strict=True))))
+
+
+def _filter_strings(value: Iterable[str] | None, name: str) -> tuple[str, ...] | None:
+    """A filter's collection of strings as a tuple, each a valid Unicode str (values are matched exactly)."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, bytearray)):
+        example = (value if isinstance(value, str) else "s1",)
+        raise InvalidInputError(
+            f"SearchFilters.{name} must be a collection of strings such as {example!r}, not a single "
+            f"{type(value).__name__}"
+        )
+    if not isinstance(value, Iterable) or isinstance(value, Mapping):
+        raise InvalidInputError(f"SearchFilters.{name} must be a tuple of str, got {type(value).__name__}")
+    items = tuple(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise InvalidInputError(f"SearchFilters.{name} must hold str, got {type(item).__name__} {item!r}")
+        if LONE_SURROGATE.search(item):
+            raise InvalidInputError(f"SearchFilters.{name}: {item!r} has a lone surrogate (invalid Unicode)")
+    return items
 
 
 NO_FILTERS = SearchFilters()

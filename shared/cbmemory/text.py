@@ -1,10 +1,14 @@
-"""Tokenising and stopwords shared by the full-text query builders and the BM25 re-rank."""
+"""Tokenising and stopwords shared by the full-text query builders and the BM25 re-rank; the lone-surrogate
+pattern shared by the input checks."""
 
 from __future__ import annotations
 
 import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+# A lone (unpaired) surrogate: a str that is not a sequence of Unicode scalar values and cannot be encoded
+# to UTF-8, so it can be neither stored nor searched.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 STOPWORDS: frozenset[str] = frozenset(
     """a about above after again against all am an and any are as at be because been before being below

@@ -4,17 +4,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import timedelta
 
 import numpy as np
 
+from .dates import MAX_INSTANT, MIN_INSTANT
 from .errors import InvalidInputError, InvalidVectorError
 from .models import ROLES
+from .text import LONE_SURROGATE
 
 MAX_TEXT_CHARS = 100_000
 MAX_ID_CHARS = 256
 MAX_ANNOTATION_CHARS = 4_096
 MAX_QUERY_CHARS = 10_000
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def check_unicode(value: str, what: str) -> str:
+    """Refuse a str with a lone surrogate (e.g. ``"\\ud800"``, from a bad decode or JSON escape): it cannot be
+    encoded to UTF-8, so it could be neither stored nor searched."""
+    if (m := LONE_SURROGATE.search(value)) is not None:
+        raise InvalidInputError(
+            f"{what} contains a lone surrogate {m.group()!r} at position {m.start()}; it is not valid "
+            "Unicode (decode the source bytes with errors='replace')"
+        )
+    return value
 
 
 def check_id(value: object, what: str) -> str:
@@ -26,7 +40,7 @@ def check_id(value: object, what: str) -> str:
         raise InvalidInputError(f"{what} is longer than {MAX_ID_CHARS} characters")
     if _CONTROL.search(value):
         raise InvalidInputError(f"{what} {value!r} contains control characters")
-    return value
+    return check_unicode(value, what)
 
 
 def check_text(value: object, what: str = "text") -> str:
@@ -38,7 +52,7 @@ def check_text(value: object, what: str = "text") -> str:
         raise InvalidInputError(f"{what} has {len(value)} characters; the limit is {MAX_TEXT_CHARS}")
     if "\x00" in value:
         raise InvalidInputError(f"{what} contains a NUL character")
-    return value
+    return check_unicode(value, what)
 
 
 def check_role(value: object) -> str:
@@ -59,7 +73,7 @@ def check_annotations(value: Mapping[str, str] | None, what: str = "annotations"
             raise InvalidInputError(f"{what}[{key!r}] must be a string, got {type(val).__name__}")
         if len(val) > MAX_ANNOTATION_CHARS or "\x00" in val:
             raise InvalidInputError(f"{what}[{key!r}] is too long or contains NUL")
-        out[key] = val
+        out[key] = check_unicode(val, f"{what}[{key!r}]")
     return out
 
 
@@ -68,7 +82,24 @@ def check_query(value: object) -> str:
         raise InvalidInputError(f"query must be a string, got {type(value).__name__}")
     if len(value) > MAX_QUERY_CHARS:
         raise InvalidInputError(f"query has {len(value)} characters; the limit is {MAX_QUERY_CHARS}")
-    return value
+    return check_unicode(value, "query")
+
+
+def check_ttl(ttl: object, what: str = "ttl") -> timedelta:
+    """A time to live: a positive ``timedelta`` short enough to end inside the supported date range.
+    (Whether ``now + ttl`` is inside it is checked where ``now`` is known.)"""
+    if not isinstance(ttl, timedelta):
+        raise InvalidInputError(
+            f"{what} must be a datetime.timedelta such as timedelta(days=30), got {type(ttl).__name__} "
+            f"{ttl!r}"
+        )
+    if ttl <= timedelta(0):
+        raise InvalidInputError(f"{what} must be positive, got {ttl}")
+    if ttl > MAX_INSTANT - MIN_INSTANT:
+        raise InvalidInputError(
+            f"{what} {ttl} ends after {MAX_INSTANT:%Y}; pass None (no {what}) for memories that never expire"
+        )
+    return ttl
 
 
 def check_k(k: object) -> int:

@@ -1,16 +1,28 @@
-"""Unit layer (bench): a tiny ``cbmemory bench`` run (200 records per user) writes bench.json with every key
-the report promises and sane numbers, and prints the table. No timed assertions: the machine is shared."""
+"""Unit layer (bench): a tiny ``cbmemory bench`` run (200 records per user, a 2,000-record tenant neighbour,
+1 and 20 users) writes bench.json with every key the report promises and sane numbers, and prints the table.
+No timed assertions: the machine is shared."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 
 import numpy as np
 import pytest
 
 from cbmemory.bench.report import format_table
-from cbmemory.bench.runner import scaling, user_counts
-from cbmemory.bench.synthetic import SyntheticConfig, make_queries, make_user, vocabulary
+from cbmemory.bench.rows import GoalCheck, Latency, MachineFacts, NeighbourRow, UsersRow, rows_of
+from cbmemory.bench.runner import scaling, sweep_counts, user_counts
+from cbmemory.bench.synthetic import (
+    SyntheticConfig,
+    make_neighbour,
+    make_queries,
+    make_user,
+    query_words,
+    vocabulary,
+    whole_sessions,
+)
 from cbmemory.bench.timing import median_of_runs, percentiles, time_calls
 from cbmemory.cli import main
 from cbmemory.eval.peers import missing_packages
@@ -44,12 +56,38 @@ def test_timing_statistics_are_medians_of_runs_with_warmup_excluded():
     cut = time_calls(lambda x: None, [1, 2], repeats=2, warmup=0, deadline=0.0)
     assert cut["partial"] and cut["runs"] == 0 and cut["p95_ms"] is None
     assert user_counts(1000) == [1, 10, 100, 1000] and user_counts(3) == [1, 3] and user_counts(1) == [1]
+    assert sweep_counts(0) == [] and sweep_counts(()) == [] and sweep_counts((10_000, 1, 100, 1)) == [1, 100, 10_000]
+
+
+def test_neighbour_tenant_holds_the_query_words_in_whole_sessions():
+    user = make_user("bench-user", 100)
+    queries = make_queries(user, 4)
+    pool = sorted({w for q in queries for w in query_words(q)})
+    assert len(pool) >= 4 and "say" not in pool  # the template's words are not query words
+    assert all(set(query_words(q)) <= set(q.text.lower().replace(",", " ").replace("?", " ").split())
+               for q in queries)
+    batches = list(make_neighbour("nb", 0, 120, pool, batch=50))  # 50 rounds to 40 (2 whole sessions)
+    assert [len(b.user.records) for b in batches] == [40, 40, 40]
+    records = [r for b in batches for r in b.user.records]
+    assert len({r.record_id for r in records}) == 120 and {r.user_id for r in records} == {"nb"}
+    assert [s.session_id for b in batches for s in b.user.sessions] == [f"s{i:05d}" for i in range(6)]
+    for b in batches:
+        assert b.injected.shape == (40, 3) and b.user.vectors.shape == (40, 384)
+        for rec, idx, holds in zip(b.user.records, b.injected, b.holds, strict=True):
+            assert len(set(idx.tolist())) == 3 and rec.text.split()[-3:] == [pool[i] for i in idx]
+            assert holds[idx].all() and all(w in rec.index_text.lower() for w in np.asarray(pool)[holds])
+        assert b.holds.sum() > b.injected.size  # a turn is also indexed with the one it answers
+    again = list(make_neighbour("nb", 40, 120, pool, batch=50))  # growing later: the same records from 40 on
+    assert [r.record_id for b in again for r in b.user.records] == [r.record_id for r in records[40:]]
+    assert whole_sessions(0) == 0 and whole_sessions(2_001) == 2_020
+    with pytest.raises(ValueError):
+        next(make_neighbour("nb", 10, 40, pool))
 
 
 def test_bench_smoke_run_writes_bench_json_and_prints_the_table(tmp_path, capsys):
     out = tmp_path / "bench"
-    rc = main(["bench", "--out", str(out), "--sizes", "200", "--users", "3", "--user-records", "40",
-               "--queries", "8", "--repeats", "2", "--warmup", "2", "--embed-turns", "20",
+    rc = main(["bench", "--out", str(out), "--sizes", "200", "--users", "1,20", "--user-records", "40",
+               "--neighbour", "0,2000", "--queries", "8", "--repeats", "2", "--warmup", "2", "--embed-turns", "20",
                "--recipes", "default,vector,bm25", "--peer-cap", "120", "--quiet"])
     assert rc == 0
     bench = json.loads((out / "bench.json").read_text())
@@ -73,13 +111,59 @@ def test_bench_smoke_run_writes_bench_json_and_prints_the_table(tmp_path, capsys
     assert ing["by_size"]["200"]["turns"] == 200 and ing["with_embedding"]["turns"] == 20
     st = bench["storage"]["200"]
     assert st["file_bytes"] > 200 * 384 * 4 and st["file_mb_per_10k"] > 0 and st["search_process_peak_rss_mb"] > 0
-    users = bench["users"]["by_users"]
-    assert list(users) == ["1", "3"] and users["3"]["records"] == 120
-    assert all(u["leaked_hits"] == 0 and u["p95_ms"] > 0 for u in users.values())
-    assert bench["scaling"]["users"]["from"] == 1 and not list((out / "work").glob("*.db"))
+
+    neighbour = rows_of(NeighbourRow, bench["neighbour"])  # 2 sizes x the 2 default recipes
+    assert [(r.recipe, r.neighbour_records) for r in neighbour] == [
+        ("default", 0), ("bm25", 0), ("default", 2000), ("bm25", 2000)]
+    for r in neighbour:
+        _sane(r.latency, r.machine)
+        assert r.user_records == 1000 and r.leaked_hits == 0 and r.needle_hit_rate >= 0.75
+        assert r.file_bytes > 1000 * 384 * 4 and r.search_peak_rss_mb > 0
+    big = [r for r in neighbour if r.neighbour_records == 2000]
+    assert all(r.neighbour_matches_per_query > 100 and r.neighbour_ingest_turns_per_s > 0 for r in big)
+    assert all(r.file_bytes > 3000 * 384 * 4 for r in big)
+
+    users = rows_of(UsersRow, bench["users"])
+    assert [(u.users, u.records) for u in users] == [(1, 40), (20, 800)]
+    for u in users:
+        _sane(u.latency, u.machine)
+        assert u.leaked_hits == 0 and u.recipe == "default" and u.per_user_records == 40 and u.peak_rss_mb > 0
+        assert u.ingest_turns_per_s > 0 and u.file_bytes > u.records * 384 * 4
+    goals = rows_of(GoalCheck, bench["goals"])
+    assert [(g.row, g.recipe, g.base, g.to) for g in goals] == [
+        ("neighbour", "default", 0, 2000), ("neighbour", "bm25", 0, 2000), ("users", "default", 1, 20)]
+    assert all(g.ratio > 0 and g.met == (g.ratio <= g.limit) for g in goals)
+    assert bench["scaling"]["users"] == {"from": 1, "to": 20, "p95_growth": goals[-1].ratio}
+    assert not list((out / "work").glob("*.db*"))
     printed = capsys.readouterr().out
     assert "| cbmemory `default` |" in printed and "langchain_ensemble" in printed and "Users in one file" in printed
+    assert "Tenant neighbour: one user with 1,000 records" in printed and "| `bm25` | 2,000 |" in printed
+    assert "| 20 | 800 |" in printed and "neighbour `default`: p95" in printed and "goal <= x2" in printed
     assert printed.strip() == (out / "bench.md").read_text().strip()
+
+
+def _sane(lat: Latency, machine: MachineFacts) -> None:
+    assert 0 < lat.p50_ms <= lat.p95_ms <= lat.p99_ms < 10_000 and lat.runs == 2 and lat.queries == 8
+    assert machine.cores == os.cpu_count() and len(machine.load_average) == 3
+    assert all(x >= 0 for x in machine.load_average)
+
+
+def test_bench_rows_alone_with_keep(tmp_path, capsys):
+    """The per-size rows off (``--sizes 0``): only the neighbour row; ``--keep`` leaves its file."""
+    out = tmp_path / "bench"
+    rc = main(["bench", "--out", str(out), "--sizes", "0", "--users", "0", "--neighbour", "0",
+               "--neighbour-user-records", "60", "--neighbour-recipes", "bm25", "--queries", "4", "--repeats", "1",
+               "--warmup", "0", "--embed-turns", "0", "--keep", "--quiet"])
+    assert rc == 0
+    bench = json.loads((out / "bench.json").read_text())
+    rows = rows_of(NeighbourRow, bench["neighbour"])
+    assert len(rows) == 1 and rows[0].neighbour_records == 0 and rows[0].user_records == 60
+    assert "users" not in bench and bench["goals"] == [] and not bench["peers"]
+    assert (out / "work" / "neighbour.db").exists()
+    printed = capsys.readouterr().out
+    assert "Tenant neighbour" in printed and "Search latency" not in printed and "Users in one file" not in printed
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rows[0].recipe = "default"  # type: ignore[misc]
 
 
 def test_report_marks_skipped_peers_and_ratios():
@@ -96,7 +180,29 @@ def test_report_marks_skipped_peers_and_ratios():
         "default"]["p95_growth"] == 1.5
 
 
+def test_report_reads_typed_rows_back_from_json():
+    facts = MachineFacts(2, (1.5, 1.0, 0.5))
+    lat = Latency(1.0, 2.0, 3.0, 1.2, 3, 100)
+    rows = [NeighbourRow("default", 1000, n, n / 10, lat if n == 0 else dataclasses.replace(lat, p95_ms=2.5), 1.0, 0,
+                         10_000_000, None if n == 0 else 7000.0, 80.0, facts) for n in (0, 100_000)]
+    users = [UsersRow("default", u, 100, u * 100, lat, 1.0, 0, u * 400_000, 6000.0, 90.0, facts) for u in (1, 100)]
+    goal = GoalCheck.of("neighbour", "default", 0, 100_000, 2.0, 2.5, 1.5)
+    assert goal.ratio == 1.25 and goal.met and not GoalCheck.of("users", "default", 1, 100, 2.0, 5.0, 2.0).met
+    bench = {"machine": {"cores": 2}, "config": {"sizes": []}, "neighbour": rows, "users": users, "goals": [goal]}
+    loaded = json.loads(json.dumps({**bench, "neighbour": [dataclasses.asdict(r) for r in rows],
+                                    "users": [dataclasses.asdict(u) for u in users],
+                                    "goals": [dataclasses.asdict(goal)]}))
+    assert rows_of(NeighbourRow, loaded["neighbour"]) == rows and rows_of(UsersRow, loaded["users"]) == users
+    assert format_table(bench) == format_table(loaded)
+    text = format_table(bench)
+    assert "| `default` | 100,000 | 10,000 | 1.00 | 2.50 | 3.00 | x1.25 |" in text and "2 / 1.50 1.00 0.50" in text
+    assert "x1.25, goal <= x1.5: met" in text and "| 100 | 10,000 |" in text
+
+
 def test_bench_cli_refuses_bad_sizes(capsys):
     with pytest.raises(SystemExit):
         main(["bench", "--out", "x", "--sizes", "ten"])
     assert "comma-separated integers" in capsys.readouterr().err
+    for flag, value in (("--neighbour", "-5"), ("--users", "1,x"), ("--users", "-1")):
+        with pytest.raises(SystemExit):
+            main(["bench", "--out", "x", flag, value])

@@ -7,14 +7,15 @@ expected ranking is worked out by hand.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
 
-from cbmemory.errors import EmbedderMismatchError, InvalidInputError
+from cbmemory.errors import EmbedderMismatchError, InvalidInputError, WriteConflictError
 from cbmemory.ingest import build_records, validate_messages
-from cbmemory.models import SearchFilters, Session
+from cbmemory.models import ForgetResult, SearchFilters, Session
 
 DIM = 8
 T0 = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)
@@ -159,11 +160,12 @@ class StoreContract:
         self.write(bound, "u1", "s1", ["keep me"], [unit(0)])
         self.write(bound, "u1", "s2", ["erase me"], [unit(1)])
         self.write(bound, "u2", "s1", ["someone else"], [unit(0)])
-        assert bound.forget("u1", "s2") == 1
+        assert bound.forget("u1", "s2") == ForgetResult(records=1, sessions=1, wiped=True)
         assert bound.text_search("u1", "erase", 5, now=NOW) == []
         assert [h.record.text for h in bound.vector_search("u1", unit(1), 5, now=NOW)] == ["keep me"]
         assert [s.session_id for s in bound.list_sessions("u1")] == ["s1"]
-        assert bound.forget("u1") == 1
+        assert bound.forget("u1").records == 1
+        assert bound.list_sessions("u1") == []
         assert bound.count("u1") == 0 and bound.vector_search("u1", unit(0), 5, now=NOW) == []
         assert bound.count("u2") == 1 and bound.users() == ["u2"]
 
@@ -178,9 +180,51 @@ class StoreContract:
 
     def test_lookup_vectors_by_content_hash(self, bound):
         _, recs = self.write(bound, "u1", "s1", ["cache me"], [unit(3)])
-        got = bound.lookup_vectors([recs[0].content_hash, "0" * 64])
+        got = bound.lookup_vectors("u1", [recs[0].content_hash, "0" * 64])
         assert list(got) == [recs[0].content_hash]
         assert np.allclose(got[recs[0].content_hash], unit(3))
+        assert bound.lookup_vectors("u2", [recs[0].content_hash]) == {}  # never another user's
+
+    # -------------------------------------------------------------- sessions: replace, append, expiry
+    def test_replace_makes_the_session_exactly_the_batch(self, bound):
+        self.write(bound, "u1", "s1", ["one", "two", "three"], [unit(0), unit(1), unit(2)])
+        later = T0 + timedelta(days=1)
+        sess, recs = session_batch("u1", "s1", ["one", "two"], date=later)
+        res = bound.write([sess], recs, np.stack([unit(0), unit(1)]), mode="replace")
+        assert (res.inserted, res.replaced, res.unchanged) == (0, 2, 0)
+        got = bound.list_records("u1", now=NOW)
+        assert [(r.text, r.occurred_at) for r in got] == [("one", later), ("two", later)]
+        assert bound.get_session("u1", "s1").occurred_at == later
+        again = bound.write([sess], recs, np.stack([unit(0), unit(1)]), mode="replace")
+        assert (again.inserted, again.replaced, again.unchanged) == (0, 0, 2)
+
+    def test_replace_drops_records_derived_from_a_changed_session_only(self, bound):
+        sess, recs = session_batch("u1", "s1", ["one", "two"])
+        bound.write([sess], recs, np.stack([unit(0), unit(1)]))
+        derived = replace(recs[0], record_id="derived-1", kind="summary", text="a summary",
+                          index_text="a summary", content_hash="h" * 64)
+        bound.write([sess], [derived], np.stack([unit(2)]))
+        bound.write([sess], recs, np.stack([unit(0), unit(1)]), mode="replace")  # unchanged: kept
+        assert bound.count("u1") == 3
+        sess2, recs2 = session_batch("u1", "s1", ["one", "two", "new"])
+        bound.write([sess2], recs2, np.stack([unit(0), unit(1), unit(2)]), mode="replace")
+        assert sorted(r.kind for r in bound.list_records("u1", now=NOW)) == ["turn"] * 3
+
+    def test_append_refuses_positions_taken_meanwhile(self, bound):
+        self.write(bound, "u1", "s1", ["one"], [unit(0)])
+        msgs = validate_messages([{"role": "user", "content": "two"}])
+        late = build_records("u1", "s1", msgs, T0, NOW, start_position=0, append=True)
+        with pytest.raises(WriteConflictError):
+            bound.write([Session("u1", "s1", T0)], late, np.stack([unit(1)]), mode="append")
+        assert bound.count("u1") == 1
+        ok = build_records("u1", "s1", msgs, T0, NOW, start_position=1, append=True)
+        assert bound.write([Session("u1", "s1", T0)], ok, np.stack([unit(1)]), mode="append").inserted == 1
+
+    def test_purge_removes_sessions_left_empty(self, bound):
+        self.write(bound, "u1", "s1", ["short lived"], [unit(0)], expires_at=NOW + timedelta(hours=1))
+        self.write(bound, "u1", "s2", ["durable"], [unit(1)])
+        assert bound.purge_expired(NOW + timedelta(hours=2)) == 1
+        assert [s.session_id for s in bound.list_sessions("u1")] == ["s2"]
 
     def test_get_records_never_crosses_users(self, bound):
         _, recs = self.write(bound, "u2", "s1", ["private"], [unit(0)])

@@ -72,6 +72,7 @@ class FakeState:
     search_answer: Callable[[str, Any, Any], list] = lambda index, request, options: []
     fail_with: Exception | None = None
     seq: int = 0
+    last_seq: dict[str, int] = field(default_factory=dict)  # the newest mutation's number, per collection
 
     def check(self):
         if self.fail_with is not None:
@@ -85,6 +86,7 @@ class FakeCollection:
 
     def _token(self) -> dict:
         self.s.seq += 1
+        self.s.last_seq[self.name] = self.s.seq
         return {"partition_id": self.s.seq % 4, "partition_uuid": 77, "sequence_number": self.s.seq,
                 "bucket_name": "cbm"}
 
@@ -119,6 +121,19 @@ class FakeCollection:
         if key not in self.docs:
             raise DocumentNotFoundException()
         del self.docs[key]
+
+    def remove_multi(self, keys):
+        """Like the SDK's (``return_exceptions`` on): a missing key comes back as its exception."""
+        self.s.check()
+        self.s.calls.append(("remove_multi", self.name, list(keys)))
+        out = {}
+        for k in keys:
+            if k in self.docs:
+                del self.docs[k]
+                out[k] = _Mutated(self._token())
+            else:
+                out[k] = DocumentNotFoundException()
+        return _Multi(out)
 
     def exists(self, key):
         self.s.calls.append(("exists", self.name, key))

@@ -335,8 +335,29 @@ def test_erase_golden():
         "RETURNING RAW META(s).id")
     assert q.purge_expired("memory", NOW).to_json() == {
         "statement": "DELETE FROM `memory` AS m WHERE m.`expires_ts` IS NOT NULL AND m.`expires_ts` <= $now "
-                     "RETURNING RAW META(m).id",
+                     "RETURNING META(m).id AS `key`, m.`user_id` AS `user_id`",
         "named_parameters": {"now": NOW.timestamp()}}
+    assert q.erase_empty_sessions("sessions", "memory", ["u1", "u2"]).to_json() == {
+        "statement": "DELETE FROM `sessions` AS s WHERE s.`user_id` IN $user_ids "
+                     "AND [s.`user_id`, s.`session_id`] NOT IN (SELECT RAW [m.`user_id`, m.`session_id`] "
+                     "FROM `memory` AS m WHERE m.`user_id` IN $user_ids) RETURNING RAW META(s).id",
+        "named_parameters": {"user_ids": ["u1", "u2"]}}
+    assert q.users_with_records("memory", ["u1"]).to_json() == {
+        "statement": "SELECT DISTINCT RAW m.`user_id` FROM `memory` AS m WHERE m.`user_id` IN $user_ids",
+        "named_parameters": {"user_ids": ["u1"]}}
+
+
+def test_write_mode_statements_golden():
+    assert q.session_records("memory", "u1", "s1").to_json() == {
+        "statement": "SELECT m.`record_id`, m.`kind` FROM `memory` AS m "
+                     "WHERE m.`user_id` = $user_id AND m.`session_id` = $session_id",
+        "named_parameters": {"user_id": "u1", "session_id": "s1"}}
+    assert q.append_conflict("memory", "u1", "s1", "turn", 3, ["r3", "r4"]).to_json() == {
+        "statement": "SELECT RAW m.`record_id` FROM `memory` AS m WHERE m.`user_id` = $user_id "
+                     "AND m.`session_id` = $session_id AND m.`kind` = $kind AND m.`position` >= $position "
+                     "AND m.`record_id` NOT IN $record_ids LIMIT 1",
+        "named_parameters": {"user_id": "u1", "session_id": "s1", "kind": "turn", "position": 3,
+                             "record_ids": ["r3", "r4"]}}
 
 
 def test_other_statements_golden():
@@ -352,13 +373,14 @@ def test_other_statements_golden():
         "statement": "SELECT s.`user_id`, s.`session_id`, s.`occurred_at`, s.`annotations` FROM `sessions` AS s "
                      "WHERE s.`user_id` = $user_id ORDER BY s.`occurred_ts`, s.`session_id`",
         "named_parameters": {"user_id": "u1"}}
-    assert q.lookup_vectors("memory", ["h1", "h2"]).to_json() == {
-        "statement": "SELECT m.`content_hash`, m.`embedding` FROM `memory` AS m WHERE m.`content_hash` IN $hashes",
-        "named_parameters": {"hashes": ["h1", "h2"]}}
+    assert q.lookup_vectors("memory", "u1", ["h1", "h2"]).to_json() == {
+        "statement": "SELECT m.`content_hash`, m.`embedding` FROM `memory` AS m "
+                     "WHERE m.`user_id` = $user_id AND m.`content_hash` IN $hashes",
+        "named_parameters": {"user_id": "u1", "hashes": ["h1", "h2"]}}
     assert [s.sql for s in q.secondary_indexes("memory", "sessions")] == [
         "CREATE INDEX `cbm_memory_user` IF NOT EXISTS ON `memory`(`user_id`, `session_id`, `occurred_ts`, `position`)",
         "CREATE INDEX `cbm_memory_expiry` IF NOT EXISTS ON `memory`(`expires_ts`)",
-        "CREATE INDEX `cbm_memory_hash` IF NOT EXISTS ON `memory`(`content_hash`)",
+        "CREATE INDEX `cbm_memory_hash` IF NOT EXISTS ON `memory`(`user_id`, `content_hash`)",
         "CREATE INDEX `cbm_sessions_user` IF NOT EXISTS ON `sessions`(`user_id`, `occurred_ts`, `session_id`)",
     ]
 
@@ -368,7 +390,10 @@ def _all_statements(user, session, filt, hashes):
         q.list_records("memory", user, filt, NOW, limit=3),
         q.erase_records("memory", user, session), q.erase_sessions("sessions", user, session),
         q.count_records("memory", NOW, user), q.list_sessions("sessions", user),
-        q.lookup_vectors("memory", hashes),
+        q.lookup_vectors("memory", user, hashes),
+        q.erase_empty_sessions("sessions", "memory", [user]), q.users_with_records("memory", [user]),
+        q.session_records("memory", user, session),
+        q.append_conflict("memory", user, session, hashes[0], 0, [session]),
     ]
 
 

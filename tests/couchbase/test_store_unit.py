@@ -12,14 +12,20 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
 
-from cbmemory.errors import EmbedderMismatchError, InvalidInputError, StoreUnavailableError
+from cbmemory.errors import (
+    EmbedderMismatchError,
+    InvalidInputError,
+    StoreUnavailableError,
+    WriteConflictError,
+)
 from cbmemory.ingest import build_records, validate_messages
-from cbmemory.models import SearchFilters, Session
+from cbmemory.models import ForgetResult, SearchFilters, Session
 from cbmemory.store import couchbase_docs as d
 from cbmemory.store import couchbase_requests as q
 from cbmemory.store.couchbase import CouchbaseStore
@@ -224,7 +230,7 @@ def test_consistency_tokens_keep_the_newest_per_partition(store, state, corpus):
     store.vector_search("u1", unit(0), 1, now=NOW)
     search = calls(state, "search")[0]
     vectors = q.search_body(search[1], search[2], search[3])["ctl"]["consistency"]["vectors"]["cbmemory_memory"]
-    assert len(vectors) <= 4 and max(vectors.values()) == state.seq
+    assert len(vectors) <= 4 and max(vectors.values()) == state.last_seq["memory"]  # memory writes only
 
 
 def test_not_bounded_consistency_sends_no_scan_vectors(state):
@@ -256,8 +262,9 @@ def test_text_and_phrase_requests(store, state, corpus):
     search = calls(state, "search")[-1]
     assert q.search_body(search[1], search[2], search[3])["query"]["conjuncts"][-1] == {
         "field": "index_text", "match": "puppy named Biscuit", "operator": "or"}
-    assert [(h.record.text, h.score, dict(h.signals)) for h in hits] == [("b", 2.5, {"bm25": 2.5}),
-                                                                      ("a", 1.5, {"bm25": 1.5})]
+    # index-wide server scores are never handed out as such: relative to the call's best hit
+    assert [(h.record.text, h.score, dict(h.signals)) for h in hits] == [("b", 1.0, {"bm25": 1.0}),
+                                                                      ("a", 0.6, {"bm25": 0.6})]
     hits = store.phrase_search("u1", ["Biscuit"], 2, now=NOW)
     search = calls(state, "search")[-1]
     assert q.search_body(search[1], search[2], search[3])["query"]["conjuncts"][-1] == {
@@ -300,7 +307,8 @@ def test_hybrid_search_is_one_request_split_and_fused_client_side(store, state, 
     assert dict(by_text["b"].ranks) == {"vector": 2, "bm25": 2}  # found by both: fused first
     assert hits[0].record.text == "b"
     assert dict(by_text["a"].ranks) == {"vector": 1} and by_text["a"].signals["vector"] == pytest.approx(1.0)
-    assert dict(by_text["c"].ranks) == {"bm25": 1} and by_text["c"].signals["bm25"] == 3.0
+    assert dict(by_text["c"].ranks) == {"bm25": 1} and by_text["c"].signals["bm25"] == 1.0  # relative
+    assert by_text["b"].signals["bm25"] == pytest.approx(1 / 3)  # text part 1.0 of the best 3.0
     assert by_text["b"].signals["vector"] == pytest.approx(2 ** -0.5)  # exact cosine, not the server's 0.7
     assert hits[0].score == pytest.approx(2 / 62)
 
@@ -320,27 +328,140 @@ def test_listing_uses_sql_with_named_parameters_at_request_plus(store, state, co
 
 def test_forget_erases_with_sql_and_removes_the_user(store, state, corpus):
     state.query_answer = lambda sql, o: ["k1", "k2", "k3"] if "`memory`" in sql else ["s"]
-    assert store.forget("u1") == 3
+    assert store.forget("u1") == ForgetResult(records=3, sessions=1, wiped=True)  # counts of RETURNING rows
     sqls = [(c[1], c[2]["named_parameters"]) for c in calls(state, "query")]
     assert sqls == [(q.erase_records("memory", "u1").sql, {"user_id": "u1"}),
                     (q.erase_sessions("sessions", "u1").sql, {"user_id": "u1"})]
     assert d.user_key("u1") not in state.docs["team_a.users"]
-    state.calls.clear()
-    store.forget("u2", "s1")
-    assert [c[2]["named_parameters"] for c in calls(state, "query")] == [{"user_id": "u2", "session_id": "s1"}] * 2
-    assert d.user_key("u2") in state.docs["team_a.users"]  # a session erase keeps the user
 
 
-def test_purge_count_users_and_lookup(store, state, corpus):
+def test_session_forget_removes_the_user_only_when_no_record_is_left(store, state, corpus):
+    left = {"u2": ["u2"]}  # what users_with_records answers
+    state.query_answer = lambda sql, o: (left["u2"] if "DISTINCT" in sql
+                                         else ["k1"] if "`memory`" in sql else ["s"])
+    assert store.forget("u2", "s1") == ForgetResult(records=1, sessions=1, wiped=True)
+    sqls = [(c[1], c[2]["named_parameters"]) for c in calls(state, "query")]
+    assert sqls == [(q.erase_records("memory", "u2", "s1").sql, {"user_id": "u2", "session_id": "s1"}),
+                    (q.erase_sessions("sessions", "u2", "s1").sql, {"user_id": "u2", "session_id": "s1"}),
+                    (q.users_with_records("memory", ["u2"]).sql, {"user_ids": ["u2"]})]
+    assert d.user_key("u2") in state.docs["team_a.users"]  # records of another session remain
+    left["u2"] = []
+    assert store.forget("u2", "s1") == ForgetResult(records=1, sessions=1, wiped=True)
+    assert d.user_key("u2") not in state.docs["team_a.users"]  # that session held the user's last records
+
+
+def test_purge_deletes_expired_records_then_empty_sessions_and_users(store, state, corpus):
+    purged = [{"key": "k1", "user_id": "u1"}, {"key": "k2", "user_id": "u2"}, {"key": "k3", "user_id": "u1"}]
+    answers = {"`expires_ts` <=": purged, "NOT IN": ["s::x"], "DISTINCT": ["u1"]}
+    state.query_answer = lambda sql, o: next(v for k, v in answers.items() if k in sql)
+    assert store.purge_expired(NOW) == 3
+    sqls = [(c[1], c[2]["named_parameters"]) for c in calls(state, "query")]
+    assert sqls == [(q.purge_expired("memory", NOW).sql, {"now": NOW.timestamp()}),
+                    (q.erase_empty_sessions("sessions", "memory", ["u1", "u2"]).sql, {"user_ids": ["u1", "u2"]}),
+                    (q.users_with_records("memory", ["u1", "u2"]).sql, {"user_ids": ["u1", "u2"]})]
+    assert d.user_key("u1") in state.docs["team_a.users"]  # still has records
+    assert d.user_key("u2") not in state.docs["team_a.users"]  # none left
+
+
+def test_purge_of_nothing_sends_only_the_delete(store, state):
+    assert store.purge_expired(NOW) == 0
+    assert [c[1] for c in calls(state, "query")] == [q.purge_expired("memory", NOW).sql]
+    assert not calls(state, "remove_multi")
+
+
+def test_count_users_and_lookup(store, state, corpus):
     recs, _ = corpus
-    answers = {"DELETE": ["x"], "COUNT": [2], "DISTINCT": ["u2", "u1", "u1"],
+    answers = {"COUNT": [2], "DISTINCT": ["u2", "u1", "u1"],
                "content_hash": [{"content_hash": recs[0].content_hash, "embedding": [1.0, 0, 0, 0]}] * 2}
     state.query_answer = lambda sql, o: next(v for k, v in answers.items() if k in sql)
-    assert store.purge_expired(NOW) == 1
     assert store.count("u1") == 2
     assert store.users() == ["u1", "u2"]
-    got = store.lookup_vectors([recs[0].content_hash, "0" * 64])
+    state.calls.clear()
+    got = store.lookup_vectors("u1", [recs[0].content_hash, "0" * 64, recs[0].content_hash])
     assert list(got) == [recs[0].content_hash] and got[recs[0].content_hash].dtype == np.float32
+    (query,) = calls(state, "query")
+    assert query[1] == q.lookup_vectors("memory", "u1", []).sql  # the user is a condition of the query
+    assert query[2]["named_parameters"] == {"user_id": "u1", "hashes": [recs[0].content_hash, "0" * 64]}
+
+
+# ------------------------------------------------------------------ write modes
+def _answer_listings(state):
+    """Answer session_records from the fake's documents (the other statements get no rows)."""
+    def answer(sql, options):
+        if "`kind` FROM" not in sql:
+            return []
+        p = options["named_parameters"]
+        return [{"record_id": b["record_id"], "kind": b["kind"]} for b in state.docs["team_a.memory"].values()
+                if b["user_id"] == p["user_id"] and b["session_id"] == p["session_id"]]
+    state.query_answer = answer
+
+
+def test_replace_removes_raw_records_the_batch_no_longer_has(store, state):
+    sess, recs = records("u1", "s1", ["one", "two", "three"])
+    store.write([sess], recs, np.stack([unit(0), unit(1), unit(2)]))
+    _answer_listings(state)
+    state.calls.clear()
+    res = store.write([sess], recs[:2], np.stack([unit(0), unit(1)]), mode="replace")
+    assert (res.inserted, res.replaced, res.unchanged) == (0, 0, 2)
+    listing = [c for c in calls(state, "query") if "`kind` FROM" in c[1]]
+    assert [(c[1], c[2]["named_parameters"]) for c in listing] == [
+        (q.session_records("memory", "u1", "s1").sql, {"user_id": "u1", "session_id": "s1"})]
+    (removed,) = calls(state, "remove_multi")
+    assert removed[1:] == ("memory", [d.record_key(recs[2].record_id)])
+    assert sorted(b["text"] for b in state.docs["team_a.memory"].values()) == ["one", "two"]
+
+
+def test_replace_keeps_derived_records_of_an_unchanged_session_only(store, state):
+    sess, recs = records("u1", "s1", ["one", "two"])
+    store.write([sess], recs, np.stack([unit(0), unit(1)]))
+    derived = replace(recs[0], record_id="derived-1", kind="summary", text="a summary", index_text="a summary",
+                      content_hash="h" * 64)
+    store.write([sess], [derived], np.stack([unit(2)]))
+    _answer_listings(state)
+    store.write([sess], recs, np.stack([unit(0), unit(1)]), mode="replace")  # nothing changed: summary kept
+    assert d.record_key("derived-1") in state.docs["team_a.memory"]
+    moved = Session("u1", "s1", T0 + timedelta(days=1))  # same records, but the session's date changed
+    state.calls.clear()
+    store.write([moved], recs, np.stack([unit(0), unit(1)]), mode="replace")
+    assert d.record_key("derived-1") not in state.docs["team_a.memory"]
+    assert [c[1] for c in calls(state, "remove_multi")] == ["memory"]
+    assert state.docs["team_a.sessions"][d.session_key("u1", "s1")]["occurred_at"].startswith("2023-05-08")
+
+
+def test_merge_never_lists_or_removes(store, state):
+    sess, recs = records("u1", "s1", ["one"])
+    store.write([sess], recs, np.stack([unit(0)]))
+    assert not calls(state, "query") and not calls(state, "remove_multi")
+
+
+def test_append_checks_positions_first_and_writes_nothing_on_conflict(store, state):
+    msgs = validate_messages([{"role": "user", "content": "two"}, {"role": "user", "content": "three"}])
+    late = build_records("u1", "s1", msgs, T0, NOW, start_position=1, append=True)
+    sess = Session("u1", "s1", T0)
+    state.query_answer = lambda sql, o: ["someone-else"]  # a record at or after position 1
+    with pytest.raises(WriteConflictError):
+        store.write([sess], late, np.stack([unit(0), unit(1)]), mode="append")
+    (check,) = calls(state, "query")
+    assert check[1] == q.append_conflict("memory", "u1", "s1", "turn", 1, []).sql
+    assert check[2]["named_parameters"] == {"user_id": "u1", "session_id": "s1", "kind": "turn", "position": 1,
+                                            "record_ids": [r.record_id for r in late]}  # its own don't count
+    assert not calls(state, "upsert_multi") and not calls(state, "get_multi")  # nothing read, nothing written
+    state.query_answer = lambda sql, o: []
+    res = store.write([sess], late, np.stack([unit(0), unit(1)]), mode="append")
+    assert res.inserted == 2
+
+
+def test_an_unknown_write_mode_is_refused(store, state):
+    sess, recs = records("u1", "s1", ["one"])
+    with pytest.raises(InvalidInputError, match="mode"):
+        store.write([sess], recs, np.stack([unit(0)]), mode="upsert")
+    assert state.calls == []
+
+
+def test_records_are_written_before_their_session_and_user(store, state):
+    sess, recs = records("u1", "s9", ["one"])
+    store.write([sess], recs, np.stack([unit(0)]))
+    assert [c[1] for c in calls(state, "upsert_multi")] == ["memory", "sessions", "users"]
 
 
 def test_get_records_and_sessions_by_key_never_cross_users(store, state, corpus):

@@ -218,7 +218,7 @@ def test_derived_records_expire_and_are_forgotten_with_their_session(tmp_path, m
     memory.add_session("u", "s1", SESSION, DATE, ttl=timedelta(days=30))
     expiries = {r.expires_at for r in memory.session_records("u", kinds=None)}
     assert len(expiries) == 1 and None not in expiries
-    assert memory.forget("u", "s1") == 8 and memory.store.count("u") == 0
+    assert memory.forget("u", "s1").records == 8 and memory.store.count("u") == 0
 
 
 def test_async_writes_enrich_too(tmp_path, minilm):

@@ -15,6 +15,7 @@ import pytest
 from cbmemory import AgentMemory
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import SearchFilters
+from cbmemory.store import lexical
 from cbmemory.store import sqlite_sql as sq
 from cbmemory.text import content_words, words
 
@@ -41,15 +42,15 @@ def memory(tmp_path_factory):
     m.close()
 
 
-# ------------------------------------------------------------------ SQLite: FTS5 and SQL builders
+# ------------------------------------------------------------------ SQLite: full-text terms and SQL builders
 @pytest.mark.parametrize("evil", HOSTILE)
-def test_fts5_expressions_are_only_quoted_strings(evil):
-    for expr in (sq.match_any(evil), sq.match_phrases([evil, f"{evil} tail"])):
-        assert expr is None or QUOTED.match(expr), expr
-    if content_words(evil):
-        assert sq.match_any(evil) is not None
+def test_full_text_queries_become_term_ids_only(evil):
+    """Query text never reaches SQL: it becomes 64-bit term ids, one per stemmed word (none for no word)."""
+    terms = lexical.query_terms(content_words(evil))
+    assert terms.dtype == np.int64 and np.all(terms != 0)
+    assert len(terms) <= len(content_words(evil)) * 4
     if not words(evil):
-        assert sq.match_phrases([evil]) is None
+        assert lexical.term_ids(evil) == []
 
 
 @pytest.mark.parametrize("evil", HOSTILE)
@@ -65,9 +66,6 @@ def test_sql_filters_bind_every_value_and_keep_their_shape(evil):
 def test_sqlite_builders_run_without_error_and_never_leak(memory, evil):
     store = memory.store
     con: sqlite3.Connection = store._conn
-    for expr in (sq.match_any(evil), sq.match_phrases([evil])):
-        if expr is not None:
-            con.execute(sq.FTS_SCORES, (expr,)).fetchall()  # never an FTS5 syntax error
     where, params = sq.filter_clause("bob", _evil_filters(evil), NOW.timestamp())
     assert con.execute(f"SELECT count(*) FROM records r WHERE {where}", params).fetchone()[0] == 0
     vec = HashEmbedder().embed([evil or "x"])[0]
@@ -176,7 +174,7 @@ def test_couchbase_sqlpp_statements_bind_every_value(sdk, evil):
         (cb.erase_sessions("memory", evil), cb.erase_sessions("memory", "u")),
         (cb.count_records("memory", NOW, evil), cb.count_records("memory", NOW, "u")),
         (cb.list_sessions("sessions", evil), cb.list_sessions("sessions", "u")),
-        (cb.lookup_vectors("memory", [evil]), cb.lookup_vectors("memory", ["h"])),
+        (cb.lookup_vectors("memory", evil, [evil]), cb.lookup_vectors("memory", "u", ["h"])),
     ]
     for statement, benign in pairs:
         assert statement.sql == benign.sql

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import time
 
@@ -105,6 +106,26 @@ def search_reader(path: str, rounds: int, per_call: int) -> None:
     print(f"partial {bad} searches {searches}", flush=True)
 
 
+def forget_and_close(path: str, user: str) -> None:
+    """Forget one user and close the store, announcing the start so the parent can kill it anywhere in the
+    erasure, its wipe or the close."""
+    store = SQLiteStore(path)
+    store.count(user)  # connection and schema checks done before the announcement
+    print("start", flush=True)
+    result = store.forget(user)
+    store.close()
+    print(f"forgot {result}", flush=True)
+
+
+def write_and_vanish(path: str, user: str) -> None:
+    """One write of another user through the facade, then exit without closing anything: what the write
+    has to finish (a wipe another store left pending in the file) it finishes itself, not at a close."""
+    memory = AgentMemory.open(path, embedder=HashEmbedder())
+    memory.add_session(user, "w1", [{"role": "user", "content": "an unrelated write"}], date="2023-05-09")
+    print("done", flush=True)
+    os._exit(0)
+
+
 if __name__ == "__main__":
     cmd, *args = sys.argv[1:]
     if cmd == "crash":
@@ -117,3 +138,7 @@ if __name__ == "__main__":
         forgetter(args[0], args[1])
     elif cmd == "search-read":
         search_reader(args[0], int(args[1]), int(args[2]))
+    elif cmd == "forget-close":
+        forget_and_close(args[0], args[1])
+    elif cmd == "write-vanish":
+        write_and_vanish(args[0], args[1])

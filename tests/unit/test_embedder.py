@@ -44,13 +44,19 @@ def test_cache_asks_the_store_lookup_before_the_model(minilm):
 
     seen = []
 
-    def lookup(hashes):
-        seen.extend(hashes)
+    def lookup(user, hashes):
+        seen.extend((user, h) for h in hashes)
         return {content_hash("stored"): np.full(384, 0.05, dtype=np.float32)}
 
     cached = CachedEmbedder(minilm, lookup=lookup)
-    out = cached.embed(["stored", "fresh"])
+    out = cached.embed(["stored", "fresh"], user_id="alice")
     assert np.allclose(out[0], 0.05) and cached.texts_embedded == 1 and len(seen) == 2
+    assert {u for u, _ in seen} == {"alice"}  # the lookup is scoped to the writing user
+    cached.embed(["stored"], user_id="bob")  # another user's lookup: bob's vector comes from bob's store
+    assert seen[-1] == ("bob", content_hash("stored"))
+    uncached = CachedEmbedder(minilm, lookup=lookup)
+    uncached.embed(["stored"])  # no user: the store is not asked at all
+    assert len(seen) == 3
 
 
 @pytest.mark.parametrize("broken", ["nan", "dim", "rows"])

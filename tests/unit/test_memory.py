@@ -86,9 +86,9 @@ def test_ttl_hides_then_purges(tmp_path, minilm):
 def test_forget_erases_user_or_session(memory):
     memory.add_session("alice", "s1", CAROLINE, date="2023-05-08")
     memory.add_session("alice", "s2", [{"role": "user", "content": "puppy again"}], date="2023-05-09")
-    assert memory.forget("alice", "s1") == 3
+    assert memory.forget("alice", "s1").records == 3
     assert {h.record.session_id for h in memory.search("puppy", "alice")} == {"s2"}
-    assert memory.forget("alice") == 1 and memory.search("puppy", "alice") == []
+    assert memory.forget("alice").records == 1 and memory.search("puppy", "alice") == []
 
 
 def test_reopening_with_another_embedder_is_refused(tmp_path, minilm, scripted):

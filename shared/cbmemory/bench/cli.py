@@ -17,6 +17,43 @@ def _ints(text: str) -> tuple[int, ...]:
     return values
 
 
+_OFF = ("off", "none", "")
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    """``_ints``, or ``0`` / ``off`` for none (skip the per-size rows)."""
+    return () if text.strip().lower() in (*_OFF, "0") else _ints(text)
+
+
+def _users(text: str) -> int | tuple[int, ...]:
+    """``N`` (1, 10, 100, ... up to N; 0 is off) or the exact counts ``1,10,100``."""
+    if text.strip().lower() in _OFF:
+        return 0
+    if "," not in text:
+        try:
+            n = int(text.replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of users or a comma-separated list, got {text!r}") \
+                from None
+        if n < 0:
+            raise argparse.ArgumentTypeError("the number of users cannot be negative")
+        return n
+    return _ints(text)
+
+
+def _neighbours(text: str) -> tuple[int, ...]:
+    """Neighbour tenant sizes (0: none) or ``off``."""
+    if text.strip().lower() in _OFF:
+        return ()
+    try:
+        values = tuple(int(x.replace("_", "")) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers or 'off', got {text!r}") from None
+    if min(values, default=0) < 0:
+        raise argparse.ArgumentTypeError("neighbour sizes cannot be negative")
+    return values
+
+
 def _names(text: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in text.split(",") if x.strip())
 
@@ -29,8 +66,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .runner import BenchConfig, run_bench
 
     recipes = tuple(get_recipe(r).name for r in args.recipes)
-    peers = () if args.no_peers else expand(args.peers)
+    neighbour_recipes = tuple(get_recipe(r).name for r in args.neighbour_recipes)
+    peers = () if args.no_peers or not args.sizes else expand(args.peers)
     cfg = BenchConfig(out=Path(args.out), sizes=args.sizes, users=args.users, user_records=args.user_records,
+                      neighbour=args.neighbour, neighbour_user_records=args.neighbour_user_records,
+                      neighbour_recipes=neighbour_recipes, neighbour_words=args.neighbour_words, keep=args.keep,
                       recipes=recipes, peers=peers, queries=args.queries, repeats=args.repeats, warmup=args.warmup,
                       k=args.k, embed_turns=args.embed_turns, peer_cap_s=args.peer_cap, seed=args.seed,
                       included=not args.no_included)
@@ -47,9 +87,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     b = subparsers.add_parser("bench", help="ingest and search speed vs LangChain and LlamaIndex peers",
                               description="Writes OUT/bench.json and OUT/bench.md and prints the table.")
     b.add_argument("--out", required=True, help="output directory")
-    b.add_argument("--sizes", type=_ints, default=(1_000, 10_000, 100_000), help="records per user (1000,10000)")
-    b.add_argument("--users", type=int, default=1_000, help="users sweep 1, 10, ... up to N in one file (0: off)")
+    b.add_argument("--sizes", type=_sizes, default=(1_000, 10_000, 100_000),
+                   help="records per user (1000,10000); 0 or off: skip the per-size rows and the peers")
+    b.add_argument("--users", type=_users, default=1_000,
+                   help="users sweep in one file: N for 1, 10, ... up to N, or exact counts 1,100,10000 (0: off)")
     b.add_argument("--user-records", type=int, default=100, help="records per user in the users sweep")
+    b.add_argument("--neighbour", type=_neighbours, default=(0, 100_000),
+                   help="tenant-neighbour row: records of another tenant in the same file, holding the measured "
+                        "user's query words (default 0,100000; 1000000 writes a file of about 4 GB; off: skip)")
+    b.add_argument("--neighbour-user-records", type=int, default=1_000, help="records of the measured user")
+    b.add_argument("--neighbour-recipes", type=_names, default=("default", "bm25"))
+    b.add_argument("--neighbour-words", type=int, default=3, help="query words each neighbour turn holds")
+    b.add_argument("--keep", action="store_true", help="keep the SQLite files under OUT/work (several GB)")
     b.add_argument("--recipes", type=_names, default=("default", "vector", "bm25", "hybrid", "vector_bm25_rerank_50"))
     b.add_argument("--peers", type=_names, default=("langchain_ensemble", "llamaindex_fusion"),
                    help="peer names or groups: langchain, llamaindex, all")

@@ -6,18 +6,31 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .synthetic import SyntheticConfig, SyntheticQuery, make_queries, make_user
+from .rows import MachineFacts
+from .synthetic import (
+    SyntheticConfig,
+    SyntheticQuery,
+    SyntheticUser,
+    make_neighbour,
+    make_queries,
+    make_user,
+    query_words,
+    whole_sessions,
+)
 from .timing import current_rss_mb, peak_rss_mb, time_calls
 
 BATCH_SESSIONS = 50  # sessions per write (1,000 turns): one transaction each
+BIG_BATCH = 10_000  # records per write for the neighbour tenant and the users sweep (bigger gains nothing)
 
 
 def _cfg(spec: dict) -> SyntheticConfig:
@@ -183,51 +196,198 @@ def task_peer(spec: dict) -> dict:
     return res
 
 
-def task_users(spec: dict) -> dict:
-    """One file, growing from 1 to ``max(counts)`` users of ``per_user`` records each; at each count, the
-    latency of ``recipe`` for queries spread over all users (each user's first search is warm-up)."""
+def progress(text: str) -> None:
+    """A progress line on stderr (the runner passes ``[bench]`` lines on to its log as they come)."""
+    sys.stderr.write(f"[bench] {text}\n")
+    sys.stderr.flush()
+
+
+def _ahead(items: Iterable[Any], depth: int = 2) -> Iterator[Any]:
+    """``items`` made in a thread, ``depth`` ahead of the consumer: making the next batch of records
+    (numpy, string joins) overlaps writing this one (SQLite works without the GIL)."""
+    q: queue.Queue = queue.Queue(depth)
+    done = object()
+    failure: list[BaseException] = []
+
+    def make() -> None:
+        try:
+            for item in items:
+                q.put(item)
+        except BaseException as exc:  # handed to the consumer
+            failure.append(exc)
+        finally:
+            q.put(done)
+    threading.Thread(target=make, daemon=True).start()
+    while (item := q.get()) is not done:
+        yield item
+    if failure:
+        raise failure[0]
+
+
+class _Rate:
+    """Records written and seconds spent in ``store.write``, with a progress line every ``every`` seconds."""
+
+    def __init__(self, what: str, total: int, every: float = 10.0):
+        self.what, self.total, self.every = what, total, every
+        self.done, self.seconds = 0, 0.0
+        self.started = self.last = time.perf_counter()
+
+    def write(self, store: Any, sessions: Any, records: Any, vectors: np.ndarray) -> None:
+        t0 = time.perf_counter()
+        store.write(sessions, records, vectors)
+        t1 = time.perf_counter()
+        self.seconds += t1 - t0
+        self.done += len(records)
+        if t1 - self.last >= self.every or self.done >= self.total:
+            self.last = t1
+            wall = t1 - self.started
+            eta = wall / self.done * (self.total - self.done) if self.done else 0.0
+            progress(f"{self.what}: {self.done:,} / {self.total:,} records, {self.done / wall:,.0f} records/s "
+                     f"({self.per_s:,.0f}/s in store.write), {wall:.0f} s, about {eta:.0f} s left")
+
+    @property
+    def per_s(self) -> float | None:
+        return round(self.done / self.seconds, 1) if self.seconds else None
+
+
+def _searcher(store: Any, recipe_name: str, vectors: dict[str, np.ndarray], k: int) -> Callable[[SyntheticQuery], list]:
+    """``retrieve`` with ``recipe_name``, each query searched as its own user, its vector precomputed."""
     from ..retrieval.engine import retrieve
     from ..retrieval.recipes import get_recipe
+
+    recipe = get_recipe(recipe_name)
+
+    def search(q: SyntheticQuery) -> list:
+        return retrieve(store, vectors.__getitem__, recipe, q.user_id, q.text, k=k)
+    return search
+
+
+def _leaks(search: Callable[[SyntheticQuery], list], queries: list[SyntheticQuery]) -> tuple[int, int]:
+    """Needles found and hits of other users, over one search of each query."""
+    found = leaked = 0
+    for q in queries:
+        hits = search(q)
+        found += q.needle in {h.record.record_id for h in hits}
+        leaked += sum(h.record.user_id != q.user_id for h in hits)
+    return found, leaked
+
+
+def _measure(search: Callable[[SyntheticQuery], list], queries: list[SyntheticQuery], repeats: int,
+             warmup: int) -> dict:
+    """``time_calls`` statistics, the machine facts read just before them, needle hit rate, leaked hits."""
+    facts = MachineFacts.now()
+    res = time_calls(search, queries, repeats=repeats, warmup=warmup)
+    found, leaked = _leaks(search, queries)
+    res.update(needle_hit_rate=round(found / len(queries), 4), leaked_hits=leaked,
+               machine={"cores": facts.cores, "load_average": list(facts.load_average)})
+    return res
+
+
+def task_neighbour_ingest(spec: dict) -> dict:
+    """Grow the tenant-neighbour file: the measured user first (with its query set, on a new file), then the
+    neighbour's records from ``have`` to ``want`` in batches of ``BIG_BATCH``, each turn holding
+    ``per_record`` of the measured user's query words. Counts, per query, the neighbour records holding one
+    of its words."""
     from ..store.sqlite import SQLiteStore
 
     cfg = _cfg(spec)
-    recipe = get_recipe(spec["recipe"])
+    store = SQLiteStore(spec["db"])
+    store.bind_embedder(spec.get("embedder", "all-MiniLM-L6-v2-int8-onnx"), cfg.dimension)
+    qfile = Path(spec["queries_file"])
+    if store.count(spec["user"]) == 0:
+        user = make_user(spec["user"], spec["user_records"], cfg)
+        save_queries(qfile, make_queries(user, spec["queries"], cfg))
+        write_user(store, user)
+        progress(f"neighbour row: measured user {spec['user']} with {len(user.records):,} records written")
+    queries = load_queries(str(qfile))
+    per_query = [query_words(q) for q in queries]
+    pool = sorted({w for ws in per_query for w in ws})
+    index = {w: i for i, w in enumerate(pool)}
+    members = [[index[w] for w in ws] for ws in per_query]
+    matches = np.asarray(spec.get("matches") or [0] * len(queries), dtype=np.int64)
+    have, want = spec["have"], whole_sessions(spec["want"], cfg)
+    rate = _Rate("neighbour tenant", want - have)
+    batches = make_neighbour(spec["neighbour"], have, want, pool, cfg, per_record=spec["per_record"],
+                             batch=BIG_BATCH)
+    for b in _ahead(batches):
+        rate.write(store, b.user.sessions, b.user.records, b.user.vectors)
+        matches += [int(b.holds[:, m].any(axis=1).sum()) for m in members]
+    neighbour = store.count(spec["neighbour"]) if want else 0
+    store.close()
+    return {"neighbour_records": neighbour, "added": want - have, "turns_per_s": rate.per_s,
+            "matches": matches.tolist(), "pool_words": len(pool), "file_bytes": _file_bytes(spec["db"]),
+            "peak_rss_mb": peak_rss_mb()}
+
+
+def task_neighbour_search(spec: dict) -> dict:
+    """Latency of each recipe for the measured user of a tenant-neighbour file (fresh process, query
+    vectors precomputed)."""
+    from ..store.sqlite import SQLiteStore
+
+    queries = load_queries(spec["queries_file"])
+    vectors = {q.text: q.vector for q in queries}
+    store = SQLiteStore(spec["db"])
+    out = {r: _measure(_searcher(store, r, vectors, spec["k"]), queries, spec["repeats"], spec["warmup"])
+           for r in spec["recipes"]}
+    store.close()
+    return {"recipes": out, "peak_rss_mb": peak_rss_mb()}
+
+
+def _users(first: int, last: int, per_user: int, cfg: SyntheticConfig) -> Iterator[tuple[SyntheticUser, list]]:
+    for u in range(first, last):
+        user = make_user(f"user-{u:05d}", per_user, cfg)
+        yield user, make_queries(user, 3, cfg)
+
+
+def task_users(spec: dict) -> dict:
+    """One file, growing through ``counts`` users of ``per_user`` records each (several users per write, up
+    to ``BIG_BATCH`` records); at each count, the latency of ``recipe`` for ``queries`` queries of random users
+    (every user's first search is an untimed warm-up)."""
+    from ..store.sqlite import SQLiteStore
+
+    cfg = _cfg(spec)
     store = SQLiteStore(spec["db"])
     store.bind_embedder("all-MiniLM-L6-v2-int8-onnx", cfg.dimension)
     rng = np.random.default_rng(cfg.seed)
     pool: list[SyntheticQuery] = []
     vectors: dict[str, np.ndarray] = {}
-    first: dict[str, SyntheticQuery] = {}
+    first: list[SyntheticQuery] = []
+    per_user = spec["per_user"]
+    per_write = max(1, BIG_BATCH // per_user)
 
-    def search(q: SyntheticQuery) -> list:
-        return retrieve(store, vectors.__getitem__, recipe, q.user_id, q.text, k=spec["k"])
-
+    search = _searcher(store, spec["recipe"], vectors, spec["k"])
     have, out = 0, {}
-    for count in spec["counts"]:
-        for u in range(have, count):
-            user = make_user(f"user-{u:05d}", spec["per_user"], cfg)
-            write_user(store, user)
-            made = make_queries(user, 3, cfg)
+    for count in sorted(set(spec["counts"])):
+        rate = _Rate(f"users sweep to {count:,} users", (count - have) * per_user)
+        batch: list[SyntheticUser] = []
+        for u, (user, made) in enumerate(_ahead(_users(have, count, per_user, cfg)), have + 1):
             pool += made
-            first[user.user_id] = made[0]
+            first.append(made[0])
             vectors.update({q.text: q.vector for q in made})
+            batch.append(user)
+            if len(batch) == per_write or u == count:
+                rate.write(store, [s for b in batch for s in b.sessions], [r for b in batch for r in b.records],
+                           np.concatenate([b.vectors for b in batch]))
+                batch = []
         have = count
-        for q in first.values():  # warm every user's in-memory columns once
-            search(q)
+        t0 = time.perf_counter()
+        _, warm_leaks = _leaks(search, first)  # every user's first search: untimed warm-up
+        if count > 100:
+            progress(f"users sweep at {count:,} users: each user searched once to warm up "
+                     f"({time.perf_counter() - t0:.0f} s)")
         picks = [pool[i] for i in rng.integers(0, len(pool), size=spec["queries"])]
-        res = time_calls(search, picks, repeats=spec["repeats"], warmup=0)
-        hits = [search(q) for q in picks]
-        res["needle_hit_rate"] = round(sum(q.needle in {h.record.record_id for h in hs}
-                                           for q, hs in zip(picks, hits, strict=True)) / len(picks), 4)
-        res["leaked_hits"] = sum(h.record.user_id != q.user_id for q, hs in zip(picks, hits, strict=True) for h in hs)
-        res.update(records=count * spec["per_user"], file_bytes=_file_bytes(spec["db"]))
+        res = _measure(search, picks, spec["repeats"], 0)
+        res["leaked_hits"] += warm_leaks
+        res.update(records=count * per_user, file_bytes=_file_bytes(spec["db"]), turns_per_s=rate.per_s,
+                   peak_rss_mb=peak_rss_mb())
         out[str(count)] = res
+        progress(f"users sweep at {count:,} users: p95 {res['p95_ms']} ms")
     store.close()
     return out
 
 
 TASKS = {"ingest": task_ingest, "embed_ingest": task_embed_ingest, "search": task_search, "peer": task_peer,
-         "users": task_users}
+         "users": task_users, "neighbour_ingest": task_neighbour_ingest, "neighbour_search": task_neighbour_search}
 
 
 def main(argv: list[str]) -> int:

@@ -9,6 +9,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..ingest import content_hash
+from ..models import MemoryRecord
 from ..validation import check_vectors
 
 
@@ -33,14 +34,15 @@ def l2_normalise(x: np.ndarray) -> np.ndarray:
     return (x / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
 
 
-VectorLookup = Callable[[Sequence[str]], Mapping[str, np.ndarray]]
+VectorLookup = Callable[[str, Sequence[str]], Mapping[str, np.ndarray]]
 
 
 class CachedEmbedder:
     """Batches texts, skips the ones already embedded, and checks what the wrapped embedder returns.
 
     Lookups go to an in-process LRU first, then to ``lookup`` (the store's vectors by content hash, so a
-    re-ingest or a haystack shared by many questions costs nothing), then to the model.
+    re-ingest costs nothing), then to the model. Both are per user: a text another user already wrote is
+    embedded again, so how long a write takes never tells whether someone else said the same thing.
     """
 
     def __init__(self, inner: Embedder, *, lookup: VectorLookup | None = None, max_entries: int = 50_000):
@@ -59,9 +61,11 @@ class CachedEmbedder:
         while len(self._lru) > self._max:
             self._lru.popitem(last=False)
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, user_id: str | None = None) -> np.ndarray:
+        """Vectors of ``texts`` written for ``user_id`` (cached per user; ``None``: this process only)."""
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        keys = [content_hash(t) for t in texts]
+        space = "" if user_id is None else user_id + "\x1f"
+        keys = [space + content_hash(t) for t in texts]
         missing: dict[str, list[int]] = {}
         for i, key in enumerate(keys):
             vec = self._lru.get(key)
@@ -69,8 +73,9 @@ class CachedEmbedder:
                 missing.setdefault(key, []).append(i)
             else:
                 out[i] = vec
-        if missing and self._lookup is not None:
-            for key, vec in self._lookup(list(missing)).items():
+        if missing and self._lookup is not None and user_id is not None:
+            found = self._lookup(user_id, [k[len(space):] for k in missing])
+            for key, vec in ((space + h, v) for h, v in found.items()):
                 if key in missing and vec.shape == (self.dimension,):
                     for i in missing.pop(key):
                         out[i] = vec
@@ -87,8 +92,19 @@ class CachedEmbedder:
                 self._remember(key, vec.copy())
         return out
 
-    def embed_query(self, text: str) -> np.ndarray:
-        key = "q:" + content_hash(text)
+    def embed_records(self, records: Sequence[MemoryRecord]) -> np.ndarray:
+        """The records' indexed texts embedded, each user's looked up in that user's cache only."""
+        users = {r.user_id for r in records}
+        if len(users) <= 1:
+            return self.embed([r.index_text for r in records], user_id=next(iter(users), None))
+        out = np.empty((len(records), self.dimension), dtype=np.float32)
+        for user in users:
+            idx = [i for i, r in enumerate(records) if r.user_id == user]
+            out[idx] = self.embed([records[i].index_text for i in idx], user_id=user)
+        return out
+
+    def embed_query(self, text: str, *, user_id: str | None = None) -> np.ndarray:
+        key = ("q:" if user_id is None else f"q:{user_id}\x1f") + content_hash(text)
         vec = self._lru.get(key)
         if vec is None:
             vec = check_vectors(np.asarray(self.inner.embed_query(text)).reshape(1, -1), 1, self.dimension)[0]

@@ -303,7 +303,7 @@ class Enricher:
         result = None
         if to_write:
             affected = {(r.user_id, r.session_id) for r in to_write}
-            vectors = memory.embedder.embed([r.index_text for r in to_write])
+            vectors = memory.embedder.embed_records(to_write)
             result = memory.store.write([s for s in sessions if (s.user_id, s.session_id) in affected],
                                         to_write, vectors)
         report = EnrichReport(

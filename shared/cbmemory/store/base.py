@@ -2,7 +2,8 @@
 
 Score contract, stated once: every search method returns hits ordered best first with ``score`` higher
 is better. ``vector`` scores are cosine similarities in [-1, 1] (vectors are L2-normalised);
-``bm25`` and ``entity`` scores are positive BM25 values (unbounded, comparable only within one call).
+``bm25`` and ``entity`` scores are positive BM25 values (unbounded, comparable only within one call),
+computed over the queried user's records only: another user's data changes neither a score nor the cost.
 Every method takes exactly one ``user_id`` and never returns a record of any other user. Expired records
 (``expires_at`` at or before ``now``) are never returned.
 """
@@ -13,10 +14,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 import numpy as np
 
-from ..models import NO_FILTERS, Hit, IngestResult, MemoryRecord, SearchFilters, Session
+from ..models import NO_FILTERS, ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
+
+WriteMode = Literal["merge", "replace", "append"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,12 +46,19 @@ class MemoryStore(ABC):
 
     @abstractmethod
     def write(
-        self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray
+        self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray, *,
+        mode: WriteMode = "merge",
     ) -> IngestResult:
         """Store sessions and records (row i of ``vectors`` belongs to ``records[i]``). Where
         ``capabilities.atomic_batches`` holds, after a crash either all of them are visible or none;
-        elsewhere each record is atomic and re-running the write completes it (it is idempotent). Re-writing an unchanged record changes nothing;
-        a record whose content hash changed is replaced."""
+        elsewhere each record is atomic and re-running the write completes it (it is idempotent).
+        Re-writing an unchanged record changes nothing; a record whose content, date, expiry or
+        annotations changed is replaced.
+
+        ``mode``: ``merge`` adds and replaces records. ``replace`` makes each of ``sessions`` hold exactly
+        the batch's records: its other raw records are deleted, and if anything of it changed, the
+        records derived from it too. ``append`` raises ``WriteConflictError`` (writing nothing) if a record
+        of the same session and kind already holds a position at or after the batch's first one."""
 
     @abstractmethod
     def vector_search(
@@ -95,16 +106,19 @@ class MemoryStore(ABC):
     def users(self) -> list[str]: ...
 
     @abstractmethod
-    def forget(self, user_id: str, session_id: str | None = None) -> int:
-        """Erase a user's records (or one session's): rows, full-text entries and vectors. Returns how many."""
+    def forget(self, user_id: str, session_id: str | None = None) -> ForgetResult:
+        """Erase a user's records, raw and derived, and sessions (or one session's) in one step: rows,
+        full-text terms and vectors, and the user's own entry once nothing of the user is left."""
 
     @abstractmethod
     def purge_expired(self, now: datetime | None = None) -> int:
-        """Delete records whose ``expires_at`` has passed. Returns how many."""
+        """Delete records whose ``expires_at`` has passed, and the sessions left with no record.
+        Returns how many records."""
 
     @abstractmethod
-    def lookup_vectors(self, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
-        """Stored vectors by content hash, for the embedding cache (vectors only, never text)."""
+    def lookup_vectors(self, user_id: str, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
+        """The user's stored vectors by content hash, for the embedding cache (vectors only, never text;
+        never another user's, so the cache's speed reveals nothing of what others wrote)."""
 
     @abstractmethod
     def stats(self) -> dict[str, object]: ...

@@ -7,6 +7,8 @@ search, SQL++ for listing and erasing. The couchbase SDK is imported on first us
 What each operation sends (the builders are in ``couchbase_requests``; document bodies in ``couchbase_docs``):
 
 - writes: one KV ``upsert_multi`` per batch of records (TTL as per-document expiry), sessions and users;
+  ``mode="replace"`` lists the session's records (SQL++) and removes its leftovers (KV ``remove_multi``),
+  ``mode="append"`` checks the session's positions first (SQL++);
 - ``vector_search``: one Search request, k-NN with the user and filters as pre-filter;
 - ``text_search`` / ``phrase_search``: one Search request, ``match`` / ``match_phrase`` with the filters
   as zero-boost conjuncts;
@@ -20,30 +22,68 @@ scores are recomputed exactly from the stored (normalised) vectors: cosine simil
 embedded store. Searches wait (``at_plus``) for this store's own writes to be indexed.
 
 Not the embedded store's guarantees: a batch is not all-or-nothing (each document write is atomic and a
-retried ingest is idempotent, so a crash mid-batch is repaired by re-running it); the Search service uses
-tf-idf scoring on 7.6 (BM25 from 8.0 when the index's scoring model is set to it).
+retried ingest is idempotent, so a crash mid-batch is repaired by re-running it); ``append``'s position
+check and the clean-ups of ``replace``, ``forget`` and ``purge_expired`` are separate requests, not one
+transaction (see ``write``).
+
+Full-text scores are NOT per-user. The Search service scores with tf-idf (7.6) or BM25 (8.0+, when the
+index's scoring model is set to it), and its term statistics (document frequencies, average lengths) span
+the whole index: every user's records. Another user's data therefore shifts the scores and can shift the
+order of close hits, unlike the embedded store, whose BM25 counts the queried user's records only. The
+server score is therefore never handed out as such: ``bm25`` and ``entity`` scores (``text_search``,
+``phrase_search``, the text side of ``hybrid_search``) are each hit's server score divided by the best
+one of the call, in (0, 1], best hit 1.0; only their order, within one call, means anything.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import numpy as np
 
 from ..dates import utcnow
-from ..errors import CbMemoryError, EmbedderMismatchError, InvalidInputError, StoreUnavailableError
-from ..models import NO_FILTERS, Hit, IngestResult, MemoryRecord, SearchFilters, Session, frozen_mapping
+from ..errors import (
+    CbMemoryError,
+    EmbedderMismatchError,
+    InvalidInputError,
+    StoreUnavailableError,
+    WriteConflictError,
+)
+from ..models import (
+    NO_FILTERS,
+    ForgetResult,
+    Hit,
+    IngestResult,
+    MemoryRecord,
+    SearchFilters,
+    Session,
+    frozen_mapping,
+)
 from ..retrieval.fusion import rrf
 from . import couchbase_docs as d
 from . import couchbase_requests as q
-from .base import MemoryStore, StoreCapabilities
+from .base import MemoryStore, StoreCapabilities, WriteMode
+from .sessions import leftovers
 
 _CHUNK = 500  # keys per multi-operation and values per IN list
 T = TypeVar("T")
+
+
+def _best(scores: Iterable[float]) -> float:
+    """What text scores are divided by: the call's best server score (1.0 when there is no positive one)."""
+    return max((s for s in scores if s > 0), default=1.0)
+
+
+def _stored_date(body: Mapping[str, Any]) -> datetime | None:
+    """A stored session's date (``None`` when unreadable: the session then counts as changed)."""
+    try:
+        return d.parse_time(body["occurred_at"])
+    except (KeyError, TypeError, ValueError, CbMemoryError):
+        return None
 
 
 def _sdk_exceptions():
@@ -329,6 +369,26 @@ class CouchbaseStore(MemoryStore):
             for key, exc in failed.items():
                 self._raise_kv(key, exc)
 
+    def _remove_many(self, collection: str, keys: Sequence[str]) -> None:
+        """Remove documents by key; one already gone (erased, or expired by its TTL) is not an error."""
+        e = _sdk_exceptions()
+        unique = list(dict.fromkeys(keys))
+        for i in range(0, len(unique), _CHUNK):
+            res = self._io("remove", self._h(collection).remove_multi, unique[i : i + _CHUNK])
+            failed = {k: v for k, v in res.exceptions.items() if not isinstance(v, e.DocumentNotFoundException)}
+            if collection == self.memory_collection:
+                self._remember(v for k, v in res.results.items() if k not in res.exceptions)
+            for key, exc in failed.items():
+                self._raise_kv(key, exc)
+
+    def _drop_users_without_records(self, user_ids: Sequence[str]) -> None:
+        """Remove the user document of each of ``user_ids`` that has no record left."""
+        users = list(dict.fromkeys(user_ids))
+        for i in range(0, len(users), _CHUNK):
+            part = users[i : i + _CHUNK]
+            left = set(self._query(q.users_with_records(self.memory_collection, part)))
+            self._remove_many(self.users_collection, [d.user_key(u) for u in part if u not in left])
+
     def _raise_kv(self, key: str, exc: Exception) -> None:
         e = _sdk_exceptions()
         if isinstance(exc, (e.UnAmbiguousTimeoutException, e.AmbiguousTimeoutException)):
@@ -375,7 +435,20 @@ class CouchbaseStore(MemoryStore):
         return [(row.id, float(row.score), row.explanation or {}) for row in rows]
 
     # ---------------------------------------------------------------- writes
-    def write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray) -> IngestResult:
+    def write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray, *,
+              mode: WriteMode = "merge") -> IngestResult:
+        """See ``MemoryStore.write``. Not atomic on Couchbase (``capabilities.atomic_batches`` is False):
+        each document write is, and re-running an interrupted write completes it. Records are written
+        first, then sessions, then users, then (``replace``) the session's leftovers are removed.
+
+        ``append`` is a check-then-write, not an atomic one: one SQL++ query per (user, session, kind)
+        looks for a stored record at or after the batch's first position (other than the batch's own
+        records, so a retried append completes) and raises ``WriteConflictError`` before anything is
+        written; a writer that appends between that check and the upserts is not detected.
+        ``replace`` lists each session's stored records (SQL++), keeps what ``sessions.leftovers`` keeps
+        and removes the rest by key after the batch is written."""
+        if mode not in ("merge", "replace", "append"):
+            raise InvalidInputError(f"mode must be 'merge', 'replace' or 'append', got {mode!r}")
         dim = self._dimension()
         if dim is None:
             raise InvalidInputError("bind an embedder to the store before writing records")
@@ -387,11 +460,17 @@ class CouchbaseStore(MemoryStore):
         keys = [d.record_key(r.record_id) for r in records]
         if len(set(keys)) != len(records):
             raise InvalidInputError("a batch holds the same record twice")
+        if mode == "append":
+            self._check_append(records)
         existing = self._get_many(self.memory_collection, keys)
+        old_sessions = (self._get_many(self.sessions_collection,
+                                       [d.session_key(s.user_id, s.session_id) for s in sessions])
+                        if mode == "replace" else {})
         wall_clock = utcnow()
         docs: dict[str, dict[str, Any]] = {}
         expiry: dict[str, timedelta] = {}
         inserted = replaced = unchanged = 0
+        written: set[tuple[str, str]] = set()  # sessions with a record inserted or replaced
         for rec, vec, key in zip(records, vecs, keys, strict=True):
             body = d.record_body(rec, vec)
             old = existing.get(key)
@@ -400,30 +479,78 @@ class CouchbaseStore(MemoryStore):
                 continue
             replaced += old is not None
             inserted += old is None
+            written.add((rec.user_id, rec.session_id))
             docs[key] = body
             ttl = d.kv_expiry(rec.expires_at, wall_clock)
             if ttl is not None:
                 expiry[key] = ttl
+        stale = self._leftovers(sessions, records, old_sessions, written) if mode == "replace" else []
         users = {s.user_id for s in sessions} | {r.user_id for r in records}
-        self._upsert_many(self.users_collection, {d.user_key(u): d.user_body(u) for u in sorted(users)})
+        # records before their session and user: a concurrent purge or forget that deletes a session or user
+        # left empty cannot delete one this write is about to fill (it re-creates them after its records)
+        self._upsert_many(self.memory_collection, docs, expiry)
         self._upsert_many(self.sessions_collection,
                           {d.session_key(s.user_id, s.session_id): d.session_body(s) for s in sessions})
-        self._upsert_many(self.memory_collection, docs, expiry)
+        self._upsert_many(self.users_collection, {d.user_key(u): d.user_body(u) for u in sorted(users)})
+        self._remove_many(self.memory_collection, stale)
         return IngestResult(inserted, replaced, unchanged, tuple(r.record_id for r in records))
 
-    def forget(self, user_id: str, session_id: str | None = None) -> int:
-        n = len(self._query(q.erase_records(self.memory_collection, user_id, session_id)))
-        self._query(q.erase_sessions(self.sessions_collection, user_id, session_id))
+    def _check_append(self, records: Sequence[MemoryRecord]) -> None:
+        """Refuse an append whose positions another writer took since they were read (nothing written)."""
+        first: dict[tuple[str, str, str], int] = {}
+        ids: dict[tuple[str, str, str], list[str]] = {}
+        for r in records:
+            group = (r.user_id, r.session_id, r.kind)
+            first[group] = min(first.get(group, r.position), r.position)
+            ids.setdefault(group, []).append(r.record_id)
+        for (user, session, kind), position in first.items():
+            if self._query(q.append_conflict(self.memory_collection, user, session, kind, position,
+                                             ids[(user, session, kind)])):
+                raise WriteConflictError(
+                    f"another writer appended to session {session!r} first; nothing was written")
+
+    def _leftovers(self, sessions: Sequence[Session], records: Sequence[MemoryRecord],
+                   old_sessions: Mapping[str, dict[str, Any]], written: set[tuple[str, str]]) -> list[str]:
+        """Keys of the stored records ``replace`` deletes: per session, ``sessions.leftovers`` of what it
+        holds (listed by SQL++), the session counting as changed when a record of it was inserted or
+        replaced or its stored date differs."""
+        stale: list[str] = []
+        dates = {(s.user_id, s.session_id): s.occurred_at for s in sessions}  # the last one given is written
+        for key, date in dates.items():
+            old = old_sessions.get(d.session_key(*key))
+            changed = key in written or (old is not None and _stored_date(old) != date)
+            batch = {r.record_id for r in records if (r.user_id, r.session_id) == key}
+            rows = self._query(q.session_records(self.memory_collection, *key))
+            stored = [(row["record_id"], row["kind"]) for row in rows if isinstance(row, Mapping)]
+            stale += [d.record_key(rid) for rid in leftovers(stored, batch, changed)]
+        return stale
+
+    def forget(self, user_id: str, session_id: str | None = None) -> ForgetResult:
+        """Erase the user's records and sessions (or one session's) with SQL++ ``DELETE ... RETURNING``
+        (the counts are the rows returned), then the user document when no record of the user is left.
+        Documents are gone from KV at once; the Search index drops them as it catches up, and every hit
+        is re-read by key, so an erased record is never returned meanwhile."""
+        records = len(self._query(q.erase_records(self.memory_collection, user_id, session_id)))
+        sessions = len(self._query(q.erase_sessions(self.sessions_collection, user_id, session_id)))
         if session_id is None:
-            e = _sdk_exceptions()
-            try:
-                self._io("remove", self._h(self.users_collection).remove, d.user_key(user_id))
-            except e.DocumentNotFoundException:
-                pass
-        return n
+            self._remove_many(self.users_collection, [d.user_key(user_id)])
+        else:
+            self._drop_users_without_records([user_id])
+        return ForgetResult(records, sessions, wiped=True)
 
     def purge_expired(self, now: datetime | None = None) -> int:
-        return len(self._query(q.purge_expired(self.memory_collection, now or utcnow())))
+        """Delete expired records (one SQL++ ``DELETE``, which returns each one's user), then those users'
+        sessions left with no record and the user documents of users left with none. Returns how many
+        records. Separate statements, not one transaction: a write racing the clean-up re-creates its
+        session and user documents after its records (see ``write``)."""
+        rows = self._query(q.purge_expired(self.memory_collection, now or utcnow()))
+        users = sorted({row["user_id"] for row in rows
+                        if isinstance(row, Mapping) and isinstance(row.get("user_id"), str)})
+        for i in range(0, len(users), _CHUNK):
+            self._query(q.erase_empty_sessions(self.sessions_collection, self.memory_collection,
+                                               users[i : i + _CHUNK]))
+        self._drop_users_without_records(users)
+        return len(rows)
 
     # ---------------------------------------------------------------- searches
     def _query_vector(self, vector: np.ndarray) -> np.ndarray | None:
@@ -470,7 +597,8 @@ class CouchbaseStore(MemoryStore):
             return []
         rows = self._search(request, max(k, k * self.candidates_per_k))
         found = [(s, rec) for s, _, rec, _ in self._checked(rows, user_id, filters, now)][:k]
-        return [Hit(rec, s, frozen_mapping({signal: s}), frozen_mapping({signal: i}))
+        scale = _best(s for s, _ in found)
+        return [Hit(rec, s / scale, frozen_mapping({signal: s / scale}), frozen_mapping({signal: i}))
                 for i, (s, rec) in enumerate(found, 1)]
 
     def text_search(self, user_id: str, query: str, k: int, filters: SearchFilters = NO_FILTERS,
@@ -527,6 +655,8 @@ class CouchbaseStore(MemoryStore):
                 text_list.append(Hit(rec, text_part, frozen_mapping({"bm25": text_part})))
         vec_list.sort(key=lambda h: -h.score)
         text_list.sort(key=lambda h: -h.score)
+        scale = _best(h.score for h in text_list)  # index-wide statistics: relative, never the server's own
+        text_list = [Hit(h.record, h.score / scale, frozen_mapping({"bm25": h.score / scale})) for h in text_list]
         lists = {"vector": vec_list[:vp], "bm25": text_list[:tp]}
         return rrf({s: hits for s, hits in lists.items() if hits}, c=rrf_k, weights=weights)[:k]
 
@@ -564,11 +694,11 @@ class CouchbaseStore(MemoryStore):
     def users(self) -> list[str]:
         return sorted(set(self._query(q.list_users(self.memory_collection))))
 
-    def lookup_vectors(self, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
+    def lookup_vectors(self, user_id: str, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         hashes = list(dict.fromkeys(content_hashes))
         for i in range(0, len(hashes), _CHUNK):
-            for row in self._query(q.lookup_vectors(self.memory_collection, hashes[i : i + _CHUNK])):
+            for row in self._query(q.lookup_vectors(self.memory_collection, user_id, hashes[i : i + _CHUNK])):
                 out.setdefault(row["content_hash"], np.asarray(row[d.VECTOR_FIELD], dtype=np.float32))
         return out
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dates import to_utc
 from ..errors import InvalidInputError
 from ..models import MemoryRecord, SearchFilters, Session, frozen_mapping
 
@@ -98,7 +99,9 @@ def rfc3339(dt: datetime) -> str:
 
 
 def parse_time(value: str) -> datetime:
-    return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
+    """A stored time as aware UTC. One outside the supported range (a document written before cbmemory
+    refused such instants, e.g. ``datetime.max`` as an expiry) is clamped into it, so a read never fails."""
+    return to_utc(value, clamp=True)
 
 
 def epoch(dt: datetime | None) -> float | None:

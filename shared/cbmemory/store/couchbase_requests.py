@@ -352,9 +352,49 @@ def erase_sessions(collection: str, user_id: str, session_id: str | None = None)
 
 
 def purge_expired(collection: str, now: datetime) -> Statement:
+    """Delete every expired record, returning one ``{"key", "user_id"}`` row per deleted document (the
+    count, and the users whose empty sessions are deleted next)."""
     e = _f("m", "expires_ts")
     return Statement(f"DELETE FROM {ident(collection)} AS m WHERE {e} IS NOT NULL AND {e} <= $now "
-                     f"RETURNING RAW META(m).id", {"now": epoch(now)})
+                     f"RETURNING META(m).id AS `key`, {_f('m', 'user_id')} AS `user_id`", {"now": epoch(now)})
+
+
+def erase_empty_sessions(sessions: str, memory: str, user_ids: Sequence[str]) -> Statement:
+    """Delete these users' sessions that hold no record any more, returning the deleted keys. The subquery
+    is not correlated (it only reads the parameters): it runs once, over the users' (user, session) pairs."""
+    s_user, s_session = _f("s", "user_id"), _f("s", "session_id")
+    m_user = _f("m", "user_id")
+    return Statement(
+        f"DELETE FROM {ident(sessions)} AS s WHERE {s_user} IN $user_ids AND [{s_user}, {s_session}] NOT IN "
+        f"(SELECT RAW [{m_user}, {_f('m', 'session_id')}] FROM {ident(memory)} AS m WHERE {m_user} IN $user_ids) "
+        f"RETURNING RAW META(s).id", {"user_ids": list(user_ids)})
+
+
+def users_with_records(collection: str, user_ids: Sequence[str]) -> Statement:
+    """Which of these users still have a record (expired or not): the others' user documents go."""
+    u = _f("m", "user_id")
+    return Statement(f"SELECT DISTINCT RAW {u} FROM {ident(collection)} AS m WHERE {u} IN $user_ids",
+                     {"user_ids": list(user_ids)})
+
+
+def session_records(collection: str, user_id: str, session_id: str) -> Statement:
+    """Ids and kinds of every record of one session (expired ones too), for ``write(mode="replace")``."""
+    return Statement(
+        f"SELECT {_f('m', 'record_id')}, {_f('m', 'kind')} FROM {ident(collection)} AS m "
+        f"WHERE {_f('m', 'user_id')} = $user_id AND {_f('m', 'session_id')} = $session_id",
+        {"user_id": user_id, "session_id": session_id})
+
+
+def append_conflict(collection: str, user_id: str, session_id: str, kind: str, position: int,
+                    record_ids: Sequence[str]) -> Statement:
+    """A record of the session and kind at ``position`` or after it that is not one of the batch's own
+    (``record_ids``: a retried append finds its own records there); at most one id comes back."""
+    return Statement(
+        f"SELECT RAW {_f('m', 'record_id')} FROM {ident(collection)} AS m WHERE {_f('m', 'user_id')} = $user_id "
+        f"AND {_f('m', 'session_id')} = $session_id AND {_f('m', 'kind')} = $kind "
+        f"AND {_f('m', 'position')} >= $position AND {_f('m', 'record_id')} NOT IN $record_ids LIMIT 1",
+        {"user_id": user_id, "session_id": session_id, "kind": kind, "position": position,
+         "record_ids": list(record_ids)})
 
 
 def count_records(collection: str, now: datetime, user_id: str | None = None) -> Statement:
@@ -379,10 +419,13 @@ def list_sessions(collection: str, user_id: str) -> Statement:
                      f"ORDER BY {_f('s', 'occurred_ts')}, {_f('s', 'session_id')}", {"user_id": user_id})
 
 
-def lookup_vectors(collection: str, content_hashes: Sequence[str]) -> Statement:
+def lookup_vectors(collection: str, user_id: str, content_hashes: Sequence[str]) -> Statement:
+    """One user's stored vectors by content hash (never another user's: the embedding cache must not
+    reveal, by its speed, what others wrote)."""
     h = _f("m", "content_hash")
-    return Statement(f"SELECT {h}, {_f('m', VECTOR_FIELD)} FROM {ident(collection)} AS m WHERE {h} IN $hashes",
-                     {"hashes": list(content_hashes)})
+    return Statement(f"SELECT {h}, {_f('m', VECTOR_FIELD)} FROM {ident(collection)} AS m "
+                     f"WHERE {_f('m', 'user_id')} = $user_id AND {h} IN $hashes",
+                     {"user_id": user_id, "hashes": list(content_hashes)})
 
 
 def kind_counts(collection: str) -> Statement:
@@ -396,21 +439,24 @@ def count_all(collection: str) -> Statement:
 
 
 def secondary_indexes(memory: str, sessions: str) -> list[Statement]:
-    """The GSI indexes the statements above use (``CREATE INDEX name IF NOT EXISTS ON ...``)."""
+    """The GSI indexes the statements above use (``CREATE INDEX name IF NOT EXISTS ON ...``). An index of
+    the same name made by an older version is kept as it is (``IF NOT EXISTS``): drop it and call
+    ``ensure_schema`` to get the current keys (e.g. ``cbm_memory_hash`` on ``(user_id, content_hash)``)."""
     def create(name: str, coll: str, keys: Sequence[str]) -> Statement:
         cols = ", ".join(f"`{k}`" for k in keys)
         return Statement(f"CREATE INDEX {ident(name, 'index')} IF NOT EXISTS ON {ident(coll)}({cols})")
     return [
         create("cbm_memory_user", memory, ("user_id", "session_id", "occurred_ts", "position")),
         create("cbm_memory_expiry", memory, ("expires_ts",)),
-        create("cbm_memory_hash", memory, ("content_hash",)),
+        create("cbm_memory_hash", memory, ("user_id", "content_hash")),
         create("cbm_sessions_user", sessions, ("user_id", "occurred_ts", "session_id")),
     ]
 
 
 __all__ = [
-    "Statement", "check_index_name", "count_all", "count_records", "erase_records", "erase_sessions",
-    "filter_clauses", "hybrid_request", "ident", "kind_counts", "list_records", "list_sessions", "list_users",
-    "lookup_vectors", "prefilter", "purge_expired", "record_where", "sdk", "search_body", "search_options",
-    "secondary_indexes", "split_hybrid_score", "text_clause", "text_query", "text_request", "vector_request",
+    "Statement", "append_conflict", "check_index_name", "count_all", "count_records", "erase_empty_sessions",
+    "erase_records", "erase_sessions", "filter_clauses", "hybrid_request", "ident", "kind_counts", "list_records",
+    "list_sessions", "list_users", "lookup_vectors", "prefilter", "purge_expired", "record_where", "sdk",
+    "search_body", "search_options", "secondary_indexes", "session_records", "split_hybrid_score", "text_clause",
+    "text_query", "text_request", "users_with_records", "vector_request",
 ]

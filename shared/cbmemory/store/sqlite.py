@@ -1,8 +1,9 @@
-"""The embedded default store: one SQLite file (WAL) with records, an FTS5 index and float32 vectors.
+"""The embedded default store: one SQLite file (WAL) with records, their float32 vectors and term ids.
 
-Vector search is exact: the queried user's vectors are kept as one numpy matrix per user, loaded on first
-use and kept in sync through two per-user counters in the file (``write_seq`` for appends, ``delete_seq``
-for deletions and replacements), so writes from other processes are seen on the next search.
+Searches read the queried user's records only. Vector search is exact over the user's vectors, kept in
+memory as one numpy matrix; full-text search is BM25 over the user's own records (lexical.py), from term
+ids kept beside the vectors. Both are loaded on first use and kept in sync with the file (sqlite_cache.py),
+so writes from other processes are seen on the next search. Write transactions are in sqlite_write.py.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
@@ -22,10 +22,30 @@ from pathlib import Path
 import numpy as np
 
 from ..dates import utcnow
-from ..errors import EmbedderMismatchError, InvalidInputError, NotAStoreError
-from ..models import NO_FILTERS, Hit, IngestResult, MemoryRecord, SearchFilters, Session, frozen_mapping
+from ..errors import (
+    CbMemoryError,
+    EmbedderMismatchError,
+    InvalidInputError,
+    NotAStoreError,
+    ReadOnlyStoreError,
+)
+from ..models import (
+    NO_FILTERS,
+    ForgetResult,
+    Hit,
+    IngestResult,
+    MemoryRecord,
+    SearchFilters,
+    Session,
+    frozen_mapping,
+)
+from ..text import content_words
+from . import lexical
+from . import sqlite_file as sf
 from . import sqlite_sql as q
-from .base import MemoryStore, StoreCapabilities
+from . import sqlite_write as w
+from .base import MemoryStore, StoreCapabilities, WriteMode
+from .sqlite_cache import LOAD_COLUMNS, UserCache, UserColumns
 
 _CHUNK = 500  # bound on parameters per IN (...) list
 # Below this many rows per user the cosine scores come from a single-threaded numpy loop (einsum): a
@@ -41,9 +61,18 @@ def _dt(x: float | None) -> datetime | None:
     return None if x is None else _utc(x)
 
 
+_MIN = datetime.min.replace(tzinfo=timezone.utc)
+_MAX = datetime.max.replace(tzinfo=timezone.utc)
+
+
 @lru_cache(maxsize=8192)  # a session's records share their dates, a batch its ingest time
 def _utc(x: float) -> datetime:
-    return datetime.fromtimestamp(x, tz=timezone.utc)
+    """A stored time; one outside what ``datetime`` holds (written by an older version, which accepted
+    it) reads as the nearest end of the range, so no read fails on stored data."""
+    try:
+        return datetime.fromtimestamp(x, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return _MAX if x > 0 else _MIN
 
 
 def _annotations(raw: str) -> Mapping[str, str]:
@@ -61,108 +90,114 @@ def _row_to_record(row: sqlite3.Row | tuple) -> MemoryRecord:
     )
 
 
-@dataclass
-class _UserMatrix:
-    """One user's vectors and the columns vector-search filters need, grown in place on appends."""
-
-    write_seq: int
-    delete_seq: int
-    n: int
-    rowids: np.ndarray
-    vectors: np.ndarray
-    occurred: np.ndarray
-    ingested: np.ndarray
-    expires: np.ndarray
-    sessions: np.ndarray
-    kinds: np.ndarray
-    # records already read, by rowid: valid as long as this matrix is (a row never changes under its rowid;
-    # replacing or deleting one bumps delete_seq, which replaces the matrix and so empties this cache)
-    records: dict[int, MemoryRecord] = field(default_factory=dict)
-
-    @property
-    def max_rowid(self) -> int:
-        return int(self.rowids[self.n - 1]) if self.n else 0
-
-    def reserve(self, cap: int, dim: int) -> None:
-        """Room for ``cap`` rows (moves the columns once)."""
-        if cap > len(self.rowids):
-            for name in ("rowids", "occurred", "ingested", "expires", "sessions", "kinds"):
-                old = getattr(self, name)
-                new = np.empty(cap, dtype=old.dtype)
-                new[: self.n] = old[: self.n]
-                setattr(self, name, new)
-            vecs = np.empty((cap, dim), dtype=np.float32)
-            vecs[: self.n] = self.vectors[: self.n]
-            self.vectors = vecs
-
-    def append(self, rows: list[tuple], dim: int) -> None:
-        m = len(rows)
-        if self.n + m > len(self.rowids):
-            self.reserve(max(2 * len(self.rowids), self.n + m, 64), dim)
-        s = slice(self.n, self.n + m)
-        cols = list(zip(*rows, strict=True))
-        self.rowids[s] = cols[0]
-        self.vectors[s] = np.frombuffer(b"".join(cols[1]), dtype=np.float32).reshape(m, dim)
-        self.occurred[s] = cols[2]
-        self.ingested[s] = cols[3]
-        self.expires[s] = [np.inf if e is None else e for e in cols[4]]
-        self.sessions[s] = cols[5]
-        self.kinds[s] = cols[6]
-        self.n += m
-
-    @classmethod
-    def empty(cls, write_seq: int, delete_seq: int, dim: int) -> _UserMatrix:
-        return cls(write_seq, delete_seq, 0, np.empty(0, np.int64), np.empty((0, dim), np.float32),
-                   np.empty(0), np.empty(0), np.empty(0), np.empty(0, object), np.empty(0, object))
-
-
 class SQLiteStore(MemoryStore):
     """Memory in one local file. ``SQLiteStore("memory.db")``, or ``":memory:"`` for a throwaway store.
 
     Safe to share between threads of one process (one connection behind a lock) and between processes
     (WAL mode; writers wait up to ``timeout`` seconds for each other).
+
+    Problems with the file are typed errors (sqlite_file.py): a missing file opened with ``create=False``
+    or ``read_only=True`` raises ``StoreNotFoundError`` (nothing is created); a file or directory that
+    cannot be written raises ``ReadOnlyStoreError`` at open unless ``read_only=True``; a damaged file
+    raises ``CorruptStoreError``, on reads that meet a damaged page and before the first write of each
+    store object (``quick_check``), so nothing is ever written into it; a file of any other kind raises
+    ``NotAStoreError``.
     """
 
     capabilities = StoreCapabilities(vector=True, full_text=True, phrase=True, ttl=True, persistent=True)
 
-    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0):
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, cache_rows: int = 2_000_000,
+                 create: bool = True, read_only: bool = False):
+        """``cache_rows``: records whose vectors and full-text index are kept in memory, over all users
+        (about 2 KB each with 384-dimension vectors); the least recently searched users are dropped first.
+        ``create``: a missing file is made a new store (else ``StoreNotFoundError``). ``read_only``: only
+        read; never creates or writes the file (writes raise ``ReadOnlyStoreError``). The way to read a
+        store whose file or directory is read-only, which without it is refused at open."""
         self.path = str(path)
+        self.read_only = read_only
         self._lock = threading.RLock()
         self._timeout_ms = int(timeout * 1000)
-        self._wipe_pending = False  # erased content may still be in the WAL (see _wipe_wal)
-        self._cache: dict[str, _UserMatrix] = {}
+        self._cache = UserCache(cache_rows)
         self._dim: int | None = None
+        self._checked = False  # the file passed quick_check, or this object made it (see _check_writable)
         if self.path != ":memory:" and Path(self.path).is_dir():
             raise NotAStoreError(f"{self.path} is a directory, not a cbmemory store file")
+        # read_only opens a ``file:...?mode=ro`` URI; in a read-only directory, where SQLite cannot create the
+        # -wal and -shm files, it falls back to ``immutable=1`` (exact when no -wal holds unmerged changes;
+        # refused when one does): see sqlite_file.connect
+        self._conn = sf.connect(self.path, create=create, read_only=read_only, timeout=timeout)
         try:
-            self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None,
-                                         check_same_thread=False)
-            self._open()
-        except sqlite3.DatabaseError as exc:
-            raise NotAStoreError(f"{self.path} is not a cbmemory store: {exc}") from exc
+            self._open(create=create)
+        except sqlite3.Error as exc:  # not about the file itself (those are typed): another file or schema
+            self._conn.close()
+            raise sf.opening_error(exc, self.path) from exc
+        except BaseException:
+            self._conn.close()
+            raise
+        self._conn.opening = False  # a store: "not a database" from now on means a damaged file
+
+    def _check_writable(self) -> None:
+        """Called first by every method that writes. Refuses a store opened ``read_only`` and, once per
+        store object, checks the file with SQLite's ``quick_check`` (``CorruptStoreError`` if it fails), so
+        nothing is written into a damaged file. The check reads every page: the first write after opening
+        a large store waits for it."""
+        if self.read_only:
+            raise sf.opened_read_only(self.path)
+        if not self._checked:
+            with self._lock:
+                if not self._checked and self.path != ":memory:":
+                    sf.check_integrity(self._conn, self.path)
+                self._checked = True
 
     # ---------------------------------------------------------------- setup
-    def _open(self) -> None:
+    def _open(self, *, create: bool = True) -> None:
+        """Check the file is a cbmemory store of this schema (an empty file becomes one when ``create``
+        and not ``read_only``) and set the connection up. Nothing here writes to an existing store but
+        the upgrade of an older schema."""
         c = self._conn
         app_id = c.execute("PRAGMA application_id").fetchone()[0]
         if app_id != q.APPLICATION_ID:
             tables = c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             if app_id != 0 or tables:
                 raise NotAStoreError(f"{self.path} is a SQLite file of some other application")
-        c.execute("PRAGMA journal_mode=WAL")
-        c.execute("PRAGMA synchronous=NORMAL")
+            if self.read_only or not create:
+                raise NotAStoreError(f"{self.path} is an empty file, not a cbmemory store")
+        if not self.read_only:
+            c.execute("PRAGMA journal_mode=WAL")
+            c.execute("PRAGMA synchronous=NORMAL")
         c.execute("PRAGMA secure_delete=ON")  # erased memories are overwritten, not left in free pages
-        with self._tx():
-            if c.execute("PRAGMA application_id").fetchone()[0] != q.APPLICATION_ID:
-                for stmt in q.SCHEMA:
-                    c.execute(stmt)
-                c.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (q.SCHEMA_VERSION,))
-                c.execute(f"PRAGMA application_id={q.APPLICATION_ID}")
+        if app_id != q.APPLICATION_ID:
+            with self._tx():
+                if c.execute("PRAGMA application_id").fetchone()[0] != q.APPLICATION_ID:
+                    for stmt in q.SCHEMA:
+                        c.execute(stmt)
+                    c.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (q.SCHEMA_VERSION,))
+                    c.execute(f"PRAGMA application_id={q.APPLICATION_ID}")
+                    self._checked = True  # made by this object: nothing to check before writing
         version = self._meta("schema_version")
+        if version == "2":
+            if self.read_only:
+                raise ReadOnlyStoreError(f"{self.path} has schema version 2, which must be upgraded (a write) "
+                                         "before it can be read; open it once without read_only=True")
+            self._check_writable()  # the upgrade writes: not into a damaged file
+            self._migrate_from_2()
+            version = self._meta("schema_version")
         if version != q.SCHEMA_VERSION:
             raise NotAStoreError(f"{self.path} has schema version {version!r}; expected {q.SCHEMA_VERSION}")
         dim = self._meta("embedder_dimension")
         self._dim = int(dim) if dim else None
+
+    def _migrate_from_2(self) -> None:
+        """Schema 2 -> 3 in one transaction: term ids for every record, no shared FTS5 index."""
+        with self._tx() as c:
+            for stmt in q.MIGRATE_FROM_2:
+                c.execute(stmt)
+            rows = c.execute("SELECT rowid, index_text, text FROM records").fetchall()
+            c.executemany("UPDATE records SET terms = ? WHERE rowid = ?",
+                          [(lexical.encode(index_text, text), rowid) for rowid, index_text, text in rows])
+            c.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (q.SCHEMA_VERSION,))
+            w.set_wipe_pending(c, "rebuild")  # the old index's pages held every user's words
+        self._wipe()
 
     def _meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -180,6 +215,14 @@ class SQLiteStore(MemoryStore):
             self._conn.execute("COMMIT")
 
     def bind_embedder(self, name: str, dimension: int) -> None:
+        if self.read_only:  # check only: a store with no vectors yet is searched as empty
+            have = self.embedder
+            if have is not None and have != (name, dimension):
+                raise EmbedderMismatchError(
+                    f"{self.path} holds vectors from {have[0]!r} ({have[1]} dimensions); "
+                    f"it cannot be searched with {name!r} ({dimension} dimensions)")
+            self._dim = dimension if have is not None else None
+            return
         with self._tx() as c:
             have_name, have_dim = self._meta("embedder_name"), self._meta("embedder_dimension")
             if have_name is None:
@@ -198,7 +241,9 @@ class SQLiteStore(MemoryStore):
         return (name, int(dim)) if name and dim else None
 
     # ---------------------------------------------------------------- writes
-    def write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray) -> IngestResult:
+    def write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray, *,
+              mode: WriteMode = "merge") -> IngestResult:
+        self._check_writable()
         if self._dim is None:
             raise InvalidInputError("bind an embedder to the store before writing records")
         vecs = np.ascontiguousarray(vectors, dtype=np.float32)
@@ -208,157 +253,116 @@ class SQLiteStore(MemoryStore):
             raise InvalidInputError("vectors must be finite (no NaN or infinity)")
         if len({r.record_id for r in records}) != len(records):
             raise InvalidInputError("a batch holds the same record twice")
-        inserted = replaced = unchanged = 0
         with self._tx() as c:
-            for s in sessions:
-                c.execute(
-                    "INSERT INTO sessions VALUES (?, ?, ?, ?) ON CONFLICT (user_id, session_id) DO UPDATE SET "
-                    "occurred_at = excluded.occurred_at, annotations = excluded.annotations",
-                    (s.user_id, s.session_id, s.occurred_at.timestamp(), json.dumps(dict(s.annotations))),
-                )
-            existing: dict[str, tuple] = {}
-            ids = [r.record_id for r in records]
-            for i in range(0, len(ids), _CHUNK):
-                part = ids[i : i + _CHUNK]
-                sql = ("SELECT record_id, rowid, content_hash, occurred_at, expires_at, annotations "
-                       f"FROM records WHERE record_id IN ({','.join('?' * len(part))})")
-                existing.update({row[0]: row[1:] for row in c.execute(sql, part)})
-            rows, stale, touched = [], [], {}
-            for rec, vec in zip(records, vecs, strict=True):
-                old = existing.get(rec.record_id)
-                new_sig = (rec.content_hash, rec.occurred_at.timestamp(),
-                           None if rec.expires_at is None else rec.expires_at.timestamp(),
-                           json.dumps(dict(rec.annotations), sort_keys=True))
-                if old is not None:
-                    old_sig = (old[1], old[2], old[3], json.dumps(json.loads(old[4]), sort_keys=True))
-                    if old_sig == new_sig:
-                        unchanged += 1
-                        continue
-                    stale.append(old[0])
-                    replaced += 1
-                else:
-                    inserted += 1
-                touched.setdefault(rec.user_id, False)
-                if old is not None:
-                    touched[rec.user_id] = True
-                rows.append((
-                    rec.record_id, rec.user_id, rec.session_id, rec.kind, rec.position, rec.turn_id, rec.role,
-                    rec.speaker, rec.text, rec.index_text, new_sig[1], rec.ingested_at.timestamp(), new_sig[2],
-                    json.dumps(dict(rec.annotations)), json.dumps(list(rec.source_ids)), rec.content_hash,
-                    vec.tobytes(),
-                ))
-            for i in range(0, len(stale), _CHUNK):
-                part = stale[i : i + _CHUNK]
-                c.execute(f"DELETE FROM records WHERE rowid IN ({','.join('?' * len(part))})", part)
-            c.executemany(
-                "INSERT INTO records (record_id, user_id, session_id, kind, position, turn_id, role, speaker, "
-                "text, index_text, occurred_at, ingested_at, expires_at, annotations, source_ids, content_hash, "
-                "vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-            for user_id, had_deletes in touched.items():
-                self._bump(c, user_id, had_deletes)
-        if self._wipe_pending:
-            self._wipe_wal()
-        return IngestResult(inserted, replaced, unchanged, tuple(ids))
+            result, touched = w.write_batch(c, sessions, records, vecs, mode)
+            w.mark_users(c, touched)
+            pending = w.wipe_pending(c) is not None
+        if pending:
+            self._wipe()
+        return result
 
-    @staticmethod
-    def _bump(c: sqlite3.Connection, user_id: str, deleted: bool) -> None:
-        c.execute(
-            "INSERT INTO users (user_id, write_seq, delete_seq) VALUES (?, 1, ?) ON CONFLICT (user_id) DO UPDATE "
-            "SET write_seq = write_seq + 1, delete_seq = delete_seq + excluded.delete_seq",
-            (user_id, int(deleted)),
-        )
-
-    def _erase(self, where: str, params: Sequence[object]) -> int:
-        with self._tx() as c:
-            users = [r[0] for r in c.execute(f"SELECT DISTINCT user_id FROM records WHERE {where}", params)]
-            n = c.execute(f"DELETE FROM records WHERE {where}", params).rowcount
-            for u in users:
-                self._bump(c, u, True)
-            if n:  # merge FTS segments so erased words are gone from the index too
-                c.execute("INSERT INTO records_fts (records_fts) VALUES ('optimize')")
-        if n or self._wipe_pending:
-            self._wipe_wal()
-        return n
-
-    def _wipe_wal(self) -> None:
-        """Copy the WAL into the file (where secure_delete has zeroed the erased rows) and truncate it, so
-        erased content is left in neither. A reader in another connection still on an older snapshot
-        blocks this; after waiting a little the wipe is left pending and retried after the next write and
-        at close."""
+    def _wipe(self) -> bool:
+        """Leave nothing of erased records in the file's bytes. secure_delete zeroes a deleted row where it
+        lies, but SQLite's b-tree rebalancing leaves stale copies of rows it moved in pages' free space, so
+        a row erased later can survive there: the file is rebuilt (VACUUM, rowids kept), then the WAL is
+        copied in and truncated. A reader in another connection on an older snapshot blocks the last step:
+        after waiting a little the wipe stays pending (marked in the file) and the next write or close, by
+        any process, finishes it. Returns whether the wipe is complete."""
         if self.path == ":memory:":
-            return
+            return True
         with self._lock:
             c = self._conn
+            if w.wipe_pending(c) == "rebuild":
+                c.execute("VACUUM")
+                with self._tx() as tx:
+                    w.set_wipe_pending(tx, "checkpoint")
             c.execute(f"PRAGMA busy_timeout = {min(self._timeout_ms, 2000)}")
             try:
                 busy = c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
             finally:
                 c.execute(f"PRAGMA busy_timeout = {self._timeout_ms}")
-            self._wipe_pending = bool(busy)
+            if busy:
+                return False
+            with self._tx() as tx:
+                w.set_wipe_pending(tx, None)
+            return True
 
-    def forget(self, user_id: str, session_id: str | None = None) -> int:
-        if session_id is None:
-            n = self._erase("user_id = ?", (user_id,))
-            with self._tx() as c:
-                c.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,))
-        else:
-            n = self._erase("user_id = ? AND session_id = ?", (user_id, session_id))
-            with self._tx() as c:
-                c.execute("DELETE FROM sessions WHERE user_id = ? AND session_id = ?", (user_id, session_id))
-        return n
+    def _erased(self, touched: dict[str, bool], pending: bool) -> bool:
+        """After an erasing transaction: drop the users' columns, and finish the wipe if one is pending
+        (this erase's, or one a reader blocked earlier). Returns whether the file is wiped."""
+        for user in touched:
+            self._cache.drop(user)
+        return self._wipe() if pending else True
+
+    def forget(self, user_id: str, session_id: str | None = None) -> ForgetResult:
+        self._check_writable()
+        with self._tx() as c:
+            records, sessions = w.erase(c, user_id, session_id)
+            touched = {user_id: True} if records or sessions else {}
+            w.mark_users(c, touched)
+            if touched:
+                w.set_wipe_pending(c, "rebuild")
+            pending = w.wipe_pending(c) is not None
+        return ForgetResult(records, sessions, self._erased(touched, pending))
 
     def purge_expired(self, now: datetime | None = None) -> int:
-        return self._erase("expires_at IS NOT NULL AND expires_at <= ?", ((now or utcnow()).timestamp(),))
+        self._check_writable()
+        with self._tx() as c:
+            n, touched = w.purge(c, (now or utcnow()).timestamp())
+            w.mark_users(c, touched)
+            if n:
+                w.set_wipe_pending(c, "rebuild")
+            pending = w.wipe_pending(c) is not None
+        self._erased(touched, pending)
+        return n
 
     # ---------------------------------------------------------------- reads
-    def _refresh(self, c: sqlite3.Connection, user_id: str) -> _UserMatrix:
-        """The user's vectors and filter columns, brought up to date inside the caller's read transaction."""
+    def _refresh(self, c: sqlite3.Connection, user_id: str) -> UserColumns:
+        """The user's columns, brought up to date inside the caller's read transaction."""
+        if self._dim is None:  # opened before any vector was written: another process may have bound one
+            dim_text = self._meta("embedder_dimension")
+            self._dim = int(dim_text) if dim_text else None
         dim = self._dim or 0
         row = c.execute("SELECT write_seq, delete_seq FROM users WHERE user_id = ?", (user_id,)).fetchone()
         ws, ds = row if row else (0, 0)
         m = self._cache.get(user_id)
         if m is not None and (m.write_seq, m.delete_seq) == (ws, ds):
             return m
-        if m is None or m.delete_seq != ds or m.write_seq > ws:
-            m = _UserMatrix.empty(ws, ds, dim)
+        if m is None or m.delete_seq != ds:
+            m = UserColumns.empty(ws, ds, dim)
         after = m.max_rowid
         new = c.execute("SELECT count(*) FROM records WHERE user_id = ? AND rowid > ?", (user_id, after)).fetchone()[0]
         if new > len(m.rowids) - m.n:
             m.reserve(m.n + new if m.n == 0 else max(m.n + new, 2 * len(m.rowids)), dim)
-        cur = c.execute(
-            "SELECT rowid, vector, occurred_at, ingested_at, expires_at, session_id, kind FROM records "
-            "WHERE user_id = ? AND rowid > ? ORDER BY rowid", (user_id, after))
+        cur = c.execute(f"SELECT {LOAD_COLUMNS} FROM records WHERE user_id = ? AND rowid > ? ORDER BY rowid",
+                        (user_id, after))
         while rows := cur.fetchmany(_LOAD_ROWS):  # in slices: no second copy of every vector at once
             m.append(rows, dim)
         m.write_seq, m.delete_seq = ws, ds
-        self._cache[user_id] = m
+        self._cache.put(user_id, m)
         return m
 
-    def _mask(self, m: _UserMatrix, user_id: str, filters: SearchFilters, now: float,
-              idx: np.ndarray | None = None) -> np.ndarray:
-        """Which of the user's records (all, or those at positions ``idx``) pass ``filters`` at ``now``."""
-        sel = slice(0, m.n) if idx is None else idx
-        mask = m.expires[sel] > now
+    def _mask(self, m: UserColumns, user_id: str, filters: SearchFilters, now: float) -> np.ndarray:
+        """Which of the user's records pass ``filters`` at ``now``."""
+        mask = m.expires[: m.n] > now
         if filters.session_ids is not None:
-            mask &= np.isin(m.sessions[sel], list(filters.session_ids))
+            mask &= np.isin(m.sessions[: m.n], list(filters.session_ids))
         if filters.kinds is not None:
-            mask &= np.isin(m.kinds[sel], list(filters.kinds))
+            mask &= np.isin(m.kinds[: m.n], list(filters.kinds))
         for arr, lo, hi in ((m.occurred, filters.occurred_after, filters.occurred_before),
                             (m.ingested, filters.ingested_after, filters.ingested_before)):
             if lo is not None:
-                mask &= arr[sel] >= lo.timestamp()
+                mask &= arr[: m.n] >= lo.timestamp()
             if hi is not None:
-                mask &= arr[sel] <= hi.timestamp()
+                mask &= arr[: m.n] <= hi.timestamp()
         if filters.annotations:
             where, params = q.filter_clause(user_id, SearchFilters(annotations=filters.annotations), now)
             with self._lock:
                 allowed = [r[0] for r in self._conn.execute(f"SELECT r.rowid FROM records r WHERE {where}", params)]
-            mask &= np.isin(m.rowids[sel], allowed)
+            mask &= np.isin(m.rowids[: m.n], allowed)
         return mask
 
-    def _records_by_rowid(self, c: sqlite3.Connection, user_id: str, m: _UserMatrix,
+    def _records_by_rowid(self, c: sqlite3.Connection, user_id: str, m: UserColumns,
                           rowids: Sequence[int]) -> dict[int, MemoryRecord]:
         cache = m.records
         out = {r: cache[r] for r in rowids if r in cache}
@@ -376,9 +380,12 @@ class SQLiteStore(MemoryStore):
                 del cache[old]
         return out
 
-    def _hits(self, c: sqlite3.Connection, signal: str, user_id: str, m: _UserMatrix, rowids: np.ndarray,
+    def _hits(self, c: sqlite3.Connection, signal: str, user_id: str, m: UserColumns, idx: np.ndarray,
               scores: np.ndarray, k: int) -> list[Hit]:
-        """The ``k`` best (score, then rowid) of the candidates, as hits carrying their records."""
+        """The ``k`` best (score, then rowid) of the records at positions ``idx``, as hits with records."""
+        if idx.size == 0:
+            return []
+        rowids, scores = m.rowids[idx], scores[idx]
         if rowids.size > k:
             part = np.argpartition(-scores, k - 1)[:k]
             rowids, scores = rowids[part], scores[part]
@@ -394,53 +401,43 @@ class SQLiteStore(MemoryStore):
 
     def vector_search(self, user_id: str, vector: np.ndarray, k: int, filters: SearchFilters = NO_FILTERS,
                       now: datetime | None = None) -> list[Hit]:
-        if self._dim is None:
-            return []
         qv = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if qv.shape[0] != self._dim or not np.isfinite(qv).all():
-            raise InvalidInputError(f"query vector must be {self._dim} finite floats")
         t_now = (now or utcnow()).timestamp()
         with self._tx(write=False) as c:
             m = self._refresh(c, user_id)
+            if self._dim is not None and (qv.shape[0] != self._dim or not np.isfinite(qv).all()):
+                raise InvalidInputError(f"query vector must be {self._dim} finite floats")
             if m.n == 0:
                 return []
             scores = (np.einsum("ij,j->i", m.vectors[: m.n], qv) if m.n <= _SINGLE_THREAD_ROWS
                       else m.vectors[: m.n] @ qv)
             idx = np.flatnonzero(self._mask(m, user_id, filters, t_now))
-            if idx.size == 0:
-                return []
-            return self._hits(c, "vector", user_id, m, m.rowids[idx], scores[idx], k)
+            return self._hits(c, "vector", user_id, m, idx, scores, k)
 
-    def _fts(self, signal: str, user_id: str, match: str | None, k: int, filters: SearchFilters,
-             now: datetime | None) -> list[Hit]:
-        """BM25 of every match of the full-text index (one pass in C, no join), kept only where the row is
-        one of the user's live records passing ``filters`` (checked against the in-memory columns)."""
-        if match is None:
+    def _lexical(self, signal: str, user_id: str, phrases: list[np.ndarray], k: int, filters: SearchFilters,
+                 now: datetime | None) -> list[Hit]:
+        """BM25 over the user's own live records (statistics and cost), kept where ``filters`` pass."""
+        if not phrases:
             return []
         t_now = (now or utcnow()).timestamp()
         with self._tx(write=False) as c:
-            rows = c.execute(q.FTS_SCORES, (match,)).fetchall()
-            if not rows:
-                return []
             m = self._refresh(c, user_id)
             if m.n == 0:
                 return []
-            rowids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-            scores = np.fromiter((r[1] for r in rows), np.float64, len(rows))
-            pos = np.minimum(np.searchsorted(m.rowids[: m.n], rowids), m.n - 1)  # the user's rowids ascend
-            mine = np.flatnonzero(m.rowids[pos] == rowids)
-            keep = mine[self._mask(m, user_id, filters, t_now, pos[mine])]
-            if keep.size == 0:
-                return []
-            return self._hits(c, signal, user_id, m, rowids[keep], scores[keep], k)
+            live = m.expires[: m.n] > t_now
+            scores = m.lexical.bm25(phrases, live)
+            idx = np.flatnonzero((scores > 0) & self._mask(m, user_id, filters, t_now))
+            return self._hits(c, signal, user_id, m, idx, scores, k)
 
     def text_search(self, user_id: str, query: str, k: int, filters: SearchFilters = NO_FILTERS,
                     now: datetime | None = None) -> list[Hit]:
-        return self._fts("bm25", user_id, q.match_any(query), k, filters, now)
+        terms = lexical.query_terms(content_words(query))
+        return self._lexical("bm25", user_id, [terms[i : i + 1] for i in range(terms.size)], k, filters, now)
 
     def phrase_search(self, user_id: str, phrases: Sequence[str], k: int, filters: SearchFilters = NO_FILTERS,
                       now: datetime | None = None) -> list[Hit]:
-        return self._fts("entity", user_id, q.match_phrases(phrases), k, filters, now)
+        ids = {tuple(lexical.term_ids(p)) for p in phrases}
+        return self._lexical("entity", user_id, [np.array(t, np.int64) for t in sorted(ids) if t], k, filters, now)
 
     def get_records(self, user_id: str, record_ids: Sequence[str]) -> list[MemoryRecord]:
         out = []
@@ -491,14 +488,14 @@ class SQLiteStore(MemoryStore):
         with self._lock:
             return [r[0] for r in self._conn.execute("SELECT DISTINCT user_id FROM records ORDER BY user_id")]
 
-    def lookup_vectors(self, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
+    def lookup_vectors(self, user_id: str, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         with self._lock:
             for i in range(0, len(content_hashes), _CHUNK):
                 part = list(content_hashes[i : i + _CHUNK])
-                sql = (f"SELECT content_hash, vector FROM records WHERE content_hash IN "
+                sql = (f"SELECT content_hash, vector FROM records WHERE user_id = ? AND content_hash IN "
                        f"({','.join('?' * len(part))}) GROUP BY content_hash")
-                for h, blob in self._conn.execute(sql, part):
+                for h, blob in self._conn.execute(sql, [user_id, *part]):
                     out[h] = np.frombuffer(blob, dtype=np.float32).copy()
         return out
 
@@ -524,10 +521,10 @@ class SQLiteStore(MemoryStore):
 
     def close(self) -> None:
         with self._lock:
-            if self._wipe_pending:
-                try:
-                    self._wipe_wal()
-                except sqlite3.Error:  # already closed: SQLite's own last-close checkpoint applies
-                    pass
+            try:
+                if not self.read_only and w.wipe_pending(self._conn) is not None:
+                    self._wipe()
+            except (sqlite3.Error, CbMemoryError):  # already closed, or damaged: nothing to finish here
+                pass
             self._conn.close()
             self._cache.clear()

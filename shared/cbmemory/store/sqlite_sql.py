@@ -1,19 +1,18 @@
-"""Pure builders of the embedded store's SQL and FTS5 expressions. No connection here.
+"""Pure builders of the embedded store's SQL. No connection here.
 
 Values are always bound as parameters; the only strings spliced into SQL are fixed fragments chosen
-by code. FTS5 query text is built from word tokens, each wrapped in double quotes, so user input can
-never use FTS5 operators (``NEAR``, ``AND``, ``*``, ``:`` column filters, ``-``, parentheses).
+by code. Full-text queries never reach SQL: they become term ids searched in memory (lexical.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from ..models import SearchFilters
-from ..text import content_words, words
 
-SCHEMA_VERSION = "2"  # 2: the FTS index has a second field, the raw turn
+# 2: the FTS index has a second field, the raw turn. 3: no FTS5 table shared by every user; each record
+# keeps its term ids (``terms``) and each user's full-text index is built from them (see lexical.py).
+SCHEMA_VERSION = "3"
 APPLICATION_ID = 0x43424D45  # "CBME": marks a SQLite file as a cbmemory store
 
 SCHEMA = [
@@ -46,22 +45,22 @@ SCHEMA = [
         annotations TEXT NOT NULL DEFAULT '{}',
         source_ids TEXT NOT NULL DEFAULT '[]',
         content_hash TEXT NOT NULL,
-        vector BLOB NOT NULL)""",
+        vector BLOB NOT NULL,
+        terms BLOB NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS records_user ON records (user_id, session_id, position)",
     "CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at) WHERE expires_at IS NOT NULL",
-    "CREATE INDEX IF NOT EXISTS records_hash ON records (content_hash)",
-    # Two fields: the indexed text (date, speaker, the turn and any context such as the turn it answers)
-    # and the raw turn. BM25 weighs both equally, so the turn's own words count twice and its context once
-    # (a two-field BM25F): context helps find an answer without drowning the turn that holds it.
-    """CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
-        index_text, text, content='records', content_rowid='rowid',
-        tokenize='porter unicode61 remove_diacritics 2')""",
-    """CREATE TRIGGER IF NOT EXISTS records_ai AFTER INSERT ON records BEGIN
-        INSERT INTO records_fts (rowid, index_text, text) VALUES (new.rowid, new.index_text, new.text); END""",
-    """CREATE TRIGGER IF NOT EXISTS records_ad AFTER DELETE ON records BEGIN
-        INSERT INTO records_fts (records_fts, rowid, index_text, text)
-        VALUES ('delete', old.rowid, old.index_text, old.text);
-        END""",
+    # the embedding cache looks vectors up by content hash within one user only
+    "CREATE INDEX IF NOT EXISTS records_user_hash ON records (user_id, content_hash)",
+]
+
+# From schema 2: the records gain their term ids (filled in by the store), the shared FTS5 index goes.
+MIGRATE_FROM_2 = [
+    "ALTER TABLE records ADD COLUMN terms BLOB NOT NULL DEFAULT x''",
+    "DROP TRIGGER IF EXISTS records_ai",
+    "DROP TRIGGER IF EXISTS records_ad",
+    "DROP TABLE IF EXISTS records_fts",
+    "DROP INDEX IF EXISTS records_hash",
+    "CREATE INDEX IF NOT EXISTS records_user_hash ON records (user_id, content_hash)",
 ]
 
 RECORD_COLUMNS = (
@@ -73,26 +72,6 @@ RECORD_COLUMNS = (
 
 def epoch(dt: datetime | None) -> float | None:
     return None if dt is None else dt.timestamp()
-
-
-def _quote(token: str) -> str:
-    return '"' + token.replace('"', '""') + '"'
-
-
-def match_any(query: str) -> str | None:
-    """FTS5 expression matching any content word of ``query`` (``None`` when there is none)."""
-    terms = content_words(query)
-    return " OR ".join(_quote(t) for t in terms) if terms else None
-
-
-def match_phrases(phrases: Sequence[str]) -> str | None:
-    """FTS5 expression matching any of the phrases as a contiguous sequence of words."""
-    quoted = []
-    for phrase in phrases:
-        toks = words(phrase)
-        if toks:
-            quoted.append(_quote(" ".join(toks)))
-    return " OR ".join(dict.fromkeys(quoted)) if quoted else None
 
 
 def filter_clause(user_id: str, filters: SearchFilters, now: float, alias: str = "r") -> tuple[str, dict]:
@@ -124,12 +103,6 @@ def filter_clause(user_id: str, filters: SearchFilters, now: float, alias: str =
         params[f"ak{i}"] = key
         params[f"av{i}"] = value
     return " AND ".join(parts), params
-
-
-# BM25 of every row matching ``?`` (higher is better), in rowid order. The store keeps the rows of the
-# queried user that pass the filters (it holds those columns in memory), so the index is read in one pass
-# without a join to ``records`` per match.
-FTS_SCORES = "SELECT rowid, -bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?"
 
 
 def list_select(where: str, newest_first: bool, limited: bool) -> str:

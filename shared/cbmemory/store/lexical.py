@@ -1,0 +1,190 @@
+"""One user's full-text index in memory: term ids per record, BM25 over that user's records only.
+
+A shared full-text index (one FTS5 table for every tenant of a file) lets tenants reach each other: its
+BM25 statistics (document count, average length, document frequency) are those of every tenant, so a
+user's scores move with what others said, and a query reads every tenant's postings, so its cost does
+too. Here each user's records are indexed on their own, like the user's vector matrix, from term ids the
+store keeps per record (:func:`encode`): statistics and cost both come from the queried user's records.
+
+Scoring is FTS5's ``bm25()`` (k1 = 1.2, b = 0.75, idf = ln((N - df + 0.5) / (df + 0.5)) floored at
+1e-6), the formula the embedded store used before, over the user's live records. A record is two
+fields, the indexed text and the raw turn, weighed equally: the turn's own words count twice and its
+context once (a two-field BM25F). Phrases match contiguous terms within one field.
+
+Terms are words folded to lower case without diacritics (as SQLite's ``unicode61 remove_diacritics``
+does) and Porter-stemmed; each is stored as a 64-bit id (blake2b of the stem), so the file keeps no
+vocabulary shared between users: erasing a user's records erases their words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+K1 = 1.2
+B = 0.75
+_SEP = 0  # between the two fields of a record and after each record: phrases never span it
+_TOKEN = re.compile(r"[^\W_]+")
+_local = threading.local()
+
+
+def _stemmer():  # PyStemmer objects are not shared between threads
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        import Stemmer
+
+        stemmer = _local.stemmer = Stemmer.Stemmer("porter")
+    return stemmer
+
+
+def fold(text: str) -> str:
+    """Lower case without diacritics (``Zoë`` -> ``zoe``)."""
+    if text.isascii():
+        return text.lower()
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
+
+
+def tokens(text: str) -> list[str]:
+    """Word tokens of ``text`` (letters and digits of any script; ``_`` and punctuation separate)."""
+    return _TOKEN.findall(fold(text))
+
+
+@lru_cache(maxsize=262_144)
+def term_id(token: str) -> int:
+    """The stable 64-bit id of a token's stem (never 0, which separates fields)."""
+    stem = _stemmer().stemWord(token)
+    tid = int.from_bytes(hashlib.blake2b(stem.encode("utf-8"), digest_size=8).digest(), "little", signed=True)
+    return tid or 1
+
+
+def term_ids(text: str) -> list[int]:
+    return [term_id(t) for t in tokens(text)]
+
+
+def query_terms(words: Sequence[str]) -> np.ndarray:
+    """Distinct term ids of query words (already stopword-filtered by the caller), in order."""
+    return np.array(list(dict.fromkeys(t for w in words for t in term_ids(w))), dtype=np.int64)
+
+
+def encode(index_text: str, text: str) -> bytes:
+    """What the store keeps per record: the term ids of both fields, separated."""
+    return np.array([*term_ids(index_text), _SEP, *term_ids(text)], dtype=np.int64).tobytes()
+
+
+class LexicalIndex:
+    """Term ids of one user's records (in the order of the user's vector matrix), searchable by BM25.
+
+    Records are appended; postings (term -> records, term frequency) cover a prefix of them and are
+    rebuilt when the records appended since outgrow an eighth of that prefix. The newer records are
+    scanned directly, so a search right after an append costs no rebuild.
+    """
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.size = 0  # used length of seq / owner
+        self.seq = np.empty(0, np.int64)  # every record's term ids, each record followed by _SEP
+        self.owner = np.empty(0, np.int32)  # record index of each position of seq
+        self.lengths = np.empty(0, np.float64)  # terms per record
+        self._indexed = 0  # records covered by the postings
+        self._indexed_size = 0
+        self._terms = np.empty(0, np.int64)
+        self._ptr = np.zeros(1, np.int64)
+        self._docs = np.empty(0, np.int32)
+        self._tf = np.empty(0, np.float64)
+
+    def append(self, blobs: Sequence[bytes]) -> None:
+        parts = [np.frombuffer(b, dtype=np.int64) for b in blobs]
+        total = sum(len(p) + 1 for p in parts)
+        if self.size + total > len(self.seq):
+            cap = max(2 * len(self.seq), self.size + total, 1024)
+            for name, dtype in (("seq", np.int64), ("owner", np.int32)):
+                new = np.empty(cap, dtype)
+                new[: self.size] = getattr(self, name)[: self.size]
+                setattr(self, name, new)
+        lengths = np.empty(len(parts), np.float64)
+        pos = self.size
+        for i, p in enumerate(parts):
+            end = pos + len(p)
+            self.seq[pos:end] = p
+            self.seq[end] = _SEP
+            self.owner[pos : end + 1] = self.n + i
+            lengths[i] = np.count_nonzero(p)
+            pos = end + 1
+        self.size = pos
+        self.lengths = np.concatenate([self.lengths[: self.n], lengths])
+        self.n += len(parts)
+
+    def _reindex(self) -> None:
+        """Postings of every record, sorted by term then record."""
+        seg, own = self.seq[: self.size], self.owner[: self.size]
+        keep = seg != _SEP
+        t, d = seg[keep], own[keep]
+        order = np.argsort(t, kind="stable")  # records stay ascending within a term
+        t, d = t[order], d[order]
+        if t.size == 0:
+            self._terms, self._ptr = np.empty(0, np.int64), np.zeros(1, np.int64)
+            self._docs, self._tf = np.empty(0, np.int32), np.empty(0, np.float64)
+        else:
+            first = np.ones(t.size, bool)
+            first[1:] = (t[1:] != t[:-1]) | (d[1:] != d[:-1])
+            at = np.flatnonzero(first)
+            pt, self._docs = t[at], d[at]
+            self._tf = np.diff(np.append(at, t.size)).astype(np.float64)
+            new_term = np.ones(pt.size, bool)
+            new_term[1:] = pt[1:] != pt[:-1]
+            starts = np.flatnonzero(new_term)
+            self._terms, self._ptr = pt[starts], np.append(starts, pt.size)
+        self._indexed, self._indexed_size = self.n, self.size
+
+    def _postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """Records holding ``term`` and its count in each (postings, then a scan of newer records)."""
+        if self.size - self._indexed_size > max(16_384, self._indexed_size // 8):
+            self._reindex()
+        i = int(np.searchsorted(self._terms, term))
+        if i < self._terms.size and self._terms[i] == term:
+            docs, tf = self._docs[self._ptr[i] : self._ptr[i + 1]], self._tf[self._ptr[i] : self._ptr[i + 1]]
+        else:
+            docs, tf = self._docs[:0], self._tf[:0]
+        if self._indexed_size < self.size:
+            hit = np.flatnonzero(self.seq[self._indexed_size : self.size] == term) + self._indexed_size
+            if hit.size:
+                recent, counts = np.unique(self.owner[hit], return_counts=True)
+                docs = np.concatenate([docs, recent])
+                tf = np.concatenate([tf, counts.astype(np.float64)])
+        return docs, tf
+
+    def _phrase_counts(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Records where the terms ``ids`` occur contiguously (in one field), with the count in each."""
+        if ids.size == 1:
+            return self._postings(int(ids[0]))
+        seq = self.seq[: self.size]
+        pos = np.flatnonzero(seq[: self.size - ids.size + 1] == ids[0])
+        for j in range(1, ids.size):
+            pos = pos[seq[pos + j] == ids[j]]
+        docs, counts = np.unique(self.owner[pos], return_counts=True)
+        return docs, counts.astype(np.float64)
+
+    def bm25(self, phrases: Sequence[np.ndarray], live: np.ndarray) -> np.ndarray:
+        """BM25 of every record for the query ``phrases`` (each an array of term ids; one-term phrases
+        are plain terms), with N, the average length and document frequencies taken over the ``live``
+        records. Records matching nothing score 0."""
+        scores = np.zeros(self.n)
+        n_live = int(np.count_nonzero(live))
+        if n_live == 0 or not phrases:
+            return scores
+        avgdl = max(float(self.lengths[live].mean()), 1e-9)
+        norm = K1 * (1.0 - B + B * self.lengths / avgdl)
+        for ids in phrases:
+            docs, tf = self._phrase_counts(ids)
+            df = int(np.count_nonzero(live[docs])) if docs.size else 0
+            if df == 0:
+                continue
+            idf = max(float(np.log((n_live - df + 0.5) / (df + 0.5))), 1e-6)
+            scores[docs] += idf * tf * (K1 + 1.0) / (tf + norm[docs])
+        return scores

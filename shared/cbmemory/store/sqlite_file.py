@@ -1,0 +1,282 @@
+"""The embedded store's file: opening it, checking it, and what SQLite's errors about it mean.
+
+Pure helpers, no store state. SQLite reports a missing, read-only or damaged file as ``sqlite3`` errors,
+often only at the first read or write; here they become cbmemory's typed errors with a one-line message
+that says what to do:
+
+* missing, for a caller that may not create it (every reader): ``StoreNotFoundError``, nothing created;
+* not writable (a read-only file, or a directory where SQLite cannot create the file's ``-wal``):
+  ``ReadOnlyStoreError`` at open for a caller that means to write, telling it to pass ``read_only=True``;
+* damaged: ``CorruptStoreError``, from :func:`check_integrity` before the first write and from any read
+  or write that meets a damaged page;
+* not a cbmemory file at all: ``NotAStoreError`` (a text file here; other SQLite files in the store).
+
+Connections come from :func:`connect` as :class:`StoreConnection`, whose cursors raise the typed errors
+(chained to SQLite's) for errors about the file itself; every other ``sqlite3`` error (constraints, a busy
+file, SQL) is raised unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from ..errors import (
+    CbMemoryError,
+    CorruptStoreError,
+    InvalidInputError,
+    NotAStoreError,
+    ReadOnlyStoreError,
+    StoreNotFoundError,
+    StoreUnavailableError,
+)
+
+# SQLite's primary result codes for errors about the file (an extended code's low byte is its primary code)
+SQLITE_PERM = 3
+SQLITE_BUSY = 5
+SQLITE_LOCKED = 6
+SQLITE_READONLY = 8
+SQLITE_CORRUPT = 11
+SQLITE_CANTOPEN = 14
+SQLITE_NOTADB = 26
+
+# What SQLite says for each: Python < 3.11 gives the message only, not ``sqlite_errorcode``
+MESSAGES = {
+    "access permission denied": SQLITE_PERM,
+    "attempt to write a readonly database": SQLITE_READONLY,
+    "database disk image is malformed": SQLITE_CORRUPT,
+    "database is locked": SQLITE_BUSY,
+    "database table is locked": SQLITE_LOCKED,
+    "unable to open database file": SQLITE_CANTOPEN,
+    "file is not a database": SQLITE_NOTADB,
+}
+
+
+def error_code(exc: sqlite3.Error) -> int | None:
+    """SQLite's primary result code of ``exc`` (``None`` for errors raised by Python's module itself)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF
+    return MESSAGES.get(str(exc))
+
+
+def classify(exc: sqlite3.Error, path: str, *, opening: bool = False,
+             read_only: bool = False) -> CbMemoryError | None:
+    """The typed error ``exc`` stands for when it is about the store's file, else ``None``.
+
+    ``opening``: the file has not yet been seen to be a SQLite database, so "not a database" means not a
+    store (afterwards it means a damaged header). ``read_only``: the store was opened with ``read_only``.
+    """
+    code = error_code(exc)
+    if code == SQLITE_NOTADB and opening:
+        return NotAStoreError(f"{path} is not a cbmemory store: {exc}")
+    if code in (SQLITE_CORRUPT, SQLITE_NOTADB):
+        return CorruptStoreError(f"{path} is damaged ({exc}); restore it from a backup")
+    if code == SQLITE_READONLY:
+        if read_only:
+            return opened_read_only(path)
+        return ReadOnlyStoreError(f"{path} cannot be written ({exc}): the file or its directory is read-only; "
+                                  "pass read_only=True to read it")
+    if code in (SQLITE_CANTOPEN, SQLITE_PERM):
+        return StoreUnavailableError(f"{path} cannot be opened ({exc}); check that it and its directory "
+                                     "exist and can be read")
+    return None
+
+
+def opened_read_only(path: str) -> ReadOnlyStoreError:
+    return ReadOnlyStoreError(f"{path} was opened with read_only=True; open it without read_only to write")
+
+
+def opening_error(exc: sqlite3.Error, path: str) -> CbMemoryError:
+    """What an error of SQLite's while a store checks its file (before it is known to be a store) means."""
+    if error_code(exc) in (SQLITE_BUSY, SQLITE_LOCKED):  # a good file another connection holds locked
+        return StoreUnavailableError(f"{path} is locked by another connection ({exc}); try again")
+    return classify(exc, path, opening=True) or NotAStoreError(f"{path} is not a cbmemory store: {exc}")
+
+
+def _raise_typed(conn: sqlite3.Connection, exc: sqlite3.Error) -> None:
+    """Raise the typed error ``exc`` stands for, if any (the caller re-raises ``exc`` otherwise)."""
+    typed = classify(exc, getattr(conn, "path", "the store"), opening=getattr(conn, "opening", False),
+                     read_only=getattr(conn, "read_only", False))
+    if typed is not None:
+        raise typed from exc
+
+
+class StoreCursor(sqlite3.Cursor):
+    """A cursor raising typed errors for a damaged, read-only or vanished file (see :func:`classify`)."""
+
+    def execute(self, sql, parameters=(), /):
+        try:
+            return super().execute(sql, parameters)
+        except sqlite3.Error as exc:
+            _raise_typed(self.connection, exc)
+            raise
+
+    def executemany(self, sql, seq_of_parameters, /):
+        try:
+            return super().executemany(sql, seq_of_parameters)
+        except sqlite3.Error as exc:
+            _raise_typed(self.connection, exc)
+            raise
+
+    def executescript(self, sql_script, /):
+        try:
+            return super().executescript(sql_script)
+        except sqlite3.Error as exc:
+            _raise_typed(self.connection, exc)
+            raise
+
+    # rows after the first are read from the file as they are fetched: a damaged page can show up here
+    def fetchone(self):
+        try:
+            return super().fetchone()
+        except sqlite3.Error as exc:
+            _raise_typed(self.connection, exc)
+            raise
+
+    def fetchmany(self, size: int | None = None):
+        try:
+            return super().fetchmany(self.arraysize if size is None else size)
+        except sqlite3.Error as exc:
+            _raise_typed(self.connection, exc)
+            raise
+
+    def fetchall(self):
+        try:
+            return super().fetchall()
+        except sqlite3.Error as exc:
+            _raise_typed(self.connection, exc)
+            raise
+
+    def __next__(self):
+        try:
+            return super().__next__()
+        except sqlite3.Error as exc:
+            _raise_typed(self.connection, exc)
+            raise
+
+
+class StoreConnection(sqlite3.Connection):
+    """A connection to a store's file whose statements raise typed errors (through :class:`StoreCursor`).
+
+    ``path`` names the file in messages; ``read_only`` is True when it was opened read-only; ``opening``
+    is True until the store has seen the file is a cbmemory store (see :func:`classify`).
+    """
+
+    path = ":memory:"
+    read_only = False
+    opening = True
+
+    def cursor(self, factory: type[sqlite3.Cursor] = StoreCursor) -> sqlite3.Cursor:  # type: ignore[override]
+        return super().cursor(factory)
+
+    def execute(self, sql, parameters=(), /):
+        return self.cursor().execute(sql, parameters)
+
+    def executemany(self, sql, seq_of_parameters, /):
+        return self.cursor().executemany(sql, seq_of_parameters)
+
+    def executescript(self, sql_script, /):
+        return self.cursor().executescript(sql_script)
+
+
+def file_uri(file: Path, mode: str, *, immutable: bool = False) -> str:
+    """SQLite URI of ``file`` (percent-encoded, so any file name works) opened with ``mode``."""
+    return f"{file.absolute().as_uri()}?mode={mode}" + ("&immutable=1" if immutable else "")
+
+
+def _connect(target: str, path: str, *, read_only: bool, timeout: float) -> StoreConnection:
+    try:
+        conn = sqlite3.connect(target, uri=target.startswith("file:"), timeout=timeout, isolation_level=None,
+                               check_same_thread=False, factory=StoreConnection)
+    except sqlite3.Error as exc:
+        raise classify(exc, path, opening=True, read_only=read_only) or StoreUnavailableError(
+            f"{path} cannot be opened: {exc}") from exc
+    assert isinstance(conn, StoreConnection)
+    conn.path, conn.read_only = path, read_only
+    return conn
+
+
+def _writable_dir(directory: Path) -> bool:
+    return os.access(directory, os.W_OK | os.X_OK)
+
+
+def connect(path: str, *, create: bool = True, read_only: bool = False, timeout: float = 30.0) -> StoreConnection:
+    """A connection to the store file at ``path`` (or ``":memory:"``), checked before SQLite opens it.
+
+    ``create``: a missing file may be created (else ``StoreNotFoundError``, and nothing is created).
+    ``read_only``: only read (never creates a file); otherwise a file that cannot be written, or that lies
+    in a directory where SQLite cannot create its ``-wal``, is refused now with ``ReadOnlyStoreError``
+    rather than at the first write. The file's content is the caller's to check.
+    """
+    if path == ":memory:":
+        if read_only:
+            raise InvalidInputError("a ':memory:' store starts empty; it cannot be opened read_only")
+        return _connect(path, path, read_only=False, timeout=timeout)
+    file = Path(path)
+    directory = file.absolute().parent
+    if not file.exists():
+        if read_only or not create:
+            raise StoreNotFoundError(f"{path} does not exist (nothing was created); check the path")
+        if not directory.is_dir():
+            raise StoreNotFoundError(f"cannot create {path}: the directory {directory} does not exist")
+        if not _writable_dir(directory):
+            raise ReadOnlyStoreError(f"cannot create {path}: the directory {directory} is read-only")
+        return _connect(file_uri(file, "rwc"), path, read_only=False, timeout=timeout)
+    if not os.access(file, os.R_OK):
+        raise StoreUnavailableError(f"{path} cannot be read (permission denied)")
+    if read_only:
+        return _connect_read_only(file, path, timeout)
+    if not os.access(file, os.W_OK):
+        raise ReadOnlyStoreError(f"{path} is a read-only file; pass read_only=True to read it")
+    wal, shm = Path(f"{file}-wal"), Path(f"{file}-shm")
+    if not _writable_dir(directory) and not (wal.exists() and shm.exists() and os.access(wal, os.W_OK)
+                                             and os.access(shm, os.W_OK)):
+        raise ReadOnlyStoreError(f"{path} is in a read-only directory, where SQLite cannot create its "
+                                 f"{wal.name}; pass read_only=True to read it")
+    return _connect(file_uri(file, "rw"), path, read_only=False, timeout=timeout)
+
+
+def _connect_read_only(file: Path, path: str, timeout: float) -> StoreConnection:
+    conn = _connect(file_uri(file, "ro"), path, read_only=True, timeout=timeout)
+    try:
+        # reads the header and, for a WAL file, opens the -shm index: where SQLite cannot create that
+        # (a read-only directory) this is the statement that fails
+        conn.cursor(sqlite3.Cursor).execute("PRAGMA schema_version").fetchone()
+        return conn
+    except sqlite3.Error as exc:
+        conn.close()
+        if error_code(exc) not in (SQLITE_READONLY, SQLITE_CANTOPEN) or _writable_dir(file.absolute().parent):
+            raise classify(exc, path, opening=True, read_only=True) or NotAStoreError(
+                f"{path} is not a cbmemory store: {exc}") from exc
+        failure = exc
+    # A read-only directory: SQLite cannot create the -wal and -shm files a WAL database is read through.
+    # ``immutable=1`` reads the database file alone, without them and without locks. That is exact while
+    # no -wal holds changes not yet copied into the file (a writer that closed cleanly leaves none) and
+    # nobody writes the file while it is open, which holds where no one here may create files beside it;
+    # a writer with more rights could still change it, and a read may then fail (as CorruptStoreError).
+    wal = Path(f"{file}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        raise ReadOnlyStoreError(f"{path} has changes not yet merged from {wal.name} and lies in a read-only "
+                                 "directory; open it once where it can be written") from failure
+    return _connect(file_uri(file, "ro", immutable=True), path, read_only=True, timeout=timeout)
+
+
+def check_integrity(conn: sqlite3.Connection, path: str) -> None:
+    """Raise ``CorruptStoreError`` unless SQLite's ``quick_check`` finds the file sound.
+
+    ``quick_check`` reads every page (time grows with the file's size) and checks pages, b-trees and the
+    free list, not whether indexes agree with their tables (``integrity_check``, several times slower).
+    """
+    try:
+        rows = conn.cursor(sqlite3.Cursor).execute("PRAGMA quick_check").fetchall()
+    except sqlite3.Error as exc:
+        if error_code(exc) not in (SQLITE_CORRUPT, SQLITE_NOTADB):
+            raise
+        rows = [(str(exc),)]
+    problems = [" ".join(str(r[0]).split()) for r in rows if r[0] != "ok"]
+    if problems:
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        raise CorruptStoreError(f"{path} is damaged (integrity check: {problems[0]}{more}); nothing was "
+                                "written to it; restore it from a backup")
