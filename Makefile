@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 LOCOMO ?= ../shared/data/locomo/locomo-dev.json
 DEMO_OUT ?= out/demo
 
-.PHONY: demo test venv install-dev lint clean
+.PHONY: demo test typecheck venv install-dev lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -24,6 +24,9 @@ demo: install-dev
 
 test: install-dev
 	$(BIN)/python -m pytest -q -m "not slow"
+
+typecheck: install-dev
+	$(BIN)/mypy
 
 lint: install-dev
 	$(BIN)/ruff check .

@@ -26,8 +26,8 @@ def to_memory_message(message: BaseMessage) -> Message | None:
     that only calls tools). The message id becomes the turn id, so saving it again changes nothing."""
     role = _ROLE_OF.get(message.type)
     if role is None and message.type == "chat":
-        role = getattr(message, "role", None)
-        role = {"human": "user", "ai": "assistant"}.get(role, role)
+        custom = getattr(message, "role", None)
+        role = {"human": "user", "ai": "assistant"}.get(custom, custom) if isinstance(custom, str) else None
     if role not in ("user", "assistant", "system", "tool"):
         raise InvalidInputError(f"cannot store a {type(message).__name__} with role {role!r}")
     text = message_text(message)

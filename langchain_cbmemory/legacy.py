@@ -25,7 +25,7 @@ from pydantic import ConfigDict
 
 from cbmemory.memory import AgentMemory
 from cbmemory.models import Message
-from cbmemory.retrieval.config import RetrievalConfig
+from cbmemory.retrieval.recipes import Recipe
 
 from .middleware import memory_block
 
@@ -48,7 +48,7 @@ class CbMemoryLegacyMemory(BaseMemory):
     memory: AgentMemory
     user_id: str
     session_id: str
-    recipe: str | RetrievalConfig | None = None
+    recipe: str | Recipe | None = None
     k: int | None = None
     memory_key: str = "history"
     input_key: str | None = None

@@ -22,8 +22,8 @@ from langgraph.runtime import Runtime
 
 from cbmemory.errors import InvalidInputError
 from cbmemory.memory import AgentMemory
-from cbmemory.retrieval.config import RetrievalConfig
 from cbmemory.retrieval.context import FormattedContext, today_line
+from cbmemory.retrieval.recipes import Recipe
 
 from ._convert import context_value, conversation_turns, latest_user_text
 
@@ -66,7 +66,7 @@ class CbMemoryMiddleware(AgentMiddleware):
         self,
         memory: AgentMemory,
         *,
-        recipe: str | RetrievalConfig | None = None,
+        recipe: str | Recipe | None = None,
         k: int | None = None,
         user_id: str | None = None,
         session_id: str | None = None,

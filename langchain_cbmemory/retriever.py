@@ -23,7 +23,7 @@ from pydantic import ConfigDict
 from cbmemory.dates import to_utc
 from cbmemory.memory import AgentMemory
 from cbmemory.models import SearchFilters
-from cbmemory.retrieval.config import RetrievalConfig
+from cbmemory.retrieval.recipes import Recipe
 
 from ._convert import hit_to_document
 
@@ -33,7 +33,7 @@ DateLike = datetime | str
 class CbMemoryRetriever(BaseRetriever):
     """Searches ``user_id``'s memory with a cbmemory recipe; documents come back best first.
 
-    - ``recipe``: a recipe name or ``RetrievalConfig`` (the memory's default when ``None``).
+    - ``recipe``: a recipe name or ``Recipe`` (the memory's default when ``None``).
     - ``k``: how many documents (the recipe's k when ``None``).
     - ``session_ids``: only these sessions; ``occurred_after`` / ``occurred_before``: only sessions dated
       in that range (inclusive). ``reference_date``: the question's date, for recipes with a future filter.
@@ -43,7 +43,7 @@ class CbMemoryRetriever(BaseRetriever):
 
     memory: AgentMemory
     user_id: str
-    recipe: str | RetrievalConfig | None = None
+    recipe: str | Recipe | None = None
     k: int | None = None
     session_ids: tuple[str, ...] | None = None
     occurred_after: DateLike | None = None
@@ -72,7 +72,7 @@ class CbMemoryRetriever(BaseRetriever):
         run_manager: CallbackManagerForRetrieverRun,
         k: int | None = None,
         user_id: str | None = None,
-        recipe: str | RetrievalConfig | None = None,
+        recipe: str | Recipe | None = None,
         session_ids: tuple[str, ...] | list[str] | None = None,
         occurred_after: DateLike | None = None,
         occurred_before: DateLike | None = None,
@@ -90,7 +90,7 @@ class CbMemoryRetriever(BaseRetriever):
         run_manager: AsyncCallbackManagerForRetrieverRun,
         k: int | None = None,
         user_id: str | None = None,
-        recipe: str | RetrievalConfig | None = None,
+        recipe: str | Recipe | None = None,
         session_ids: tuple[str, ...] | list[str] | None = None,
         occurred_after: DateLike | None = None,
         occurred_before: DateLike | None = None,

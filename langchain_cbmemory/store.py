@@ -39,7 +39,7 @@ from langgraph.store.base import (
 from cbmemory.errors import InvalidInputError
 from cbmemory.memory import AgentMemory
 from cbmemory.models import MemoryRecord, Message, SearchFilters
-from cbmemory.retrieval.config import RetrievalConfig
+from cbmemory.retrieval.recipes import Recipe
 from cbmemory.validation import check_unicode
 
 from . import _namespaces as ns
@@ -82,7 +82,7 @@ class CbMemoryStore(BaseStore):
 
     supports_ttl = True
 
-    def __init__(self, memory: AgentMemory, *, recipe: str | RetrievalConfig | None = None, user_at: int = 1,
+    def __init__(self, memory: AgentMemory, *, recipe: str | Recipe | None = None, user_at: int = 1,
                  ttl: TTLConfig | None = None):
         self.memory = memory
         self.recipe = recipe
@@ -178,7 +178,7 @@ class CbMemoryStore(BaseStore):
         if not op.query or not op.query.strip():
             records = sorted((r for recs in per_user.values() for r in recs),
                              key=lambda r: r.occurred_at, reverse=True)[op.offset:wanted]
-            scored = [(r, None) for r in records]
+            scored: list[tuple[MemoryRecord, float | None]] = [(r, None) for r in records]
         else:
             hits = []
             for user, recs in per_user.items():

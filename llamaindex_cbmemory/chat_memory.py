@@ -30,8 +30,7 @@ from cbmemory import AgentMemory
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord
-from cbmemory.retrieval.config import RetrievalConfig
-from cbmemory.retrieval.recipes import get_recipe
+from cbmemory.retrieval.recipes import Recipe, get_recipe
 from cbmemory.validation import check_id, check_k
 
 from .convert import memory_text, plan_turns, query_of, widened_k, window_messages, within_budget, without
@@ -50,7 +49,7 @@ class CbMemoryChatMemory(BaseMemory):
     session_date: datetime | None = Field(
         default=None, description="When the session happens (the 'Today is' date and the date new turns are "
         "anchored to). None: the memory's clock at each call.")
-    recipe: Any = Field(default=None, description="Retrieval recipe (name or RetrievalConfig); None: the "
+    recipe: Any = Field(default=None, description="Retrieval recipe (name or Recipe); None: the "
                         "memory's default.")
     k: int | None = Field(default=None, description="Memories per call; None: the recipe's k.")
     window: int = Field(default=DEFAULT_WINDOW, description="Recent turns of the session returned as messages.")
@@ -59,7 +58,7 @@ class CbMemoryChatMemory(BaseMemory):
     _window_start: int = PrivateAttr(default=-1)
 
     def __init__(self, *, memory: AgentMemory, user_id: str, session_id: str | None = None,
-                 session_date: datetime | str | None = None, recipe: str | RetrievalConfig | None = None,
+                 session_date: datetime | str | None = None, recipe: str | Recipe | None = None,
                  k: int | None = None, window: int = DEFAULT_WINDOW, say_today: bool = True) -> None:
         if not isinstance(memory, AgentMemory):
             raise InvalidInputError(f"memory must be a cbmemory.AgentMemory, got {type(memory).__name__}")
@@ -98,22 +97,23 @@ class CbMemoryChatMemory(BaseMemory):
 
     # ------------------------------------------------------------------ pure parts
     @property
-    def _config(self) -> RetrievalConfig:
+    def _recipe(self) -> Recipe:
         return self.recipe if self.recipe is not None else self.memory.recipe
 
     def _today(self) -> datetime:
         return self.session_date if self.session_date is not None else self.memory.clock()
 
     def _search_args(self, query: str, window: Sequence[MemoryRecord]) -> dict[str, Any]:
-        return {"query": query, "user_id": self.user_id, "k": widened_k(self.k or self._config.k, len(window)),
-                "recipe": self._config, "reference_date": self._today()}
+        return {"query": query, "user_id": self.user_id, "k": widened_k(self.k or self._recipe.retrieval.k, len(window)),
+                "recipe": self._recipe, "reference_date": self._today()}
 
     def _compose(self, window: Sequence[MemoryRecord], hits: Sequence[Hit] | None) -> list[ChatMessage]:
         recent = window_messages(window)
         if hits is None:  # nothing to search for
             return recent
-        k = self.k or self._config.k
-        kept = within_budget(without(hits, record_ids=[r.record_id for r in window])[:k], self._config.token_budget)
+        k = self.k or self._recipe.retrieval.k
+        kept = within_budget(without(hits, record_ids=[r.record_id for r in window])[:k],
+                             self._recipe.retrieval.token_budget)
         text = memory_text(kept, self._today() if self.say_today else None)
         return ([ChatMessage(role="system", content=text)] if text else []) + recent
 

@@ -32,9 +32,8 @@ from cbmemory import AgentMemory
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import Hit
-from cbmemory.retrieval.config import RetrievalConfig
 from cbmemory.retrieval.context import count_tokens
-from cbmemory.retrieval.recipes import get_recipe
+from cbmemory.retrieval.recipes import Recipe, get_recipe
 from cbmemory.validation import check_id, check_k
 
 from .convert import conversational, memory_text, plan_turns, query_of, widened_k, within_budget, without
@@ -53,14 +52,14 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
     priority: int = Field(default=1, description="0 = never truncate; 1 = truncated last; higher first.")
     memory: AgentMemory = Field(exclude=True, description="The cbmemory store and embedder.")
     user_id: str = Field(description="Whose memory: searches and writes never leave this user.")
-    recipe: Any = Field(default=None, description="Recipe (name or RetrievalConfig); None: the memory's.")
+    recipe: Any = Field(default=None, description="Recipe (a name or a Recipe); None: the memory's.")
     k: int | None = Field(default=None, description="Memories per call; None: the recipe's k.")
     today: datetime | None = Field(default=None, description="The 'Today is' date; None: the memory's clock.")
     say_today: bool = Field(default=True, description="Add 'Today is ...' to the block.")
 
     _rendered: OrderedDict[str, tuple[Hit, ...]] = PrivateAttr(default_factory=OrderedDict)
 
-    def __init__(self, *, memory: AgentMemory, user_id: str, recipe: str | RetrievalConfig | None = None,
+    def __init__(self, *, memory: AgentMemory, user_id: str, recipe: str | Recipe | None = None,
                  k: int | None = None, today: datetime | str | None = None, **kwargs: Any) -> None:
         if not isinstance(memory, AgentMemory):
             raise InvalidInputError(f"memory must be a cbmemory.AgentMemory, got {type(memory).__name__}")
@@ -71,7 +70,7 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
                          k=k, today=to_utc(today) if today is not None else None, **kwargs)
 
     @property
-    def _config(self) -> RetrievalConfig:
+    def _recipe(self) -> Recipe:
         return self.recipe if self.recipe is not None else self.memory.recipe
 
     def _today(self) -> datetime:
@@ -85,10 +84,11 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
         query = query_of(None, buffer)
         if not query:
             return ""
-        k = self.k or self._config.k
+        k = self.k or self._recipe.retrieval.k
         hits = await self.memory.asearch(query, self.user_id, widened_k(k, min(len(buffer), _MAX_EXTRA)),
-                                         recipe=self._config, reference_date=self._today())
-        kept = tuple(within_budget(without(hits, turns=conversational(buffer))[:k], self._config.token_budget))
+                                         recipe=self._recipe, reference_date=self._today())
+        kept = tuple(within_budget(without(hits, turns=conversational(buffer))[:k],
+                                   self._recipe.retrieval.token_budget))
         text = self._render(kept)  # Memory's own token limit applies later, through atruncate
         self._rendered[text] = kept
         while len(self._rendered) > _RENDERED_KEPT:

@@ -25,8 +25,7 @@ from cbmemory import AgentMemory
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import SearchFilters
-from cbmemory.retrieval.config import RetrievalConfig
-from cbmemory.retrieval.recipes import get_recipe
+from cbmemory.retrieval.recipes import Recipe, get_recipe
 from cbmemory.validation import check_id, check_k
 
 from .convert import hit_to_node
@@ -54,7 +53,7 @@ class CbMemoryRetriever(BaseRetriever):
         memory: AgentMemory,
         user_id: str,
         *,
-        recipe: str | RetrievalConfig | None = None,
+        recipe: str | Recipe | None = None,
         k: int | None = None,
         session_ids: str | Sequence[str] | None = None,
         occurred_after: DateLike | None = None,

@@ -20,7 +20,7 @@ from .errors import (
 from .ingest import IngestConfig
 from .memory import AgentMemory
 from .models import ForgetResult, Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session
-from .retrieval import RECIPES, RetrievalConfig, format_context, get_recipe
+from .retrieval import RECIPES, Recipe, RetrievalConfig, format_context, get_recipe
 from .store import MemoryStore, SQLiteStore
 
 __version__ = "0.1.0"
@@ -39,6 +39,6 @@ __all__ = [
     "RECIPES", "AgentMemory", "CbMemoryError", "CorruptStoreError", "CouchbaseStore", "EmbedderMismatchError",
     "ForgetResult", "Hit", "IngestConfig", "IngestResult", "InvalidDateError", "InvalidInputError",
     "InvalidVectorError", "MemoryRecord", "MemoryStore", "Message", "MissingDependencyError", "NotAStoreError",
-    "ReadOnlyStoreError", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session", "StoreNotFoundError",
+    "ReadOnlyStoreError", "Recipe", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session", "StoreNotFoundError",
     "StoreUnavailableError", "WriteConflictError", "format_context", "get_recipe",
 ]

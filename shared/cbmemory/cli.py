@@ -16,13 +16,27 @@ from .errors import CbMemoryError
 PLUGINS = ("cbmemory.eval.cli", "cbmemory.bench.cli")
 
 
+def _recipe(text: str):
+    """A recipe by name, or read from a JSON file (``cbmemory recipes NAME > mine.json``, edited)."""
+    from pathlib import Path
+
+    from .errors import InvalidInputError
+    from .retrieval.recipes import Recipe, get_recipe
+
+    if not text.endswith(".json"):
+        return get_recipe(text)
+    try:
+        return Recipe.from_json(Path(text).read_bytes())
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read the recipe file {text}: {exc.strerror or exc}") from None
+
+
 def _memory(args: argparse.Namespace, **kw):
     from dataclasses import replace
 
     from .memory import AgentMemory
-    from .retrieval.recipes import get_recipe
 
-    recipe = get_recipe(getattr(args, "recipe", "default"))
+    recipe = _recipe(getattr(args, "recipe", "default"))
     ingest = recipe.ingest
     if getattr(args, "no_dates", False):
         ingest = replace(ingest, anchor_dates=False)
@@ -67,7 +81,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from .retrieval.engine import explain
 
     with _memory(args, create=False, read_only=True) as memory:
-        hits = memory.search(args.query, args.user, args.k, recipe=args.recipe)
+        hits = memory.search(args.query, args.user, args.k)  # k None: the recipe's own (or scale-aware) k
     if args.json:
         rows = [{"turn_id": h.record.turn_id, "session_id": h.record.session_id, "score": h.score,
                  "text": h.record.text, "occurred_at": h.record.occurred_at.isoformat(),
@@ -110,9 +124,14 @@ def cmd_forget(args: argparse.Namespace) -> int:
 def cmd_recipes(args: argparse.Namespace) -> int:
     from .retrieval.recipes import RECIPES
 
-    width = max(map(len, RECIPES))
-    for name, r in RECIPES.items():
-        print(f"{name:<{width}}  {r.description}")
+    if args.name:  # one recipe as JSON: a file --recipe reads back
+        print(_recipe(args.name).to_json(indent=2))
+    elif args.json:
+        print(json.dumps({name: r.to_dict() for name, r in RECIPES.items()}, indent=2, ensure_ascii=False))
+    else:
+        width = max(map(len, RECIPES))
+        for name, r in RECIPES.items():
+            print(f"{name:<{width}}  {r.description}")
     return 0
 
 
@@ -126,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     ing.add_argument("--db", required=True)
     ing.add_argument("--no-dates", action="store_true", help="turn temporal anchoring off")
     ing.add_argument("--unit", choices=["turn", "round"], help="record unit (default: the recipe's)")
-    ing.add_argument("--recipe", default="default", help="ingest the way this recipe expects")
+    ing.add_argument("--recipe", default="default",
+                     help="ingest the way this recipe expects (a name, or a recipe's JSON file)")
     ing.add_argument("--quiet", action="store_true")
     ing.set_defaults(func=cmd_ingest)
 
@@ -134,8 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("query")
     s.add_argument("--db", required=True)
     s.add_argument("--user", required=True)
-    s.add_argument("--k", type=int, default=10)
-    s.add_argument("--recipe", default="default")
+    s.add_argument("--k", type=int, default=None, help="hits returned (default: the recipe's own k, or for a "
+                   "recipe with k=None one chosen from the number of the user's sessions)")
+    s.add_argument("--recipe", default="default", help="a recipe name, or a recipe's JSON file")
     s.add_argument("--json", action="store_true")
     s.add_argument("--explain", action="store_true", help="each signal's rank and score per hit")
     s.set_defaults(func=cmd_search)
@@ -150,7 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--session")
     f.set_defaults(func=cmd_forget)
 
-    r = sub.add_parser("recipes", help="list the named retrieval recipes")
+    r = sub.add_parser("recipes", help="list the named recipes, or print one as JSON")
+    r.add_argument("name", nargs="?", help="print this recipe (a name or a JSON file) as JSON")
+    r.add_argument("--json", action="store_true", help="every named recipe as one JSON object")
     r.set_defaults(func=cmd_recipes)
 
     for name in PLUGINS:

@@ -11,6 +11,7 @@ The core is synchronous; every ``a*`` method runs it in a worker thread so an ev
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import random
 import threading
@@ -25,7 +26,8 @@ import numpy as np
 from .dates import MAX_INSTANT, to_utc, utcnow
 from .embedding.base import CachedEmbedder, Embedder
 from .errors import EmbedderMismatchError, InvalidDateError, InvalidInputError, WriteConflictError
-from .ingest import IngestConfig, build_records, record_id, validate_messages
+from .ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, record_id, validate_messages
+from .ingest.enrich import Derivation, Enricher, EnrichReport
 from .models import (
     ForgetResult,
     Hit,
@@ -36,10 +38,9 @@ from .models import (
     Session,
     frozen_mapping,
 )
-from .retrieval.config import RetrievalConfig
 from .retrieval.context import FormattedContext, format_context
 from .retrieval.engine import retrieve
-from .retrieval.recipes import get_recipe
+from .retrieval.recipes import Recipe, get_recipe
 from .store.base import MemoryStore, WriteMode
 from .validation import check_annotations, check_id, check_k, check_query, check_ttl
 
@@ -63,14 +64,15 @@ class AgentMemory:
         store: MemoryStore,
         embedder: Embedder | None = None,
         *,
-        recipe: str | RetrievalConfig = "default",
+        recipe: str | Recipe = "default",
         ingest: IngestConfig | None = None,
         default_ttl: timedelta | None = None,
         clock: Callable[[], datetime] = utcnow,
-        enricher: Any = None,
+        enricher: Enricher | None = None,
     ):
-        """``enricher``: an optional ``cbmemory.enrich.Enricher`` that runs the LLM modes of
-        ``ingest.enrich`` (summaries, events, facts) after each raw write; without one, records stay raw."""
+        """``enricher``: an optional ``cbmemory.ingest.enrich.Enricher`` that plans the LLM modes of
+        ``ingest.enrich`` (summaries, events, facts); each write stores the raw records first, then the
+        records it derives. Without one, records stay raw."""
         self.store = store
         self.enricher = enricher
         inner = embedder or _default_embedder()
@@ -80,7 +82,7 @@ class AgentMemory:
         self.default_ttl = check_ttl(default_ttl, "default_ttl") if default_ttl is not None else None
         self.clock = clock
         self._bound = False
-        have = getattr(store, "embedder", None)
+        have = store.bound_embedder
         if have is not None and have[0] != self.embedder.name:
             raise EmbedderMismatchError(
                 f"the store holds vectors from {have[0]!r}; it cannot be used with {self.embedder.name!r}"
@@ -124,15 +126,61 @@ class AgentMemory:
                 f"ttl {ttl} from {now:%Y-%m-%d} ends past {MAX_INSTANT:%Y-%m-%d}; {never}") from exc
 
     def _write(self, sessions: list[Session], records: list[MemoryRecord], mode: WriteMode) -> IngestResult:
+        """The one write sequence (the records are validated and built by the caller): enrich with the
+        cached facts, embed, write the raw records, then derive with the LLM, embed, write (merge)."""
         self._bind()
-        if self.enricher is not None:  # cached fact keys only: never calls the LLM before the raw write
-            records = self.enricher.prepare(self, records)
-        vectors = self.embedder.embed_records(records)  # checked: finite, right shape
-        result = self.store.write(sessions, records, vectors, mode=mode)
+        enricher = self.enricher if self.ingest.enrich is not None else None
+        if enricher is not None and self.ingest.rewrites_raw:  # cached facts only: no LLM call before the raw write
+            records = enricher.prepare(records, ingest=self.ingest, stored=self._stored_raw(records))
+        result = self._store(sessions, records, mode)
         self.store.purge_expired(self.clock())
-        if self.enricher is not None:  # LLM calls, after the raw records are stored
-            self.enricher.after_write(self, sessions, records)
+        if enricher is not None:  # LLM calls, after the raw records are stored
+            self._derive(enricher, sessions, records, self.ingest, self._stored_raw(records))
         return result
+
+    def _store(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], mode: WriteMode) -> IngestResult:
+        vectors = self.embedder.embed_records(records)  # checked: finite, right shape
+        return self.store.write(sessions, records, vectors, mode=mode)
+
+    def _stored_raw(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+        """The stored raw records of the sessions ``records`` belong to: the enricher's context."""
+        by_user: dict[str, set[str]] = {}
+        for r in records:
+            by_user.setdefault(r.user_id, set()).add(r.session_id)
+        now = self.clock()
+        return [rec for user, sids in by_user.items()
+                for rec in self.store.list_records(user, SearchFilters(session_ids=tuple(sorted(sids)),
+                                                                       kinds=RAW_KINDS), now=now)]
+
+    def _derive(self, enricher: Enricher, sessions: Sequence[Session], records: Sequence[MemoryRecord],
+                ingest: IngestConfig, stored: Sequence[MemoryRecord]) -> EnrichReport:
+        derivation: Derivation = enricher.derive(records, ingest=ingest, now=self.clock(), stored=stored)
+        if not derivation.records:
+            return derivation.report
+        affected = {(r.user_id, r.session_id) for r in derivation.records}
+        result = self._store([s for s in sessions if (s.user_id, s.session_id) in affected], derivation.records,
+                             "merge")
+        return dataclasses.replace(derivation.report, write=result)
+
+    def enrich(self, user_id: str, session_ids: Sequence[str] | None = None, *,
+               config: EnrichConfig | None = None) -> EnrichReport:
+        """Run the enricher's LLM modes over the raw records already stored for ``user_id`` (all sessions,
+        or ``session_ids``), then embed and write what they derive. ``config``: the modes to run (default:
+        this memory's own ``ingest.enrich``)."""
+        check_id(user_id, "user_id")
+        if self.enricher is None:
+            raise InvalidInputError("no enricher: open the memory with enricher=Enricher(llm)")
+        cfg = config or self.ingest.enrich
+        if cfg is None:
+            raise InvalidInputError("no enrichment modes: pass config=EnrichConfig(modes=(...))")
+        wanted = None if session_ids is None else {check_id(s, "session_id") for s in session_ids}
+        sessions = [s for s in self.store.list_sessions(user_id) if wanted is None or s.session_id in wanted]
+        if not sessions:
+            return EnrichReport()
+        self._bind()
+        f = SearchFilters(session_ids=tuple(s.session_id for s in sessions), kinds=RAW_KINDS)
+        records = self.store.list_records(user_id, f, now=self.clock())
+        return self._derive(self.enricher, sessions, records, dataclasses.replace(self.ingest, enrich=cfg), records)
 
     def add_session(
         self,
@@ -243,12 +291,14 @@ class AgentMemory:
         k: int | None = None,
         filters: SearchFilters | None = None,
         *,
-        recipe: str | RetrievalConfig | None = None,
+        recipe: str | Recipe | None = None,
         reference_date: DateLike | None = None,
     ) -> list[Hit]:
         """The best memories for ``query`` within one user's memory, best first.
 
-        Each hit carries its score, the signals that found it (with ranks) and the recipe name.
+        Each hit carries its score, the signals that found it (with ranks) and the recipe name. ``k``:
+        ``None`` takes the recipe's own k (or, for a recipe with ``k=None``, one chosen from the number of
+        the user's sessions). ``recipe``: a name or a ``Recipe``; ``None``: this memory's recipe.
         ``reference_date`` is the question's date, used by recipes with the future filter.
         """
         check_query(query)
@@ -273,14 +323,15 @@ class AgentMemory:
         *,
         k: int | None = None,
         filters: SearchFilters | None = None,
-        recipe: str | RetrievalConfig | None = None,
+        recipe: str | Recipe | None = None,
         reference_date: DateLike | None = None,
         order: str = "chronological",
     ) -> FormattedContext:
-        """Search, then format the hits with their session dates for an LLM prompt."""
+        """Search, then format the hits with their session dates for an LLM prompt (within the recipe's
+        token budget, when it has one)."""
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
         hits = self.search(query, user_id, k, filters, recipe=cfg, reference_date=reference_date)
-        return format_context(hits, order=order, budget=cfg.token_budget)
+        return format_context(hits, order=order, budget=cfg.retrieval.token_budget)
 
     def session_records(self, user_id: str, session_id: str | None = None, *, limit: int | None = None,
                         newest_first: bool = False, kinds: tuple[str, ...] | None = ("turn", "round")
@@ -316,8 +367,9 @@ class AgentMemory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def with_recipe(self, recipe: str | RetrievalConfig) -> AgentMemory:
-        """A view of the same store and embedder searching with another recipe by default."""
+    def with_recipe(self, recipe: str | Recipe) -> AgentMemory:
+        """A view of the same store and embedder searching with another recipe by default. It keeps this
+        memory's ingest settings: records are still written the way they were."""
         other = object.__new__(AgentMemory)
         other.__dict__.update(self.__dict__)
         other.recipe = get_recipe(recipe)
@@ -332,6 +384,9 @@ class AgentMemory:
 
     async def aadd_messages(self, *args: Any, **kwargs: Any) -> IngestResult:
         return await asyncio.to_thread(self.add_messages, *args, **kwargs)
+
+    async def aenrich(self, *args: Any, **kwargs: Any) -> EnrichReport:
+        return await asyncio.to_thread(self.enrich, *args, **kwargs)
 
     async def asearch(self, *args: Any, **kwargs: Any) -> list[Hit]:
         return await asyncio.to_thread(self.search, *args, **kwargs)

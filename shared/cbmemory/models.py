@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, NoReturn, TypeVar
 
 from .dates import to_utc
 from .errors import InvalidDateError, InvalidInputError
@@ -20,11 +20,16 @@ Role = Literal["user", "assistant", "system", "tool"]
 ROLES: frozenset[str] = frozenset({"user", "assistant", "system", "tool"})
 RecordKind = Literal["turn", "round", "summary", "event"]
 
-_EMPTY: Mapping[str, str] = MappingProxyType({})
+_V = TypeVar("_V")
+
+# One shared empty mapping. Its value type is the bottom type: ``Mapping`` is covariant in its values, so it
+# stands for an empty ``Mapping[str, str]`` (annotations), ``Mapping[str, float]`` (scores) and so on.
+_EMPTY: Mapping[str, NoReturn] = MappingProxyType({})
 
 
-def frozen_mapping(value: Mapping[str, str] | None) -> Mapping[str, str]:
-    """A read-only copy, so a record's annotations cannot change after it is built."""
+def frozen_mapping(value: Mapping[str, _V] | None = None) -> Mapping[str, _V]:
+    """A read-only copy, so a record's annotations (or a hit's scores and ranks) cannot change after it is
+    built. With no value (or an empty one), the shared empty mapping; also the fields' default factory."""
     return MappingProxyType(dict(value)) if value else _EMPTY
 
 
@@ -36,7 +41,7 @@ class Message:
     content: str
     speaker: str | None = None
     turn_id: str | None = None
-    annotations: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    annotations: Mapping[str, str] = field(default_factory=frozen_mapping)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +51,7 @@ class Session:
     user_id: str
     session_id: str
     occurred_at: datetime
-    annotations: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    annotations: Mapping[str, str] = field(default_factory=frozen_mapping)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +77,7 @@ class MemoryRecord:
     content_hash: str
     turn_id: str | None = None
     speaker: str | None = None
-    annotations: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    annotations: Mapping[str, str] = field(default_factory=frozen_mapping)
     expires_at: datetime | None = None
     source_ids: tuple[str, ...] = ()
 
@@ -91,7 +96,7 @@ class SearchFilters:
     occurred_before: datetime | None = None
     ingested_after: datetime | None = None
     ingested_before: datetime | None = None
-    annotations: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    annotations: Mapping[str, str] = field(default_factory=frozen_mapping)
     kinds: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
@@ -108,9 +113,10 @@ class SearchFilters:
         if not isinstance(ann, Mapping):
             raise InvalidInputError(
                 f"SearchFilters.annotations must be a mapping of str to str, got {type(ann).__name__}")
-        keys = _filter_strings(tuple(ann), "annotations keys")
-        _filter_strings(tuple(ann.values()), "annotations values")
-        object.__setattr__(self, "annotations", frozen_mapping(dict(zip(keys, ann.values(), strict=True))))
+        keys, values = tuple(ann), tuple(ann.values())
+        _filter_strings(keys, "annotations keys")
+        _filter_strings(values, "annotations values")
+        object.__setattr__(self, "annotations", frozen_mapping(dict(zip(keys, values, strict=True))))
 
 
 def _filter_strings(value: Iterable[str] | None, name: str) -> tuple[str, ...] | None:
@@ -147,8 +153,8 @@ class Hit:
 
     record: MemoryRecord
     score: float
-    signals: Mapping[str, float] = field(default_factory=lambda: _EMPTY)
-    ranks: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
+    signals: Mapping[str, float] = field(default_factory=frozen_mapping)
+    ranks: Mapping[str, int] = field(default_factory=frozen_mapping)
     recipe: str | None = None
 
 

@@ -1,8 +1,9 @@
 """Tokenising and stopwords shared by the full-text query builders and the BM25 re-rank; the lone-surrogate
-pattern shared by the input checks."""
+pattern shared by the input checks; the content hash that keys records' index texts and the embedding cache."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -33,3 +34,8 @@ def content_words(text: str) -> list[str]:
         if w not in STOPWORDS:
             seen.setdefault(w, None)
     return list(seen)
+
+
+def content_hash(text: str) -> str:
+    """The sha256 hex digest of ``text`` (UTF-8): a record's ``content_hash`` and the embedding cache's key."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -56,9 +56,9 @@ def check_text(value: object, what: str = "text") -> str:
 
 
 def check_role(value: object) -> str:
-    if value not in ROLES:
+    if not isinstance(value, str) or value not in ROLES:
         raise InvalidInputError(f"unknown role {value!r}; expected one of {sorted(ROLES)}")
-    return value  # type: ignore[return-value]
+    return value
 
 
 def check_annotations(value: Mapping[str, str] | None, what: str = "annotations") -> dict[str, str]:

@@ -16,6 +16,7 @@ import pytest
 from cbmemory.errors import EmbedderMismatchError, InvalidInputError, WriteConflictError
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import ForgetResult, SearchFilters, Session
+from cbmemory.store import MemoryStore
 
 DIM = 8
 T0 = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)
@@ -79,6 +80,27 @@ class StoreContract:
             bound.write([sess], recs, np.stack([unit(0)]))
         assert bound.count("u1") == 0
 
+    def test_writes_are_checked_by_the_contract_with_one_set_of_messages(self, store):
+        """``MemoryStore.write`` checks every batch before the backend's ``_write`` sees it."""
+        assert type(store).write is MemoryStore.write
+        sess, recs = session_batch("u1", "s1", ["one", "two"])
+        two = np.stack([unit(0), unit(1)])
+        with pytest.raises(InvalidInputError, match="bind an embedder"):
+            store.write([sess], recs, two)
+        store.bind_embedder("test-embedder", DIM)
+        assert store.bound_embedder == ("test-embedder", DIM)
+        bad_value = two.copy()
+        bad_value[1, 2] = np.nan
+        for kwargs, message in (({"mode": "upsert"}, "mode must be one of 'merge', 'replace', 'append'"),
+                                ({"vectors": two[:1]}, r"vectors have shape \(1, 8\); expected \(2, 8\)"),
+                                ({"vectors": bad_value}, "vectors must be finite"),
+                                ({"records": [recs[0], recs[0]]}, "a batch holds the same record twice"),
+                                ({"vectors": [["x"] * DIM] * 2}, "vectors must be an array of floats")):
+            args = {"records": recs, "vectors": two, **kwargs}
+            with pytest.raises(InvalidInputError, match=message):
+                store.write([sess], args["records"], args["vectors"], mode=kwargs.get("mode", "merge"))
+        assert store.count("u1") == 0
+
     def test_embedder_mismatch_is_refused(self, bound):
         with pytest.raises(EmbedderMismatchError):
             bound.bind_embedder("other-embedder", DIM)
@@ -116,6 +138,20 @@ class StoreContract:
         self.write(bound, "u1", "s1", ["near and or not plain words"], [unit(0)])
         assert isinstance(bound.text_search("u1", query, 5, now=NOW), list)
         assert isinstance(bound.phrase_search("u1", [query], 5, now=NOW), list)
+
+    def test_full_text_covers_both_fields_the_indexed_text_and_the_raw_turn(self, bound):
+        """The default recipe's full-text signal searches both fields on every backend: a word or phrase
+        found only in ``text`` (here a derived record whose indexed text differs) or only in
+        ``index_text`` is found."""
+        sess, recs = session_batch("u1", "s1", ["plain words here"])
+        odd = replace(recs[0], record_id="derived-1", kind="summary", text="zanzibarite crystal",
+                      index_text="a summary of nothing", content_hash="h" * 64)
+        bound.write([sess], [*recs, odd], np.stack([unit(0), unit(1)]))
+        assert [h.record.record_id for h in bound.text_search("u1", "zanzibarite", 5, now=NOW)] == ["derived-1"]
+        assert [h.record.record_id for h in bound.phrase_search("u1", ["zanzibarite crystal"], 5, now=NOW)] == [
+            "derived-1"]
+        assert [h.record.record_id for h in bound.text_search("u1", "summary", 5, now=NOW)] == ["derived-1"]
+        assert [h.record.text for h in bound.text_search("u1", "Sunday", 5, now=NOW)] == ["plain words here"]
 
     def test_phrase_search_matches_exact_phrases_only(self, bound):
         self.write(bound, "u1", "s1", ["the Nordstrom friends and family sale", "friends and family of Nordstrom"],

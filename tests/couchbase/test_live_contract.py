@@ -20,7 +20,7 @@ import pytest
 from cbmemory.errors import EmbedderMismatchError
 from cbmemory.store.couchbase import CouchbaseStore
 
-from ..contract.store_contract import DIM, NOW, StoreContract, session_batch, unit
+from ..contract.store_contract import DIM, StoreContract, session_batch, unit
 
 URL = os.environ.get("CBMEMORY_COUCHBASE_URL")
 REASON = ("set CBMEMORY_COUCHBASE_URL (and CBMEMORY_COUCHBASE_USER, CBMEMORY_COUCHBASE_PASSWORD, "
@@ -80,20 +80,6 @@ def _write(store, user, session, texts, vectors, **kw):
     sess, recs = session_batch(user, session, texts, **kw)
     store.write([sess], recs, np.stack(vectors))
     return recs
-
-
-def test_hybrid_search_fuses_one_request(fresh_store):
-    store = fresh_store()
-    store.bind_embedder("test-embedder", DIM)
-    _write(store, "u1", "s1", ["I adopted a puppy named Biscuit", "the weather was fine", "a walk in the park"],
-           [unit(1), unit(2), unit(0)])
-    _write(store, "u2", "s1", ["my puppy Biscuit"], [unit(0)])
-    hits = store.hybrid_search("u1", unit(0), "Biscuit puppy", ["puppy named Biscuit"], k=3, now=NOW)
-    assert {h.record.user_id for h in hits} == {"u1"}
-    by_text = {h.record.text: h for h in hits}
-    assert "vector" in by_text["a walk in the park"].ranks  # nearest vector, no text match
-    assert "bm25" in by_text["I adopted a puppy named Biscuit"].ranks
-    assert by_text["a walk in the park"].signals["vector"] == pytest.approx(1.0, abs=1e-5)
 
 
 def test_existing_index_with_another_dimension_is_refused(fresh_store):

@@ -3,8 +3,8 @@
 The fake (fake_cluster.py) is NOT backend coverage: it keeps KV documents in a dict and answers SQL++ and
 Search with whatever each test scripts. These tests check only what the store sends and how it uses the
 answers: the request objects (serialised with the SDK's own encoder), batch sizes, document expiry,
-at-plus consistency, the key-by-key re-check of every hit, fusion of the one hybrid request, erasure, and
-the clear error of an unreachable cluster. The backend is covered by test_live_contract.py.
+at-plus consistency, the key-by-key re-check of every hit, erasure, and the clear error of an unreachable
+cluster. The backend is covered by test_live_contract.py.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def test_bind_creates_scope_collections_indexes_and_meta(state):
     assert probe[1] == "mem_idx" and q.search_body("mem_idx", probe[2], probe[3])["query"] == {"match_none": None}
     assert state.docs["team_a.users"][d.META_KEY] == {"schema": 1, "embedder_name": "test-embedder",
                                                       "embedder_dimension": DIM}
-    assert store.embedder == ("test-embedder", DIM)
+    assert store.bound_embedder == ("test-embedder", DIM)
 
 
 def test_second_bind_is_cheap_and_mismatches_are_refused(store, state):
@@ -260,15 +260,16 @@ def test_text_and_phrase_requests(store, state, corpus):
     state.search_answer = lambda i, r, o: [SearchRow(recs[1].record_id, 2.5), SearchRow(recs[0].record_id, 1.5)]
     hits = store.text_search("u1", "puppy named Biscuit", 2, now=NOW)
     search = calls(state, "search")[-1]
-    assert q.search_body(search[1], search[2], search[3])["query"]["conjuncts"][-1] == {
-        "field": "index_text", "match": "puppy named Biscuit", "operator": "or"}
+    assert q.search_body(search[1], search[2], search[3])["query"]["conjuncts"][-1] == {"min": 1, "disjuncts": [
+        {"min": 1, "disjuncts": [{"field": f, "match": w, "operator": "or", "boost": 1.0}
+                                 for f in ("index_text", "text")]} for w in ("puppy", "named", "biscuit")]}
     # index-wide server scores are never handed out as such: relative to the call's best hit
     assert [(h.record.text, h.score, dict(h.signals)) for h in hits] == [("b", 1.0, {"bm25": 1.0}),
                                                                       ("a", 0.6, {"bm25": 0.6})]
     hits = store.phrase_search("u1", ["Biscuit"], 2, now=NOW)
     search = calls(state, "search")[-1]
-    assert q.search_body(search[1], search[2], search[3])["query"]["conjuncts"][-1] == {
-        "field": "index_text", "match_phrase": "Biscuit"}
+    assert q.search_body(search[1], search[2], search[3])["query"]["conjuncts"][-1] == {"min": 1, "disjuncts": [
+        {"field": f, "match_phrase": "Biscuit", "boost": 1.0} for f in ("index_text", "text")]}
     assert hits[0].signals.keys() == {"entity"}
 
 
@@ -277,40 +278,6 @@ def test_nothing_to_search_sends_no_request(store, state, corpus):
     assert store.phrase_search("u1", ["", "..."], 5, now=NOW) == []
     assert store.vector_search("u1", unit(0), 5, SearchFilters(session_ids=()), now=NOW) == []
     assert calls(state, "search") == []
-
-
-def test_hybrid_search_is_one_request_split_and_fused_client_side(store, state, corpus):
-    recs, _ = corpus
-    a, b, c = (r.record_id for r in recs)
-
-    def text(value):
-        return {"value": value, "message": "sum of:", "children": [
-            {"value": 0.0, "message": "weight(user_id:u1^0.000000 in x), product of:"},
-            {"value": value, "message": "weight(index_text:puppi^1.000000 in x), product of:"}]}
-
-    def knn(value):
-        return {"value": value, "message": "fieldWeight(embedding in doc x), score of:"}
-
-    state.search_answer = lambda i, r, o: [
-        SearchRow(c, 3.0, text(3.0)),                                                        # text only
-        SearchRow(b, 1.0 + 0.7, {"value": 1.7, "message": "sum of:", "children": [text(1.0), knn(0.7)]}),
-        SearchRow(a, 1.0, knn(1.0)),                                                         # vector only
-    ]
-    hits = store.hybrid_search("u1", unit(0), "puppy", ["Biscuit"], k=3, vector_pool=10, text_pool=10, now=NOW)
-    (search,) = calls(state, "search")
-    got = q.search_body(search[1], search[2], search[3])
-    assert got["knn"][0]["k"] == 10 and got["size"] == 20 and got["explain"] is True
-    assert got["query"]["conjuncts"][-1]["disjuncts"] == [
-        {"field": "index_text", "match": "puppy", "operator": "or"},
-        {"field": "index_text", "match_phrase": "Biscuit"}]
-    by_text = {h.record.text: h for h in hits}
-    assert dict(by_text["b"].ranks) == {"vector": 2, "bm25": 2}  # found by both: fused first
-    assert hits[0].record.text == "b"
-    assert dict(by_text["a"].ranks) == {"vector": 1} and by_text["a"].signals["vector"] == pytest.approx(1.0)
-    assert dict(by_text["c"].ranks) == {"bm25": 1} and by_text["c"].signals["bm25"] == 1.0  # relative
-    assert by_text["b"].signals["bm25"] == pytest.approx(1 / 3)  # text part 1.0 of the best 3.0
-    assert by_text["b"].signals["vector"] == pytest.approx(2 ** -0.5)  # exact cosine, not the server's 0.7
-    assert hits[0].score == pytest.approx(2 / 62)
 
 
 # ------------------------------------------------------------------ SQL++ paths
@@ -487,7 +454,7 @@ def test_without_auto_schema_a_missing_layout_is_a_clear_error(state):
         store.bind_embedder("e", DIM)
     store.ensure_schema(DIM)
     store.bind_embedder("e", DIM)
-    assert store.embedder == ("e", DIM)
+    assert store.bound_embedder == ("e", DIM)
 
 
 def test_missing_bucket_is_a_clear_error(state):

@@ -120,10 +120,10 @@ def subset(conversations, sample_id: str | None, sessions: int | None):
 
 def main(argv: list[str] | None = None) -> int:
     from cbmemory.datasets.locomo import load_locomo
-    from cbmemory.enrich import Enricher, SQLiteCache
     from cbmemory.eval.questions import from_locomo
     from cbmemory.eval.report import write_reports
     from cbmemory.eval.runner import run_eval
+    from cbmemory.ingest.enrich import Enricher, SQLiteCache
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default=str(Path(__file__).resolve().parents[3] / "shared/data/locomo/locomo-dev.json"))

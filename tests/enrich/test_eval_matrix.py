@@ -5,9 +5,9 @@ import json
 
 from cbmemory.cli import main
 from cbmemory.datasets import load_locomo
-from cbmemory.enrich import Enricher
 from cbmemory.eval.questions import from_locomo
 from cbmemory.eval.runner import read_jsonl, run_eval
+from cbmemory.ingest.enrich import Enricher
 
 from ..eval.conftest import locomo_synthetic
 from .conftest import make_scripted_chat, rule_extractor
@@ -55,4 +55,4 @@ def test_cli_skips_llm_recipes_without_an_llm(tmp_path, capsys):
     assert "skipping summary, events_raw" in err and "--enrich-llm" in err
     results = json.loads((out / "summary.json").read_text())["results"]
     assert set(results) == {"hybrid", "hybrid_dates", "bm25"}
-    assert results["hybrid_dates"]["describe"]["config"]["ingest"].endswith("dates=resolve_relative_dates")
+    assert results["hybrid_dates"]["recipe"]["ingest"]["date_rules"] == "rules-v1"

@@ -6,7 +6,8 @@ import os
 import pytest
 
 from cbmemory import AgentMemory, IngestConfig, SearchFilters
-from cbmemory.enrich import EnrichConfig, make_enricher
+from cbmemory.ingest import EnrichConfig
+from cbmemory.ingest.enrich import make_enricher
 
 BASE_URL = os.environ.get("CBMEMORY_TEST_LLM_BASE_URL")
 pytestmark = [

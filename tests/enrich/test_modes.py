@@ -1,7 +1,8 @@
 """Integration layer (offline): AgentMemory with an Enricher driven by a scripted fake chat model, the
 real MiniLM embedder and a SQLite file. Raw turns are stored before any model call; summary and event
 records link back to their source turns; raw+facts changes only the index key; failures are recorded
-without losing a turn; the budget and the cache hold across re-ingest and appends."""
+without losing a turn; the budget and the cache hold across re-ingest and appends; ``AgentMemory.enrich``
+runs the modes later over what is stored."""
 
 import asyncio
 import json
@@ -10,7 +11,8 @@ from datetime import timedelta
 import pytest
 
 from cbmemory import AgentMemory, IngestConfig, SearchFilters
-from cbmemory.enrich import FACTS_MARK, EnrichConfig, Enricher, SQLiteCache, base_index_text
+from cbmemory.ingest import EnrichConfig
+from cbmemory.ingest.enrich import FACTS_MARK, Enricher, SQLiteCache, base_index_text
 
 from .conftest import make_scripted_chat, rule_extractor
 
@@ -205,12 +207,15 @@ def test_enrich_per_call_over_stored_turns(tmp_path, minilm):
     memory.add_session("u", "s1", SESSION, DATE)
     memory.add_session("u", "s2", SESSION[:2], "2023-06-01")
     assert llm.calls == 0 and kinds(memory, "summary") == []
-    report = enricher.enrich(memory, "u", ["s2"], config=EnrichConfig(modes=("summary",)))
+    report = memory.enrich("u", ["s2"], config=EnrichConfig(modes=("summary",)))
     assert report.derived == 1 and [s.session_id for s in kinds(memory, "summary")] == ["s2"]
-    report = asyncio.run(enricher.aenrich(memory, "u", config=EnrichConfig(modes=("summary",))))
+    assert report.write is not None and report.write.inserted == 1  # the facade wrote what the planner derived
+    report = asyncio.run(memory.aenrich("u", config=EnrichConfig(modes=("summary",))))
     assert report.cached == 1 and report.calls == 1 and len(kinds(memory, "summary")) == 2
     with pytest.raises(Exception, match="no enrichment modes"):
-        enricher.enrich(memory, "u")
+        memory.enrich("u")
+    with pytest.raises(Exception, match="no enricher"):
+        AgentMemory(memory.store, minilm).enrich("u", config=EnrichConfig(modes=("summary",)))
 
 
 def test_derived_records_expire_and_are_forgotten_with_their_session(tmp_path, minilm):

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from cbmemory.enrich.parsing import (
+from cbmemory.ingest.enrich.parsing import (
     ExtractedEvent,
     MalformedReplyError,
     parse_reply,

@@ -5,13 +5,13 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from cbmemory.enrich.relative_dates import (
+from cbmemory.ingest import IngestConfig, build_records, validate_messages
+from cbmemory.ingest.relative_dates import (
     add_months,
     find_relative_dates,
     resolve_expression,
     resolve_relative_dates,
 )
-from cbmemory.ingest import IngestConfig, build_records, validate_messages
 
 D = date  # brevity in the table
 
@@ -154,8 +154,8 @@ def test_as_ingest_hook_it_rewrites_the_index_text_only():
     msgs = validate_messages([{"role": "user", "content": "I went to the museum yesterday.", "speaker": "Caroline",
                                "turn_id": "D1:3"}])
     when = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)
-    cfg = IngestConfig(date_resolver=resolve_relative_dates)
+    cfg = IngestConfig(date_rules="rules-v1")
     r = build_records("u", "s", msgs, when, when, config=cfg)[0]
     assert r.text == "I went to the museum yesterday."
     assert r.index_text == "[Sunday, 7 May 2023] Caroline: I went to the museum yesterday [= 6 May 2023]."
-    assert cfg.key.endswith("dates=resolve_relative_dates")
+    assert cfg.key.endswith("dates=rules-v1")

@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from cbmemory.enrich.cache import MemoryCache, SQLiteCache
-from cbmemory.enrich.extraction import CallSpec, Line, LLMRunner, events_messages
+from cbmemory.ingest.enrich.cache import MemoryCache, SQLiteCache
+from cbmemory.ingest.enrich.extraction import CallSpec, Line, LLMRunner, events_messages
 
 from .conftest import make_scripted_chat, rule_extractor
 

@@ -15,6 +15,6 @@ def test_evaluation_notebook_runs_offline(tmp_path, monkeypatch):
     assert "conv-26: Caroline and Melanie" in outputs
     assert "**recall@10**" in outputs and "| default |" in outputs
     assert "best recipe per category:" in outputs
-    assert "retrieved by default (rank, turn, date, signals, text):" in outputs
+    assert "retrieved by default (vector+bm25, weighted fusion; rank, turn, date, signals, text):" in outputs
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(images) == 1

@@ -13,6 +13,7 @@ from cbmemory.eval.qa import QAConfig
 from cbmemory.eval.questions import from_locomo, from_longmemeval
 from cbmemory.eval.report import write_reports
 from cbmemory.eval.runner import EvalSetupError, read_jsonl, run_eval
+from cbmemory.retrieval import RECIPES, Recipe
 
 from .conftest import make_fake_chat
 
@@ -46,7 +47,10 @@ def test_retrieval_run_writes_consistent_records_and_reports(locomo_set, tmp_pat
         assert rec["metrics"]["tokens@3"] == rec["tokens"] > 0
         assert rec["metrics"]["latency_total_ms"] >= rec["metrics"]["latency_ms"] > 0
         assert "session_recall_all@3" in rec["metrics"] and "ndcg@1" in rec["metrics"]
+    for row in ("vector", "bm25", "hybrid"):  # every line carries the serialised recipe
+        assert all(Recipe.from_dict(r["recipe"]) == RECIPES[row] for r in read_jsonl(out / "questions" / f"{row}.jsonl"))
     oracle = {r["question_id"]: r for r in read_jsonl(out / "questions" / "oracle.jsonl")}
+    assert all(r["recipe"] is None for r in oracle.values())
     assert oracle["conv-a:q0"]["context_turns"] == 4  # session_1 only
     assert oracle["conv-a:q7"]["context_turns"] == 0  # no evidence: empty oracle
     full = read_jsonl(out / "questions" / "full_context.jsonl")
@@ -56,6 +60,8 @@ def test_retrieval_run_writes_consistent_records_and_reports(locomo_set, tmp_pat
     res = summary["results"]
     assert set(res) == {"vector", "bm25", "hybrid", "oracle", "full_context"}
     v = res["vector"]
+    assert v["recipe"] == RECIPES["vector"].to_dict() and res["oracle"]["recipe"] is None
+    assert settings["rows"]["hybrid"]["recipe"] == RECIPES["hybrid"].to_dict()
     assert v["overall"]["n"] == 11 and v["overall_answerable"]["n"] == 8
     assert v["overall"]["n_no_evidence"] == 1
     assert set(v["by_category"]) == {"multi-hop", "temporal", "open-domain", "single-hop", "adversarial"}
@@ -85,6 +91,18 @@ def test_rerun_resumes_and_other_settings_are_refused(locomo_set, tmp_path, mini
     _run(locomo_set, out, ["bm25"], minilm, baselines=(), k=5, fresh=True)
     assert read_jsonl(out / "questions" / "bm25.jsonl")[0]["k"] == 5
     assert not (out / "questions" / "vector.jsonl").exists()
+
+
+def test_a_custom_recipe_is_stamped_whole_and_a_changed_one_is_refused(locomo_set, tmp_path, minilm):
+    out = tmp_path / "run"
+    mine = RECIPES["bm25"].with_(name="bm25_wide", text_pool=80, description="BM25 with a wider pool")
+    _run(locomo_set, out, [mine], minilm, baselines=())
+    recs = read_jsonl(out / "questions" / "bm25_wide.jsonl")
+    assert len(recs) == 11 and all(Recipe.from_dict(r["recipe"]) == mine for r in recs)
+    summary, _ = write_reports(out)
+    assert Recipe.from_dict(summary["results"]["bm25_wide"]["recipe"]) == mine
+    with pytest.raises(EvalSetupError, match="bm25_wide"):  # same name, other settings: not mixed in one file
+        _run(locomo_set, out, [mine.with_(text_pool=90)], minilm, baselines=())
 
 
 def _reader(log):

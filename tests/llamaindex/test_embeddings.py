@@ -42,7 +42,7 @@ def test_a_llamaindex_embedding_as_the_cbmemory_embedder(tmp_path, embedder):
                                            {"role": "user", "content": "My cat is called Miso."}], date="2023-05-07")
         hits = memory.search("Which pet do I have?", "alice", k=1, recipe="vector")
         assert hits[0].record.text == "My cat is called Miso."
-        assert memory.store.embedder == ("li-minilm", 384)
+        assert memory.store.bound_embedder == ("li-minilm", 384)
 
 
 def test_not_an_embedder():

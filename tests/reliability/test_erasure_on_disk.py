@@ -24,8 +24,9 @@ import pytest
 
 from cbmemory import AgentMemory
 from cbmemory.cli import main
-from cbmemory.ingest import content_hash, record_id
+from cbmemory.ingest import record_id
 from cbmemory.store import SQLiteStore
+from cbmemory.text import content_hash
 
 from .test_crash_and_concurrency import spawn
 from .workers import HashEmbedder

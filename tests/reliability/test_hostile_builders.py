@@ -136,18 +136,23 @@ def _user_is_required(body: dict, user: str) -> None:
 @pytest.mark.parametrize("evil", HOSTILE)
 def test_couchbase_search_requests_keep_hostile_text_as_values(sdk, evil):
     v = np.array([0.6, 0.8, 0.0], dtype=np.float32)
-    text = "alpha beta" if content_words(evil) else "the"
+    # as many harmless words as the hostile text has content words (each word is a clause of its own)
+    text = " ".join(f"alpha{i}" for i in range(len(dict.fromkeys(content_words(evil))))) or "the"
     phrase = "alpha" if words(evil) else "  "
+    benign_f = SearchFilters(session_ids=("someone", "s1"), kinds=("someone", "turn"),
+                             annotations={"someone": "someone"})
     built = [
-        (cb.hybrid_request(evil, v, 5, _evil_filters(evil), NOW, query=evil, phrases=[evil]),
-         cb.hybrid_request("someone", v, 5, SearchFilters(session_ids=("someone", "s1"), kinds=("someone", "turn"),
-                                                           annotations={"someone": "someone"}),
-                           NOW, query=text, phrases=[phrase])),
+        (cb.vector_request(evil, v, 5, _evil_filters(evil), NOW), cb.vector_request("someone", v, 5, benign_f, NOW)),
+        (cb.text_request(evil, _evil_filters(evil), NOW, query=evil, phrases=[evil]),
+         cb.text_request("someone", benign_f, NOW, query=text, phrases=[phrase])),
         (cb.vector_request("bob", v, 5, _evil_filters(evil), NOW),
          cb.vector_request("bob", v, 5, SearchFilters(session_ids=("x", "s1"), kinds=("x", "turn"),
                                                       annotations={"x": "x"}), NOW)),
     ]
     for req, benign in built:
+        if req is None:  # nothing searchable in the hostile text: no request, as with the harmless one
+            assert benign is None and not content_words(evil) and not words(evil)
+            continue
         body = _body(req)
         assert _shape(body) == _shape(_body(benign))  # same structure as with harmless values
         json.loads(json.dumps(body))

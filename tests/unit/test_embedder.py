@@ -12,6 +12,7 @@ import pytest
 
 from cbmemory.embedding import CachedEmbedder
 from cbmemory.errors import InvalidVectorError
+from cbmemory.text import content_hash
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "minilm_reference.json"
 
@@ -40,8 +41,6 @@ def test_cache_embeds_each_distinct_text_once(minilm):
 
 
 def test_cache_asks_the_store_lookup_before_the_model(minilm):
-    from cbmemory.ingest import content_hash
-
     seen = []
 
     def lookup(user, hashes):

@@ -5,7 +5,8 @@ from datetime import datetime, timezone
 import pytest
 
 from cbmemory.errors import InvalidInputError
-from cbmemory.ingest import IngestConfig, build_records, content_hash, validate_messages
+from cbmemory.ingest import IngestConfig, build_records, validate_messages
+from cbmemory.text import content_hash
 
 D = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)
 NOW = datetime(2024, 1, 1, tzinfo=timezone.utc)

@@ -61,7 +61,7 @@ def format_neighbour(rows: Sequence[NeighbourRow]) -> list[str]:
              f"{first.latency.runs} runs x {first.latency.queries} queries; cores / load average (1, 5, 15 min) "
              "read at the start of each row:", ""]
     order = {recipe: i for i, recipe in enumerate(dict.fromkeys(r.recipe for r in rows))}
-    base = {}
+    base: dict[str, float] = {}
     for r in sorted(rows, key=lambda r: r.neighbour_records):
         base.setdefault(r.recipe, r.latency.p95_ms)
     body = [[f"`{r.recipe}`", f"{r.neighbour_records:,}", f"{r.neighbour_matches_per_query:,.0f}",

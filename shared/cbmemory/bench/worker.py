@@ -113,10 +113,10 @@ def _our_search(store: Any, recipe: str, k: int, embed: Callable[[str], np.ndarr
     from ..retrieval.engine import retrieve
     from ..retrieval.recipes import get_recipe
 
-    cfg = get_recipe(recipe)
+    chosen = get_recipe(recipe)
 
     def search(q: SyntheticQuery) -> list[str]:
-        return [h.record.record_id for h in retrieve(store, embed, cfg, user_id, q.text, k=k)]
+        return [h.record.record_id for h in retrieve(store, embed, chosen, user_id, q.text, k=k)]
     return search
 
 

@@ -99,7 +99,8 @@ def parse_conversation(obj: dict) -> LocomoConversation:
     conv = obj["conversation"]
     a, b = conv["speaker_a"], conv["speaker_b"]
     sessions = []
-    for key in sorted((k for k in conv if _SESSION.match(k)), key=lambda k: int(_SESSION.match(k)[1])):
+    numbered = sorted((int(m[1]), k) for k in conv if (m := _SESSION.match(k)))
+    for _, key in numbered:
         turns = [t for t in conv[key] if str(t.get("text", "")).strip()]
         if turns:
             sessions.append(LocomoSession(key, to_utc(conv[f"{key}_date_time"]), _messages(turns, a)))

@@ -5,6 +5,7 @@ The frameworks are imported by the caller, not here: these classes only call the
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,7 +14,7 @@ import numpy as np
 from .base import l2_normalise
 
 
-class _Wrapped:
+class _Wrapped(ABC):
     def __init__(self, model: Any, *, name: str | None = None, dimension: int | None = None):
         self.model = model
         self.name = name or f"{type(model).__module__}.{type(model).__name__}:{getattr(model, 'model', '')}"
@@ -24,6 +25,12 @@ class _Wrapped:
         if self._dimension is None:  # one probe call, only when a store asks
             self._dimension = int(self.embed_query("dimension probe").shape[0])
         return self._dimension
+
+    @abstractmethod
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    @abstractmethod
+    def embed_query(self, text: str) -> np.ndarray: ...
 
 
 class LangChainEmbedder(_Wrapped):

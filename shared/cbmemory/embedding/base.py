@@ -8,8 +8,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..ingest import content_hash
 from ..models import MemoryRecord
+from ..text import content_hash
 from ..validation import check_vectors
 
 

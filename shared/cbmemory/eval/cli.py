@@ -96,7 +96,7 @@ def _print_report(out: Path, metrics: list[str] | None, started: float | None = 
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from ..enrich.factory import SKIP_NOTE, split_recipes
+    from .enrich_recipes import SKIP_NOTE, split_recipes
     from .peers import expand
     from .runner import run_eval
 
@@ -130,7 +130,7 @@ def _enricher(args: argparse.Namespace):
     """The ingest-time LLM (``--enrich-llm``), or None: recipes that need one are then skipped."""
     if not getattr(args, "enrich_llm", None):
         return None
-    from ..enrich.factory import make_enricher
+    from ..ingest.enrich import make_enricher
 
     cache = args.enrich_cache or str(Path(args.cache_dir or Path(args.out) / "stores") / "enrich_cache.db")
     return make_enricher(args.enrich_llm, args.enrich_base_url, cache_path=cache,

@@ -16,7 +16,7 @@ only when a peer is built; a missing one raises ``MissingDependencyError`` namin
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ..errors import MissingDependencyError
 from ..models import MemoryRecord
@@ -142,11 +142,13 @@ def _langchain(name: str, records: Sequence[MemoryRecord], vectors: _Vectors) ->
 
 def _llamaindex(name: str, records: Sequence[MemoryRecord], vectors: _Vectors) -> Search:
     from llama_index.core import VectorStoreIndex
+    from llama_index.core.retrievers import VectorIndexRetriever
     from llama_index.core.schema import TextNode
 
     nodes = [TextNode(text=r.index_text, id_=r.record_id) for r in records]
     index = VectorStoreIndex(nodes, embed_model=_llamaindex_embedding(vectors), show_progress=False)
-    vector = index.as_retriever(similarity_top_k=10)
+    # declared as a BaseRetriever; a VectorStoreIndex's retriever is a VectorIndexRetriever (similarity_top_k)
+    vector = cast(VectorIndexRetriever, index.as_retriever(similarity_top_k=10))
     if name == "llamaindex_vector":
         def search(query: str, k: int) -> list[str]:
             vector.similarity_top_k = k
@@ -154,10 +156,11 @@ def _llamaindex(name: str, records: Sequence[MemoryRecord], vectors: _Vectors) -
         return search
     from llama_index.core.llms import MockLLM
     from llama_index.core.retrievers import QueryFusionRetriever
+    from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
     from llama_index.retrievers.bm25 import BM25Retriever
 
     bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(10, len(nodes)))
-    fusion = QueryFusionRetriever([vector, bm25], llm=MockLLM(), mode="reciprocal_rerank", num_queries=1,
+    fusion = QueryFusionRetriever([vector, bm25], llm=MockLLM(), mode=FUSION_MODES.RECIPROCAL_RANK, num_queries=1,
                                   similarity_top_k=10, use_async=False)
 
     def fused(query: str, k: int) -> list[str]:

@@ -4,8 +4,8 @@ matrix (rows: recipes, baselines, peers; columns: question categories).
 ``summary.json``::
 
     {"settings": {...run.json...},
-     "results": {row: {"overall": {metric: value}, "overall_answerable": {...},
-                       "by_category": {category: {...}}, "describe": {...}}}}
+     "results": {row: {"recipe": {...Recipe.to_dict()...} or None, "overall": {metric: value},
+                       "overall_answerable": {...}, "by_category": {category: {...}}, "describe": {...}}}}
 
 ``overall`` counts every category (LoCoMo 1-5, as the LoCoMo paper's table counts them);
 ``overall_answerable`` leaves out LoCoMo's adversarial and LongMemEval's abstention questions. Retrieval
@@ -71,6 +71,7 @@ def summarise(out_dir: str | Path) -> dict[str, Any]:
         if not recs:
             continue
         entry: dict[str, Any] = {
+            "recipe": describe.get("recipe"),  # the serialised recipe of a recipe row (None otherwise)
             "describe": describe,
             "overall": _group_stats(recs),
             "overall_answerable": _group_stats([r for r in recs if r["category"] not in unanswerable]),
@@ -134,10 +135,9 @@ def markdown(summary: Mapping[str, Any], metrics: Sequence[str] | None = None) -
             continue
         lines = [f"**{metric}**", "", "| row | " + " | ".join(h for _, h in cols) + " |",
                  "|---|" + "---:|" * len(cols)]
-        best = {}
+        best: dict[str, float | None] = {}
         for key, _ in cols:
-            vals = [cell(summary, r, key, metric) for r in shown]
-            vals = [v for v in vals if v is not None]
+            vals = [v for v in (cell(summary, r, key, metric) for r in shown) if v is not None]
             best[key] = max(vals) if vals else None
         for r in shown:
             cells = []

@@ -8,7 +8,8 @@ Layout of ``out_dir``::
     summary.json, matrix.md, heatmap.png   written by ``report.write_reports``
 
 A row is a recipe (optionally at a haystack scale, ``default@x10``), a baseline (``oracle``,
-``full_context``) or a peer (``langchain_ensemble``...). Resumable: lines already in ``questions/`` are
+``full_context``) or a peer (``langchain_ensemble``...). Every line of a recipe row, and the row's entry in
+``run.json``, carries the serialised recipe (``"recipe": Recipe.to_dict()``; ``None`` for the others). Resumable: lines already in ``questions/`` are
 kept and only missing (row, question) pairs run; a half-written last line is dropped.
 
 Per-cut-off metrics come from the recipe's own top-k list for cut-offs up to the run's ``k`` and from a
@@ -27,70 +28,22 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..dates import utcnow
-from ..errors import CbMemoryError
 from ..ingest import DEFAULT_INGEST, IngestConfig
 from ..models import Hit
-from ..retrieval.config import RetrievalConfig
 from ..retrieval.context import count_tokens, format_context, format_hit
 from ..retrieval.engine import retrieve
-from ..retrieval.recipes import get_recipe
+from ..retrieval.recipes import Recipe
 from .baselines import BASELINES, baseline_hits
 from .metrics import KS, retrieval_metrics, session_units
 from .questions import EvalQuestion, EvalSet
+from .rows import EvalSetupError, Row, plan_rows
 
 HEADER = "Relevant memories from earlier conversations (with the date each was said):"
 TEXT_CHARS = 300
-
-
-class EvalSetupError(CbMemoryError):
-    """The output folder holds a run with other settings, or the run is asked for something impossible."""
-
-
-@dataclass(frozen=True)
-class Row:
-    """One row of the interaction matrix."""
-
-    name: str
-    kind: str  # "recipe" | "baseline" | "peer"
-    target: str  # recipe, baseline or peer name
-    variant: str  # haystack variant label ("x1", "x10", ...)
-    config: RetrievalConfig | None = None
-
-    def describe(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"kind": self.kind, "target": self.target, "variant": self.variant}
-        if self.config is not None:
-            cfg = dataclasses.asdict(self.config)
-            cfg["ingest"] = self.config.ingest.key
-            cfg["weights"] = [list(w) for w in self.config.weights]
-            d["config"] = cfg
-        return d
-
-
-def plan_rows(recipes: Sequence[str | RetrievalConfig], variants: Sequence[str], *,
-              baselines: Sequence[str] = BASELINES, peers: Sequence[str] = ()) -> list[Row]:
-    """Rows for every recipe (and baseline and peer) at every haystack variant. With one variant the
-    names are the plain recipe names; with several they get ``@<variant>``."""
-    rows: list[Row] = []
-    for v in variants:
-        suffix = "" if len(variants) == 1 else f"@{v}"
-        for r in recipes:
-            cfg = get_recipe(r)
-            rows.append(Row(cfg.name + suffix, "recipe", cfg.name, v, cfg))
-        for b in baselines:
-            if b not in BASELINES:
-                raise EvalSetupError(f"unknown baseline {b!r}; known: {', '.join(BASELINES)}")
-            rows.append(Row(b + suffix, "baseline", b, v))
-        for p in peers:
-            rows.append(Row(p + suffix, "peer", p, v))
-    names = [r.name for r in rows]
-    if len(set(names)) != len(names):
-        raise EvalSetupError(f"two rows share a name: {names}")
-    return rows
 
 
 # ---------------------------------------------------------------------------- files
@@ -226,22 +179,24 @@ class _Run:
             "category_code": q.category_code, "unanswerable": q.unanswerable, "question": q.question,
             "gold": q.answer, "question_date": q.question_date.isoformat(), "date_source": q.date_source,
             "evidence": list(q.evidence), "evidence_sessions": list(q.evidence_sessions), "k": self.k,
+            "recipe": row.stamp(),
         }
         deep: list[Hit] | None = None
         context_hits: list[Hit]
         metrics: dict[str, Any] = {}
         budget = None
         if row.kind == "recipe":
-            cfg = row.config
-            assert cfg is not None
-            store = self.ensure_user(row.variant, cfg.ingest, q.user_id).store
+            recipe = row.recipe
+            assert recipe is not None
+            cfg = recipe.retrieval
+            store = self.ensure_user(row.variant, recipe.ingest, q.user_id).store
             now = utcnow()
             start = time.perf_counter()
-            main = retrieve(store, lambda _q: qvec, cfg, q.user_id, q.question, k=self.k,
+            main = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.k,
                             reference_date=q.question_date, now=now)
             search_ms = (time.perf_counter() - start) * 1000
             if self.deep_k > self.k:
-                deep = retrieve(store, lambda _q: qvec, cfg, q.user_id, q.question, k=self.deep_k,
+                deep = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.deep_k,
                                 reference_date=q.question_date, now=now)
             metrics.update(self._metrics(q, main, deep))
             uses_vector = "vector" in cfg.signals
@@ -249,7 +204,7 @@ class _Run:
             metrics["latency_total_ms"] = search_ms + (embed_ms if uses_vector else 0.0)
             context_hits, budget = main, cfg.token_budget
             if cfg.k is None:  # the recipe picks its own k: also score what it returns then
-                own = retrieve(store, lambda _q: qvec, cfg, q.user_id, q.question, k=None,
+                own = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=None,
                                reference_date=q.question_date, now=now)
                 turns, sessions = _units(own)
                 auto = retrieval_metrics(q.evidence, turns, [len(own)])
@@ -317,7 +272,7 @@ def _load_settings(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
 def run_eval(
     variants: EvalSet | Mapping[str, EvalSet],
     out_dir: str | Path,
-    recipes: Sequence[str | RetrievalConfig],
+    recipes: Sequence[str | Recipe],
     *,
     k: int = 10,
     ks: Sequence[int] = KS,
@@ -403,7 +358,7 @@ def _execute(run: _Run) -> None:
     # phase 1: every memory the pending work needs (idempotent: a warm store re-adds in milliseconds)
     needs: list[tuple[str, IngestConfig, str]] = []
     for variant, user, items in work:
-        settings = {r.config.ingest.key: r.config.ingest for _, rows in items for r in rows if r.kind == "recipe"}
+        settings = {r.recipe.ingest.key: r.recipe.ingest for _, rows in items for r in rows if r.recipe is not None}
         if any(r.kind != "recipe" for _, rows in items for r in rows):
             settings.setdefault(DEFAULT_INGEST.key, DEFAULT_INGEST)
         needs += [(variant, ingest, user) for ingest in settings.values()]

@@ -1,75 +1,200 @@
-"""Retrieval configuration as frozen data. Copy with ``cfg.with_(k=20)``; never mutate."""
+"""Retrieval configuration as frozen, JSON-serialisable data. Copy with ``cfg.with_(k=20)``; never mutate.
+
+The closed choices are string-valued enums (``Signal``, ``Fusion``, ``Rerank``, ``Order``): each member
+equals its string (``Fusion.WEIGHTED == "weighted"``), and the constructor accepts either, so
+``RetrievalConfig(fusion="weighted")`` and ``RetrievalConfig(fusion=Fusion.WEIGHTED)`` are the same config.
+Every field is checked (type and range) when a config is made, copied or read back; a bad one raises
+``InvalidInputError``.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
+from typing import Any, TypeVar, get_args
 
 from ..errors import InvalidInputError
-from ..ingest import DEFAULT_INGEST, IngestConfig
+from ..models import RecordKind
 
-SIGNALS = ("vector", "bm25", "entity")
+
+class _Choice(str, Enum):
+    """A closed choice whose members are their own strings (JSON writes them as such)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+_C = TypeVar("_C", bound=_Choice)
+
+
+class Signal(_Choice):
+    VECTOR = "vector"  # cosine similarity
+    BM25 = "bm25"  # full text over the user's whole corpus
+    ENTITY = "entity"  # exact phrases extracted from the query, through the full-text index
+
+
+class Fusion(_Choice):
+    RRF = "rrf"  # reciprocal-rank fusion
+    WEIGHTED = "weighted"  # min-max normalised scores, weighted sum
+
+
+class Rerank(_Choice):
+    NONE = "none"
+    BM25 = "bm25"  # BM25+ over the first rerank_pool candidates
+
+
+class Order(_Choice):
+    RELEVANCE = "relevance"
+    RECENCY = "recency"  # the recency_pool most relevant, newest first
+
+
+SIGNALS = tuple(s.value for s in Signal)
+KINDS: tuple[str, ...] = get_args(RecordKind)
+SPEAKER = "speaker"  # the name of the speaker-boost list among the fused lists
+
+
+def _choice(kind: type[_C], value: object, field: str) -> _C:
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        allowed = ", ".join(repr(m.value) for m in kind)
+        raise InvalidInputError(f"{field} must be one of {allowed}, got {value!r}") from None
+
+
+def _int(value: object, field: str, *, lo: int, optional: bool = False) -> int | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+        more = " or None" if optional else ""
+        raise InvalidInputError(f"{field} must be an integer of at least {lo}{more}, got {value!r}")
+    return value
+
+
+def _weight(value: object, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise InvalidInputError(f"{field} must be a finite number, not negative, got {value!r}")
+    return float(value)
+
+
+def _seq(value: object, field: str) -> tuple[Any, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise InvalidInputError(f"{field} must be a list, got {value!r}")
+    return tuple(value)
 
 
 @dataclass(frozen=True, slots=True)
 class RetrievalConfig:
-    """Everything that decides what a search returns.
+    """Everything that decides what a search returns (the ingest side lives in the ``Recipe``).
 
     - ``signals``: which ranked lists run: ``vector`` (cosine), ``bm25`` (full text over the user's whole
       corpus), ``entity`` (exact phrases extracted from the query, through the full-text index).
-    - ``vector_pool`` / ``text_pool`` / ``entity_pool``: candidates taken from each signal (at least k).
+    - ``vector_pool`` / ``text_pool`` / ``entity_pool``: the candidate pool of each signal. A signal fetches
+      max(k, its pool, ``rerank_pool`` when re-ranking, ``recency_pool`` when ordering by recency) hits,
+      whether it runs alone or beside others; its candidates (fused, when several signals run) are what the
+      speaker boost, the re-rank and the recency order work on, before the list is cut to k.
     - ``fusion``: ``rrf`` (reciprocal-rank fusion, constant ``rrf_k``) or ``weighted`` (min-max normalised
-      scores); ``weights`` per signal apply to both. Fusion runs over the union of all candidates.
-    - ``rerank``: ``None`` or ``bm25`` (BM25+ over the first ``rerank_pool`` results, cut to k).
-    - ``order``: ``relevance`` or ``recency`` (take ``recency_pool`` most relevant, return the newest k).
+      scores); ``weights`` per signal apply to both. Fusion runs over the union of all candidates. One
+      signal alone is not fused (its own scores stay) unless the speaker boost joins it.
+    - ``rerank``: ``none`` or ``bm25`` (BM25+ over the first ``rerank_pool`` candidates, cut to k).
+    - ``order``: ``relevance`` or ``recency`` (take the ``recency_pool`` most relevant, return the newest k).
     - ``future_filter``: drop memories dated after the question's reference date (kept on that day).
     - ``k``: hits returned; ``None`` picks k from the haystack size (``scale_k``).
     - ``token_budget``: stop adding hits once the formatted context would pass this many tokens.
-    - ``ingest``: the ingest settings the recipe's records were made with; ``kinds``: record kinds searched.
-    - ``speaker_weight``: when the query names a speaker of some candidates, a reciprocal-rank list of those
-      candidates (in fused order) joins the fusion with this weight; 0 turns it off.
+    - ``kinds``: record kinds searched (``None``: every kind).
+    - ``speaker_weight``: when the query names the speaker of some candidates (not all), the list of those
+      candidates (in fused order) joins the fusion as the ``speaker`` list with this weight, fused the way
+      ``fusion`` says: ``rrf`` adds weight / (rrf_k + rank in that list); ``weighted`` adds the weight
+      itself (every named candidate scores 1 in that list). 0 turns it off.
     """
 
-    name: str = "custom"
-    description: str = ""
-    signals: tuple[str, ...] = ("vector",)
+    signals: tuple[Signal, ...] = (Signal.VECTOR,)
     vector_pool: int = 50
     text_pool: int = 50
     entity_pool: int = 30
-    fusion: str = "rrf"
+    fusion: Fusion = Fusion.RRF
     rrf_k: int = 60
-    weights: tuple[tuple[str, float], ...] = ()
-    rerank: str | None = None
+    weights: tuple[tuple[Signal, float], ...] = ()
+    rerank: Rerank = Rerank.NONE
     rerank_pool: int = 10
-    order: str = "relevance"
+    order: Order = Order.RELEVANCE
     recency_pool: int = 30
     future_filter: bool = False
     k: int | None = 10
     token_budget: int | None = None
-    ingest: IngestConfig = DEFAULT_INGEST
     kinds: tuple[str, ...] | None = None
     speaker_weight: float = 0.0
 
     def __post_init__(self) -> None:
-        bad = set(self.signals) - set(SIGNALS)
-        if not self.signals or bad:
-            raise InvalidInputError(f"signals must be a non-empty subset of {SIGNALS}, got {self.signals}")
-        if self.fusion not in ("rrf", "weighted"):
-            raise InvalidInputError(f"fusion must be 'rrf' or 'weighted', got {self.fusion!r}")
-        if self.rerank not in (None, "bm25"):
-            raise InvalidInputError(f"rerank must be None or 'bm25', got {self.rerank!r}")
-        if self.order not in ("relevance", "recency"):
-            raise InvalidInputError(f"order must be 'relevance' or 'recency', got {self.order!r}")
-        if self.k is not None and self.k < 1:
-            raise InvalidInputError("k must be positive or None")
+        put = object.__setattr__
+        signals = tuple(_choice(Signal, s, "signals") for s in _seq(self.signals, "signals"))
+        if not signals or len(set(signals)) != len(signals):
+            raise InvalidInputError(f"signals must be a non-empty list of distinct names from {SIGNALS}, "
+                                    f"got {self.signals!r}")
+        put(self, "signals", tuple(s for s in Signal if s in signals))  # one canonical order
+        for name in ("vector_pool", "text_pool", "entity_pool", "rrf_k", "rerank_pool", "recency_pool"):
+            _int(getattr(self, name), name, lo=1)
+        put(self, "fusion", _choice(Fusion, self.fusion, "fusion"))
+        put(self, "rerank", _choice(Rerank, self.rerank, "rerank"))
+        put(self, "order", _choice(Order, self.order, "order"))
+        weights: dict[Signal, float] = {}
+        for pair in _seq(self.weights, "weights"):
+            if isinstance(pair, (str, bytes)) or not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise InvalidInputError(f"weights must be (signal, weight) pairs, got {pair!r}")
+            signal = _choice(Signal, pair[0], "a weight's signal")
+            if signal in weights or signal not in signals:
+                raise InvalidInputError(f"weights name each signal of the config at most once; {signal} is "
+                                        f"{'repeated' if signal in weights else 'not among the signals'}")
+            weights[signal] = _weight(pair[1], f"the weight of {signal}")
+        put(self, "weights", tuple((s, weights[s]) for s in Signal if s in weights))
+        if not isinstance(self.future_filter, bool):
+            raise InvalidInputError(f"future_filter must be True or False, got {self.future_filter!r}")
+        _int(self.k, "k", lo=1, optional=True)
+        _int(self.token_budget, "token_budget", lo=1, optional=True)
+        if self.kinds is not None:
+            kinds = _seq(self.kinds, "kinds")
+            if not kinds or not all(isinstance(x, str) and x in KINDS for x in kinds) or len(set(kinds)) != len(kinds):
+                raise InvalidInputError(f"kinds must be None or a non-empty list of distinct record kinds from "
+                                        f"{KINDS}, got {self.kinds!r}")
+            put(self, "kinds", kinds)
+        put(self, "speaker_weight", _weight(self.speaker_weight, "speaker_weight"))
 
     def with_(self, **changes: object) -> RetrievalConfig:
         """A copy with some fields changed (the original is untouched)."""
+        unknown = set(changes) - set(FIELDS)
+        if unknown:
+            raise InvalidInputError(f"unknown RetrievalConfig fields {sorted(unknown)}")
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
-    def weight(self, signal: str) -> float:
-        return dict(self.weights).get(signal, 1.0)
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields: enums as their strings, tuples as lists, ``weights`` as [signal, weight] pairs."""
+        return {
+            "signals": [s.value for s in self.signals], "vector_pool": self.vector_pool,
+            "text_pool": self.text_pool, "entity_pool": self.entity_pool, "fusion": self.fusion.value,
+            "rrf_k": self.rrf_k, "weights": [[s.value, w] for s, w in self.weights],
+            "rerank": self.rerank.value, "rerank_pool": self.rerank_pool, "order": self.order.value,
+            "recency_pool": self.recency_pool, "future_filter": self.future_filter, "k": self.k,
+            "token_budget": self.token_budget, "kinds": list(self.kinds) if self.kinds is not None else None,
+            "speaker_weight": self.speaker_weight,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RetrievalConfig:
+        """The config ``to_dict`` wrote (missing fields take their defaults; unknown ones are refused)."""
+        if not isinstance(data, Mapping):
+            raise InvalidInputError(f"RetrievalConfig must be given a mapping, got {type(data).__name__}")
+        unknown = set(data) - set(FIELDS)
+        if unknown:
+            raise InvalidInputError(f"unknown RetrievalConfig fields {sorted(unknown)}")
+        return cls(**data)
+
+
+FIELDS = tuple(f.name for f in dataclasses.fields(RetrievalConfig))
 
 
 def scale_k(n_sessions: int, *, base_k: int = 10, base_sessions: int = 50, lo: int = 5, hi: int = 50) -> int:

@@ -6,13 +6,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from ..dates import anchor_label
 from ..models import Hit
 
+if TYPE_CHECKING:
+    import tiktoken
+
 
 @lru_cache(maxsize=1)
-def _encoding():
+def _encoding() -> tiktoken.Encoding:
     import tiktoken
 
     try:

@@ -1,4 +1,5 @@
-"""Running a ``RetrievalConfig`` against a store: signals, fusion, re-rank, ordering, budget."""
+"""Running a recipe's ``RetrievalConfig`` against a store: signals, fusion, speaker boost, re-rank, ordering,
+budget; each stage runs only when the config asks for it."""
 
 from __future__ import annotations
 
@@ -6,16 +7,19 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
-from ..models import Hit, SearchFilters, frozen_mapping
+import numpy as np
+
+from ..models import Hit, SearchFilters
 from ..store.base import MemoryStore
 from ..text import words
 from . import context
-from .config import RetrievalConfig, scale_k
+from .config import SPEAKER, Fusion, Order, Rerank, RetrievalConfig, Signal, scale_k
 from .entities import extract_entities
 from .fusion import rrf, weighted
+from .recipes import Recipe
 from .rerank import bm25_rerank
 
-QueryEmbedder = Callable[[str], "object"]
+QueryEmbedder = Callable[[str], np.ndarray]
 
 
 def _with_future_filter(filters: SearchFilters, reference: datetime) -> SearchFilters:
@@ -25,24 +29,37 @@ def _with_future_filter(filters: SearchFilters, reference: datetime) -> SearchFi
     return replace(filters, occurred_before=bound)
 
 
-def boost_named_speakers(query: str, ranked: list[Hit], weight: float, c: int) -> list[Hit]:
-    """Fuse ``ranked`` with the sub-list of its hits whose speaker the query names (by whole word)."""
+def named_speaker_hits(query: str, ranked: list[Hit]) -> list[Hit]:
+    """The hits of ``ranked`` whose speaker the query names (by whole word), in order; none when the query
+    names no candidate's speaker, or every candidate's (then naming tells nothing apart)."""
     q = set(words(query))
     named = [h for h in ranked if h.record.speaker and set(words(h.record.speaker)) <= q]
-    if not named or len(named) == len(ranked):
+    return [] if len(named) == len(ranked) else named
+
+
+def fuse(config: RetrievalConfig, lists: dict[str, list[Hit]], extra_weights: dict[str, float] | None = None
+         ) -> list[Hit]:
+    """One list as it is; several fused the way ``config.fusion`` says, with the config's weights."""
+    if len(lists) == 1:
+        return next(iter(lists.values()))
+    w = {**{s.value: v for s, v in config.weights}, **(extra_weights or {})}
+    if config.fusion is Fusion.RRF:
+        return rrf(lists, c=config.rrf_k, weights=w)
+    return weighted(lists, weights=w)
+
+
+def boost_named_speakers(config: RetrievalConfig, query: str, lists: dict[str, list[Hit]], ranked: list[Hit]
+                         ) -> list[Hit]:
+    """The signal ``lists`` fused again, the way ``config.fusion`` says, now with one more list: ``speaker``,
+    the hits of ``ranked`` (their first fusion) whose speaker the query names, weighted by
+    ``config.speaker_weight``. RRF ranks that list in fused order; weighted fusion scores each named hit 1
+    there, so a named hit gains the weight itself."""
+    named = named_speaker_hits(query, ranked)
+    if not named:
         return ranked
-    bonus = {h.record.record_id: (rank, weight / (c + rank)) for rank, h in enumerate(named, 1)}
-    base = {h.record.record_id: 1.0 / (c + i) for i, h in enumerate(ranked, 1)}
-    order = sorted(range(len(ranked)), key=lambda i: -(base[ranked[i].record.record_id]
-                                                      + bonus.get(ranked[i].record.record_id, (0, 0.0))[1]))
-    out = []
-    for i in order:
-        h = ranked[i]
-        extra = bonus.get(h.record.record_id)
-        score = base[h.record.record_id] + (extra[1] if extra else 0.0)
-        ranks = {**h.ranks, "speaker": extra[0]} if extra else dict(h.ranks)
-        out.append(Hit(h.record, score, frozen_mapping(dict(h.signals)), frozen_mapping(ranks)))
-    return out
+    if config.fusion is Fusion.WEIGHTED:
+        named = [Hit(h.record, 1.0) for h in named]
+    return fuse(config, {**lists, SPEAKER: named}, {SPEAKER: config.speaker_weight})
 
 
 def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int | None) -> int:
@@ -53,10 +70,17 @@ def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int 
     return scale_k(len(store.list_sessions(user_id)))
 
 
+def candidates(config: RetrievalConfig, k: int, pool: int) -> int:
+    """How many hits a signal with this ``pool`` fetches: enough for k, its pool and the later stages."""
+    later = max(config.rerank_pool if config.rerank is Rerank.BM25 else 0,
+                config.recency_pool if config.order is Order.RECENCY else 0)
+    return max(k, pool, later)
+
+
 def retrieve(
     store: MemoryStore,
     embed_query: QueryEmbedder,
-    config: RetrievalConfig,
+    recipe: Recipe,
     user_id: str,
     query: str,
     *,
@@ -66,7 +90,12 @@ def retrieve(
     now: datetime | None = None,
     count_tokens: Callable[[Hit], int] | None = None,
 ) -> list[Hit]:
-    """The recipe's top hits for ``query`` within ``user_id``'s memory, each stamped with the recipe name."""
+    """``recipe``'s top hits for ``query`` within ``user_id``'s memory, each stamped with the recipe name.
+
+    Each signal fetches its candidates (``candidates``); several signals are fused; then, each only when the
+    config asks for it: the speaker boost, the BM25 re-rank of the first ``rerank_pool``, the recency order
+    of the first ``recency_pool``; the cut to k; the token budget."""
+    config = recipe.retrieval
     k = resolve_k(config, store, user_id, k)
     f = filters or SearchFilters()
     if config.kinds is not None and f.kinds is None:
@@ -74,32 +103,25 @@ def retrieve(
     if config.future_filter and reference_date is not None:
         f = _with_future_filter(f, reference_date)
 
-    want = max(k, config.rerank_pool if config.rerank else 0, config.recency_pool if config.order == "recency" else 0)
     lists: dict[str, list[Hit]] = {}
-    if "vector" in config.signals:
-        lists["vector"] = store.vector_search(user_id, embed_query(query), max(want, config.vector_pool)
-                                              if len(config.signals) > 1 else want, f, now)
-    if "bm25" in config.signals:
-        lists["bm25"] = store.text_search(user_id, query, max(want, config.text_pool)
-                                          if len(config.signals) > 1 else want, f, now)
-    if "entity" in config.signals:
+    if Signal.VECTOR in config.signals:
+        lists["vector"] = store.vector_search(user_id, embed_query(query), candidates(config, k, config.vector_pool),
+                                              f, now)
+    if Signal.BM25 in config.signals:
+        lists["bm25"] = store.text_search(user_id, query, candidates(config, k, config.text_pool), f, now)
+    if Signal.ENTITY in config.signals:
         # Participants' names are in nearly every turn of their own conversation: not discriminative.
         speakers = {h.record.speaker.lower() for hits in lists.values() for h in hits if h.record.speaker}
         phrases = [p for p in extract_entities(query) if p.lower() not in speakers]
-        lists["entity"] = store.phrase_search(user_id, phrases, max(k, config.entity_pool), f, now) if phrases else []
+        lists["entity"] = store.phrase_search(user_id, phrases, candidates(config, k, config.entity_pool), f,
+                                              now) if phrases else []
 
-    if len(lists) == 1:
-        ranked = next(iter(lists.values()))
-    elif config.fusion == "rrf":
-        ranked = rrf(lists, c=config.rrf_k, weights=dict(config.weights))
-    else:
-        ranked = weighted(lists, weights=dict(config.weights))
-
+    ranked = fuse(config, lists)
     if config.speaker_weight > 0:
-        ranked = boost_named_speakers(query, ranked, config.speaker_weight, config.rrf_k)
-    if config.rerank == "bm25":
+        ranked = boost_named_speakers(config, query, lists, ranked)
+    if config.rerank is Rerank.BM25:
         ranked = bm25_rerank(query, ranked[: config.rerank_pool], k)
-    if config.order == "recency":
+    if config.order is Order.RECENCY:
         pool = ranked[: config.recency_pool]
         ranked = sorted(pool, key=lambda h: (h.record.occurred_at, h.record.position), reverse=True)
     ranked = ranked[:k]
@@ -114,7 +136,7 @@ def retrieve(
             kept.append(h)
             used += cost
         ranked = kept
-    return [Hit(h.record, h.score, h.signals, h.ranks, config.name) for h in ranked]
+    return [Hit(h.record, h.score, h.signals, h.ranks, recipe.name) for h in ranked]
 
 
 def explain(hits: list[Hit]) -> list[dict[str, object]]:

@@ -25,7 +25,8 @@ def _merge(lists: Mapping[str, Sequence[Hit]]) -> tuple[dict[str, Hit], dict[str
     return first, scores, ranks
 
 
-def _finish(first: dict[str, Hit], fused: dict[str, float], scores, ranks) -> list[Hit]:
+def _finish(first: dict[str, Hit], fused: dict[str, float], scores: Mapping[str, Mapping[str, float]],
+            ranks: Mapping[str, Mapping[str, int]]) -> list[Hit]:
     order = sorted(fused, key=lambda rid: (-fused[rid], min(ranks[rid].values()), rid))
     return [Hit(first[rid].record, fused[rid], frozen_mapping(scores[rid]), frozen_mapping(ranks[rid]))
             for rid in order]

@@ -1,29 +1,125 @@
-"""The study's retrieval configurations, by name. Frozen: derive new ones with ``recipe.with_(...)``."""
+"""Recipes: a name, what it is for, the ingest settings its records are made with and the retrieval that
+searches them. Frozen, serialisable data (``to_json`` / ``from_json`` round-trip exactly); the study's
+configurations are named in ``RECIPES``. Derive new ones with ``recipe.with_(...)``; never mutate.
+
+    custom = RECIPES["hybrid"].with_(name="hybrid_20", k=20)   # retrieval fields pass through
+    text = custom.to_json()                                    # what the evaluation stamps on each row
+    assert Recipe.from_json(text) == custom
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
-from ..enrich.config import EnrichConfig
-from ..enrich.relative_dates import resolve_relative_dates
 from ..errors import InvalidInputError
-from ..ingest import IngestConfig
-from .config import RetrievalConfig
+from ..ingest import DEFAULT_INGEST, EnrichConfig, IngestConfig
+from .config import FIELDS as RETRIEVAL_FIELDS
+from .config import Fusion, Order, Rerank, RetrievalConfig, Signal
 
-VECTOR = RetrievalConfig(
-    name="vector", description="Cosine similarity over date-anchored turns (the study's baseline).",
-)
+# A name is also a file name (the evaluation writes questions/<name>.jsonl) and a row label ("@" marks a
+# haystack scale there): letters, digits, "_" and "-".
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
+_DEFAULT_RETRIEVAL = RetrievalConfig()
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    """A named way of storing and searching memories.
+
+    - ``name``: letters, digits, ``_`` and ``-`` (at most 64); stamped on every hit it returns.
+    - ``description``: one line for people (``cbmemory recipes``).
+    - ``ingest``: the ``IngestConfig`` its records are made with (an ``AgentMemory`` opened with the recipe
+      writes that way unless given its own ``ingest``).
+    - ``retrieval``: the ``RetrievalConfig`` that searches them.
+    """
+
+    name: str
+    description: str = ""
+    ingest: IngestConfig = DEFAULT_INGEST
+    retrieval: RetrievalConfig = _DEFAULT_RETRIEVAL
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.match(self.name):
+            raise InvalidInputError(f"a recipe name is 1 to 64 letters, digits, '_' or '-' (starting with a "
+                                    f"letter or digit), got {self.name!r}")
+        if not isinstance(self.description, str):
+            raise InvalidInputError(f"description must be a string, got {type(self.description).__name__}")
+        if not isinstance(self.ingest, IngestConfig):
+            raise InvalidInputError(f"ingest must be an IngestConfig, got {type(self.ingest).__name__}")
+        if not isinstance(self.retrieval, RetrievalConfig):
+            raise InvalidInputError(f"retrieval must be a RetrievalConfig, got {type(self.retrieval).__name__}")
+
+    def with_(self, **changes: Any) -> Recipe:
+        """A copy with some fields changed (the original is untouched). Besides ``name``, ``description``,
+        ``ingest`` and ``retrieval``, the fields of ``RetrievalConfig`` may be given directly:
+        ``recipe.with_(name="mine", k=20)`` changes the copy's ``retrieval.k``."""
+        own = {key: changes.pop(key) for key in FIELDS if key in changes}
+        unknown = set(changes) - set(RETRIEVAL_FIELDS)
+        if unknown:
+            raise InvalidInputError(f"unknown Recipe or RetrievalConfig fields {sorted(unknown)}")
+        if changes:
+            base = own.get("retrieval", self.retrieval)
+            if not isinstance(base, RetrievalConfig):
+                raise InvalidInputError(f"retrieval must be a RetrievalConfig, got {type(base).__name__}")
+            own["retrieval"] = base.with_(**changes)
+        return dataclasses.replace(self, **own)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``{"name", "description", "ingest": {...}, "retrieval": {...}}``."""
+        return {"name": self.name, "description": self.description, "ingest": self.ingest.to_dict(),
+                "retrieval": self.retrieval.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Recipe:
+        """The recipe ``to_dict`` wrote. ``name`` is required; a missing ``description``, ``ingest`` or
+        ``retrieval`` (or a missing field inside them) takes its default; unknown fields and values raise
+        ``InvalidInputError``."""
+        if not isinstance(data, Mapping):
+            raise InvalidInputError(f"a recipe must be a JSON object, got {type(data).__name__}")
+        unknown = set(data) - set(FIELDS)
+        if unknown:
+            raise InvalidInputError(f"unknown Recipe fields {sorted(unknown)}")
+        if "name" not in data:
+            raise InvalidInputError("a recipe needs a name")
+        ingest = data.get("ingest")
+        retrieval = data.get("retrieval")
+        return cls(data["name"], data.get("description", ""),
+                   IngestConfig.from_dict(ingest) if ingest is not None else DEFAULT_INGEST,
+                   RetrievalConfig.from_dict(retrieval) if retrieval is not None else _DEFAULT_RETRIEVAL)
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Recipe:
+        """The recipe ``to_json`` wrote; text that is not JSON raises ``InvalidInputError`` too."""
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"a recipe must be JSON: {exc}") from None
+        return cls.from_dict(data)
+
+
+FIELDS = tuple(f.name for f in dataclasses.fields(Recipe))
+
+VECTOR = Recipe("vector", "Cosine similarity over date-anchored turns (the study's baseline).")
 VECTOR_NO_DATES = VECTOR.with_(
     name="vector_no_dates", description="Vector search over turns indexed without their session date.",
     ingest=IngestConfig(anchor_dates=False),
 )
-BM25 = RetrievalConfig(
-    name="bm25", description="Full-text BM25 (FTS5, Porter stemming) over the user's whole corpus.",
-    signals=("bm25",),
+BM25 = Recipe(
+    "bm25", "Full-text BM25 (FTS5, Porter stemming) over the user's whole corpus.",
+    retrieval=RetrievalConfig(signals=(Signal.BM25,)),
 )
 VECTOR_BM25_RERANK_10 = VECTOR.with_(
     name="vector_bm25_rerank_10", description="Top 10 vector hits re-ranked by BM25+.",
-    rerank="bm25", rerank_pool=10,
+    rerank=Rerank.BM25, rerank_pool=10,
 )
 VECTOR_BM25_RERANK_50 = VECTOR_BM25_RERANK_10.with_(
     name="vector_bm25_rerank_50", description="Top 50 vector hits re-ranked by BM25+ down to k.", rerank_pool=50,
@@ -32,12 +128,12 @@ VECTOR_BM25_RERANK_100 = VECTOR_BM25_RERANK_10.with_(
     name="vector_bm25_rerank_100", description="Top 100 vector hits re-ranked by BM25+ down to k.",
     rerank_pool=100,
 )
-HYBRID = RetrievalConfig(
-    name="hybrid", description="Vector + BM25 + entity phrases, reciprocal-rank fused over the union.",
-    signals=("vector", "bm25", "entity"),
+HYBRID = Recipe(
+    "hybrid", "Vector + BM25 + entity phrases, reciprocal-rank fused over the union.",
+    retrieval=RetrievalConfig(signals=(Signal.VECTOR, Signal.BM25, Signal.ENTITY)),
 )
 RECENCY = VECTOR.with_(
-    name="recency", description="The 30 most relevant vector hits, returned newest first.", order="recency",
+    name="recency", description="The 30 most relevant vector hits, returned newest first.", order=Order.RECENCY,
 )
 FUTURE_FILTER = VECTOR.with_(
     name="future_filter", description="Vector search without memories dated after the question date.",
@@ -52,12 +148,10 @@ SCALED = HYBRID.with_(
 # to 0.74; min-max weighted fusion with the vector list (equal weights, nothing tuned) kept that level
 # where RRF (c=60) lost 5 points; with the raw turn as a second full-text field the recipe reaches 0.751
 # and is the best row in every category. The entity signal added nothing there.
-DEFAULT = RetrievalConfig(
-    name="default",
-    description="Vector + BM25 over turns indexed with the turn they answer, weighted score fusion.",
-    signals=("vector", "bm25"),
-    fusion="weighted",
+DEFAULT = Recipe(
+    "default", "Vector + BM25 over turns indexed with the turn they answer, weighted score fusion.",
     ingest=IngestConfig(with_previous_turn=True),
+    retrieval=RetrievalConfig(signals=(Signal.VECTOR, Signal.BM25), fusion=Fusion.WEIGHTED),
 )
 HYBRID_CONTEXT = HYBRID.with_(
     name="hybrid_context", description="The study's hybrid over turns indexed with the turn they answer.",
@@ -69,7 +163,7 @@ BM25_CONTEXT = BM25.with_(
 )
 # Relative dates resolved by rule at ingest ("yesterday [= 6 May 2023]" in the index text), nothing else
 # changed, so the matrix shows that one effect (no LLM).
-DATES_INGEST = IngestConfig(date_resolver=resolve_relative_dates)
+DATES_INGEST = IngestConfig(date_rules="rules-v1")
 HYBRID_DATES = HYBRID.with_(
     name="hybrid_dates", description="Hybrid over turns whose relative dates are resolved by rule at ingest.",
     ingest=DATES_INGEST,
@@ -100,7 +194,7 @@ RAW_FACTS = HYBRID.with_(
     ingest=FACTS_INGEST, kinds=("turn",),
 )
 
-RECIPES: MappingProxyType[str, RetrievalConfig] = MappingProxyType({
+RECIPES: MappingProxyType[str, Recipe] = MappingProxyType({
     r.name: r for r in (
         DEFAULT, VECTOR, VECTOR_NO_DATES, BM25, VECTOR_BM25_RERANK_10, VECTOR_BM25_RERANK_50,
         VECTOR_BM25_RERANK_100, HYBRID, HYBRID_CONTEXT, BM25_CONTEXT, SCALED, RECENCY, FUTURE_FILTER,
@@ -109,10 +203,19 @@ RECIPES: MappingProxyType[str, RetrievalConfig] = MappingProxyType({
 })
 
 
-def get_recipe(name_or_config: str | RetrievalConfig) -> RetrievalConfig:
-    if isinstance(name_or_config, RetrievalConfig):
-        return name_or_config
+def get_recipe(recipe: str | Recipe) -> Recipe:
+    """A named recipe, or ``recipe`` itself when it already is one."""
+    if isinstance(recipe, Recipe):
+        return recipe
+    if isinstance(recipe, RetrievalConfig):
+        raise InvalidInputError("a RetrievalConfig is not a recipe: wrap it, Recipe('my_recipe', retrieval=config)"
+                                " (with the ingest settings its records were made with)")
+    if not isinstance(recipe, str):
+        raise InvalidInputError(f"a recipe is a name or a Recipe, got {type(recipe).__name__}")
     try:
-        return RECIPES[name_or_config]
+        return RECIPES[recipe]
     except KeyError:
-        raise InvalidInputError(f"unknown recipe {name_or_config!r}; known: {', '.join(RECIPES)}") from None
+        raise InvalidInputError(f"unknown recipe {recipe!r}; known: {', '.join(RECIPES)}") from None
+
+
+__all__ = ["RECIPES", "Recipe", "get_recipe"]

@@ -2,10 +2,11 @@
 
 from typing import Any
 
-from .base import MemoryStore, StoreCapabilities
+from .base import MemoryStore
+from .filters import admits
 from .sqlite import SQLiteStore
 
-__all__ = ["CouchbaseStore", "MemoryStore", "SQLiteStore", "StoreCapabilities"]
+__all__ = ["CouchbaseStore", "MemoryStore", "SQLiteStore", "admits"]
 
 
 def __getattr__(name: str) -> Any:

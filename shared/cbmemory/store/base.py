@@ -4,61 +4,92 @@ Score contract, stated once: every search method returns hits ordered best first
 is better. ``vector`` scores are cosine similarities in [-1, 1] (vectors are L2-normalised);
 ``bm25`` and ``entity`` scores are positive BM25 values (unbounded, comparable only within one call),
 computed over the queried user's records only: another user's data changes neither a score nor the cost.
-Every method takes exactly one ``user_id`` and never returns a record of any other user. Expired records
-(``expires_at`` at or before ``now``) are never returned.
+Every method takes exactly one ``user_id`` and never returns a record of any other user. Which records
+a search may return is :func:`cbmemory.store.filters.admits` (expired records, ``expires_at`` at or before
+``now``, never are), whatever the backend.
+
+Batches: on a backend with atomic batches (SQLite) a ``write`` is all-or-nothing across its records; on
+one without (Couchbase: per document) each record is atomic and re-running the write completes it.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 
+from ..errors import InvalidInputError
 from ..models import NO_FILTERS, ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
 
 WriteMode = Literal["merge", "replace", "append"]
-
-
-@dataclass(frozen=True, slots=True)
-class StoreCapabilities:
-    """What a backend can do natively; recipes check these instead of branching on backend names."""
-
-    vector: bool = True
-    full_text: bool = True
-    phrase: bool = True
-    ttl: bool = True
-    persistent: bool = True
-    atomic_batches: bool = True  # a write() is all-or-nothing across records (not on Couchbase: per document)
+WRITE_MODES: tuple[str, ...] = get_args(WriteMode)
 
 
 class MemoryStore(ABC):
     """Storage of memory records with their vectors, per user."""
 
-    capabilities: StoreCapabilities = StoreCapabilities()
-
     @abstractmethod
     def bind_embedder(self, name: str, dimension: int) -> None:
         """Record the embedder on first use; raise ``EmbedderMismatchError`` if the store holds another's."""
 
+    @property
     @abstractmethod
+    def bound_embedder(self) -> tuple[str, int] | None:
+        """``(name, dimension)`` of the embedder whose vectors the store holds; ``None`` before any is bound."""
+
+    def _dimension(self) -> int | None:
+        """The dimension written vectors must have (the bound embedder's). Backends may cache it."""
+        bound = self.bound_embedder
+        return None if bound is None else bound[1]
+
+    def _check_writable(self) -> None:
+        """Raise if this store may not be written at all (e.g. opened read-only); called before any other
+        check of a write. Nothing to check by default."""
+        return None
+
     def write(
         self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray, *,
         mode: WriteMode = "merge",
     ) -> IngestResult:
-        """Store sessions and records (row i of ``vectors`` belongs to ``records[i]``). Where
-        ``capabilities.atomic_batches`` holds, after a crash either all of them are visible or none;
-        elsewhere each record is atomic and re-running the write completes it (it is idempotent).
+        """Store sessions and records (row i of ``vectors`` belongs to ``records[i]``). With atomic batches
+        (see the module docstring), after a crash either all of them are visible or none; elsewhere each
+        record is atomic and re-running the write completes it (it is idempotent).
         Re-writing an unchanged record changes nothing; a record whose content, date, expiry or
         annotations changed is replaced.
 
         ``mode``: ``merge`` adds and replaces records. ``replace`` makes each of ``sessions`` hold exactly
         the batch's records: its other raw records are deleted, and if anything of it changed, the
         records derived from it too. ``append`` raises ``WriteConflictError`` (writing nothing) if a record
-        of the same session and kind already holds a position at or after the batch's first one."""
+        of the same session and kind already holds a position at or after the batch's first one.
+
+        Checked here, for every backend, before anything is sent (``InvalidInputError``): a known mode, an
+        embedder bound, one finite vector of the bound dimension per record, no record id twice. The
+        backend's :meth:`_write` then stores the checked batch."""
+        self._check_writable()
+        if mode not in WRITE_MODES:
+            raise InvalidInputError(f"mode must be one of {', '.join(map(repr, WRITE_MODES))}, got {mode!r}")
+        dim = self._dimension()
+        if dim is None:
+            raise InvalidInputError("bind an embedder to the store before writing records")
+        try:
+            vecs = np.ascontiguousarray(vectors, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"vectors must be an array of floats: {exc}") from exc
+        if vecs.shape != (len(records), dim):
+            raise InvalidInputError(f"vectors have shape {vecs.shape}; expected ({len(records)}, {dim})")
+        if not np.isfinite(vecs).all():
+            raise InvalidInputError("vectors must be finite (no NaN or infinity)")
+        if len({r.record_id for r in records}) != len(records):
+            raise InvalidInputError("a batch holds the same record twice")
+        return self._write(sessions, records, vecs, mode)
+
+    @abstractmethod
+    def _write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray,
+               mode: WriteMode) -> IngestResult:
+        """Store a batch :meth:`write` has checked (``vectors``: float32, C-contiguous, one row per record)."""
 
     @abstractmethod
     def vector_search(

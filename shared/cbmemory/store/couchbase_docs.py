@@ -4,15 +4,18 @@ Layout (after Couchbase Agent Memory): one bucket, one scope (``agentmemory`` by
 collections:
 
 - ``memory``: one document per record, keyed by the record id (itself a hash of user, session, kind and
-  turn, so re-ingesting the same turn rewrites the same document). The body carries the record, its
-  vector (``embedding``) and a few derived fields the indexes need: epoch-second copies of the clocks
-  (``*_ts``, for SQL++ ranges and ordering), ``has_expiry`` and ``annotation_terms`` (``key\\x1fvalue``
-  strings, exact-matched by the Search index).
+  turn, so re-ingesting the same turn rewrites the same document). The body carries the record (its
+  ``index_text`` and raw ``text`` are the two full-text fields), its vector (``embedding``) and a few
+  derived fields the indexes need: epoch-second copies of the clocks
+  (``*_ts``, for SQL++ ranges and ordering), ``has_expiry`` (whether the Search index checks the expiry)
+  and ``annotation_terms`` (``key\\x1fvalue`` strings, exact-matched by the Search index).
 - ``sessions``: one document per (user, session) with the session date and annotations.
 - ``users``: one document per user, plus the ``cbmemory::meta`` document binding the store to an embedder.
 
 Times are stored as RFC 3339 UTC strings with microseconds (``2023-05-07T13:56:00.000000Z``), which the
-Search service's default ``dateTimeOptional`` parser reads and which round-trip exactly.
+Search service's default ``dateTimeOptional`` parser reads and which round-trip exactly. The Search service
+(bleve) holds datetimes as int64 nanoseconds: it indexes none outside 1677-09-21..2262-04-11 and refuses a
+query endpoint outside ``SEARCH_TIME_MIN``..``SEARCH_TIME_MAX`` ("invalid/unsupported date range").
 """
 
 from __future__ import annotations
@@ -30,16 +33,19 @@ import numpy as np
 
 from ..dates import to_utc
 from ..errors import InvalidInputError
-from ..models import MemoryRecord, SearchFilters, Session, frozen_mapping
+from ..models import MemoryRecord, Session, frozen_mapping
 
 SCHEMA_VERSION = 1
 META_KEY = "cbmemory::meta"
 ANNOTATION_SEP = "\x1f"  # annotation keys are ids, which may not contain control characters
 VECTOR_FIELD = "embedding"
-TEXT_FIELD = "index_text"
+TEXT_FIELDS = ("index_text", "text")  # full-text fields of the Search index: the indexed text, the raw turn
 DEFAULT_SCOPE = "agentmemory"
 DEFAULT_INDEX = "cbmemory_memory"
 INDEX_DEFINITION_FILE = "couchbase_search_index.json"
+# bleve's MinRFC3339CompatibleTime / MaxRFC3339CompatibleTime (search/query/query.go)
+SEARCH_TIME_MIN = datetime(1677, 12, 1, tzinfo=timezone.utc)
+SEARCH_TIME_MAX = datetime(2262, 4, 11, 11, 59, 59, tzinfo=timezone.utc)
 
 # Bucket, scope, collection and index names end up inside SQL++ backticks and in index definitions:
 # only Couchbase's own name alphabet is accepted (no backtick, quote, dot or space can get through).
@@ -95,7 +101,9 @@ def user_key(user_id: str) -> str:
 
 # ------------------------------------------------------------------ times
 def rfc3339(dt: datetime) -> str:
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """``2023-05-07T13:56:00.000000Z``; the year always has four digits (``strftime("%Y")`` drops the
+    leading zeros of years before 1000 on Linux, which no parser reads back)."""
+    return dt.astimezone(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def parse_time(value: str) -> datetime:
@@ -149,7 +157,9 @@ def record_body(record: MemoryRecord, vector: np.ndarray) -> dict[str, Any]:
         "ingested_ts": epoch(record.ingested_at),
         "expires_at": None if record.expires_at is None else rfc3339(record.expires_at),
         "expires_ts": epoch(record.expires_at),
-        "has_expiry": record.expires_at is not None,
+        # an expiry past what the Search service indexes is left to the key-by-key check (the record is
+        # live until then): were it flagged, the index could never find the record
+        "has_expiry": record.expires_at is not None and record.expires_at <= SEARCH_TIME_MAX,
         "annotations": dict(record.annotations),
         "annotation_terms": annotation_terms(record.annotations),
         "source_ids": list(record.source_ids),
@@ -205,28 +215,6 @@ def user_body(user_id: str) -> dict[str, Any]:
 
 def meta_body(embedder_name: str, dimension: int) -> dict[str, Any]:
     return {"schema": SCHEMA_VERSION, "embedder_name": embedder_name, "embedder_dimension": dimension}
-
-
-# ------------------------------------------------------------------ client-side check
-def matches(record: MemoryRecord, user_id: str, filters: SearchFilters, now: datetime) -> bool:
-    """The same restrictions the requests send, checked again on the documents fetched by key.
-
-    The Search index lags behind the data; this check guarantees that no other user's record, no expired
-    record and nothing outside the filters is ever returned, whatever the index still holds.
-    """
-    if record.user_id != user_id:
-        return False
-    if record.expires_at is not None and record.expires_at <= now:
-        return False
-    if filters.session_ids is not None and record.session_id not in filters.session_ids:
-        return False
-    if filters.kinds is not None and record.kind not in filters.kinds:
-        return False
-    for value, lo, hi in ((record.occurred_at, filters.occurred_after, filters.occurred_before),
-                          (record.ingested_at, filters.ingested_after, filters.ingested_before)):
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            return False
-    return all(record.annotations.get(k) == v for k, v in filters.annotations.items())
 
 
 # ------------------------------------------------------------------ Search index definition

@@ -11,9 +11,9 @@ Untrusted text reaches the Search service only as the text of ``match``/``match_
 as words, never parsed as query-string syntax) and as exact ``term`` values; never as a ``query`` string
 query, whose ``+ - : ^ * ~ "`` syntax would be interpreted.
 
-Filters appear twice in a vector request: as the ``knn`` pre-filter (so the nearest neighbours are chosen
-among the user's own live records) and, for text, as zero-boost conjuncts of the text query (they restrict
-without adding to the text score).
+Filters mean what ``filters.admits`` says (checked by tests/contract/test_filter_semantics.py). They go
+into a vector request as the ``knn`` pre-filter (so the nearest neighbours are chosen among the user's own
+live records) and into a text request as zero-boost conjuncts (they restrict without adding to the score).
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ from ..text import content_words, words
 from .couchbase_docs import (
     ANNOTATION_SEP,
     RECORD_FIELDS,
-    TEXT_FIELD,
+    SEARCH_TIME_MAX,
+    SEARCH_TIME_MIN,
+    TEXT_FIELDS,
     VECTOR_FIELD,
     check_index_name,
     check_scope_name,
@@ -44,6 +46,8 @@ from .couchbase_docs import (
 )
 
 FILTER_BOOST = 0.0  # filters restrict; they must not add to the text score
+# Both text fields weigh the same, as in the embedded store's BM25 over the indexed text and the raw turn.
+FIELD_BOOSTS: Mapping[str, float] = {name: 1.0 for name in TEXT_FIELDS}
 
 
 @lru_cache(maxsize=1)
@@ -62,18 +66,31 @@ def sdk() -> SimpleNamespace:
 
 
 # ------------------------------------------------------------------ Search: filters
+def _searchable(dt: datetime) -> datetime:
+    return min(max(dt, SEARCH_TIME_MIN), SEARCH_TIME_MAX)
+
+
 def filter_clauses(user_id: str, filters: SearchFilters, now: datetime, *, boost: float | None = None) -> list:
     """One query per restriction: the user, live records, then the optional filters (all must hold).
 
     ``boost`` goes on every leaf query (bleve ignores boosts on compound queries); ``FILTER_BOOST`` (0)
-    makes the clauses restrict the text query without adding to its score."""
+    makes the clauses restrict the text query without adding to its score.
+
+    Instants the Search service cannot take as range endpoints (before ``SEARCH_TIME_MIN``, after
+    ``SEARCH_TIME_MAX``) never reach it: such a lower bound is dropped, as is such an upper bound, a bound
+    no indexed date can meet becomes ``match_none``, and ``now`` is clamped into the range. So a request
+    never fails and means ``filters.admits`` for records dated inside the range (the property test checks
+    this). Outside it the index cannot tell: under a time filter on a date, a record dated outside the range
+    may be missed or let through; a record expiring after ``SEARCH_TIME_MAX`` is let through once expired;
+    with ``now`` before ``SEARCH_TIME_MIN``, one expiring between the two is missed. What is let through,
+    the store's key-by-key check removes."""
     s = sdk().search
     extra = {} if boost is None else {"boost": boost}
     clauses = [
         s.TermQuery(user_id, field="user_id", **extra),
-        s.DisjunctionQuery(  # no expiry, or an expiry after now
+        s.DisjunctionQuery(  # no expiry (or one past what the index holds), or an expiry after now
             s.BooleanFieldQuery(False, field="has_expiry", **extra),
-            s.DateRangeQuery(start=rfc3339(now), inclusive_start=False, field="expires_at", **extra),
+            s.DateRangeQuery(start=rfc3339(_searchable(now)), inclusive_start=False, field="expires_at", **extra),
             min=1),
     ]
     for name, values in (("session_id", filters.session_ids), ("kind", filters.kinds)):
@@ -86,15 +103,21 @@ def filter_clauses(user_id: str, filters: SearchFilters, now: datetime, *, boost
                                                 for v in dict.fromkeys(values)), min=1))
     for name, lo, hi in (("occurred_at", filters.occurred_after, filters.occurred_before),
                          ("ingested_at", filters.ingested_after, filters.ingested_before)):
-        if lo is not None or hi is not None:
-            bounds: dict[str, Any] = {}
-            if lo is not None:
-                bounds.update(start=rfc3339(lo), inclusive_start=True)
-            if hi is not None:
-                bounds.update(end=rfc3339(hi), inclusive_end=True)
+        if (lo is not None and lo > SEARCH_TIME_MAX) or (hi is not None and hi < SEARCH_TIME_MIN):
+            clauses.append(s.MatchNoneQuery())  # no indexed date is that far out
+            continue
+        bounds: dict[str, Any] = {}
+        if lo is not None and lo > SEARCH_TIME_MIN:
+            bounds.update(start=rfc3339(lo), inclusive_start=True)
+        if hi is not None and hi < SEARCH_TIME_MAX:
+            bounds.update(end=rfc3339(hi), inclusive_end=True)
+        if bounds:
             clauses.append(s.DateRangeQuery(field=name, **bounds, **extra))
     for key, value in sorted(filters.annotations.items()):
-        clauses.append(s.TermQuery(f"{key}{ANNOTATION_SEP}{value}", field="annotation_terms", **extra))
+        if ANNOTATION_SEP in key:  # stored keys are ids, never holding it: "k\x1fv" + "w" must not match k="v\x1fw"
+            clauses.append(s.MatchNoneQuery())
+        else:
+            clauses.append(s.TermQuery(f"{key}{ANNOTATION_SEP}{value}", field="annotation_terms", **extra))
     return clauses
 
 
@@ -104,27 +127,37 @@ def prefilter(user_id: str, filters: SearchFilters, now: datetime):
 
 
 # ------------------------------------------------------------------ Search: text
-def text_clause(query: str | None, phrases: Sequence[str] = ()):
-    """Any word of ``query`` (``match``, operator ``or``) or any exact phrase (``match_phrase``); ``None``
-    when nothing searchable is left. Text goes in as written: the index's ``en`` analyser tokenises and
-    stems it exactly as it did the stored text, and no query syntax is interpreted."""
+def _on_both_fields(text: str, *, phrase: bool = False):
+    """``match`` (or ``match_phrase``) of ``text`` on each text field with its boost, any field matching."""
     s = sdk().search
-    clauses = []
-    if query is not None and content_words(query):
-        clauses.append(s.MatchQuery(query, field=TEXT_FIELD, match_operator="or"))
+    if phrase:
+        parts = [s.MatchPhraseQuery(text, field=f, boost=b) for f, b in FIELD_BOOSTS.items()]
+    else:
+        parts = [s.MatchQuery(text, field=f, boost=b, match_operator="or") for f, b in FIELD_BOOSTS.items()]
+    return s.DisjunctionQuery(*parts, min=1)
+
+
+def text_clause(query: str | None, phrases: Sequence[str] = ()):
+    """Any content word of ``query`` or any exact phrase, each on both text fields with equal boosts;
+    ``None`` when nothing searchable is left.
+
+    The words are ``text.content_words`` (the ones the embedded store searches), each a ``match`` query
+    per field (the index's ``en`` analyser tokenises and stems it as it did the stored text); a phrase is
+    a ``match_phrase`` per field. No query syntax is ever interpreted."""
+    clauses = [_on_both_fields(word) for word in dict.fromkeys(content_words(query or ""))]
     seen: set[str] = set()
     for phrase in phrases:
         key = " ".join(words(phrase))
         if key and key not in seen:
             seen.add(key)
-            clauses.append(s.MatchPhraseQuery(phrase.strip(), field=TEXT_FIELD))
+            clauses.append(_on_both_fields(phrase.strip(), phrase=True))
     if not clauses:
         return None
-    return clauses[0] if len(clauses) == 1 else s.DisjunctionQuery(*clauses, min=1)
+    return clauses[0] if len(clauses) == 1 else sdk().search.DisjunctionQuery(*clauses, min=1)
 
 
 def text_query(user_id: str, filters: SearchFilters, now: datetime, text):
-    """Filters first, the text clause last (``split_hybrid_score`` relies on this order)."""
+    """The filters as zero-boost conjuncts, then the text clause."""
     return sdk().search.ConjunctionQuery(*filter_clauses(user_id, filters, now, boost=FILTER_BOOST), text)
 
 
@@ -152,23 +185,10 @@ def text_request(user_id: str, filters: SearchFilters, now: datetime, query: str
     return sdk().search.SearchRequest.create(text_query(user_id, filters, now, text))
 
 
-def hybrid_request(user_id: str, vector: np.ndarray, num_candidates: int, filters: SearchFilters,
-                   now: datetime, query: str | None = None, phrases: Sequence[str] = ()):
-    """ONE request with both the k-NN search and the text query (the text part may be empty)."""
-    request = vector_request(user_id, vector, num_candidates, filters, now)
-    text = text_clause(query, phrases)
-    if text is not None:
-        request.with_search_query(text_query(user_id, filters, now, text))
-    return request
-
-
-def search_options(limit: int, *, explain: bool = False, consistent_with: object | None = None,
-                   timeout: float | None = None):
-    """``SearchOptions``: a row limit, optional score explanation and at-plus consistency (the
-    ``MutationState`` of this store's own writes)."""
+def search_options(limit: int, *, consistent_with: object | None = None, timeout: float | None = None):
+    """``SearchOptions``: a row limit and at-plus consistency (the ``MutationState`` of this store's own
+    writes)."""
     kw: dict[str, Any] = {"limit": limit}
-    if explain:
-        kw["explain"] = True
     if consistent_with is not None:
         kw["consistent_with"] = consistent_with
     if timeout is not None:
@@ -213,47 +233,6 @@ def search_body(index_name: str, request: Any, options: Any | None = None) -> di
     return body
 
 
-# ------------------------------------------------------------------ hybrid: one request, two lists
-_SUM = "sum of:"
-
-
-def _messages(node: Any) -> list[str]:
-    if not isinstance(node, Mapping):
-        return []
-    out = [str(node.get("message", ""))]
-    for child in node.get("children") or ():
-        out.extend(_messages(child))
-    return out
-
-
-def _mentions(node: Any, field_name: str) -> bool:
-    """True when some score in ``node`` comes from a term of ``field_name`` (bleve writes term scores as
-    ``weight(field:term^boost in doc)`` / ``fieldWeight(field:term in doc)``)."""
-    pattern = re.compile(rf"\(({re.escape(field_name)}):")
-    return any(pattern.search(m) for m in _messages(node))
-
-
-def split_hybrid_score(score: float, explanation: Mapping[str, Any] | None, *,
-                       text_field: str = TEXT_FIELD) -> tuple[float | None, float | None]:
-    """Split one hit of a hybrid request into (text score, vector score); ``None`` where that part did
-    not find the hit.
-
-    The Search service adds the two parts (bleve ``search_knn.go``: ``totalScore = queryMatch.Score +
-    knnMatch.Score``) and, with ``explain``, returns ``{"message": "sum of:", "children": [query, knn]}``
-    for a hit found by both. A hit found by the text query alone has the text query's explanation, which
-    always names terms of ``text_field``; a hit found by the k-NN search alone has a k-NN explanation,
-    or none at all (older servers leave k-NN explanations empty), and never names a text term.
-    """
-    if not explanation or not _mentions(explanation, text_field):
-        return None, score
-    children = explanation.get("children") or []
-    if (explanation.get("message") == _SUM and len(children) == 2 and _mentions(children[0], text_field)
-            and not _mentions(children[1], text_field) and not _mentions(children[1], "user_id")):
-        text = float(children[0].get("value", 0.0))
-        return text, score - text
-    return score, None
-
-
 # ------------------------------------------------------------------ SQL++
 @dataclass(frozen=True, slots=True)
 class Statement:
@@ -289,7 +268,7 @@ def _f(alias: str, name: str) -> str:
 
 
 def record_where(user_id: str, filters: SearchFilters, now: datetime, alias: str = "m") -> tuple[str, dict]:
-    """``WHERE`` conditions and parameters for one user's live records matching ``filters``."""
+    """``WHERE`` conditions and parameters for one user's records that ``filters.admits`` at ``now``."""
     a = alias
     expires = _f(a, "expires_ts")
     parts = [f"{_f(a, 'user_id')} = $user_id", f"({expires} IS NOT VALUED OR {expires} > $now)"]
@@ -454,9 +433,9 @@ def secondary_indexes(memory: str, sessions: str) -> list[Statement]:
 
 
 __all__ = [
-    "Statement", "append_conflict", "check_index_name", "count_all", "count_records", "erase_empty_sessions",
-    "erase_records", "erase_sessions", "filter_clauses", "hybrid_request", "ident", "kind_counts", "list_records",
-    "list_sessions", "list_users", "lookup_vectors", "prefilter", "purge_expired", "record_where", "sdk",
-    "search_body", "search_options", "secondary_indexes", "session_records", "split_hybrid_score", "text_clause",
-    "text_query", "text_request", "users_with_records", "vector_request",
+    "FIELD_BOOSTS", "Statement", "append_conflict", "check_index_name", "count_all", "count_records",
+    "erase_empty_sessions", "erase_records", "erase_sessions", "filter_clauses", "ident", "kind_counts",
+    "list_records", "list_sessions", "list_users", "lookup_vectors", "prefilter", "purge_expired", "record_where",
+    "sdk", "search_body", "search_options", "secondary_indexes", "session_records", "text_clause", "text_query",
+    "text_request", "users_with_records", "vector_request",
 ]

@@ -3,7 +3,12 @@
 Searches read the queried user's records only. Vector search is exact over the user's vectors, kept in
 memory as one numpy matrix; full-text search is BM25 over the user's own records (lexical.py), from term
 ids kept beside the vectors. Both are loaded on first use and kept in sync with the file (sqlite_cache.py),
-so writes from other processes are seen on the next search. Write transactions are in sqlite_write.py.
+so writes from other processes are seen on the next search. Filters mean ``filters.admits``: in SQL
+(sqlite_sql.filter_clause) for listings, as masks over the in-memory columns for searches.
+
+Elsewhere: write transactions in sqlite_write.py (a write is one transaction: batches are atomic); opening
+the file, making or upgrading its schema and wiping erased rows from its bytes in sqlite_file.py; SQL and
+rows read back as models in sqlite_sql.py.
 """
 
 from __future__ import annotations
@@ -15,8 +20,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timezone
-from functools import lru_cache
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -44,8 +48,9 @@ from . import lexical
 from . import sqlite_file as sf
 from . import sqlite_sql as q
 from . import sqlite_write as w
-from .base import MemoryStore, StoreCapabilities, WriteMode
+from .base import MemoryStore, WriteMode
 from .sqlite_cache import LOAD_COLUMNS, UserCache, UserColumns
+from .sqlite_sql import row_to_record, stored_time
 
 _CHUNK = 500  # bound on parameters per IN (...) list
 # Below this many rows per user the cosine scores come from a single-threaded numpy loop (einsum): a
@@ -55,39 +60,6 @@ _CHUNK = 500  # bound on parameters per IN (...) list
 _SINGLE_THREAD_ROWS = 32_768
 _LOAD_ROWS = 2_048  # rows per slice when a user's vectors are read into memory
 _RECORD_CACHE = 2_048  # records of recent hits kept per user (oldest dropped first)
-
-
-def _dt(x: float | None) -> datetime | None:
-    return None if x is None else _utc(x)
-
-
-_MIN = datetime.min.replace(tzinfo=timezone.utc)
-_MAX = datetime.max.replace(tzinfo=timezone.utc)
-
-
-@lru_cache(maxsize=8192)  # a session's records share their dates, a batch its ingest time
-def _utc(x: float) -> datetime:
-    """A stored time; one outside what ``datetime`` holds (written by an older version, which accepted
-    it) reads as the nearest end of the range, so no read fails on stored data."""
-    try:
-        return datetime.fromtimestamp(x, tz=timezone.utc)
-    except (OverflowError, OSError, ValueError):
-        return _MAX if x > 0 else _MIN
-
-
-def _annotations(raw: str) -> Mapping[str, str]:
-    return frozen_mapping(None) if raw == "{}" else frozen_mapping(json.loads(raw))
-
-
-def _row_to_record(row: sqlite3.Row | tuple) -> MemoryRecord:
-    (_rowid, record_id, user_id, session_id, kind, position, turn_id, role, speaker, text, index_text,
-     occurred, ingested, expires, annotations, source_ids, chash) = row[:17]
-    return MemoryRecord(
-        record_id=record_id, user_id=user_id, session_id=session_id, kind=kind, position=position,
-        role=role, text=text, index_text=index_text, occurred_at=_utc(occurred), ingested_at=_utc(ingested),
-        content_hash=chash, turn_id=turn_id, speaker=speaker, annotations=_annotations(annotations),
-        expires_at=_dt(expires), source_ids=() if source_ids == "[]" else tuple(json.loads(source_ids)),
-    )
 
 
 class SQLiteStore(MemoryStore):
@@ -103,8 +75,6 @@ class SQLiteStore(MemoryStore):
     store object (``quick_check``), so nothing is ever written into it; a file of any other kind raises
     ``NotAStoreError``.
     """
-
-    capabilities = StoreCapabilities(vector=True, full_text=True, phrase=True, ttl=True, persistent=True)
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, cache_rows: int = 2_000_000,
                  create: bool = True, read_only: bool = False):
@@ -152,71 +122,36 @@ class SQLiteStore(MemoryStore):
     # ---------------------------------------------------------------- setup
     def _open(self, *, create: bool = True) -> None:
         """Check the file is a cbmemory store of this schema (an empty file becomes one when ``create``
-        and not ``read_only``) and set the connection up. Nothing here writes to an existing store but
-        the upgrade of an older schema."""
-        c = self._conn
-        app_id = c.execute("PRAGMA application_id").fetchone()[0]
-        if app_id != q.APPLICATION_ID:
-            tables = c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if app_id != 0 or tables:
-                raise NotAStoreError(f"{self.path} is a SQLite file of some other application")
-            if self.read_only or not create:
-                raise NotAStoreError(f"{self.path} is an empty file, not a cbmemory store")
-        if not self.read_only:
-            c.execute("PRAGMA journal_mode=WAL")
-            c.execute("PRAGMA synchronous=NORMAL")
-        c.execute("PRAGMA secure_delete=ON")  # erased memories are overwritten, not left in free pages
-        if app_id != q.APPLICATION_ID:
-            with self._tx():
-                if c.execute("PRAGMA application_id").fetchone()[0] != q.APPLICATION_ID:
-                    for stmt in q.SCHEMA:
-                        c.execute(stmt)
-                    c.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (q.SCHEMA_VERSION,))
-                    c.execute(f"PRAGMA application_id={q.APPLICATION_ID}")
-                    self._checked = True  # made by this object: nothing to check before writing
+        and not ``read_only``: sqlite_file.prepare) and set the connection up. Nothing here writes to an
+        existing store but the upgrade of an older schema."""
+        if sf.prepare(self._conn, self.path, create=create, read_only=self.read_only):
+            self._checked = True  # made by this object: nothing to check before writing
         version = self._meta("schema_version")
         if version == "2":
             if self.read_only:
                 raise ReadOnlyStoreError(f"{self.path} has schema version 2, which must be upgraded (a write) "
                                          "before it can be read; open it once without read_only=True")
             self._check_writable()  # the upgrade writes: not into a damaged file
-            self._migrate_from_2()
+            with self._tx() as c:  # schema 2 -> 3 in one transaction
+                sf.upgrade_from_2(c)
+            self._wipe()  # the old index's pages held every user's words
             version = self._meta("schema_version")
         if version != q.SCHEMA_VERSION:
             raise NotAStoreError(f"{self.path} has schema version {version!r}; expected {q.SCHEMA_VERSION}")
         dim = self._meta("embedder_dimension")
         self._dim = int(dim) if dim else None
 
-    def _migrate_from_2(self) -> None:
-        """Schema 2 -> 3 in one transaction: term ids for every record, no shared FTS5 index."""
-        with self._tx() as c:
-            for stmt in q.MIGRATE_FROM_2:
-                c.execute(stmt)
-            rows = c.execute("SELECT rowid, index_text, text FROM records").fetchall()
-            c.executemany("UPDATE records SET terms = ? WHERE rowid = ?",
-                          [(lexical.encode(index_text, text), rowid) for rowid, index_text, text in rows])
-            c.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (q.SCHEMA_VERSION,))
-            w.set_wipe_pending(c, "rebuild")  # the old index's pages held every user's words
-        self._wipe()
-
     def _meta(self, key: str) -> str | None:
-        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
+        return sf.meta(self._conn, key)
 
     @contextmanager
     def _tx(self, write: bool = True) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        with self._lock, sf.transaction(self._conn, write) as c:
+            yield c
 
     def bind_embedder(self, name: str, dimension: int) -> None:
         if self.read_only:  # check only: a store with no vectors yet is searched as empty
-            have = self.embedder
+            have = self.bound_embedder
             if have is not None and have != (name, dimension):
                 raise EmbedderMismatchError(
                     f"{self.path} holds vectors from {have[0]!r} ({have[1]} dimensions); "
@@ -236,25 +171,19 @@ class SQLiteStore(MemoryStore):
         self._dim = dimension
 
     @property
-    def embedder(self) -> tuple[str, int] | None:
+    def bound_embedder(self) -> tuple[str, int] | None:
         name, dim = self._meta("embedder_name"), self._meta("embedder_dimension")
         return (name, int(dim)) if name and dim else None
 
+    def _dimension(self) -> int | None:
+        return self._dim
+
     # ---------------------------------------------------------------- writes
-    def write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray, *,
-              mode: WriteMode = "merge") -> IngestResult:
-        self._check_writable()
-        if self._dim is None:
-            raise InvalidInputError("bind an embedder to the store before writing records")
-        vecs = np.ascontiguousarray(vectors, dtype=np.float32)
-        if vecs.shape != (len(records), self._dim):
-            raise InvalidInputError(f"vectors have shape {vecs.shape}; expected ({len(records)}, {self._dim})")
-        if not np.isfinite(vecs).all():
-            raise InvalidInputError("vectors must be finite (no NaN or infinity)")
-        if len({r.record_id for r in records}) != len(records):
-            raise InvalidInputError("a batch holds the same record twice")
+    def _write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray,
+               mode: WriteMode) -> IngestResult:
+        """One transaction (sqlite_write.write_batch): the batch is all-or-nothing."""
         with self._tx() as c:
-            result, touched = w.write_batch(c, sessions, records, vecs, mode)
+            result, touched = w.write_batch(c, sessions, records, vectors, mode)
             w.mark_users(c, touched)
             pending = w.wipe_pending(c) is not None
         if pending:
@@ -262,30 +191,11 @@ class SQLiteStore(MemoryStore):
         return result
 
     def _wipe(self) -> bool:
-        """Leave nothing of erased records in the file's bytes. secure_delete zeroes a deleted row where it
-        lies, but SQLite's b-tree rebalancing leaves stale copies of rows it moved in pages' free space, so
-        a row erased later can survive there: the file is rebuilt (VACUUM, rowids kept), then the WAL is
-        copied in and truncated. A reader in another connection on an older snapshot blocks the last step:
-        after waiting a little the wipe stays pending (marked in the file) and the next write or close, by
-        any process, finishes it. Returns whether the wipe is complete."""
+        """Finish a pending wipe of erased records from the file's bytes (sqlite_file.wipe)."""
         if self.path == ":memory:":
             return True
         with self._lock:
-            c = self._conn
-            if w.wipe_pending(c) == "rebuild":
-                c.execute("VACUUM")
-                with self._tx() as tx:
-                    w.set_wipe_pending(tx, "checkpoint")
-            c.execute(f"PRAGMA busy_timeout = {min(self._timeout_ms, 2000)}")
-            try:
-                busy = c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-            finally:
-                c.execute(f"PRAGMA busy_timeout = {self._timeout_ms}")
-            if busy:
-                return False
-            with self._tx() as tx:
-                w.set_wipe_pending(tx, None)
-            return True
+            return sf.wipe(self._conn, self._timeout_ms)
 
     def _erased(self, touched: dict[str, bool], pending: bool) -> bool:
         """After an erasing transaction: drop the users' columns, and finish the wipe if one is pending
@@ -343,12 +253,13 @@ class SQLiteStore(MemoryStore):
         return m
 
     def _mask(self, m: UserColumns, user_id: str, filters: SearchFilters, now: float) -> np.ndarray:
-        """Which of the user's records pass ``filters`` at ``now``."""
+        """Which of the user's records pass ``filters`` at ``now`` (``filters.admits``, on the columns).
+        Ids are compared as Python strings (object arrays): a numpy string array would drop trailing NULs."""
         mask = m.expires[: m.n] > now
         if filters.session_ids is not None:
-            mask &= np.isin(m.sessions[: m.n], list(filters.session_ids))
+            mask &= np.isin(m.sessions[: m.n], np.array(filters.session_ids, dtype=object))
         if filters.kinds is not None:
-            mask &= np.isin(m.kinds[: m.n], list(filters.kinds))
+            mask &= np.isin(m.kinds[: m.n], np.array(filters.kinds, dtype=object))
         for arr, lo, hi in ((m.occurred, filters.occurred_after, filters.occurred_before),
                             (m.ingested, filters.ingested_after, filters.ingested_before)):
             if lo is not None:
@@ -373,7 +284,7 @@ class SQLiteStore(MemoryStore):
             # (records_user) instead of looking the rows up by rowid
             sql = (f"SELECT {q.RECORD_COLUMNS} FROM records r WHERE +r.user_id = ? "
                    f"AND r.rowid IN ({','.join('?' * len(part))})")
-            out.update({row[0]: _row_to_record(row) for row in c.execute(sql, [user_id, *part])})
+            out.update({row[0]: row_to_record(row) for row in c.execute(sql, [user_id, *part])})
         if missing:
             cache.update((r, out[r]) for r in missing if r in out)
             for old in list(itertools.islice(cache, max(0, len(cache) - _RECORD_CACHE))):
@@ -446,7 +357,7 @@ class SQLiteStore(MemoryStore):
                 part = list(record_ids[i : i + _CHUNK])
                 sql = (f"SELECT {q.RECORD_COLUMNS} FROM records r WHERE +r.user_id = ? "
                        f"AND r.record_id IN ({','.join('?' * len(part))})")
-                out.extend(_row_to_record(r) for r in self._conn.execute(sql, [user_id, *part]))
+                out.extend(row_to_record(r) for r in self._conn.execute(sql, [user_id, *part]))
         return out
 
     def list_records(self, user_id: str, filters: SearchFilters = NO_FILTERS, *, limit: int | None = None,
@@ -456,7 +367,7 @@ class SQLiteStore(MemoryStore):
             params["limit"] = limit
         with self._lock:
             rows = self._conn.execute(q.list_select(where, newest_first, limit is not None), params).fetchall()
-        return [_row_to_record(r) for r in rows]
+        return [row_to_record(r) for r in rows]
 
     def get_session(self, user_id: str, session_id: str) -> Session | None:
         with self._lock:
@@ -465,14 +376,14 @@ class SQLiteStore(MemoryStore):
                 (user_id, session_id)).fetchone()
         if row is None:
             return None
-        return Session(user_id, session_id, _dt(row[0]), frozen_mapping(json.loads(row[1])))
+        return Session(user_id, session_id, stored_time(row[0]), frozen_mapping(json.loads(row[1])))
 
     def list_sessions(self, user_id: str) -> list[Session]:
         with self._lock:
             rows = self._conn.execute(
                 "SELECT session_id, occurred_at, annotations FROM sessions WHERE user_id = ? "
                 "ORDER BY occurred_at, session_id", (user_id,)).fetchall()
-        return [Session(user_id, s, _dt(o), frozen_mapping(json.loads(a))) for s, o, a in rows]
+        return [Session(user_id, s, stored_time(o), frozen_mapping(json.loads(a))) for s, o, a in rows]
 
     def count(self, user_id: str | None = None) -> int:
         now = utcnow().timestamp()

@@ -1,4 +1,5 @@
-"""The embedded store's file: opening it, checking it, and what SQLite's errors about it mean.
+"""The embedded store's file: opening it, making or upgrading its schema, checking it, and what
+SQLite's errors about it mean.
 
 Pure helpers, no store state. SQLite reports a missing, read-only or damaged file as ``sqlite3`` errors,
 often only at the first read or write; here they become cbmemory's typed errors with a one-line message
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import (
@@ -31,6 +34,9 @@ from ..errors import (
     StoreNotFoundError,
     StoreUnavailableError,
 )
+from . import lexical
+from . import sqlite_sql as q
+from .sqlite_write import set_wipe_pending, wipe_pending
 
 # SQLite's primary result codes for errors about the file (an extended code's low byte is its primary code)
 SQLITE_PERM = 3
@@ -280,3 +286,84 @@ def check_integrity(conn: sqlite3.Connection, path: str) -> None:
         more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
         raise CorruptStoreError(f"{path} is damaged (integrity check: {problems[0]}{more}); nothing was "
                                 "written to it; restore it from a backup")
+
+
+# ------------------------------------------------------------------ schema
+@contextmanager
+def transaction(c: sqlite3.Connection, write: bool = True) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` (or a read ``BEGIN``) ... ``COMMIT``; rolled back if the block raises."""
+    c.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+    try:
+        yield c
+    except BaseException:
+        c.execute("ROLLBACK")
+        raise
+    c.execute("COMMIT")
+
+
+def meta(c: sqlite3.Connection, key: str) -> str | None:
+    row = c.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def prepare(c: sqlite3.Connection, path: str, *, create: bool, read_only: bool) -> bool:
+    """Check that the file behind ``c`` is a cbmemory store (``NotAStoreError`` otherwise), set the
+    connection up (WAL unless ``read_only``, ``secure_delete``) and, for an empty file when ``create``
+    and not ``read_only``, make it a store of the current schema. Returns whether this call made it.
+    The schema version of an existing store is the caller's to check."""
+    app_id = c.execute("PRAGMA application_id").fetchone()[0]
+    if app_id != q.APPLICATION_ID:
+        tables = c.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if app_id != 0 or tables:
+            raise NotAStoreError(f"{path} is a SQLite file of some other application")
+        if read_only or not create:
+            raise NotAStoreError(f"{path} is an empty file, not a cbmemory store")
+    if not read_only:
+        c.execute("PRAGMA journal_mode=WAL")
+        c.execute("PRAGMA synchronous=NORMAL")
+    c.execute("PRAGMA secure_delete=ON")  # erased memories are overwritten, not left in free pages
+    if app_id == q.APPLICATION_ID:
+        return False
+    with transaction(c):
+        if c.execute("PRAGMA application_id").fetchone()[0] == q.APPLICATION_ID:
+            return False  # another connection made it meanwhile
+        for stmt in q.SCHEMA:
+            c.execute(stmt)
+        c.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (q.SCHEMA_VERSION,))
+        c.execute(f"PRAGMA application_id={q.APPLICATION_ID}")
+    return True
+
+
+def upgrade_from_2(c: sqlite3.Connection) -> None:
+    """Schema 2 -> 3, inside the caller's write transaction: term ids for every record, no shared FTS5
+    index. Marks a wipe pending (the old index's pages held every user's words): the caller runs it."""
+    for stmt in q.MIGRATE_FROM_2:
+        c.execute(stmt)
+    rows = c.execute("SELECT rowid, index_text, text FROM records").fetchall()
+    c.executemany("UPDATE records SET terms = ? WHERE rowid = ?",
+                  [(lexical.encode(index_text, text), rowid) for rowid, index_text, text in rows])
+    c.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (q.SCHEMA_VERSION,))
+    set_wipe_pending(c, "rebuild")
+
+
+def wipe(c: sqlite3.Connection, timeout_ms: int) -> bool:
+    """Leave nothing of erased records in the file's bytes. secure_delete zeroes a deleted row where it
+    lies, but SQLite's b-tree rebalancing leaves stale copies of rows it moved in pages' free space, so
+    a row erased later can survive there: the file is rebuilt (VACUUM, rowids kept), then the WAL is
+    copied in and truncated. A reader in another connection on an older snapshot blocks the last step:
+    after waiting a little the wipe stays pending (marked in the file) and the next write or close, by
+    any process, finishes it. Returns whether the wipe is complete. The caller holds the connection."""
+    if wipe_pending(c) == "rebuild":
+        c.execute("VACUUM")
+        with transaction(c) as tx:
+            set_wipe_pending(tx, "checkpoint")
+    c.execute(f"PRAGMA busy_timeout = {min(timeout_ms, 2000)}")
+    try:
+        busy = c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    finally:
+        c.execute(f"PRAGMA busy_timeout = {timeout_ms}")
+    if busy:
+        return False
+    with transaction(c) as tx:
+        set_wipe_pending(tx, None)
+    return True

@@ -1,4 +1,4 @@
-"""Pure builders of the embedded store's SQL. No connection here.
+"""Pure builders of the embedded store's SQL, and rows read back as models. No connection here.
 
 Values are always bound as parameters; the only strings spliced into SQL are fixed fragments chosen
 by code. Full-text queries never reach SQL: they become term ids searched in memory (lexical.py).
@@ -6,9 +6,13 @@ by code. Full-text queries never reach SQL: they become term ids searched in mem
 
 from __future__ import annotations
 
-from datetime import datetime
+import json
+import sqlite3
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from functools import lru_cache
 
-from ..models import SearchFilters
+from ..models import MemoryRecord, SearchFilters, frozen_mapping
 
 # 2: the FTS index has a second field, the raw turn. 3: no FTS5 table shared by every user; each record
 # keeps its term ids (``terms``) and each user's full-text index is built from them (see lexical.py).
@@ -75,7 +79,8 @@ def epoch(dt: datetime | None) -> float | None:
 
 
 def filter_clause(user_id: str, filters: SearchFilters, now: float, alias: str = "r") -> tuple[str, dict]:
-    """``WHERE`` conditions (joined by AND) and their named parameters for one user's live records."""
+    """``WHERE`` conditions (joined by AND) and their named parameters for one user's records that
+    ``filters.admits`` at ``now`` (epoch seconds)."""
     a = alias
     parts = [f"{a}.user_id = :user_id", f"({a}.expires_at IS NULL OR {a}.expires_at > :now)"]
     params: dict[str, object] = {"user_id": user_id, "now": now}
@@ -110,3 +115,35 @@ def list_select(where: str, newest_first: bool, limited: bool) -> str:
     sql = (f"SELECT {RECORD_COLUMNS} FROM records r WHERE {where} "
            f"ORDER BY r.occurred_at {order}, r.session_id {order}, r.position {order}, r.rowid {order}")
     return sql + (" LIMIT :limit" if limited else "")
+
+
+# ------------------------------------------------------------------ rows back to models
+_MIN = datetime.min.replace(tzinfo=timezone.utc)
+_MAX = datetime.max.replace(tzinfo=timezone.utc)
+
+
+@lru_cache(maxsize=8192)  # a session's records share their dates, a batch its ingest time
+def stored_time(x: float) -> datetime:
+    """A stored time; one outside what ``datetime`` holds (written by an older version, which accepted
+    it) reads as the nearest end of the range, so no read fails on stored data."""
+    try:
+        return datetime.fromtimestamp(x, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return _MAX if x > 0 else _MIN
+
+
+def _annotations(raw: str) -> Mapping[str, str]:
+    return frozen_mapping(None) if raw == "{}" else frozen_mapping(json.loads(raw))
+
+
+def row_to_record(row: sqlite3.Row | tuple) -> MemoryRecord:
+    """A row of ``RECORD_COLUMNS`` as a record."""
+    (_rowid, record_id, user_id, session_id, kind, position, turn_id, role, speaker, text, index_text,
+     occurred, ingested, expires, annotations, source_ids, chash) = row[:17]
+    return MemoryRecord(
+        record_id=record_id, user_id=user_id, session_id=session_id, kind=kind, position=position,
+        role=role, text=text, index_text=index_text, occurred_at=stored_time(occurred),
+        ingested_at=stored_time(ingested), content_hash=chash, turn_id=turn_id, speaker=speaker,
+        annotations=_annotations(annotations), expires_at=None if expires is None else stored_time(expires),
+        source_ids=() if source_ids == "[]" else tuple(json.loads(source_ids)),
+    )

@@ -10,15 +10,14 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 
-from ..dates import anchor_label
-from ..ingest import content_hash, record_id
-from ..models import MemoryRecord, frozen_mapping
-from ..text import content_words
+from ...dates import anchor_label
+from ...models import MemoryRecord, frozen_mapping
+from ...text import content_hash, content_words
+from ..records import record_id
+from ..relative_dates import DateSpan, find_relative_dates, resolve_relative_dates
 from .parsing import ExtractedEvent
-from .relative_dates import DateSpan, find_relative_dates, resolve_relative_dates
 
 FACTS_MARK = "\n[facts] "
-RAW_KINDS = ("turn", "round")
 
 
 def source_ids(record: MemoryRecord) -> tuple[str, ...]:
@@ -198,5 +197,5 @@ def facts_by_line(linked: Sequence[tuple[ExtractedEvent, tuple[str, ...]]],
     return out
 
 
-__all__ = ["FACTS_MARK", "RAW_KINDS", "ResolvedWhen", "augment_with_facts", "base_index_text", "event_records",
+__all__ = ["FACTS_MARK", "ResolvedWhen", "augment_with_facts", "base_index_text", "event_records",
            "event_sentence", "facts_by_line", "link_events", "resolve_when", "source_ids", "summary_record"]

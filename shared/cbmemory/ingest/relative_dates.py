@@ -5,8 +5,9 @@
 next to the expression, so that a search for "6 May" finds the turn and a reader months later does not
 resolve "yesterday" against its own clock (REFERENCE.md section 2, the failure mode of temporal anchoring).
 
-Use it as the ingest hook ``IngestConfig(date_resolver=resolve_relative_dates)`` (it rewrites only the
-indexed text), or call ``find_relative_dates`` / ``resolve_expression`` for the structured spans.
+Ingest names the rules by version, ``IngestConfig(date_rules="rules-v1")`` (``DATE_RULES`` maps a version to
+its resolver; it rewrites only the indexed text), so a config stays plain data. Call
+``find_relative_dates`` / ``resolve_expression`` for the structured spans.
 
 Everything is a pure function of (text, session date); the rules are one table, ``RULES``. Conventions
 (English, ISO weeks from Monday to Sunday, northern-hemisphere meteorological seasons):
@@ -37,9 +38,12 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from types import MappingProxyType
+
+from ..errors import InvalidInputError
 
 GRANULARITIES = ("day", "week", "weekend", "month", "year", "season", "vague")
 
@@ -319,5 +323,31 @@ def resolve_relative_dates(text: str, session_date: datetime) -> str:
     return "".join(parts)
 
 
-__all__ = ["GRANULARITIES", "RULES", "DateSpan", "RelativeDate", "Rule", "add_months", "find_relative_dates",
+# ---------------------------------------------------------------------------- the registry, by version
+class UnknownDateRulesError(InvalidInputError):
+    """``IngestConfig.date_rules`` names a version that is not in ``DATE_RULES``."""
+
+
+DateResolver = Callable[[str, datetime], str]
+
+# A version's rules never change once released (stored index texts were made with them): a changed
+# table is a new version. ``IngestConfig.key`` carries the version, so stores made with two differ.
+DATE_RULES: Mapping[str, DateResolver] = MappingProxyType({"rules-v1": resolve_relative_dates})
+
+
+def check_date_rules(version: str) -> str:
+    """``version`` if it names a resolver in ``DATE_RULES``, else ``UnknownDateRulesError``."""
+    if not isinstance(version, str) or version not in DATE_RULES:
+        raise UnknownDateRulesError(
+            f"unknown date rules {version!r}; known versions: {', '.join(sorted(DATE_RULES))}")
+    return version
+
+
+def date_resolver(version: str) -> DateResolver:
+    """The resolver of a ``DATE_RULES`` version (``UnknownDateRulesError`` for an unknown one)."""
+    return DATE_RULES[check_date_rules(version)]
+
+
+__all__ = ["DATE_RULES", "GRANULARITIES", "RULES", "DateResolver", "DateSpan", "RelativeDate", "Rule",
+           "UnknownDateRulesError", "add_months", "check_date_rules", "date_resolver", "find_relative_dates",
            "resolve_expression", "resolve_relative_dates"]

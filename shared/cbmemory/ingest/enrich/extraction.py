@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..dates import anchor_label
-from ..llm import model_name
+from ...dates import anchor_label
+from ...llm import model_name
+from ..config import PROMPT_VERSION
 from .cache import ExtractionCache, MemoryCache
-from .config import PROMPT_VERSION
 from .parsing import (
     MalformedReplyError,
     parse_reply,

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import CbMemoryError
+from ...errors import CbMemoryError
 
 
 class MalformedReplyError(CbMemoryError, ValueError):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..dates import utcnow
+from ...dates import utcnow
 from .parsing import ExtractedEvent
 
 

@@ -8,63 +8,20 @@ resolved against the day it was said. The raw text is kept separately and return
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from .dates import anchor_label
-from .enrich.config import EnrichConfig
-from .errors import InvalidInputError
-from .models import MemoryRecord, Message, frozen_mapping
-from .validation import check_annotations, check_id, check_role, check_text
-
-
-@dataclass(frozen=True, slots=True)
-class IngestConfig:
-    """Ingest-side settings. Records made with different settings live under different ids' index texts,
-    so an evaluation ingests once per distinct ``IngestConfig``.
-
-    - ``anchor_dates``: prefix the indexed text with the session date (the study's ~7x temporal gain).
-    - ``unit``: ``turn`` (one record per message) or ``round`` (a user message plus the replies to it).
-    - ``index_annotation_keys``: message annotations appended to the indexed text (e.g. image captions).
-    - ``with_previous_turn``: also index the text of the turn this one replies to (its raw text is unchanged).
-    - ``date_resolver``: optional function that rewrites relative dates ("yesterday") against the session
-      date in the indexed text; ``None`` leaves the text as it is.
-    - ``enrich``: optional LLM modes run after the raw write (``cbmemory.enrich.EnrichConfig``: summary,
-      events, facts); they need an ``Enricher`` on the ``AgentMemory``. ``None``: raw records only.
-    """
-
-    anchor_dates: bool = True
-    unit: str = "turn"
-    index_annotation_keys: tuple[str, ...] = ("image_caption",)
-    with_previous_turn: bool = False
-    date_resolver: Callable[[str, datetime], str] | None = None
-    enrich: EnrichConfig | None = None
-
-    def __post_init__(self) -> None:
-        if self.unit not in ("turn", "round"):
-            raise InvalidInputError(f"unit must be 'turn' or 'round', got {self.unit!r}")
-
-    @property
-    def key(self) -> str:
-        """A short stable name of the settings, used to keep differently-ingested copies apart."""
-        resolver = getattr(self.date_resolver, "__name__", "custom") if self.date_resolver else "none"
-        return (
-            f"anchor={int(self.anchor_dates)},unit={self.unit},ann={'+'.join(self.index_annotation_keys)},"
-            f"prev={int(self.with_previous_turn)},dates={resolver}"
-        ) + (f",enrich={self.enrich.key}" if self.enrich is not None else "")
-
-
-DEFAULT_INGEST = IngestConfig()
-
+from ..dates import anchor_label
+from ..errors import InvalidInputError
+from ..models import MemoryRecord, Message, frozen_mapping
+from ..text import content_hash
+from ..validation import check_annotations, check_id, check_role, check_text
+from .config import DEFAULT_INGEST, IngestConfig
+from .relative_dates import date_resolver
 
 # Messages without a turn id are keyed "#<position>" (or "#<position>:<hash>" when appended); caller ids
 # may not start with it, so a caller's id can never stand for (and replace) a generated one.
 GENERATED_KEY_PREFIX = "#"
-
-
-def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def record_id(user_id: str, session_id: str, kind: str, key: str) -> str:
@@ -119,8 +76,8 @@ def validate_messages(messages: Sequence[Message | Mapping[str, object]]) -> lis
 def _indexed(cfg: IngestConfig, msg: Message, occurred_at: datetime, previous: Message | None) -> str:
     who = msg.speaker or msg.role
     body = msg.content
-    if cfg.date_resolver is not None:
-        body = cfg.date_resolver(body, occurred_at)
+    if cfg.date_rules is not None:
+        body = date_resolver(cfg.date_rules)(body, occurred_at)
     extras = [f"[{k.replace('_', ' ')}: {msg.annotations[k]}]" for k in cfg.index_annotation_keys if k in msg.annotations]
     line = " ".join([f"{who}: {body}", *extras])
     if previous is not None:
@@ -197,3 +154,6 @@ def build_records(
         records.append(make(config.unit, group, prev))
         prev = group[-1][1]
     return records
+
+
+__all__ = ["GENERATED_KEY_PREFIX", "build_records", "record_id", "validate_messages"]

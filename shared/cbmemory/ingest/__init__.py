@@ -1,0 +1,25 @@
+"""Ingest: turning messages into memory records, with the settings that shape them.
+
+- ``config``: ``IngestConfig`` and ``EnrichConfig`` (frozen, JSON-serialisable data);
+- ``records``: ``validate_messages``, ``build_records``, ``record_id`` (pure functions);
+- ``relative_dates``: the rule-based relative-date resolver, named by version in ``DATE_RULES``;
+- ``enrich``: the optional LLM planner (``Enricher``) that turns raw records into summary and event records,
+  or facts in the raw records' index keys (the subpackage ``cbmemory.ingest.enrich``).
+"""
+
+from .config import DEFAULT_INGEST, MODES, PROMPT_VERSION, RAW_KINDS, EnrichConfig, IngestConfig
+from .records import GENERATED_KEY_PREFIX, build_records, record_id, validate_messages
+from .relative_dates import (
+    DATE_RULES,
+    UnknownDateRulesError,
+    check_date_rules,
+    date_resolver,
+    resolve_relative_dates,
+)
+
+__all__ = [
+    "DATE_RULES", "DEFAULT_INGEST", "GENERATED_KEY_PREFIX", "MODES", "PROMPT_VERSION", "RAW_KINDS",
+    "EnrichConfig", "IngestConfig",
+    "UnknownDateRulesError", "build_records", "check_date_rules", "date_resolver", "record_id",
+    "resolve_relative_dates", "validate_messages",
+]

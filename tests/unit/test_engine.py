@@ -1,0 +1,154 @@
+"""Unit layer: ``retrieve`` does only what the recipe's config states, checked on a store that returns
+preset ranked lists (cut to the limit asked for) and records what it was asked: candidate pools (also for
+one signal alone), and the speaker boost fused the way the config's fusion says."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from cbmemory.models import Hit, MemoryRecord
+from cbmemory.retrieval import RECIPES, Recipe, RetrievalConfig, retrieve
+from cbmemory.retrieval.fusion import rrf
+
+D = datetime(2023, 5, 7, tzinfo=timezone.utc)
+
+
+def rec(rid, speaker=None, day=0):
+    return MemoryRecord(rid, "u", "s", "turn", int(rid[1:]) if rid[1:].isdigit() else 0, "user", rid, rid,
+                        D + timedelta(days=day), D, "h", speaker=speaker)
+
+
+class ListStore:
+    """Preset ranked lists per signal; each search returns the first ``k`` and logs (signal, k)."""
+
+    def __init__(self, vector=(), bm25=(), sessions=1):
+        self.lists = {"vector": list(vector), "bm25": list(bm25)}
+        self.sessions = sessions
+        self.calls: list[tuple[str, int]] = []
+
+    def vector_search(self, user_id, vector, k, filters=None, now=None):
+        self.calls.append(("vector", k))
+        return self.lists["vector"][:k]
+
+    def text_search(self, user_id, query, k, filters=None, now=None):
+        self.calls.append(("bm25", k))
+        return self.lists["bm25"][:k]
+
+    def phrase_search(self, user_id, phrases, k, filters=None, now=None):
+        self.calls.append(("entity", k))
+        return []
+
+    def list_sessions(self, user_id):
+        return [object()] * self.sessions
+
+
+def search(store, recipe, query="what happened?", **kw):
+    return retrieve(store, lambda q: None, recipe, "u", query, **kw)
+
+
+def ranked(n, named=(), prefix="h"):
+    """``n`` hits scored n..1; the positions in ``named`` are Caroline's, the others Melanie's."""
+    return [Hit(rec(f"{prefix}{i}", "Caroline" if i in named else "Melanie"), float(n - i)) for i in range(n)]
+
+
+def ids(hits):
+    return [h.record.record_id for h in hits]
+
+
+# ---------------------------------------------------------------------------- pools
+@pytest.mark.parametrize("changes, asked", [
+    ({"vector_pool": 40, "k": 5}, [("vector", 40)]),  # one signal alone fetches its pool (was: k)
+    ({"vector_pool": 3, "k": 5}, [("vector", 5)]),  # never fewer than k
+    ({"vector_pool": 20, "k": 5, "rerank": "bm25", "rerank_pool": 100}, [("vector", 100)]),  # a re-rank pool
+    ({"vector_pool": 20, "k": 5, "order": "recency", "recency_pool": 30}, [("vector", 30)]),
+    ({"signals": ("bm25",), "text_pool": 7, "k": 5}, [("bm25", 7)]),
+    ({"signals": ("vector", "bm25"), "vector_pool": 9, "text_pool": 8, "k": 5}, [("vector", 9), ("bm25", 8)]),
+])
+def test_each_signal_fetches_its_pool_alone_or_beside_others(changes, asked):
+    store = ListStore(ranked(200), ranked(200))
+    search(store, RECIPES["vector"].with_(**changes))
+    assert store.calls == asked
+
+
+def test_named_recipes_fetch_what_their_pools_and_stages_say():
+    store = ListStore(ranked(200), ranked(200))
+    for name, want in [("vector", 50), ("bm25", 50), ("vector_bm25_rerank_100", 100), ("recency", 50)]:
+        store.calls.clear()
+        hits = search(store, RECIPES[name])
+        assert {k for _, k in store.calls} == {want} and len(hits) == 10 and {h.recipe for h in hits} == {name}
+
+
+def test_the_pool_of_one_signal_feeds_the_speaker_boost():
+    # Caroline's turn is 20th by vector: outside k=5, inside the pool of 50, and the boost lifts it.
+    store = ListStore(ranked(60, named=(19,)))
+    recipe = RECIPES["vector"].with_(name="boosted", k=5, speaker_weight=1.0)
+    hits = search(store, recipe, "What did Caroline paint?")
+    assert store.calls == [("vector", 50)]
+    assert ids(hits)[0] == "h19" and hits[0].ranks["speaker"] == 1 and len(hits) == 5
+    # RRF over the vector list and the one-hit speaker list: 1/(60+20) + 1/(60+1) beats 1/(60+1)
+    assert hits[0].score == pytest.approx(1 / 80 + 1 / 61)
+    assert hits[1].score == pytest.approx(1 / 61) and ids(hits)[1] == "h0"
+
+
+def test_the_pool_of_one_signal_feeds_the_recency_order():
+    newest = [Hit(rec(f"h{i}", day=i), float(100 - i)) for i in range(40)]  # the least relevant is the newest
+    store = ListStore(newest)
+    hits = search(store, RECIPES["recency"].with_(k=3, recency_pool=25))
+    assert ids(hits) == ["h24", "h23", "h22"] and store.calls == [("vector", 50)]
+
+
+# ---------------------------------------------------------------------------- speaker boost
+def _two_lists():
+    a, b, x = rec("a", "Melanie"), rec("b", "Melanie"), rec("x", "Caroline")
+    vector = [Hit(a, .9), Hit(b, .5), Hit(x, .1)]
+    bm25 = [Hit(a, 10.0), Hit(b, 5.0), Hit(x, 1.0)]
+    return vector, bm25
+
+
+def test_weighted_fusion_adds_the_speaker_weight_itself():
+    # weighted: a = 1 + 1 = 2; b = (.5-.1)/.8 + (5-1)/9 = .944; x = 0, + the weight 1.0 as the named speaker
+    # (the old boost re-scored by RRF and put x first: 1/63 + 1/61 > 1/61)
+    store = ListStore(*_two_lists())
+    recipe = RECIPES["default"].with_(name="default_speaker", speaker_weight=1.0)
+    hits = search(store, recipe, "What did Caroline paint?")
+    assert ids(hits) == ["a", "x", "b"]
+    scores = {h.record.record_id: h.score for h in hits}
+    assert scores == pytest.approx({"a": 2.0, "x": 1.0, "b": 0.5 + 4 / 9})
+    x = hits[1]
+    assert x.signals["speaker"] == 1.0 and x.ranks["speaker"] == 1 and "speaker" not in hits[0].ranks
+    half = search(store, recipe.with_(speaker_weight=0.4), "What did Caroline paint?")
+    assert ids(half) == ["a", "b", "x"] and half[2].score == pytest.approx(0.4)
+
+
+def test_rrf_fusion_gets_the_speaker_list_as_one_more_ranked_list():
+    vector, bm25 = _two_lists()
+    store = ListStore(vector, bm25)
+    recipe = Recipe("rrf_speaker", retrieval=RetrievalConfig(signals=("vector", "bm25"), speaker_weight=2.0))
+    hits = search(store, recipe, "What did Caroline paint?")
+    expected = rrf({"vector": vector, "bm25": bm25, "speaker": [Hit(rec("x", "Caroline"), 0.0)]}, c=60,
+                   weights={"speaker": 2.0})
+    assert ids(hits) == ids(expected) == ["x", "a", "b"]
+    assert [h.score for h in hits] == pytest.approx([h.score for h in expected])
+
+
+@pytest.mark.parametrize("query", ["What did they paint?", "What did Caroline and Melanie paint?"])
+def test_no_boost_when_the_query_names_no_speaker_or_every_candidate_s(query):
+    store = ListStore(*_two_lists())
+    plain = search(store, RECIPES["default"])
+    boosted = search(store, RECIPES["default"].with_(speaker_weight=5.0), query)
+    assert ids(plain) == ids(boosted) and [h.score for h in plain] == [h.score for h in boosted]
+    assert all("speaker" not in h.ranks for h in boosted)
+
+
+def test_one_signal_without_a_boost_keeps_its_own_scores():
+    store = ListStore(ranked(30))
+    hits = search(store, RECIPES["vector"].with_(k=3))
+    assert [h.score for h in hits] == [30.0, 29.0, 28.0] and all(dict(h.ranks) == {} for h in hits)
+
+
+# ---------------------------------------------------------------------------- k
+@pytest.mark.parametrize("sessions, k", [(3, 5), (50, 10), (500, 20)])
+def test_a_recipe_without_k_picks_it_from_the_number_of_sessions(sessions, k):
+    store = ListStore(ranked(100), ranked(100), sessions=sessions)
+    assert len(search(store, RECIPES["hybrid_scaled"])) == k
+    assert len(search(store, RECIPES["hybrid_scaled"], k=7)) == 7
