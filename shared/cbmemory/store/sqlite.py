@@ -12,7 +12,6 @@ import itertools
 import json
 import os
 import sqlite3
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -115,7 +114,7 @@ class SQLiteStore(MemoryStore):
         store whose file or directory is read-only, which without it is refused at open."""
         self.path = str(path)
         self.read_only = read_only
-        self._lock = threading.RLock()
+        self._lock = sf.StoreLock()  # every use of the connection holds it; it types the file's errors
         self._timeout_ms = int(timeout * 1000)
         self._cache = UserCache(cache_rows)
         self._dim: int | None = None
@@ -126,6 +125,7 @@ class SQLiteStore(MemoryStore):
         # -wal and -shm files, it falls back to ``immutable=1`` (exact when no -wal holds unmerged changes;
         # refused when one does): see sqlite_file.connect
         self._conn = sf.connect(self.path, create=create, read_only=read_only, timeout=timeout)
+        self._lock.conn = self._conn
         try:
             self._open(create=create)
         except sqlite3.Error as exc:  # not about the file itself (those are typed): another file or schema
@@ -200,7 +200,8 @@ class SQLiteStore(MemoryStore):
         self._wipe()
 
     def _meta(self, key: str) -> str | None:
-        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
     @contextmanager
