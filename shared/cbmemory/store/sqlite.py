@@ -17,7 +17,6 @@ import itertools
 import json
 import os
 import sqlite3
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -85,7 +84,7 @@ class SQLiteStore(MemoryStore):
         store whose file or directory is read-only, which without it is refused at open."""
         self.path = str(path)
         self.read_only = read_only
-        self._lock = threading.RLock()
+        self._lock = sf.StoreLock()  # every use of the connection holds it; it types the file's errors
         self._timeout_ms = int(timeout * 1000)
         self._cache = UserCache(cache_rows)
         self._dim: int | None = None
@@ -96,6 +95,7 @@ class SQLiteStore(MemoryStore):
         # -wal and -shm files, it falls back to ``immutable=1`` (exact when no -wal holds unmerged changes;
         # refused when one does): see sqlite_file.connect
         self._conn = sf.connect(self.path, create=create, read_only=read_only, timeout=timeout)
+        self._lock.conn = self._conn
         try:
             self._open(create=create)
         except sqlite3.Error as exc:  # not about the file itself (those are typed): another file or schema
@@ -142,7 +142,8 @@ class SQLiteStore(MemoryStore):
         self._dim = int(dim) if dim else None
 
     def _meta(self, key: str) -> str | None:
-        return sf.meta(self._conn, key)
+        with self._lock:
+            return sf.meta(self._conn, key)
 
     @contextmanager
     def _tx(self, write: bool = True) -> Iterator[sqlite3.Connection]:

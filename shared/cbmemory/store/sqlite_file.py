@@ -12,15 +12,16 @@ that says what to do:
   or write that meets a damaged page;
 * not a cbmemory file at all: ``NotAStoreError`` (a text file here; other SQLite files in the store).
 
-Connections come from :func:`connect` as :class:`StoreConnection`, whose cursors raise the typed errors
-(chained to SQLite's) for errors about the file itself; every other ``sqlite3`` error (constraints, a busy
-file, SQL) is raised unchanged.
+Connections come from :func:`connect` as :class:`StoreConnection`; the store holds its :class:`StoreLock`
+around every use of one, which turns errors about the file itself into the typed errors (chained to
+SQLite's); every other ``sqlite3`` error (constraints, a busy file, SQL) is raised unchanged.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -109,62 +110,29 @@ def _raise_typed(conn: sqlite3.Connection, exc: sqlite3.Error) -> None:
         raise typed from exc
 
 
-class StoreCursor(sqlite3.Cursor):
-    """A cursor raising typed errors for a damaged, read-only or vanished file (see :func:`classify`)."""
+class StoreLock:
+    """The store's lock, held around every use of its connection. A ``sqlite3.Error`` raised while it is held
+    leaves as the typed error it stands for (see :func:`classify`), so a damaged, read-only or vanished file
+    is reported the same way on every path, at no cost per statement or row."""
 
-    def execute(self, sql, parameters=(), /):
-        try:
-            return super().execute(sql, parameters)
-        except sqlite3.Error as exc:
-            _raise_typed(self.connection, exc)
-            raise
+    def __init__(self) -> None:
+        self._rlock = threading.RLock()
+        self.conn: sqlite3.Connection | None = None
 
-    def executemany(self, sql, seq_of_parameters, /):
-        try:
-            return super().executemany(sql, seq_of_parameters)
-        except sqlite3.Error as exc:
-            _raise_typed(self.connection, exc)
-            raise
+    def __enter__(self) -> StoreLock:
+        self._rlock.acquire()
+        return self
 
-    def executescript(self, sql_script, /):
+    def __exit__(self, kind: object, exc: BaseException | None, tb: object) -> None:
         try:
-            return super().executescript(sql_script)
-        except sqlite3.Error as exc:
-            _raise_typed(self.connection, exc)
-            raise
-
-    # rows after the first are read from the file as they are fetched: a damaged page can show up here
-    def fetchone(self):
-        try:
-            return super().fetchone()
-        except sqlite3.Error as exc:
-            _raise_typed(self.connection, exc)
-            raise
-
-    def fetchmany(self, size: int | None = None):
-        try:
-            return super().fetchmany(self.arraysize if size is None else size)
-        except sqlite3.Error as exc:
-            _raise_typed(self.connection, exc)
-            raise
-
-    def fetchall(self):
-        try:
-            return super().fetchall()
-        except sqlite3.Error as exc:
-            _raise_typed(self.connection, exc)
-            raise
-
-    def __next__(self):
-        try:
-            return super().__next__()
-        except sqlite3.Error as exc:
-            _raise_typed(self.connection, exc)
-            raise
+            if isinstance(exc, sqlite3.Error) and self.conn is not None:
+                _raise_typed(self.conn, exc)
+        finally:
+            self._rlock.release()
 
 
 class StoreConnection(sqlite3.Connection):
-    """A connection to a store's file whose statements raise typed errors (through :class:`StoreCursor`).
+    """A connection to a store's file, knowing what its errors mean (used with :class:`StoreLock`).
 
     ``path`` names the file in messages; ``read_only`` is True when it was opened read-only; ``opening``
     is True until the store has seen the file is a cbmemory store (see :func:`classify`).
@@ -174,17 +142,6 @@ class StoreConnection(sqlite3.Connection):
     read_only = False
     opening = True
 
-    def cursor(self, factory: type[sqlite3.Cursor] = StoreCursor) -> sqlite3.Cursor:  # type: ignore[override]
-        return super().cursor(factory)
-
-    def execute(self, sql, parameters=(), /):
-        return self.cursor().execute(sql, parameters)
-
-    def executemany(self, sql, seq_of_parameters, /):
-        return self.cursor().executemany(sql, seq_of_parameters)
-
-    def executescript(self, sql_script, /):
-        return self.cursor().executescript(sql_script)
 
 
 def file_uri(file: Path, mode: str, *, immutable: bool = False) -> str:
