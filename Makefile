@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 LOCOMO ?= ../shared/data/locomo/locomo-dev.json
 DEMO_OUT ?= out/demo
 
-.PHONY: demo test typecheck venv install-dev lint clean
+.PHONY: demo test test-fast typecheck venv install-dev lint clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -22,8 +22,13 @@ install-dev: $(VENV)/.installed-dev
 demo: install-dev
 	$(BIN)/cbmemory demo --data $(LOCOMO) --out $(DEMO_OUT)
 
+# Every tier but the slow soaks (tiers: tests/conftest.py; README "Testing").
 test: install-dev
 	$(BIN)/python -m pytest -q -m "not slow"
+
+# The fast tier: pure unit tests and the store contract (no model, no subprocess); under a minute.
+test-fast: install-dev
+	$(BIN)/python -m pytest -q -m "unit or contract"
 
 typecheck: install-dev
 	$(BIN)/mypy

@@ -30,6 +30,8 @@ class CbMemoryChatMessageHistory(BaseChatMessageHistory):
         self.user_id = check_id(user_id, "user_id")
         self.session_id = check_id(session_id, "session_id")
 
+    # langchain_core declares ``messages`` as a plain (settable) attribute while its docs ask subclasses for a
+    # read-only property, as here; mypy sees a property overriding a writable attribute.
     @property
     def messages(self) -> list[BaseMessage]:  # type: ignore[override]
         return [to_langchain_message(r) for r in self.memory.session_records(self.user_id, self.session_id)]

@@ -11,7 +11,7 @@ Every search keyword can also be given per call, the same in ``invoke`` and ``ai
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
@@ -114,12 +114,12 @@ def create_memory_tool(
     *,
     name: str = "search_memory",
     description: str = MEMORY_TOOL_DESCRIPTION,
-    response_format: str = "content",
+    response_format: Literal["content", "content_and_artifact"] = "content",
 ) -> BaseTool:
     """A tool (``create_retriever_tool``) that searches the retriever's user and shows each memory with its
     session date: ``[Sunday, 7 May 2023] user: I moved to Lyon yesterday.``"""
     return create_retriever_tool(retriever, name, description, document_prompt=DOCUMENT_PROMPT,
-                                 response_format=response_format)  # type: ignore[arg-type]
+                                 response_format=response_format)
 
 
 __all__ = ["CbMemoryRetriever", "create_memory_tool"]

@@ -61,7 +61,8 @@ def check_role(value: object) -> str:
     return value
 
 
-def check_annotations(value: Mapping[str, str] | None, what: str = "annotations") -> dict[str, str]:
+def check_annotations(value: object, what: str = "annotations") -> dict[str, str]:
+    """A mapping of str to str (``None`` for none), checked and copied; anything else is refused."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):

@@ -11,8 +11,8 @@ must admit exactly the queried user's records that ``admits`` admits:
 - SQLite masks: ``SQLiteStore._mask``, through the store's ``vector_search`` and ``text_search`` (every
   record matches the vector and the word, so each returns exactly what the mask lets through);
 - Couchbase, client side: the check every hit goes through again after being fetched by key, through
-  ``CouchbaseStore.vector_search`` against the in-process fake of the SDK (fake_cluster.py) whose Search
-  "index" returns every stored document, as a lagging index might;
+  ``CouchbaseStore.vector_search`` against the in-process fake of the SDK (tests/support/couchbase_fake.py)
+  whose Search "index" returns every stored document, as a lagging index might;
 - Couchbase Search: the query JSON of ``couchbase_requests.filter_clauses`` (the k-NN pre-filter and the
   text query's zero-boost conjuncts, as the SDK encodes them), interpreted against each record's document
   by a small evaluator below that knows exactly the shapes the builder produces (conjunction, disjunction
@@ -53,9 +53,7 @@ from cbmemory.store import couchbase_requests as cq
 from cbmemory.store import sqlite_sql as sq
 from cbmemory.store import sqlite_write as sw
 from cbmemory.store.couchbase import CouchbaseStore
-from cbmemory.store.filters import admits_nothing, is_live
-
-from ..couchbase.fake_cluster import FakeCluster, FakeState, SearchRow
+from tests.support.couchbase_fake import FakeCluster, FakeState, SearchRow
 
 UTC = timezone.utc
 DIM = 4
@@ -156,30 +154,6 @@ def vectors_of(records) -> np.ndarray:
     out = np.zeros((len(records), DIM), dtype=np.float32)
     out[:, 0] = 1.0  # every record is the nearest neighbour of the query
     return out
-
-
-# ------------------------------------------------------------------ hand-worked cases of the meaning
-def _record(**kw) -> MemoryRecord:
-    spec = {"user_id": "u1", "session_id": "s1", "kind": "turn", "occurred_at": T0, "ingested_at": NOW,
-            "expires_at": None, "annotations": {"topic": "pets"}, **kw}
-    return make_records([spec])[0]
-
-
-def test_admits_by_hand():
-    rec = _record()
-    assert admits(rec, SearchFilters(), NOW)
-    assert not admits(_record(expires_at=NOW), SearchFilters(), NOW)  # expiring at now: gone
-    assert admits(_record(expires_at=NOW), SearchFilters(), NOW - timedelta(microseconds=1))
-    assert not admits(rec, SearchFilters(session_ids=()), NOW) and admits_nothing(SearchFilters(kinds=()))
-    assert not admits(rec, SearchFilters(session_ids=("s1\x00", "S1")), NOW)  # exact ids only
-    assert not admits(rec, SearchFilters(kinds=("round",)), NOW)
-    assert admits(rec, SearchFilters(occurred_after=T0, occurred_before=T0), NOW)  # bounds are inclusive
-    assert not admits(rec, SearchFilters(occurred_after=T0 + timedelta(microseconds=1)), NOW)
-    assert not admits(rec, SearchFilters(ingested_before=NOW - timedelta(microseconds=1)), NOW)
-    assert admits(rec, SearchFilters(annotations={"topic": "pets"}), NOW)
-    assert not admits(rec, SearchFilters(annotations={"topic": "work"}), NOW)
-    assert not admits(rec, SearchFilters(annotations={"topic": "pets", "lang": "fr"}), NOW)
-    assert is_live(rec, NOW) and not admits_nothing(SearchFilters())
 
 
 # ------------------------------------------------------------------ Couchbase Search: a small evaluator
@@ -390,15 +364,6 @@ def variants(filters: SearchFilters) -> list[SearchFilters]:
     if filters.annotations:
         alone.append(SearchFilters(annotations=filters.annotations))
     return [filters, *alone] if len(alone) > 1 else [filters]
-
-
-def test_the_float_epoch_window_declared_in_filters_py():
-    """SQLite and SQL++ compare float64 epoch seconds: a step is under a microsecond inside the window (so
-    instants compare exactly there) and about 30 microseconds near year 9999 (declared, not hidden)."""
-    assert all(np.spacing(t.timestamp()) < 1e-6 for t in EXACT)
-    far = datetime(9999, 12, 29, tzinfo=UTC)
-    assert 1.5e-5 < np.spacing(far.timestamp()) < 3.1e-5
-    assert (far + timedelta(microseconds=1)).timestamp() == far.timestamp()  # equal there; admits tells them apart
 
 
 def test_the_evaluators_fail_on_shapes_they_do_not_know():

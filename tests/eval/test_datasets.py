@@ -1,5 +1,6 @@
-"""Unit layer: the dataset loaders on the real LoCoMo dev file, the one-question LongMemEval sample and
-synthetic files in both official formats (with their quirks)."""
+"""Eval layer: the dataset loaders on the real LoCoMo dev file, the one-question LongMemEval sample and
+synthetic files in both official formats (with their quirks); the parser's pure repairs are in
+tests/unit/datasets/test_locomo.py."""
 
 import json
 
@@ -90,3 +91,11 @@ def test_longmemeval_single_object_and_errors(tmp_path):
     (tmp_path / "str.json").write_text(json.dumps("nope"))
     with pytest.raises(InvalidInputError, match="JSON list"):
         load_longmemeval(tmp_path / "str.json")
+
+
+@needs_locomo
+def test_dev_file_loads_with_expected_counts():
+    convs = load_locomo(LOCOMO_DEV)
+    assert len(convs) == 8 and sum(len(c.questions) for c in convs) == 1586
+    assert sum(len(s.messages) for c in convs for s in c.sessions) == 4805
+    assert all(set(q.evidence) <= c.turn_ids for c in convs for q in c.questions)

@@ -3,7 +3,7 @@ evaluation, the heatmap, a drill-down into a missed temporal question; its own a
 
 import pytest
 
-from tests.notebooks import run_notebook
+from tests.support.notebooks import run_notebook
 
 from .conftest import LOCOMO_DEV
 

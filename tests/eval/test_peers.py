@@ -4,17 +4,10 @@ Peers whose framework package is not installed are skipped, naming the package."
 import pytest
 
 from cbmemory.datasets import load_locomo
-from cbmemory.eval.peers import PEERS, expand, missing_packages
+from cbmemory.eval.peers import PEERS, missing_packages
 from cbmemory.eval.questions import from_locomo
 from cbmemory.eval.report import write_reports
 from cbmemory.eval.runner import read_jsonl, run_eval
-
-
-def test_expand_groups():
-    assert expand(["langchain"]) == ("langchain_vector", "langchain_ensemble")
-    assert expand(["all", "llamaindex_vector"]) == PEERS
-    with pytest.raises(ValueError, match="unknown peer"):
-        expand(["haystack"])
 
 
 @pytest.mark.parametrize("peer", PEERS)

@@ -1,4 +1,4 @@
-"""Unit layer: the evaluation's question records, the category-balanced subset and haystack scaling."""
+"""Eval layer: the evaluation's question records, the category-balanced subset and haystack scaling."""
 
 import pytest
 

@@ -27,7 +27,6 @@ from cbmemory.cli import main
 from cbmemory.errors import (
     CbMemoryError,
     CorruptStoreError,
-    InvalidInputError,
     NotAStoreError,
     ReadOnlyStoreError,
     StoreNotFoundError,
@@ -234,11 +233,6 @@ def test_cli_stats_opens_read_only(store_file, capsys):
     rc, out, err = run_cli(capsys, "stats", "--db", str(store_file))
     assert rc == 0 and json.loads(out)["records"] == SESSIONS
     assert store_file.read_bytes() == before
-
-
-def test_a_memory_store_cannot_be_read_only():
-    with pytest.raises(InvalidInputError):
-        SQLiteStore(":memory:", read_only=True)
 
 
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform == "linux" else None

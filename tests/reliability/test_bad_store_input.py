@@ -1,5 +1,5 @@
 """Reliability layer: bad input at the store and configuration level, extending the facade's catalogue in
-tests/unit/test_bad_input.py. Each kind raises a typed ``CbMemoryError`` and stores nothing."""
+tests/reliability/test_bad_input.py. Each kind raises a typed ``CbMemoryError`` and stores nothing."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def test_bad_facade_calls_are_typed_errors_and_store_nothing(tmp_path, name, cal
 
 
 def test_catalogue_size():
-    from tests.unit.test_bad_input import CASES
+    from tests.reliability.test_bad_input import CASES
 
     kinds = len(CASES) + len(STORE_WRITES) + 4 + 4 + 1 + len(FACADE)
     assert kinds >= 45, kinds

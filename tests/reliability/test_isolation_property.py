@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from cbmemory import AgentMemory
 from cbmemory.models import SearchFilters
 from cbmemory.retrieval.recipes import RECIPES
+from tests.support.hostile import HOSTILE
 
-from .hostile import HOSTILE
 from .workers import HashEmbedder
 
 USERS = ["alice", "Alice", "alice ", "bob", "bob\u200b", "al%ce", "a'lice", "用户"]

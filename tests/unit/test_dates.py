@@ -1,10 +1,11 @@
-"""Unit layer: date parsing, UTC storage and the readable anchor label."""
+"""Unit layer (dates): date parsing, UTC storage and the readable anchor label; instants outside the supported
+range (an offset that overflows), and LoCoMo's 12-hour clock."""
 
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from cbmemory.dates import anchor_label, to_utc
+from cbmemory.dates import MAX_INSTANT, anchor_label, iso, to_utc
 from cbmemory.errors import InvalidDateError
 
 
@@ -38,3 +39,22 @@ def test_unparseable_dates_raise_a_typed_error(bad):
 
 def test_anchor_label_is_readable():
     assert anchor_label(datetime(2023, 5, 7, tzinfo=timezone.utc)) == "Sunday, 7 May 2023"
+
+
+# ----------------------------------------------- poison instants (tests/reliability/test_poison_input.py)
+@pytest.mark.parametrize("text", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:00:00-05:00",
+                                  "0001-01-01T00:00:00Z"])
+def test_offsets_that_overflow_are_a_date_error(text):
+    with pytest.raises(InvalidDateError, match="supported range"):
+        to_utc(text)
+
+
+def test_iso_of_a_stored_instant_never_fails():
+    assert iso(datetime.max.replace(tzinfo=timezone.utc)) == MAX_INSTANT.isoformat(timespec="seconds")
+
+
+@pytest.mark.parametrize("text", ["13:56 pm on 8 May, 2023", "0:30 am on 8 May, 2023",
+                                  "00:10 pm on 8 May, 2023", "23:00 am on 8 May, 2023"])
+def test_locomo_hours_must_be_on_a_12_hour_clock(text):
+    with pytest.raises(InvalidDateError, match="1 to 12"):
+        to_utc(text)

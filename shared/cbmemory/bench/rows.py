@@ -10,9 +10,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-R = TypeVar("R")
+R = TypeVar("R", bound="_Row")
+
+
+class _Row(Protocol):
+    """A typed row that reads itself back from its JSON object."""
+
+    @classmethod
+    def from_json(cls: type[R], d: Mapping[str, Any]) -> R: ...
 
 NEIGHBOUR_GOAL = 1.5  # p95 with the largest neighbour within 1.5x of p95 with none
 USERS_GOAL = 2.0  # p95 with the most users within 2x of p95 with the fewest
@@ -150,7 +157,7 @@ def users_goals(rows: Sequence[UsersRow], limit: float = USERS_GOAL) -> list[Goa
 
 def rows_of(cls: type[R], items: Iterable[Any]) -> list[R]:
     """Typed rows from ``items`` that are rows already or their JSON objects (a loaded ``bench.json``)."""
-    return [x if isinstance(x, cls) else cls.from_json(x) for x in items]  # type: ignore[attr-defined]
+    return [x if isinstance(x, cls) else cls.from_json(x) for x in items]
 
 
 __all__ = ["NEIGHBOUR_GOAL", "USERS_GOAL", "GoalCheck", "Latency", "MachineFacts", "NeighbourRow", "UsersRow",

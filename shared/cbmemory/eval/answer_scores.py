@@ -159,10 +159,10 @@ def answer_scores(prediction: str, gold: str | None, *, dataset: str, category_i
         out["f1"] = out["abstained"]
     else:
         out["f1"] = token_f1(prediction, gold or "")
-    usable = gold is not None and not unanswerable
-    out["em"] = exact_match(prediction, gold) if usable else None  # type: ignore[arg-type]
-    out["contains"] = contains(prediction, gold) if usable else None  # type: ignore[arg-type]
-    err = date_error_days(prediction, gold, default_year) if usable and temporal else None  # type: ignore[arg-type]
+    usable = None if unanswerable else gold  # the gold answer the answer is checked against, if any
+    out["em"] = None if usable is None else exact_match(prediction, usable)
+    out["contains"] = None if usable is None else contains(prediction, usable)
+    err = date_error_days(prediction, usable, default_year) if usable is not None and temporal else None
     out["date_error_days"] = float(err) if err is not None else None
     for days in (1, 7, 31):
         out[f"date_within_{days}"] = None if err is None else (1.0 if err <= days else 0.0)

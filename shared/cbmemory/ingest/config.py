@@ -4,12 +4,16 @@ recipe can be written down with the settings its records were made with."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
 from .relative_dates import check_date_rules
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 PROMPT_VERSION = "enrich-v1"
 MODES = ("summary", "events", "facts")
@@ -18,10 +22,10 @@ RAW_KINDS = UNITS  # the kinds of records made from messages; the other kinds ar
 SUMMARY_UNITS = ("session", "round")
 
 
-def _fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+def _fields(cls: type[DataclassInstance], data: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(data, Mapping):
         raise InvalidInputError(f"{cls.__name__} must be given a mapping, got {type(data).__name__}")
-    unknown = set(data) - set(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+    unknown = set(data) - {f.name for f in dataclasses.fields(cls)}
     if unknown:
         raise InvalidInputError(f"unknown {cls.__name__} fields {sorted(unknown)}")
     return dict(data)

@@ -39,37 +39,33 @@ def validate_messages(messages: Sequence[Message | Mapping[str, object]]) -> lis
     out: list[Message] = []
     seen: set[str] = set()
     for i, m in enumerate(messages):
+        # the fields as given (a Message's are unchecked too), each checked below before a Message is built
+        fields: tuple[object, object, object, object, object]
         if isinstance(m, Mapping):
             unknown = set(m) - {"role", "content", "speaker", "turn_id", "annotations"}
             if unknown:
                 raise InvalidInputError(f"message {i} has unknown fields {sorted(unknown)}")
             if "role" not in m or "content" not in m:
                 raise InvalidInputError(f"message {i} needs 'role' and 'content'")
-            m = Message(
-                role=m["role"],  # type: ignore[arg-type]
-                content=m["content"],  # type: ignore[arg-type]
-                speaker=m.get("speaker"),  # type: ignore[arg-type]
-                turn_id=m.get("turn_id"),  # type: ignore[arg-type]
-                annotations=m.get("annotations") or {},  # type: ignore[arg-type]
-            )
-        elif not isinstance(m, Message):
+            fields = (m["role"], m["content"], m.get("speaker"), m.get("turn_id"), m.get("annotations") or {})
+        elif isinstance(m, Message):
+            fields = (m.role, m.content, m.speaker, m.turn_id, m.annotations)
+        else:
             raise InvalidInputError(f"message {i} is a {type(m).__name__}, not a Message or dict")
-        check_role(m.role)
-        check_text(m.content, f"message {i} content")
-        if m.speaker is not None:
-            check_id(m.speaker, f"message {i} speaker")
-        if m.turn_id is not None:
-            check_id(m.turn_id, f"message {i} turn_id")
-            if m.turn_id.startswith(GENERATED_KEY_PREFIX):
+        role, content, speaker, turn_id, annotations = fields
+        role = check_role(role)
+        content = check_text(content, f"message {i} content")
+        speaker = None if speaker is None else check_id(speaker, f"message {i} speaker")
+        if turn_id is not None:
+            turn_id = check_id(turn_id, f"message {i} turn_id")
+            if turn_id.startswith(GENERATED_KEY_PREFIX):
                 raise InvalidInputError(
-                    f"message {i} turn_id {m.turn_id!r} starts with {GENERATED_KEY_PREFIX!r}, which marks the "
+                    f"message {i} turn_id {turn_id!r} starts with {GENERATED_KEY_PREFIX!r}, which marks the "
                     "keys cbmemory gives messages without an id; choose another id")
-            if m.turn_id in seen:
-                raise InvalidInputError(f"turn_id {m.turn_id!r} appears twice in one batch")
-            seen.add(m.turn_id)
-        out.append(
-            Message(m.role, m.content, m.speaker, m.turn_id, frozen_mapping(check_annotations(m.annotations)))
-        )
+            if turn_id in seen:
+                raise InvalidInputError(f"turn_id {turn_id!r} appears twice in one batch")
+            seen.add(turn_id)
+        out.append(Message(role, content, speaker, turn_id, frozen_mapping(check_annotations(annotations))))
     return out
 
 

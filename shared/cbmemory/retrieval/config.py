@@ -164,12 +164,12 @@ class RetrievalConfig:
             put(self, "kinds", kinds)
         put(self, "speaker_weight", _weight(self.speaker_weight, "speaker_weight"))
 
-    def with_(self, **changes: object) -> RetrievalConfig:
+    def with_(self, **changes: Any) -> RetrievalConfig:
         """A copy with some fields changed (the original is untouched)."""
         unknown = set(changes) - set(FIELDS)
         if unknown:
             raise InvalidInputError(f"unknown RetrievalConfig fields {sorted(unknown)}")
-        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+        return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields: enums as their strings, tuples as lists, ``weights`` as [signal, weight] pairs."""

@@ -288,11 +288,11 @@ def record_where(user_id: str, filters: SearchFilters, now: datetime, alias: str
         if value is not None:
             parts.append(f"{_f(a, col)} {op} ${name}")
             params[name] = epoch(value)
-    for i, (key, value) in enumerate(sorted(filters.annotations.items())):
+    for i, (key, wanted) in enumerate(sorted(filters.annotations.items())):
         # the field name comes from a parameter (``obj.[expr]``), never from the statement text
         parts.append(f"{_f(a, 'annotations')}.[$ak{i}] = $av{i}")
         params[f"ak{i}"] = key
-        params[f"av{i}"] = value
+        params[f"av{i}"] = wanted
     return " AND ".join(parts), params
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 
 from ..errors import EmbedderMismatchError, StoreUnavailableError
 from . import couchbase_docs as d
@@ -61,9 +62,14 @@ def ensure_collections(client: CouchbaseClient, deadline: float) -> None:
                 client.io("create collection", manager.create_collection, client.scope_name, coll)
             except e.CollectionAlreadyExistsException:
                 pass
-        poll(deadline, f"collection {coll}", lambda c=coll: client.handle(c).exists(d.META_KEY))
+        poll(deadline, f"collection {coll}", partial(_probe, client, coll))
     for st in q.secondary_indexes(client.memory, client.sessions):
-        poll(deadline, "SQL++ index", lambda st=st: client.query(st, consistent=False))
+        poll(deadline, "SQL++ index", partial(client.query, st, consistent=False))
+
+
+def _probe(client: CouchbaseClient, collection: str) -> object:
+    """A key lookup in ``collection``, which fails until a collection made a moment ago is usable."""
+    return client.handle(collection).exists(d.META_KEY)
 
 
 def ensure_search_index(client: CouchbaseClient, dimension: int, deadline: float) -> None:

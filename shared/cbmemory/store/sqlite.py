@@ -352,7 +352,7 @@ class SQLiteStore(MemoryStore):
         return self._lexical("entity", user_id, [np.array(t, np.int64) for t in sorted(ids) if t], k, filters, now)
 
     def get_records(self, user_id: str, record_ids: Sequence[str]) -> list[MemoryRecord]:
-        out = []
+        out: list[MemoryRecord] = []
         with self._lock:
             for i in range(0, len(record_ids), _CHUNK):
                 part = list(record_ids[i : i + _CHUNK])
@@ -388,6 +388,7 @@ class SQLiteStore(MemoryStore):
 
     def count(self, user_id: str | None = None) -> int:
         now = utcnow().timestamp()
+        args: tuple[object, ...]
         with self._lock:
             if user_id is None:
                 sql, args = "SELECT count(*) FROM records WHERE expires_at IS NULL OR expires_at > ?", (now,)

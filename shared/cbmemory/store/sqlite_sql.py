@@ -101,12 +101,12 @@ def filter_clause(user_id: str, filters: SearchFilters, now: float, alias: str =
         if value is not None:
             parts.append(f"{a}.{col} {op} :{name}")
             params[name] = epoch(value)
-    for i, (key, value) in enumerate(sorted(filters.annotations.items())):
+    for i, (key, wanted) in enumerate(sorted(filters.annotations.items())):
         parts.append(
             f"EXISTS (SELECT 1 FROM json_each({a}.annotations) j WHERE j.key = :ak{i} AND j.value = :av{i})"
         )
         params[f"ak{i}"] = key
-        params[f"av{i}"] = value
+        params[f"av{i}"] = wanted
     return " AND ".join(parts), params
 
 

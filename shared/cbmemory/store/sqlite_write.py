@@ -82,7 +82,9 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
                f"FROM records WHERE record_id IN ({_in(part)})")
         existing.update({row[0]: row[1:] for row in c.execute(sql, part)})
     inserted = replaced = unchanged = 0
-    rows, stale, touched = [], [], {}
+    rows: list[tuple[object, ...]] = []
+    stale: list[int] = []  # rowids
+    touched: dict[str, bool] = {}  # user written -> whether any of their rows were replaced or deleted
     written_sessions: set[tuple[str, str]] = set()
     for rec, vec in zip(records, vectors, strict=True):
         old = existing.get(rec.record_id)
@@ -116,8 +118,8 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
                 stale += gone
                 touched[s.user_id] = True
     for i in range(0, len(stale), _CHUNK):
-        part = stale[i : i + _CHUNK]
-        c.execute(f"DELETE FROM records WHERE rowid IN ({_in(part)})", part)
+        rowids = stale[i : i + _CHUNK]
+        c.execute(f"DELETE FROM records WHERE rowid IN ({_in(rowids)})", rowids)
     c.executemany(_INSERT, rows)
     return IngestResult(inserted, replaced, unchanged, tuple(ids)), touched
 

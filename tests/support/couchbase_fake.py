@@ -1,0 +1,230 @@
+"""A small in-process stand-in for the couchbase SDK's Cluster / Bucket / Scope / Collection objects.
+
+It is NOT a Couchbase backend and gives NO backend coverage: KV is a dict, and SQL++ and Search answers
+are whatever the test scripts. It exists only to check the store's orchestration: which request objects
+it sends, in which batches, with which options (expiry, consistency), and what it does with the answers.
+The backend itself is covered by the live contract suite (tests/integration/couchbase/test_live_contract.py).
+A helper shared by the tiers (unit/store, contract), not a test module.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from couchbase.exceptions import (
+    CollectionAlreadyExistsException,
+    DocumentExistsException,
+    DocumentNotFoundException,
+    ScopeAlreadyExistsException,
+    SearchIndexNotFoundException,
+)
+from couchbase.result import MutationToken
+
+
+class _Got:
+    def __init__(self, body: dict):
+        self.content_as = {dict: copy.deepcopy(body)}  # the SDK's ``result.content_as[dict]``
+
+
+class _Mutated:
+    def __init__(self, token: dict | None):
+        self._token = token
+
+    def mutation_token(self):
+        return MutationToken(self._token) if self._token else None
+
+
+class _Multi:
+    def __init__(self, results: dict):
+        self.results = results
+
+    @property
+    def exceptions(self) -> dict:
+        return {k: v for k, v in self.results.items() if isinstance(v, Exception)}
+
+
+class _Rows:
+    def __init__(self, rows: list):
+        self._rows = rows
+
+    def rows(self):
+        return iter(self._rows)
+
+
+@dataclass
+class SearchRow:
+    id: str
+    score: float
+    explanation: dict = field(default_factory=dict)
+
+
+@dataclass
+class FakeState:
+    """Everything the fake remembers: documents per collection and every call made."""
+
+    docs: dict[str, dict[str, dict]] = field(default_factory=dict)
+    scopes: dict[str, set[str]] = field(default_factory=dict)
+    search_indexes: dict[str, Any] = field(default_factory=dict)
+    calls: list[tuple] = field(default_factory=list)
+    query_answer: Callable[[str, dict], list] = lambda sql, options: []
+    search_answer: Callable[[str, Any, Any], list] = lambda index, request, options: []
+    fail_with: Exception | None = None
+    seq: int = 0
+    last_seq: dict[str, int] = field(default_factory=dict)  # the newest mutation's number, per collection
+
+    def check(self):
+        if self.fail_with is not None:
+            raise self.fail_with
+
+
+class FakeCollection:
+    def __init__(self, state: FakeState, scope: str, name: str):
+        self.s, self.name = state, name
+        self.docs = state.docs.setdefault(f"{scope}.{name}", {})
+
+    def _token(self) -> dict:
+        self.s.seq += 1
+        self.s.last_seq[self.name] = self.s.seq
+        return {"partition_id": self.s.seq % 4, "partition_uuid": 77, "sequence_number": self.s.seq,
+                "bucket_name": "cbm"}
+
+    def get(self, key):
+        self.s.check()
+        self.s.calls.append(("get", self.name, key))
+        if key not in self.docs:
+            raise DocumentNotFoundException()
+        return _Got(self.docs[key])
+
+    def get_multi(self, keys):
+        self.s.check()
+        self.s.calls.append(("get_multi", self.name, list(keys)))
+        return _Multi({k: _Got(self.docs[k]) if k in self.docs else DocumentNotFoundException() for k in keys})
+
+    def upsert_multi(self, docs, options):
+        self.s.check()
+        self.s.calls.append(("upsert_multi", self.name, dict(docs), options))
+        for k, v in docs.items():
+            self.docs[k] = copy.deepcopy(v)
+        return _Multi({k: _Mutated(self._token()) for k in docs})
+
+    def insert(self, key, body):
+        self.s.calls.append(("insert", self.name, key))
+        if key in self.docs:
+            raise DocumentExistsException()
+        self.docs[key] = copy.deepcopy(body)
+        return _Mutated(self._token())
+
+    def remove(self, key):
+        self.s.calls.append(("remove", self.name, key))
+        if key not in self.docs:
+            raise DocumentNotFoundException()
+        del self.docs[key]
+
+    def remove_multi(self, keys):
+        """Like the SDK's (``return_exceptions`` on): a missing key comes back as its exception."""
+        self.s.check()
+        self.s.calls.append(("remove_multi", self.name, list(keys)))
+        out = {}
+        for k in keys:
+            if k in self.docs:
+                del self.docs[k]
+                out[k] = _Mutated(self._token())
+            else:
+                out[k] = DocumentNotFoundException()
+        return _Multi(out)
+
+    def exists(self, key):
+        self.s.calls.append(("exists", self.name, key))
+        return key in self.docs
+
+
+class FakeSearchIndexManager:
+    def __init__(self, state: FakeState):
+        self.s = state
+
+    def get_index(self, name):
+        self.s.calls.append(("get_index", name))
+        if name not in self.s.search_indexes:
+            raise SearchIndexNotFoundException()
+        return self.s.search_indexes[name]
+
+    def upsert_index(self, index):
+        self.s.calls.append(("upsert_index", index))
+        self.s.search_indexes[index.name] = index
+
+
+class FakeScope:
+    def __init__(self, state: FakeState, name: str):
+        self.s, self.name = state, name
+
+    def collection(self, name):
+        return FakeCollection(self.s, self.name, name)
+
+    def query(self, sql, options):
+        self.s.check()
+        self.s.calls.append(("query", sql, options))
+        return _Rows(self.s.query_answer(sql, options))
+
+    def search(self, index, request, options):
+        self.s.check()
+        self.s.calls.append(("search", index, request, options))
+        return _Rows(self.s.search_answer(index, request, options))
+
+    def search_indexes(self):
+        return FakeSearchIndexManager(self.s)
+
+
+class _ScopeSpec:
+    def __init__(self, name, collections):
+        self.name = name
+        self.collections = [type("C", (), {"name": c})() for c in collections]
+
+
+class FakeCollectionManager:
+    def __init__(self, state: FakeState):
+        self.s = state
+
+    def get_all_scopes(self):
+        self.s.check()
+        self.s.calls.append(("get_all_scopes",))
+        return [_ScopeSpec(n, cs) for n, cs in self.s.scopes.items()]
+
+    def create_scope(self, name):
+        self.s.calls.append(("create_scope", name))
+        if name in self.s.scopes:
+            raise ScopeAlreadyExistsException()
+        self.s.scopes[name] = set()
+
+    def create_collection(self, scope, name):
+        self.s.calls.append(("create_collection", scope, name))
+        if name in self.s.scopes[scope]:
+            raise CollectionAlreadyExistsException()
+        self.s.scopes[scope].add(name)
+
+
+class FakeBucket:
+    def __init__(self, state: FakeState, name: str):
+        self.s, self.name = state, name
+
+    def scope(self, name):
+        return FakeScope(self.s, name)
+
+    def collections(self):
+        return FakeCollectionManager(self.s)
+
+
+class FakeCluster:
+    def __init__(self, state: FakeState | None = None):
+        self.s = state or FakeState()
+        self.closed = False
+
+    def bucket(self, name):
+        self.s.check()
+        self.s.calls.append(("bucket", name))
+        return FakeBucket(self.s, name)
+
+    def close(self):
+        self.closed = True

@@ -1,0 +1,38 @@
+"""Running a notebook top to bottom in a fresh kernel for the tests (shared by the notebook tests of
+the integration and eval tiers; a helper, not a test module).
+
+The kernel talks to the test over unix-domain sockets (ZMQ ipc), so no TCP port is opened and pytest-socket
+stays on. A real LLM is never used: the API key and base URL are removed from the kernel's environment. The
+kernel runs in notebooks/, as Jupyter runs it, so a notebook imports the modules beside it
+(``scripted_chat_model``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_notebook(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, timeout: int = 120,
+                 env: dict[str, str] | None = None) -> tuple[object, str]:
+    """Execute ``notebooks/<name>``; return the executed notebook and the text of all its outputs."""
+    nbformat = pytest.importorskip("nbformat", reason="executing notebooks needs nbformat (dev extra)")
+    nbclient = pytest.importorskip("nbclient", reason="executing notebooks needs nbclient (dev extra)")
+    pytest.importorskip("ipykernel", reason="executing notebooks needs ipykernel (dev extra)")
+    from jupyter_client.manager import KernelManager
+
+    for key, value in (env or {}).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    folder = ROOT / "notebooks"  # the kernel starts in the notebook's folder, as Jupyter starts it
+    nb = nbformat.read(folder / name, as_version=4)
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
+    resources = {"metadata": {"path": str(folder)}}
+    nbclient.NotebookClient(nb, km=km, timeout=timeout, resources=resources).execute()
+    outputs = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    return nb, outputs
