@@ -45,6 +45,7 @@ from .validation import check_annotations, check_id, check_k, check_query, check
 
 DateLike = datetime | Date | str
 _APPEND_TRIES = 100
+PURGE_INTERVAL = timedelta(minutes=1)
 _APPEND_LOCKS = tuple(threading.Lock() for _ in range(64))  # striped by (user, session)
 _BEFORE_ALL = datetime.min.replace(tzinfo=timezone.utc)
 
@@ -80,6 +81,7 @@ class AgentMemory:
         self.default_ttl = check_ttl(default_ttl, "default_ttl") if default_ttl is not None else None
         self.clock = clock
         self._bound = False
+        self._last_purge: datetime | None = None
         have = getattr(store, "embedder", None)
         if have is not None and have[0] != self.embedder.name:
             raise EmbedderMismatchError(
@@ -129,10 +131,18 @@ class AgentMemory:
             records = self.enricher.prepare(self, records)
         vectors = self.embedder.embed_records(records)  # checked: finite, right shape
         result = self.store.write(sessions, records, vectors, mode=mode)
-        self.store.purge_expired(self.clock())
+        self._purge()
         if self.enricher is not None:  # LLM calls, after the raw records are stored
             self.enricher.after_write(self, sessions, records)
         return result
+
+    def _purge(self) -> None:
+        """Erase expired records at most once per ``PURGE_INTERVAL`` of the memory's clock (they are hidden
+        from every read as soon as they expire; erasing them rewrites the file, so it is not done per write)."""
+        now = self.clock()
+        if self._last_purge is None or not timedelta(0) <= now - self._last_purge < PURGE_INTERVAL:
+            self.store.purge_expired(now)
+            self._last_purge = now
 
     def add_session(
         self,
