@@ -46,6 +46,7 @@ from .validation import check_annotations, check_id, check_k, check_query, check
 
 DateLike = datetime | Date | str
 _APPEND_TRIES = 100
+PURGE_INTERVAL = timedelta(minutes=1)
 _APPEND_LOCKS = tuple(threading.Lock() for _ in range(64))  # striped by (user, session)
 _BEFORE_ALL = datetime.min.replace(tzinfo=timezone.utc)
 
@@ -82,6 +83,7 @@ class AgentMemory:
         self.default_ttl = check_ttl(default_ttl, "default_ttl") if default_ttl is not None else None
         self.clock = clock
         self._bound = False
+        self._last_purge: datetime | None = None
         have = store.bound_embedder
         if have is not None and have[0] != self.embedder.name:
             raise EmbedderMismatchError(
@@ -133,10 +135,18 @@ class AgentMemory:
         if enricher is not None and self.ingest.rewrites_raw:  # cached facts only: no LLM call before the raw write
             records = enricher.prepare(records, ingest=self.ingest, stored=self._stored_raw(records))
         result = self._store(sessions, records, mode)
-        self.store.purge_expired(self.clock())
+        self._purge()
         if enricher is not None:  # LLM calls, after the raw records are stored
             self._derive(enricher, sessions, records, self.ingest, self._stored_raw(records))
         return result
+
+    def _purge(self) -> None:
+        """Erase expired records at most once per ``PURGE_INTERVAL`` of the memory's clock (they are hidden
+        from every read as soon as they expire; erasing them rewrites the file, so it is not done per write)."""
+        now = self.clock()
+        if self._last_purge is None or not timedelta(0) <= now - self._last_purge < PURGE_INTERVAL:
+            self.store.purge_expired(now)
+            self._last_purge = now
 
     def _store(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], mode: WriteMode) -> IngestResult:
         vectors = self.embedder.embed_records(records)  # checked: finite, right shape

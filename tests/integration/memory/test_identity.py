@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -92,3 +92,25 @@ def test_a_retried_append_with_ids_is_stored_once(mem):
     mem.add_messages("u", "s", msg, date=D1)
     assert mem.add_messages("u", "s", msg).unchanged == 1
     assert [r.text for r in mem.session_records("u", "s")] == ["once"]
+
+
+def test_expired_records_are_erased_at_most_once_a_minute_of_the_memorys_clock(tmp_path, scripted):
+    """Erasing rewrites the file, so writes do not each purge; expired records are hidden in the meantime."""
+    now = [D1]
+    m = AgentMemory.open(tmp_path / "p.db", embedder=scripted(), clock=lambda: now[0])
+    purges = []
+    real = m.store.purge_expired
+    m.store.purge_expired = lambda when=None: purges.append(when) or real(when)
+    m.add_session("u", "a", turns("short"), date=D1, ttl=timedelta(seconds=30))
+    m.add_session("u", "b", turns("durable"), date=D1)
+    assert purges == [D1]
+    now[0] = D1 + timedelta(seconds=45)  # "short" has expired: hidden at once, erased at the next purge
+    assert [r.text for r in m.session_records("u")] == ["durable"]
+    m.add_session("u", "c", turns("more"), date=D1)
+    assert len(purges) == 1
+    assert [r.text for r in m.store.list_records("u", now=D1)] == ["short", "durable", "more"]  # still stored
+    now[0] = D1 + timedelta(minutes=2)
+    m.add_session("u", "d", turns("later"), date=D1)
+    assert purges[-1] == now[0] and [s.session_id for s in m.sessions("u")] == ["b", "c", "d"]
+    assert [r.text for r in m.store.list_records("u", now=D1)] == ["durable", "more", "later"]
+    m.close()
