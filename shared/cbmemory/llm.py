@@ -5,7 +5,10 @@ LangChain is imported on call, never at import time.
 
 from __future__ import annotations
 
+import os
 from typing import Any
+
+from .errors import InvalidInputError, MissingDependencyError
 
 
 def model_name(llm: Any) -> str:
@@ -18,17 +21,11 @@ def model_name(llm: Any) -> str:
 
 def make_chat_model(model: str, base_url: str | None = None, api_key: str | None = None) -> Any:
     """``ChatOpenAI`` at temperature 0 (OpenAI, or a local OpenAI-compatible server with ``base_url``)."""
-    import os
-
     try:
         from langchain_openai import ChatOpenAI
     except ImportError as exc:  # pragma: no cover - the eval extra has it
-        from .errors import MissingDependencyError
-
         raise MissingDependencyError("LLM steps need langchain-openai: pip install 'cbmemory[openai]'") from exc
     key = api_key or os.environ.get("OPENAI_API_KEY") or ("local" if base_url else None)
     if key is None:
-        from .errors import InvalidInputError
-
         raise InvalidInputError("set OPENAI_API_KEY (or pass --llm-base-url for a local server)")
     return ChatOpenAI(model=model, base_url=base_url, api_key=key, temperature=0, max_retries=2, timeout=600)

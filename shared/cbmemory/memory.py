@@ -42,6 +42,7 @@ from .retrieval.context import FormattedContext, format_context
 from .retrieval.engine import retrieve
 from .retrieval.recipes import Recipe, get_recipe
 from .store.base import MemoryStore, WriteMode
+from .store.sqlite import SQLiteStore
 from .validation import check_annotations, check_id, check_k, check_query, check_ttl
 
 DateLike = datetime | Date | str
@@ -96,8 +97,6 @@ class AgentMemory:
         """Open (or create) a memory file with the embedded SQLite store. ``create=False``: a missing file
         raises ``StoreNotFoundError`` instead of becoming a new store. ``read_only=True``: search only; the
         file is never created or written (the way to read a store in a read-only file or directory)."""
-        from .store.sqlite import SQLiteStore
-
         store = SQLiteStore(path, create=create, read_only=read_only)
         try:
             return cls(store, **kwargs)

@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from datetime import date
 from functools import lru_cache
 
+from ..errors import MissingDependencyError
+
 _PUNCT = set(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
 OFFICIAL_ABSTAIN = ("no information available", "not mentioned")
@@ -42,8 +44,6 @@ def _stemmer():
     try:
         from nltk.stem import PorterStemmer
     except ImportError as exc:  # pragma: no cover - nltk comes with llama-index-core / the eval extra
-        from ..errors import MissingDependencyError
-
         raise MissingDependencyError("LoCoMo's token F1 needs nltk's Porter stemmer: pip install nltk") from exc
     return PorterStemmer()
 

@@ -13,6 +13,8 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Protocol
 
+from ..datasets.locomo import CATEGORIES, MEM0_LABELS
+from ..datasets.longmemeval import ABSTENTION, QUESTION_TYPES
 from ..models import Message
 
 
@@ -80,8 +82,6 @@ class EvalSet:
 
 def from_locomo(conversations: Sequence, *, haystacks: Mapping[str, Haystack] | None = None) -> EvalSet:
     """``conversations``: ``LocomoConversation`` records; ``haystacks`` replaces their sessions (scaling)."""
-    from ..datasets.locomo import CATEGORIES, MEM0_LABELS
-
     hs = dict(haystacks) if haystacks else {c.sample_id: Haystack(c.sample_id, c.sessions) for c in conversations}
     questions = []
     for conv in conversations:
@@ -99,8 +99,6 @@ def from_locomo(conversations: Sequence, *, haystacks: Mapping[str, Haystack] | 
 
 def from_longmemeval(records: Sequence) -> EvalSet:
     """``records``: ``LongMemEvalQuestion`` records; each question is its own user."""
-    from ..datasets.longmemeval import ABSTENTION, QUESTION_TYPES
-
     hs = {r.question_id: Haystack(r.question_id, r.sessions) for r in records}
     questions = tuple(EvalQuestion(
         question_id=r.question_id, user_id=r.question_id, question=r.question, answer=r.answer,

@@ -37,6 +37,7 @@ from ..models import Hit
 from ..retrieval.context import count_tokens, format_context, format_hit
 from ..retrieval.engine import retrieve
 from ..retrieval.recipes import Recipe
+from ..store.sqlite_sql import SCHEMA_VERSION  # a new store layout gets new files, not a refusal
 from .baselines import BASELINES, baseline_hits
 from .metrics import KS, retrieval_metrics, session_units
 from .questions import EvalQuestion, EvalSet
@@ -82,8 +83,6 @@ def haystack_fingerprint(eval_set: EvalSet) -> str:
 
 
 def _store_name(fingerprint: str, ingest: IngestConfig, embedder: str) -> str:
-    from ..store.sqlite_sql import SCHEMA_VERSION  # a new store layout gets new files, not a refusal
-
     key = f"{fingerprint}|{ingest.key}|{embedder}|schema={SCHEMA_VERSION}"
     return hashlib.sha256(key.encode()).hexdigest()[:16] + ".db"
 
