@@ -94,10 +94,12 @@ class RetrievalConfig:
 
     - ``signals``: which ranked lists run: ``vector`` (cosine), ``bm25`` (full text over the user's whole
       corpus), ``entity`` (exact phrases extracted from the query, through the full-text index).
-    - ``vector_pool`` / ``text_pool`` / ``entity_pool``: the candidate pool of each signal. A signal fetches
-      max(k, its pool, ``rerank_pool`` when re-ranking, ``recency_pool`` when ordering by recency) hits,
-      whether it runs alone or beside others; its candidates (fused, when several signals run) are what the
-      speaker boost, the re-rank and the recency order work on, before the list is cut to k.
+    - ``vector_pool`` / ``text_pool`` / ``entity_pool``: the candidate pool of each signal, fetched where
+      candidates past k can change the result (several signals fused, or the speaker boost); a signal also
+      fetches ``rerank_pool`` when re-ranking and ``recency_pool`` when ordering by recency, and never
+      fewer than k. One signal alone with none of these fetches k: its top k is the same whatever its pool.
+      The candidates (fused, when several signals run) are what the speaker boost, the re-rank and the
+      recency order work on, before the list is cut to k.
     - ``fusion``: ``rrf`` (reciprocal-rank fusion, constant ``rrf_k``) or ``weighted`` (min-max normalised
       scores); ``weights`` per signal apply to both. Fusion runs over the union of all candidates. One
       signal alone is not fused (its own scores stay) unless the speaker boost joins it.

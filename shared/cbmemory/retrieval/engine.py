@@ -71,10 +71,14 @@ def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int 
 
 
 def candidates(config: RetrievalConfig, k: int, pool: int) -> int:
-    """How many hits a signal with this ``pool`` fetches: enough for k, its pool and the later stages."""
+    """How many hits a signal with this ``pool`` fetches: its pool where candidates past k can change the
+    result (fusion of several signals, the speaker boost), enough for the re-rank or the recency order, and
+    never fewer than k. One signal alone with none of those returns its own top k whatever its pool, so it
+    fetches just k (reading more records would cost time and change nothing)."""
+    pooled = pool if len(config.signals) > 1 or config.speaker_weight > 0 else 0
     later = max(config.rerank_pool if config.rerank is Rerank.BM25 else 0,
                 config.recency_pool if config.order is Order.RECENCY else 0)
-    return max(k, pool, later)
+    return max(k, pooled, later)
 
 
 def retrieve(

@@ -57,14 +57,15 @@ def ids(hits):
 
 # ---------------------------------------------------------------------------- pools
 @pytest.mark.parametrize("changes, asked", [
-    ({"vector_pool": 40, "k": 5}, [("vector", 40)]),  # one signal alone fetches its pool (was: k)
+    ({"vector_pool": 40, "k": 5}, [("vector", 5)]),  # one signal alone, nothing after it: its top k is all
+    ({"vector_pool": 40, "k": 5, "speaker_weight": 1.0}, [("vector", 40)]),  # the speaker boost uses the pool
     ({"vector_pool": 3, "k": 5}, [("vector", 5)]),  # never fewer than k
     ({"vector_pool": 20, "k": 5, "rerank": "bm25", "rerank_pool": 100}, [("vector", 100)]),  # a re-rank pool
     ({"vector_pool": 20, "k": 5, "order": "recency", "recency_pool": 30}, [("vector", 30)]),
-    ({"signals": ("bm25",), "text_pool": 7, "k": 5}, [("bm25", 7)]),
+    ({"signals": ("bm25",), "text_pool": 7, "k": 5}, [("bm25", 5)]),
     ({"signals": ("vector", "bm25"), "vector_pool": 9, "text_pool": 8, "k": 5}, [("vector", 9), ("bm25", 8)]),
 ])
-def test_each_signal_fetches_its_pool_alone_or_beside_others(changes, asked):
+def test_each_signal_fetches_its_pool_where_a_later_stage_uses_it(changes, asked):
     store = ListStore(ranked(200), ranked(200))
     search(store, RECIPES["vector"].with_(**changes))
     assert store.calls == asked
@@ -72,7 +73,8 @@ def test_each_signal_fetches_its_pool_alone_or_beside_others(changes, asked):
 
 def test_named_recipes_fetch_what_their_pools_and_stages_say():
     store = ListStore(ranked(200), ranked(200))
-    for name, want in [("vector", 50), ("bm25", 50), ("vector_bm25_rerank_100", 100), ("recency", 50)]:
+    for name, want in [("vector", 10), ("bm25", 10), ("vector_bm25_rerank_100", 100), ("recency", 30),
+                       ("default", 50)]:
         store.calls.clear()
         hits = search(store, RECIPES[name])
         assert {k for _, k in store.calls} == {want} and len(hits) == 10 and {h.recipe for h in hits} == {name}
@@ -94,7 +96,7 @@ def test_the_pool_of_one_signal_feeds_the_recency_order():
     newest = [Hit(rec(f"h{i}", day=i), float(100 - i)) for i in range(40)]  # the least relevant is the newest
     store = ListStore(newest)
     hits = search(store, RECIPES["recency"].with_(k=3, recency_pool=25))
-    assert ids(hits) == ["h24", "h23", "h22"] and store.calls == [("vector", 50)]
+    assert ids(hits) == ["h24", "h23", "h22"] and store.calls == [("vector", 25)]  # what the stage reads
 
 
 # ---------------------------------------------------------------------------- speaker boost
