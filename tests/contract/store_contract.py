@@ -95,7 +95,9 @@ class StoreContract:
                                 ({"vectors": two[:1]}, r"vectors have shape \(1, 8\); expected \(2, 8\)"),
                                 ({"vectors": bad_value}, "vectors must be finite"),
                                 ({"records": [recs[0], recs[0]]}, "a batch holds the same record twice"),
-                                ({"vectors": [["x"] * DIM] * 2}, "vectors must be an array of floats")):
+                                ({"vectors": [["x"] * DIM] * 2}, "vectors must be an array of floats"),
+                                ({"records": [recs[0], replace(recs[1], text="half \ud800 a pair")]},
+                                 "lone surrogate")):
             args = {"records": recs, "vectors": two, **kwargs}
             with pytest.raises(InvalidInputError, match=message):
                 store.write([sess], args["records"], args["vectors"], mode=kwargs.get("mode", "merge"))

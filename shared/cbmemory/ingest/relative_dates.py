@@ -293,7 +293,10 @@ def find_relative_dates(text: str, session_date: datetime | date) -> list[Relati
     for start, neg_end, rule, m in found:
         if start < last_end:
             continue
-        span = rule.resolve(m, today)
+        try:
+            span = rule.resolve(m, today)
+        except (OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999): left unresolved
+            continue
         out.append(RelativeDate(m.group(0), start, -neg_end, span))
         last_end = -neg_end
     return out

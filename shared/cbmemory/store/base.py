@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..models import NO_FILTERS, ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
+from ..text import LONE_SURROGATE
 
 WriteMode = Literal["merge", "replace", "append"]
 WRITE_MODES: tuple[str, ...] = get_args(WriteMode)
@@ -66,7 +67,8 @@ class MemoryStore(ABC):
         of the same session and kind already holds a position at or after the batch's first one.
 
         Checked here, for every backend, before anything is sent (``InvalidInputError``): a known mode, an
-        embedder bound, one finite vector of the bound dimension per record, no record id twice. The
+        embedder bound, one finite vector of the bound dimension per record, no record id twice, text
+        that is valid Unicode (no lone surrogates, which no file or server can encode). The
         backend's :meth:`_write` then stores the checked batch."""
         self._check_writable()
         if mode not in WRITE_MODES:
@@ -84,6 +86,10 @@ class MemoryStore(ABC):
             raise InvalidInputError("vectors must be finite (no NaN or infinity)")
         if len({r.record_id for r in records}) != len(records):
             raise InvalidInputError("a batch holds the same record twice")
+        for r in records:  # records built outside validate_messages (e.g. from an LLM's reply) too
+            texts = (r.text, r.index_text, r.speaker or "", *r.annotations.keys(), *r.annotations.values())
+            if any(LONE_SURROGATE.search(t) for t in texts):
+                raise InvalidInputError(f"record {r.record_id} holds a lone surrogate (not valid Unicode text)")
         return self._write(sessions, records, vecs, mode)
 
     @abstractmethod

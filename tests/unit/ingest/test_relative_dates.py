@@ -159,3 +159,12 @@ def test_as_ingest_hook_it_rewrites_the_index_text_only():
     assert r.text == "I went to the museum yesterday."
     assert r.index_text == "[Sunday, 7 May 2023] Caroline: I went to the museum yesterday [= 6 May 2023]."
     assert cfg.key.endswith("dates=rules-v1")
+
+
+def test_expressions_past_the_calendars_ends_stay_unresolved():
+    """No OverflowError or ValueError for a session at either end of the calendar: what would fall past
+    it is left as said, what fits is still resolved."""
+    late = resolve_relative_dates("next year, and yesterday", datetime(9999, 12, 30, tzinfo=timezone.utc))
+    assert late.startswith("next year, and yesterday [= ") and late.count("[= ") == 1
+    early = resolve_relative_dates("two weeks ago, and tomorrow", datetime(1, 1, 2, tzinfo=timezone.utc))
+    assert early.startswith("two weeks ago, and tomorrow [= ") and early.count("[= ") == 1
