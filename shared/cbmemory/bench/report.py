@@ -1,12 +1,13 @@
-"""The bench table (Markdown) from a ``bench.json`` result. Pure: a dict in (the typed rows as objects or as
-their JSON), text out."""
+"""The bench table (Markdown) from a bench result. Pure: a ``BenchResult`` (or a loaded ``bench.json``) in,
+text out."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .rows import GoalCheck, MachineFacts, NeighbourRow, UsersRow, rows_of
+from .result import BenchResult, PeerCell
+from .rows import GoalCheck, MachineFacts, NeighbourRow, Timing, UsersRow
 
 
 def _size(n: str | int) -> str:
@@ -20,15 +21,28 @@ def _ms(x: float | None) -> str:
     return f"{x:.2f}" if x < 10 else f"{x:.1f}" if x < 100 else f"{x:.0f}"
 
 
-def _triple(cell: dict[str, Any] | None) -> str:
-    if not cell:
+def _triple(t: Timing | None) -> str:
+    if t is None:
         return "-"
-    if cell.get("skipped"):
-        return "skipped: over cap" if str(cell["skipped"]).startswith("over cap") else "skipped"
-    text = " / ".join(_ms(cell.get(f"p{p}_ms")) for p in (50, 95, 99))
-    if cell.get("partial"):
-        text += f" ({cell.get('queries', 0)} q)"
+    text = " / ".join(_ms(x) for x in (t.p50_ms, t.p95_ms, t.p99_ms))
+    if t.partial:
+        text += f" ({t.queries} q)"
     return text
+
+
+def _peer(c: PeerCell | None) -> str:
+    if c is None:
+        return "-"
+    if c.skipped:
+        return "skipped: over cap" if c.skipped.startswith("over cap") else "skipped"
+    text = _triple(c.timing)
+    if c.ratio_p95:
+        text += f" (x{c.ratio_p95:g} vs `{c.vs}`)"
+    return text
+
+
+def _rate(x: float | None) -> str:
+    return "-" if x is None else f"{x}"
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -105,79 +119,70 @@ def format_goals(goals: Sequence[GoalCheck]) -> list[str]:
     return lines
 
 
-def format_table(bench: dict[str, Any]) -> str:
-    m = bench.get("machine", {})
-    cfg = bench.get("config", {})
-    sizes = [str(s) for s in cfg.get("sizes", [])]
-    lines = [
-        f"# cbmemory bench: {m.get('cores')} cores ({m.get('cpu', '')}), Python {m.get('python')}, "
-        f"SQLite {m.get('sqlite')}, load average at start {m.get('load_average_at_start')}",
-    ]
-    if sizes:
-        lines += _sizes_section(bench, cfg, sizes)
-    elif bench.get("ingest", {}).get("with_embedding"):
-        ing = bench["ingest"]
-        lines += ["", f"Ingest with the offline embedder: {ing.get('with_embedding_turns_per_s')} turns/s "
-                  f"({ing['with_embedding'].get('turns', '-')} turns through AgentMemory.add_sessions)."]
-    lines += format_neighbour(rows_of(NeighbourRow, bench.get("neighbour") or []))
-    lines += format_users(rows_of(UsersRow, bench.get("users") or []))
-    sc = bench.get("scaling", {})
-    if sc.get("records"):
+def format_table(bench: BenchResult | Mapping[str, Any]) -> str:
+    b = bench if isinstance(bench, BenchResult) else BenchResult.from_json(bench)
+    m = b.machine
+    la = None if m.load_average_at_start is None else list(m.load_average_at_start)
+    lines = [f"# cbmemory bench: {m.cores} cores ({m.cpu}), Python {m.python}, SQLite {m.sqlite}, "
+             f"load average at start {la}"]
+    if b.config.sizes:
+        lines += _sizes_section(b)
+    elif b.ingest.with_embedding:
+        lines += ["", f"Ingest with the offline embedder: {b.ingest.with_embedding_turns_per_s} turns/s "
+                  f"({b.ingest.with_embedding.turns} turns through AgentMemory.add_sessions)."]
+    lines += format_neighbour(b.neighbour or ())
+    lines += format_users(b.users or ())
+    if b.scaling.records:
         lines += ["", "p95 growth, smallest to largest size: " + ", ".join(
-            f"`{r}` x{v['p95_growth']}" for r, v in sc["records"].items())]
-    if sc.get("users"):
-        lines += [f"p95 growth from {sc['users']['from']} to {sc['users']['to']} users: x{sc['users']['p95_growth']}"]
-    lines += format_goals(rows_of(GoalCheck, bench.get("goals") or []))
-    lines += ["", f"Data: {bench.get('data', '')}", ""]
+            f"`{r}` x{g.p95_growth}" for r, g in b.scaling.records.items())]
+    if b.scaling.users:
+        u = b.scaling.users
+        lines += [f"p95 growth from {u.from_} to {u.to} users: x{u.p95_growth}"]
+    lines += format_goals(b.goals)
+    lines += ["", f"Data: {b.data}", ""]
     return "\n".join(lines)
 
 
-def _sizes_section(bench: dict[str, Any], cfg: dict[str, Any], sizes: list[str]) -> list[str]:
+def _sizes_section(b: BenchResult) -> list[str]:
+    cfg, sizes = b.config, [str(s) for s in b.config.sizes]
     lines = [
         "",
-        f"Search latency in ms, p50 / p95 / p99, k={cfg.get('k')}, query embedding excluded; median of "
-        f"{cfg.get('repeats')} runs x {cfg.get('queries')} queries per size, warm-up excluded. Records per user:",
+        f"Search latency in ms, p50 / p95 / p99, k={cfg.k}, query embedding excluded; median of "
+        f"{cfg.repeats} runs x {cfg.queries} queries per size, warm-up excluded. Records per user:",
         "",
     ]
-    rows = [[f"cbmemory `{r}`", *[_triple(bench["search"][r].get(s)) for s in sizes]] for r in bench["search"]]
-    for peer, by_size in bench.get("peers", {}).items():
-        cells = []
-        for s in sizes:
-            c = by_size.get(s)
-            text = _triple(c)
-            if c and c.get("ratio_p95"):
-                text += f" (x{c['ratio_p95']:g} vs `{c['vs']}`)"
-            cells.append(text)
-        rows.append([peer, *cells])
+    rows = [[f"cbmemory `{r}`", *[_triple(c.timing if (c := v.get(s)) else None) for s in sizes]]
+            for r, v in b.search.items()]
+    rows += [[peer, *[_peer(v.get(s)) for s in sizes]] for peer, v in b.peers.items()]
     lines += _table(["system", *[_size(s) for s in sizes]], rows)
-    if any(bench.get("search_included", {}).values()):
+    if any(b.search_included.values()):
         lines += ["", "Including the query embedding (offline MiniLM, uncached):", ""]
-        rows = [[f"cbmemory `{r}`", *[_triple(v.get(s)) for s in sizes]]
-                for r, v in bench["search_included"].items()]
-        qe = bench.get("query_embedding", {})
-        if qe:
+        rows = [[f"cbmemory `{r}`", *[_triple(v.get(s)) for s in sizes]] for r, v in b.search_included.items()]
+        if b.query_embedding:
+            qe = b.query_embedding
             rows.append(["embedding one query alone", *[_triple(qe.get(s)) for s in sizes]])
         lines += _table(["system", *[_size(s) for s in sizes]], rows)
-    hit_rows = [[f"cbmemory `{r}`", *[f"{bench['search'][r].get(s, {}).get('needle_hit_rate', '-')}" for s in sizes]]
-                for r in bench["search"]]
-    hit_rows += [[p, *[f"{v.get(s, {}).get('needle_hit_rate', '-')}" for s in sizes]]
-                 for p, v in bench.get("peers", {}).items()]
-    lines += ["", f"Needle found in top {cfg.get('k')} (sanity check that every system searched the same data):", ""]
+    hit_rows = [[f"cbmemory `{r}`", *[_rate(c.needle_hit_rate if (c := v.get(s)) else None) for s in sizes]]
+                for r, v in b.search.items()]
+    hit_rows += [[p, *[_rate(pc.result.needle_hit_rate if (pc := v.get(s)) and pc.result else None)
+                       for s in sizes]] for p, v in b.peers.items()]
+    lines += ["", f"Needle found in top {cfg.k} (sanity check that every system searched the same data):", ""]
     lines += _table(["system", *[_size(s) for s in sizes]], hit_rows)
 
-    ing = bench.get("ingest", {})
+    ing = b.ingest
     lines += ["", "Ingest and storage:", ""]
     rows = []
     for s in sizes:
-        i = ing.get("by_size", {}).get(s, {})
-        st = bench.get("storage", {}).get(s, {})
-        rows.append([_size(s), f"{i.get('turns_per_s', '-')}", f"{st.get('file_mb_per_10k', '-')}",
-                     f"{st.get('search_rss_mb_per_10k', '-')}", f"{st.get('search_process_peak_rss_mb', '-')}"])
+        i, st = ing.by_size.get(s), b.storage.get(s)
+        rows.append([_size(s), _rate(i.turns_per_s if i else None), _rate(st.file_mb_per_10k if st else None),
+                     _rate(st.search_rss_mb_per_10k if st else None),
+                     _rate(st.search_process_peak_rss_mb if st else None)])
     lines += _table(["records", "store-only ingest (turns/s)", "file MB per 10k", "search RSS MB per 10k",
                      "search process peak RSS MB"], rows)
-    lines += ["", f"Ingest overall: store only (precomputed vectors) {ing.get('store_only_turns_per_s')} turns/s; "
-              f"with the offline embedder {ing.get('with_embedding_turns_per_s')} turns/s "
-              f"({ing.get('with_embedding', {}).get('turns', '-')} turns through AgentMemory.add_sessions)."]
+    emb = ing.with_embedding
+    lines += ["", f"Ingest overall: store only (precomputed vectors) {ing.store_only_turns_per_s} turns/s; "
+              f"with the offline embedder {ing.with_embedding_turns_per_s} turns/s "
+              f"({emb.turns if emb else '-'} turns through AgentMemory.add_sessions)."]
     return lines
 
 

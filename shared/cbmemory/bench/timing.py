@@ -11,6 +11,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from .rows import Timing
+
 T = TypeVar("T")
 PERCENTILES = (50, 95, 99)
 
@@ -29,7 +31,7 @@ def median_of_runs(runs: Sequence[dict[str, float]]) -> dict[str, float]:
 
 
 def time_calls(fn: Callable[[T], object], items: Sequence[T], *, repeats: int = 3, warmup: int = 5,
-               deadline: float | None = None) -> dict[str, object]:
+               deadline: float | None = None) -> Timing:
     """Call ``fn`` on every item, ``repeats`` times; each run's percentiles, then their median per statistic.
 
     The first ``warmup`` items are called once before timing and not counted. With ``deadline`` (a
@@ -53,8 +55,9 @@ def time_calls(fn: Callable[[T], object], items: Sequence[T], *, repeats: int = 
         if partial:
             break
     if not runs:
-        return {"runs": 0, "queries": 0, "partial": True, "p50_ms": None, "p95_ms": None, "p99_ms": None}
-    return {**median_of_runs(runs), "runs": len(runs), "queries": timed, "partial": partial}
+        return Timing(None, None, None, None, runs=0, queries=0, partial=True)
+    med = median_of_runs(runs)
+    return Timing(med["p50_ms"], med["p95_ms"], med["p99_ms"], med["mean_ms"], len(runs), timed, partial)
 
 
 def peak_rss_mb() -> float:

@@ -10,13 +10,31 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from .rows import MachineFacts
+from .rows import (
+    JSON,
+    EmbedIngest,
+    Latency,
+    MachineFacts,
+    Measured,
+    NeighbourIngest,
+    NeighbourSearch,
+    PeerResult,
+    RecipeSearch,
+    Row,
+    SearchCell,
+    SearchMemory,
+    SearchResult,
+    StoreIngest,
+    Timing,
+    UsersRow,
+    UsersSweep,
+)
 from .synthetic import (
     SyntheticConfig,
     SyntheticQuery,
@@ -29,11 +47,18 @@ from .synthetic import (
 )
 from .timing import current_rss_mb, peak_rss_mb, time_calls
 
+if TYPE_CHECKING:
+    from ..models import Hit, MemoryRecord, Session
+    from ..store.base import MemoryStore
+
+T = TypeVar("T")
+Spec = dict[str, Any]  # a task's argument: the JSON object the runner passed; each task reads its own keys
+
 BATCH_SESSIONS = 50  # sessions per write (1,000 turns): one transaction each
 BIG_BATCH = 10_000  # records per write for the neighbour tenant and the users sweep (bigger gains nothing)
 
 
-def _cfg(spec: dict) -> SyntheticConfig:
+def _cfg(spec: Spec) -> SyntheticConfig:
     return SyntheticConfig(seed=int(spec.get("seed", 0)))
 
 
@@ -51,7 +76,7 @@ def load_queries(path: str) -> list[SyntheticQuery]:
             for r in json.loads(Path(path).read_text())]
 
 
-def write_user(store: Any, user: Any) -> float:
+def write_user(store: MemoryStore, user: SyntheticUser) -> float:
     """Write a synthetic user in batches of ``BATCH_SESSIONS`` sessions; seconds spent in ``store.write``."""
     by_session: dict[str, list[int]] = {}
     for i, r in enumerate(user.records):
@@ -67,7 +92,7 @@ def write_user(store: Any, user: Any) -> float:
     return took
 
 
-def task_ingest(spec: dict) -> dict:
+def task_ingest(spec: Spec) -> StoreIngest:
     """Store-only ingest of one user with ``n`` records (precomputed vectors); saves the query set."""
     from ..store.sqlite import SQLiteStore
 
@@ -79,18 +104,17 @@ def task_ingest(spec: dict) -> dict:
     took = write_user(store, user)
     store.close()
     n = len(user.records)
-    return {"turns": n, "seconds": round(took, 3), "turns_per_s": round(n / took, 1),
-            "file_bytes": _file_bytes(spec["db"]), "peak_rss_mb": peak_rss_mb()}
+    return StoreIngest(n, round(took, 3), round(n / took, 1), _file_bytes(spec["db"]), peak_rss_mb())
 
 
-def task_embed_ingest(spec: dict) -> dict:
+def task_embed_ingest(spec: Spec) -> EmbedIngest:
     """Ingest through ``AgentMemory`` with the offline MiniLM embedder: validation, records, embedding, write."""
     from ..embedding.onnx import MiniLMEmbedder
     from ..memory import AgentMemory
 
     cfg = _cfg(spec)
     user = make_user("embed-user", spec["n"], cfg)
-    texts: dict[str, list[dict]] = {}
+    texts: dict[str, list[dict[str, str | None]]] = {}
     for r in user.records:
         texts.setdefault(r.session_id, []).append(
             {"role": r.role, "content": r.text, "speaker": r.speaker, "turn_id": r.turn_id})
@@ -106,10 +130,11 @@ def task_embed_ingest(spec: dict) -> dict:
         took += time.perf_counter() - t0
     memory.close()
     n = len(user.records)
-    return {"turns": n, "seconds": round(took, 3), "turns_per_s": round(n / took, 1)}
+    return EmbedIngest(n, round(took, 3), round(n / took, 1))
 
 
-def _our_search(store: Any, recipe: str, k: int, embed: Callable[[str], np.ndarray], user_id: str):
+def _our_search(store: MemoryStore, recipe: str, k: int, embed: Callable[[str], np.ndarray],
+                user_id: str) -> Callable[[SyntheticQuery], list[str]]:
     from ..retrieval.engine import retrieve
     from ..retrieval.recipes import get_recipe
 
@@ -124,7 +149,7 @@ def _hit_rate(search: Callable[[SyntheticQuery], list[str]], queries: list[Synth
     return round(sum(q.needle in search(q) for q in queries) / len(queries), 4)
 
 
-def task_search(spec: dict) -> dict:
+def task_search(spec: Spec) -> SearchResult:
     """Latency of each recipe on an ingested file: query embedding excluded (precomputed vectors), then
     included (the offline embedder, uncached). Peak memory is read before the embedder is loaded."""
     from ..store.sqlite import SQLiteStore
@@ -134,26 +159,27 @@ def task_search(spec: dict) -> dict:
     store = SQLiteStore(spec["db"])
     base = current_rss_mb()
     k, reps, warm = spec["k"], spec["repeats"], spec["warmup"]
-    out: dict[str, Any] = {"recipes": {}}
+    excluded: dict[str, SearchCell] = {}
     for recipe in spec["recipes"]:
         search = _our_search(store, recipe, k, vectors.__getitem__, queries[0].user_id)
-        res = time_calls(search, queries, repeats=reps, warmup=warm)
-        res["needle_hit_rate"] = _hit_rate(search, queries)
-        out["recipes"][recipe] = {"excluded": res}
+        timing = time_calls(search, queries, repeats=reps, warmup=warm)
+        excluded[recipe] = SearchCell(timing, _hit_rate(search, queries))
     peak = peak_rss_mb()
-    out["memory"] = {"baseline_rss_mb": base, "peak_rss_mb": peak, "search_rss_mb": round(peak - base, 1)}
+    memory = SearchMemory(base, peak, round(peak - base, 1))
+    included: dict[str, Timing] = {}
+    query_embedding = None
     if spec.get("included", True):
         from ..embedding.onnx import MiniLMEmbedder
 
         embedder = MiniLMEmbedder()
         embedder.embed_query("warm-up")
-        out["query_embedding"] = time_calls(lambda q: embedder.embed_query(q.text), queries, repeats=reps,
-                                            warmup=warm)
+        query_embedding = time_calls(lambda q: embedder.embed_query(q.text), queries, repeats=reps, warmup=warm)
         for recipe in spec["recipes"]:
             search = _our_search(store, recipe, k, embedder.embed_query, queries[0].user_id)
-            out["recipes"][recipe]["included"] = time_calls(search, queries, repeats=reps, warmup=warm)
+            included[recipe] = time_calls(search, queries, repeats=reps, warmup=warm)
     store.close()
-    return out
+    return SearchResult({r: RecipeSearch(cell, included.get(r)) for r, cell in excluded.items()}, memory,
+                        query_embedding)
 
 
 class _Precomputed:
@@ -169,7 +195,7 @@ class _Precomputed:
         return self.texts[text]
 
 
-def task_peer(spec: dict) -> dict:
+def task_peer(spec: Spec) -> PeerResult:
     """Build one peer over the same records and vectors, then time its searches (query vectors
     precomputed) until done or the time cap; ``build_s`` and memory are reported too."""
     from ..eval.peers import build_peer
@@ -188,12 +214,10 @@ def task_peer(spec: dict) -> dict:
 
     def search(q: SyntheticQuery) -> list[str]:
         return peer(q.text, k)
-    res = time_calls(search, queries, repeats=spec["repeats"], warmup=spec["warmup"], deadline=deadline)
-    if res["queries"] and time.perf_counter() < deadline:
-        res["needle_hit_rate"] = _hit_rate(search, queries)
+    timing = time_calls(search, queries, repeats=spec["repeats"], warmup=spec["warmup"], deadline=deadline)
+    hits = _hit_rate(search, queries) if timing.queries and time.perf_counter() < deadline else None
     peak = peak_rss_mb()
-    res.update(build_s=round(build_s, 2), index_rss_mb=round(peak - base, 1), peak_rss_mb=peak)
-    return res
+    return PeerResult(timing, hits, round(build_s, 2), round(peak - base, 1), peak)
 
 
 def progress(text: str) -> None:
@@ -202,24 +226,23 @@ def progress(text: str) -> None:
     sys.stderr.flush()
 
 
-def _ahead(items: Iterable[Any], depth: int = 2) -> Iterator[Any]:
+def _ahead(items: Iterable[T], depth: int = 2) -> Iterator[T]:
     """``items`` made in a thread, ``depth`` ahead of the consumer: making the next batch of records
     (numpy, string joins) overlaps writing this one (SQLite works without the GIL)."""
-    q: queue.Queue = queue.Queue(depth)
-    done = object()
+    q: queue.Queue[tuple[T] | None] = queue.Queue(depth)  # each item boxed; None: the end
     failure: list[BaseException] = []
 
     def make() -> None:
         try:
             for item in items:
-                q.put(item)
+                q.put((item,))
         except BaseException as exc:  # handed to the consumer
             failure.append(exc)
         finally:
-            q.put(done)
+            q.put(None)
     threading.Thread(target=make, daemon=True).start()
-    while (item := q.get()) is not done:
-        yield item
+    while (box := q.get()) is not None:
+        yield box[0]
     if failure:
         raise failure[0]
 
@@ -232,7 +255,8 @@ class _Rate:
         self.done, self.seconds = 0, 0.0
         self.started = self.last = time.perf_counter()
 
-    def write(self, store: Any, sessions: Any, records: Any, vectors: np.ndarray) -> None:
+    def write(self, store: MemoryStore, sessions: Sequence[Session], records: Sequence[MemoryRecord],
+              vectors: np.ndarray) -> None:
         t0 = time.perf_counter()
         store.write(sessions, records, vectors)
         t1 = time.perf_counter()
@@ -250,19 +274,20 @@ class _Rate:
         return round(self.done / self.seconds, 1) if self.seconds else None
 
 
-def _searcher(store: Any, recipe_name: str, vectors: dict[str, np.ndarray], k: int) -> Callable[[SyntheticQuery], list]:
+def _searcher(store: MemoryStore, recipe_name: str, vectors: dict[str, np.ndarray],
+              k: int) -> Callable[[SyntheticQuery], list[Hit]]:
     """``retrieve`` with ``recipe_name``, each query searched as its own user, its vector precomputed."""
     from ..retrieval.engine import retrieve
     from ..retrieval.recipes import get_recipe
 
     recipe = get_recipe(recipe_name)
 
-    def search(q: SyntheticQuery) -> list:
+    def search(q: SyntheticQuery) -> list[Hit]:
         return retrieve(store, vectors.__getitem__, recipe, q.user_id, q.text, k=k)
     return search
 
 
-def _leaks(search: Callable[[SyntheticQuery], list], queries: list[SyntheticQuery]) -> tuple[int, int]:
+def _leaks(search: Callable[[SyntheticQuery], list[Hit]], queries: list[SyntheticQuery]) -> tuple[int, int]:
     """Needles found and hits of other users, over one search of each query."""
     found = leaked = 0
     for q in queries:
@@ -272,18 +297,16 @@ def _leaks(search: Callable[[SyntheticQuery], list], queries: list[SyntheticQuer
     return found, leaked
 
 
-def _measure(search: Callable[[SyntheticQuery], list], queries: list[SyntheticQuery], repeats: int,
-             warmup: int) -> dict:
+def _measure(search: Callable[[SyntheticQuery], list[Hit]], queries: list[SyntheticQuery], repeats: int,
+             warmup: int) -> Measured:
     """``time_calls`` statistics, the machine facts read just before them, needle hit rate, leaked hits."""
     facts = MachineFacts.now()
-    res = time_calls(search, queries, repeats=repeats, warmup=warmup)
+    latency = Latency.of(time_calls(search, queries, repeats=repeats, warmup=warmup))
     found, leaked = _leaks(search, queries)
-    res.update(needle_hit_rate=round(found / len(queries), 4), leaked_hits=leaked,
-               machine={"cores": facts.cores, "load_average": list(facts.load_average)})
-    return res
+    return Measured(latency, round(found / len(queries), 4), leaked, facts)
 
 
-def task_neighbour_ingest(spec: dict) -> dict:
+def task_neighbour_ingest(spec: Spec) -> NeighbourIngest:
     """Grow the tenant-neighbour file: the measured user first (with its query set, on a new file), then the
     neighbour's records from ``have`` to ``want`` in batches of ``BIG_BATCH``, each turn holding
     ``per_record`` of the measured user's query words. Counts, per query, the neighbour records holding one
@@ -304,7 +327,7 @@ def task_neighbour_ingest(spec: dict) -> dict:
     pool = sorted({w for ws in per_query for w in ws})
     index = {w: i for i, w in enumerate(pool)}
     members = [[index[w] for w in ws] for ws in per_query]
-    matches = np.asarray(spec.get("matches") or [0] * len(queries), dtype=np.int64)
+    matches: np.ndarray = np.asarray(spec.get("matches") or [0] * len(queries), dtype=np.int64)
     have, want = spec["have"], whole_sessions(spec["want"], cfg)
     rate = _Rate("neighbour tenant", want - have)
     batches = make_neighbour(spec["neighbour"], have, want, pool, cfg, per_record=spec["per_record"],
@@ -314,12 +337,11 @@ def task_neighbour_ingest(spec: dict) -> dict:
         matches += [int(b.holds[:, m].any(axis=1).sum()) for m in members]
     neighbour = store.count(spec["neighbour"]) if want else 0
     store.close()
-    return {"neighbour_records": neighbour, "added": want - have, "turns_per_s": rate.per_s,
-            "matches": matches.tolist(), "pool_words": len(pool), "file_bytes": _file_bytes(spec["db"]),
-            "peak_rss_mb": peak_rss_mb()}
+    return NeighbourIngest(neighbour, want - have, rate.per_s, tuple(int(m) for m in matches.tolist()), len(pool),
+                           _file_bytes(spec["db"]), peak_rss_mb())
 
 
-def task_neighbour_search(spec: dict) -> dict:
+def task_neighbour_search(spec: Spec) -> NeighbourSearch:
     """Latency of each recipe for the measured user of a tenant-neighbour file (fresh process, query
     vectors precomputed)."""
     from ..store.sqlite import SQLiteStore
@@ -330,16 +352,17 @@ def task_neighbour_search(spec: dict) -> dict:
     out = {r: _measure(_searcher(store, r, vectors, spec["k"]), queries, spec["repeats"], spec["warmup"])
            for r in spec["recipes"]}
     store.close()
-    return {"recipes": out, "peak_rss_mb": peak_rss_mb()}
+    return NeighbourSearch(out, peak_rss_mb())
 
 
-def _users(first: int, last: int, per_user: int, cfg: SyntheticConfig) -> Iterator[tuple[SyntheticUser, list]]:
+def _users(first: int, last: int, per_user: int,
+           cfg: SyntheticConfig) -> Iterator[tuple[SyntheticUser, list[SyntheticQuery]]]:
     for u in range(first, last):
         user = make_user(f"user-{u:05d}", per_user, cfg)
         yield user, make_queries(user, 3, cfg)
 
 
-def task_users(spec: dict) -> dict:
+def task_users(spec: Spec) -> UsersSweep:
     """One file, growing through ``counts`` users of ``per_user`` records each (several users per write, up
     to ``BIG_BATCH`` records); at each count, the latency of ``recipe`` for ``queries`` queries of random users
     (every user's first search is an untimed warm-up)."""
@@ -356,7 +379,7 @@ def task_users(spec: dict) -> dict:
     per_write = max(1, BIG_BATCH // per_user)
 
     search = _searcher(store, spec["recipe"], vectors, spec["k"])
-    have, out = 0, {}
+    have, rows = 0, []
     for count in sorted(set(spec["counts"])):
         rate = _Rate(f"users sweep to {count:,} users", (count - have) * per_user)
         batch: list[SyntheticUser] = []
@@ -375,24 +398,26 @@ def task_users(spec: dict) -> dict:
         if count > 100:
             progress(f"users sweep at {count:,} users: each user searched once to warm up "
                      f"({time.perf_counter() - t0:.0f} s)")
-        picks = [pool[i] for i in rng.integers(0, len(pool), size=spec["queries"])]
-        res = _measure(search, picks, spec["repeats"], 0)
-        res["leaked_hits"] += warm_leaks
-        res.update(records=count * per_user, file_bytes=_file_bytes(spec["db"]), turns_per_s=rate.per_s,
-                   peak_rss_mb=peak_rss_mb())
-        out[str(count)] = res
-        progress(f"users sweep at {count:,} users: p95 {res['p95_ms']} ms")
+        picks = [pool[i] for i in rng.integers(0, len(pool), size=int(spec["queries"]))]
+        m = _measure(search, picks, spec["repeats"], 0)
+        rows.append(UsersRow(recipe=spec["recipe"], users=count, per_user_records=per_user, records=count * per_user,
+                             latency=m.latency, needle_hit_rate=m.needle_hit_rate,
+                             leaked_hits=m.leaked_hits + warm_leaks, file_bytes=_file_bytes(spec["db"]),
+                             ingest_turns_per_s=rate.per_s, peak_rss_mb=peak_rss_mb(), machine=m.machine))
+        progress(f"users sweep at {count:,} users: p95 {m.latency.p95_ms} ms")
     store.close()
-    return out
+    return UsersSweep(tuple(rows))
 
 
-TASKS = {"ingest": task_ingest, "embed_ingest": task_embed_ingest, "search": task_search, "peer": task_peer,
-         "users": task_users, "neighbour_ingest": task_neighbour_ingest, "neighbour_search": task_neighbour_search}
+TASKS: dict[str, Callable[[Spec], Row]] = {
+    "ingest": task_ingest, "embed_ingest": task_embed_ingest, "search": task_search, "peer": task_peer,
+    "users": task_users, "neighbour_ingest": task_neighbour_ingest, "neighbour_search": task_neighbour_search,
+}
 
 
 def main(argv: list[str]) -> int:
     task, spec = argv[0], json.loads(argv[1])
-    result = TASKS[task](spec)
+    result: JSON = TASKS[task](spec).to_json()
     sys.stdout.write("\n" + json.dumps(result) + "\n")
     sys.stdout.flush()
     return 0

@@ -10,6 +10,8 @@ import os
 
 import pytest
 
+from cbmemory.bench.report import format_table
+from cbmemory.bench.result import BenchResult
 from cbmemory.bench.rows import GoalCheck, Latency, MachineFacts, NeighbourRow, UsersRow, rows_of
 from cbmemory.cli import main
 from cbmemory.eval.peers import missing_packages
@@ -71,6 +73,9 @@ def test_bench_smoke_run_writes_bench_json_and_prints_the_table(tmp_path, capsys
     assert "Tenant neighbour: one user with 1,000 records" in printed and "| `bm25` | 2,000 |" in printed
     assert "| 20 | 800 |" in printed and "neighbour `default`: p95" in printed and "goal <= x2" in printed
     assert printed.strip() == (out / "bench.md").read_text().strip()
+    typed = BenchResult.from_json(bench)  # bench.json reads back into the typed records, unchanged
+    assert json.loads(json.dumps(typed.to_json())) == bench and format_table(typed).strip() == printed.strip()
+    assert typed.search["default"]["200"].timing.runs == 2 and typed.ingest.by_size["200"].turns == 200
 
 
 def _sane(lat: Latency, machine: MachineFacts) -> None:

@@ -10,8 +10,19 @@ import numpy as np
 import pytest
 
 from cbmemory.bench.report import format_table
-from cbmemory.bench.rows import GoalCheck, Latency, MachineFacts, NeighbourRow, UsersRow, rows_of
-from cbmemory.bench.runner import scaling, sweep_counts, user_counts
+from cbmemory.bench.result import BenchResult, Growth, PeerCell, Scaling
+from cbmemory.bench.rows import (
+    GoalCheck,
+    Latency,
+    MachineFacts,
+    NeighbourRow,
+    PeerResult,
+    SearchCell,
+    Timing,
+    UsersRow,
+    rows_of,
+)
+from cbmemory.bench.runner import sweep_counts, user_counts
 from cbmemory.bench.synthetic import (
     SyntheticConfig,
     make_neighbour,
@@ -23,6 +34,7 @@ from cbmemory.bench.synthetic import (
 )
 from cbmemory.bench.timing import median_of_runs, percentiles, time_calls
 from cbmemory.cli import main
+from tests.unit.bench.samples import bench_result
 
 
 def test_synthetic_data_is_deterministic_and_realistic():
@@ -49,9 +61,12 @@ def test_timing_statistics_are_medians_of_runs_with_warmup_excluded():
     assert median_of_runs([{"p95_ms": 1.0}, {"p95_ms": 9.0}, {"p95_ms": 2.0}]) == {"p95_ms": 2.0}
     calls = []
     res = time_calls(calls.append, list(range(10)), repeats=3, warmup=4)
-    assert len(calls) == 4 + 30 and res["runs"] == 3 and res["queries"] == 10 and not res["partial"]
+    assert len(calls) == 4 + 30 and res.runs == 3 and res.queries == 10 and not res.partial
+    assert res.p50_ms is not None and res.p50_ms <= res.p95_ms <= res.p99_ms
     cut = time_calls(lambda x: None, [1, 2], repeats=2, warmup=0, deadline=0.0)
-    assert cut["partial"] and cut["runs"] == 0 and cut["p95_ms"] is None
+    assert cut == Timing(None, None, None, None, runs=0, queries=0, partial=True)
+    with pytest.raises(ValueError):
+        Latency.of(cut)
     assert user_counts(1000) == [1, 10, 100, 1000] and user_counts(3) == [1, 3] and user_counts(1) == [1]
     assert sweep_counts(0) == [] and sweep_counts(()) == [] and sweep_counts((10_000, 1, 100, 1)) == [1, 100, 10_000]
 
@@ -82,17 +97,20 @@ def test_neighbour_tenant_holds_the_query_words_in_whole_sessions():
 
 
 def test_report_marks_skipped_peers_and_ratios():
-    bench = {"machine": {"cores": 2}, "config": {"sizes": [1000], "k": 10, "repeats": 3, "queries": 100},
-             "search": {"default": {"1000": {"p50_ms": 1.0, "p95_ms": 2.0, "p99_ms": 3.0}}},
-             "peers": {"langchain_ensemble": {"1000": {"p50_ms": 20.0, "p95_ms": 30.0, "p99_ms": 40.0,
-                                                        "ratio_p95": 15.0, "vs": "default"}},
-                       "llamaindex_fusion": {"1000": {"skipped": "over cap: peer ran past 300 s",
-                                                       "p95_ms": None}}},
-             "ingest": {}, "storage": {}}
-    text = format_table(bench)
-    assert "1.00 / 2.00 / 3.00" in text and "(x15 vs `default`)" in text and "skipped: over cap" in text
-    assert scaling({"search": {"default": {"1000": {"p95_ms": 2.0}, "10000": {"p95_ms": 3.0}}}})["records"][
-        "default"]["p95_growth"] == 1.5
+    ours = Timing(1.0, 2.0, 3.0, 1.5, 3, 100, False)
+    theirs = PeerResult(Timing(20.0, 30.0, 40.0, 25.0, 3, 100, False), 1.0, 0.5, 12.0, 300.0)
+    partial = PeerResult(Timing(20.0, 30.0, 40.0, 25.0, 1, 37, True), None, 0.5, 12.0, 300.0)
+    peers = {"langchain_ensemble": {"1000": PeerCell.of("default", ours, theirs)},
+             "llamaindex_fusion": {"1000": PeerCell.of("default", ours, None, "over cap: peer ran past 300 s")},
+             "langchain_vector": {"1000": PeerCell.of("vector", ours, partial)}}
+    search = {"default": {"1000": SearchCell(ours, 1.0)}, "vector": {"1000": SearchCell(ours, 0.9)}}
+    text = format_table(dataclasses.replace(bench_result(), search=search, peers=peers, search_included={}))
+    assert "| cbmemory `default` | 1.00 / 2.00 / 3.00 |" in text
+    assert "(x15 vs `default`)" in text and "skipped: over cap" in text and "20.0 / 30.0 / 40.0 (37 q)" in text
+    assert "| langchain_vector | - |" in text  # a peer's needle hit rate when its cap came first
+    assert PeerCell.of("default", ours, theirs).ratio_p50 == 20.0
+    search["default"]["10000"] = SearchCell(dataclasses.replace(ours, p95_ms=3.0), 1.0)
+    assert Scaling.of(search, []) == Scaling({"default": Growth(1000, 10000, 1.5)}, None)
 
 
 def test_report_reads_typed_rows_back_from_json():
@@ -103,15 +121,14 @@ def test_report_reads_typed_rows_back_from_json():
     users = [UsersRow("default", u, 100, u * 100, lat, 1.0, 0, u * 400_000, 6000.0, 90.0, facts) for u in (1, 100)]
     goal = GoalCheck.of("neighbour", "default", 0, 100_000, 2.0, 2.5, 1.5)
     assert goal.ratio == 1.25 and goal.met and not GoalCheck.of("users", "default", 1, 100, 2.0, 5.0, 2.0).met
-    bench = {"machine": {"cores": 2}, "config": {"sizes": []}, "neighbour": rows, "users": users, "goals": [goal]}
-    loaded = json.loads(json.dumps({**bench, "neighbour": [dataclasses.asdict(r) for r in rows],
-                                    "users": [dataclasses.asdict(u) for u in users],
-                                    "goals": [dataclasses.asdict(goal)]}))
+    bench = dataclasses.replace(bench_result(sizes=()), neighbour=tuple(rows), users=tuple(users), goals=(goal,))
+    loaded = json.loads(json.dumps(bench.to_json()))
     assert rows_of(NeighbourRow, loaded["neighbour"]) == rows and rows_of(UsersRow, loaded["users"]) == users
-    assert format_table(bench) == format_table(loaded)
+    assert BenchResult.from_json(loaded) == bench and format_table(bench) == format_table(loaded)
     text = format_table(bench)
     assert "| `default` | 100,000 | 10,000 | 1.00 | 2.50 | 3.00 | x1.25 |" in text and "2 / 1.50 1.00 0.50" in text
     assert "x1.25, goal <= x1.5: met" in text and "| 100 | 10,000 |" in text
+    assert "Search latency" not in text and "Ingest with the offline embedder: 950.0 turns/s (20 turns" in text
 
 
 def test_bench_cli_refuses_bad_sizes(capsys):
