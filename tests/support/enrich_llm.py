@@ -10,7 +10,10 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import Any
+
+from cbmemory.ingest.enrich.extraction import CallSpec, Line, LLMRunner, events_messages
 
 LINE = re.compile(r"^(T\d+|R\d+\.\d+) ([^:\n]+): (.*)$", re.MULTILINE)
 _lock = threading.Lock()
@@ -87,3 +90,19 @@ def rule_extractor(messages: list[tuple[str, str]], kwargs: dict[str, Any] | Non
         labels = sorted({lb.split(".")[0] for lb, _, _ in lines})
         return json.dumps({"summaries": [{"round": lb, "summary": f"round {lb} summary"} for lb in labels]})
     return json.dumps({"summary": " ".join(f"{s} said: {t}" for _, s, t in lines[:2])})
+
+
+# One extraction call and a runner that never sleeps, shared by the runner's unit and cache tests.
+SESSION_DATE = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)
+EVENTS_REPLY = json.dumps({"events": [{"who": "Mel", "what": "Mel ran a 5k", "turns": ["T1"]}]})
+
+
+def events_spec(text: str = "I ran a 5k yesterday.", session: str = "s1", version: str = "enrich-v1") -> CallSpec:
+    msgs = events_messages(SESSION_DATE, [Line("T1", "Mel", text)])
+    return CallSpec("events", ("u", session), tuple(msgs), ("T1",), version)
+
+
+def quick_runner(llm: Any, **kw: Any) -> LLMRunner:
+    kw.setdefault("sleep", lambda s: None)
+    return LLMRunner(llm, **kw)
+
