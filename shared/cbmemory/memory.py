@@ -358,11 +358,15 @@ class AgentMemory:
     def forget(self, user_id: str, session_id: str | None = None) -> ForgetResult:
         """Erase a user's memory, or one session of it: records (raw and derived), their vectors and
         full-text terms, sessions, and (when nothing of the user is left) the user. ``wiped`` in the result
-        says whether the erased bytes are already gone from the file (see ``ForgetResult``)."""
+        says whether the erased bytes are already gone from the file (see ``ForgetResult``). With an
+        enricher, its extraction cache's entries and failures of the user (or session) are erased too."""
         check_id(user_id, "user_id")
         if session_id is not None:
             check_id(session_id, "session_id")
-        return self.store.forget(user_id, session_id)
+        result = self.store.forget(user_id, session_id)
+        if self.enricher is not None:
+            self.enricher.forget(user_id, session_id)
+        return result
 
     def stats(self) -> dict[str, object]:
         return self.store.stats()

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from cbmemory.ingest.enrich.extraction import CallSpec, Line, LLMRunner, events_messages
@@ -97,12 +98,18 @@ SESSION_DATE = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)
 EVENTS_REPLY = json.dumps({"events": [{"who": "Mel", "what": "Mel ran a 5k", "turns": ["T1"]}]})
 
 
-def events_spec(text: str = "I ran a 5k yesterday.", session: str = "s1", version: str = "enrich-v1") -> CallSpec:
+def events_spec(text: str = "I ran a 5k yesterday.", session: str = "s1", version: str = "enrich-v1",
+                user: str = "u") -> CallSpec:
     msgs = events_messages(SESSION_DATE, [Line("T1", "Mel", text)])
-    return CallSpec("events", ("u", session), tuple(msgs), ("T1",), version)
+    return CallSpec("events", (user, session), tuple(msgs), ("T1",), version)
 
 
 def quick_runner(llm: Any, **kw: Any) -> LLMRunner:
     kw.setdefault("sleep", lambda s: None)
     return LLMRunner(llm, **kw)
 
+
+def file_bytes(path: Path) -> bytes:
+    """A SQLite file's bytes, with its WAL and shared-memory files when present (erasure checks)."""
+    return b"".join(p.read_bytes() for p in (path, path.with_name(path.name + "-wal"),
+                                             path.with_name(path.name + "-shm")) if p.exists())

@@ -2,10 +2,11 @@
 real MiniLM embedder and a SQLite file. Raw turns are stored before any model call; summary and event
 records link back to their source turns; raw+facts changes only the index key; failures are recorded
 without losing a turn; the budget and the cache hold across re-ingest and appends; ``AgentMemory.enrich``
-runs the modes later over what is stored."""
+runs the modes later over what is stored; ``forget`` erases the user's cache entries and failures too."""
 
 import asyncio
 import json
+import sqlite3
 from datetime import timedelta
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from cbmemory import AgentMemory, IngestConfig, SearchFilters
 from cbmemory.ingest import EnrichConfig
 from cbmemory.ingest.enrich import FACTS_MARK, Enricher, SQLiteCache, base_index_text
-from tests.support.enrich_llm import make_scripted_chat, rule_extractor
+from tests.support.enrich_llm import file_bytes, make_scripted_chat, rule_extractor
 
 SESSION = [
     {"role": "user", "content": "Hey Mel! I went to a LGBTQ support group yesterday.", "speaker": "Caroline",
@@ -235,3 +236,35 @@ def test_no_enricher_means_raw_only_even_with_modes_configured(tmp_path, minilm)
     memory = AgentMemory.open(tmp_path / "m.db", embedder=minilm, recipe="events_raw")
     memory.add_session("u", "s1", SESSION, DATE)
     assert memory.stats()["records_by_kind"] == {"turn": 4}
+
+
+def test_forget_erases_the_users_llm_cache_entries_and_failures_too(tmp_path, minilm):
+    path = tmp_path / "cache.db"
+
+    def respond(messages, kw, n):
+        failing = any("Snorkelbramble" in text for _, text in messages)  # the re-ask too
+        return "no idea about Fizzlewick" if failing else rule_extractor(messages)
+
+    llm = make_scripted_chat(respond)
+    memory, enricher = open_memory(tmp_path, minilm, llm, cache=SQLiteCache(path))
+    memory.add_session("bob", "s1", SESSION, DATE)
+    memory.add_session("alice", "s3", SESSION, DATE)  # bob's identical session is no hit for alice
+    assert llm.calls == 2 and enricher.last_report.cached == 0
+    mine = [dict(SESSION[0], content="Hey Mel! I went to the Quetzalwobble support group yesterday."), *SESSION[1:]]
+    memory.add_session("alice", "s1", mine, DATE)
+    memory.add_session("alice", "s2", [{"role": "user", "content": "I visited Snorkelbramble.",
+                                        "speaker": "Caroline"}], DATE)
+    assert [f.session_id for f in enricher.failures()] == ["s2"]
+    before = file_bytes(path)
+    assert b"Quetzalwobble" in before and b"Fizzlewick" in before  # the extraction and the raw reply
+
+    assert memory.forget("alice", "s2").records == 1 and enricher.failures() == []
+    assert b"Fizzlewick" not in file_bytes(path) and b"Quetzalwobble" in file_bytes(path)
+    result = memory.forget("alice")
+    assert result.records == 2 * 7 and result.wiped and memory.store.count("alice") == 0
+    assert b"Quetzalwobble" not in file_bytes(path)
+    assert sqlite3.connect(path).execute("SELECT DISTINCT user_id FROM llm_cache").fetchall() == [("bob",)]
+    calls = llm.calls
+    memory.add_session("bob", "s1", SESSION, DATE)  # bob's entries stay
+    memory.add_session("alice", "s1", mine, DATE)  # alice's are gone: extracted again
+    assert llm.calls == calls + 1 and enricher.last_report.cached == 0

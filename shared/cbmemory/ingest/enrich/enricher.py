@@ -26,6 +26,7 @@ before a batch of new turns, and the rest of the session for its summary.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -100,7 +101,8 @@ class Enricher:
     """Runs the LLM modes of an ``EnrichConfig`` over raw records: hand it to ``AgentMemory(...,
     enricher=...)`` and every write stores its raw records first, then the records ``derive`` returns.
     The limits are those of ``LLMRunner`` (concurrency, per-session call budget, retries with backoff,
-    JSON mode, re-ask, cache). ``last_report`` is the report of the latest ``derive``.
+    JSON mode, re-ask, cache: per user, erased by ``forget``). ``last_report`` is the report of the latest
+    ``derive``.
     """
 
     def __init__(self, llm: Any, *, cache: ExtractionCache | None = None, max_concurrency: int = 4,
@@ -127,9 +129,23 @@ class Enricher:
         if close is not None:
             close()
 
-    def failures(self) -> list[Failure]:
-        """Every failure recorded in the cache's log (across runs when the cache is a ``SQLiteCache``)."""
-        return self.cache.failures()
+    def failures(self, user_id: str | None = None) -> list[Failure]:
+        """Every failure recorded in the cache's log (across runs when the cache is a ``SQLiteCache``), or
+        one user's."""
+        return self.cache.failures(user_id)
+
+    def forget(self, user_id: str, session_id: str | None = None) -> int:
+        """Erase what the cache holds of a user, or of one session of it: the extractions, raw replies and
+        failures (``AgentMemory.forget`` calls this). The failures of that user are dropped from
+        ``last_report`` too. Returns how many cache entries and failures were erased."""
+        n = self.cache.forget(user_id, session_id)
+        report = self.last_report
+        if report is not None and report.failures:
+            kept = tuple(f for f in report.failures
+                         if not (f.user_id == user_id and (session_id is None or f.session_id == session_id)))
+            if len(kept) != len(report.failures):
+                self.last_report = dataclasses.replace(report, failures=kept)
+        return n
 
     def plan(self, config: EnrichConfig, records: Sequence[MemoryRecord], stored: Sequence[MemoryRecord],
              annotation_keys: Sequence[str]) -> tuple[int, list[Batch]]:

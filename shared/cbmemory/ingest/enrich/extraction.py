@@ -1,5 +1,5 @@
-"""LLM calls for enrichment: the prompts (with ``PROMPT_VERSION``), the cache keyed by (prompt version,
-input hash), and a bounded runner: a concurrency limit, a per-session call budget, retries with backoff,
+"""LLM calls for enrichment: the prompts (with ``PROMPT_VERSION``), the cache keyed by (user, prompt
+version, input hash), and a bounded runner: a concurrency limit, a per-session call budget, retries with backoff,
 JSON mode where the server supports it and the tolerant parser (``parsing``) otherwise.
 
 Any LangChain chat model works (``ChatOpenAI`` for OpenAI, or with ``base_url`` for a local
@@ -206,7 +206,8 @@ class LLMRunner:
     - ``json_mode``: ``auto`` asks for JSON mode (``response_format={"type": "json_object"}``) and falls
       back to plain text for good if the server refuses it; ``on`` / ``off`` force it.
     - ``reask``: one more call, quoting the parse error, when a reply cannot be read even after repair.
-    - ``cache``: validated results by (prompt version, input hash); hits cost no call and no budget.
+    - ``cache``: validated results by (user, prompt version, input hash); hits cost no call and no budget,
+      and a user never hits another user's entry (the cache's speed would tell what another user wrote).
     """
 
     def __init__(self, llm: Any, *, cache: ExtractionCache | None = None, max_concurrency: int = 4,
@@ -293,11 +294,11 @@ class LLMRunner:
 
     def cached(self, spec: CallSpec) -> Any | None:
         """The cached result of a planned call, or ``None`` (never calls the model)."""
-        return self.cache.get(spec.prompt_version, input_hash(self.model, spec.task, spec.messages))
+        return self.cache.get(spec.session[0], spec.prompt_version, input_hash(self.model, spec.task, spec.messages))
 
     def run_one(self, spec: CallSpec) -> Outcome:
         key = input_hash(self.model, spec.task, spec.messages)
-        hit = self.cache.get(spec.prompt_version, key)
+        hit = self.cache.get(spec.session[0], spec.prompt_version, key)
         if hit is not None:
             with self._lock:
                 self.stats.cached += 1
@@ -324,7 +325,8 @@ class LLMRunner:
                     continue
                 return self._failed(spec, key, "failed", f"malformed reply: {error}", raw, calls, tokens_in,
                                     tokens_out)
-            self.cache.put(spec.prompt_version, key, spec.task, value, raw)
+            user_id, session_id = spec.session
+            self.cache.put(user_id, session_id, spec.prompt_version, key, spec.task, value, raw)
             with self._lock:
                 self.stats.repaired += int(repaired or ask > 0)
                 self.stats.ok += int(not (repaired or ask > 0))

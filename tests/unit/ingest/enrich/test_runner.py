@@ -1,6 +1,6 @@
 """Unit layer: the bounded LLM runner with a scripted fake chat model: JSON mode and its fallback,
 retries with backoff, the per-session call budget, the concurrency limit, re-asking on unreadable
-replies, and the cache keyed by (prompt version, input hash), in memory (the SQLite cache:
+replies, and the cache keyed by (user, prompt version, input hash), in memory (the SQLite cache:
 tests/integration/ingest/test_enrich_cache.py)."""
 
 
