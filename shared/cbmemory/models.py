@@ -19,6 +19,7 @@ from .text import LONE_SURROGATE
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: frozenset[str] = frozenset({"user", "assistant", "system", "tool"})
 RecordKind = Literal["turn", "round", "summary", "event"]
+RAW_KINDS: tuple[str, ...] = ("turn", "round")  # kinds made from messages; the others are derived from them
 
 _V = TypeVar("_V")
 

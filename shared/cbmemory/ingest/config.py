@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
+from ..models import RAW_KINDS
 from .relative_dates import check_date_rules
 
 if TYPE_CHECKING:
@@ -17,8 +18,7 @@ if TYPE_CHECKING:
 
 PROMPT_VERSION = "enrich-v1"
 MODES = ("summary", "events", "facts")
-UNITS = ("turn", "round")
-RAW_KINDS = UNITS  # the kinds of records made from messages; the other kinds are derived from them
+UNITS = RAW_KINDS  # a record is made of one message (turn) or of a round
 SUMMARY_UNITS = ("session", "round")
 
 

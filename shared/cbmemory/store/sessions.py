@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-RAW_KINDS = ("turn", "round")  # records made from messages; the other kinds are derived from them
+from ..models import RAW_KINDS
 
 
 def leftovers(stored: Iterable[tuple[str, str]], batch_ids: Collection[str], changed: bool) -> list[str]:
