@@ -64,11 +64,12 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
     """
     if mode == "append":
         _check_append(c, records)
-    old_dates = {}
+    old_dates: dict[tuple[str, str], float | None] = {}  # what replace compares the new dates with
     for s in sessions:
-        row = c.execute("SELECT occurred_at FROM sessions WHERE user_id = ? AND session_id = ?",
-                        (s.user_id, s.session_id)).fetchone()
-        old_dates[(s.user_id, s.session_id)] = row[0] if row else None
+        if mode == "replace":
+            row = c.execute("SELECT occurred_at FROM sessions WHERE user_id = ? AND session_id = ?",
+                            (s.user_id, s.session_id)).fetchone()
+            old_dates[(s.user_id, s.session_id)] = row[0] if row else None
         c.execute(
             "INSERT INTO sessions VALUES (?, ?, ?, ?) ON CONFLICT (user_id, session_id) DO UPDATE SET "
             "occurred_at = excluded.occurred_at, annotations = excluded.annotations",
