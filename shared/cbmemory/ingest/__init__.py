@@ -11,6 +11,7 @@ from .config import DEFAULT_INGEST, MODES, PROMPT_VERSION, RAW_KINDS, EnrichConf
 from .records import GENERATED_KEY_PREFIX, build_records, record_id, validate_messages
 from .relative_dates import (
     DATE_RULES,
+    LATEST_DATE_RULES,
     UnknownDateRulesError,
     check_date_rules,
     date_resolver,
@@ -18,7 +19,7 @@ from .relative_dates import (
 )
 
 __all__ = [
-    "DATE_RULES", "DEFAULT_INGEST", "GENERATED_KEY_PREFIX", "MODES", "PROMPT_VERSION", "RAW_KINDS",
+    "DATE_RULES", "DEFAULT_INGEST", "LATEST_DATE_RULES", "GENERATED_KEY_PREFIX", "MODES", "PROMPT_VERSION", "RAW_KINDS",
     "EnrichConfig", "IngestConfig",
     "UnknownDateRulesError", "build_records", "check_date_rules", "date_resolver", "record_id",
     "resolve_relative_dates", "validate_messages",

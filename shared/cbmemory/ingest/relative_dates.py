@@ -7,9 +7,11 @@ resolve "yesterday" against its own clock (REFERENCE.md section 2, the failure m
 
 Ingest names the rules by version, ``IngestConfig(date_rules="rules-v1")`` (``DATE_RULES`` maps a version to
 its resolver; it rewrites only the indexed text), so a config stays plain data. Call
-``find_relative_dates`` / ``resolve_expression`` for the structured spans.
+``find_relative_dates`` / ``resolve_expression`` for the structured spans; their keyword ``rules`` names
+the version (default ``LATEST_DATE_RULES``; an unknown one raises ``UnknownDateRulesError``).
 
-Everything is a pure function of (text, session date); the rules are one table, ``RULES``. Conventions
+Everything is a pure function of (text, session date, version); each version's rules are one table
+(``RULE_TABLES``), which never changes once released: widened rules are a new version. Conventions
 (English, ISO weeks from Monday to Sunday, northern-hemisphere meteorological seasons):
 
 | expression | resolves to |
@@ -257,7 +259,7 @@ def _rule(name: str, pattern: str, resolve: Callable[[re.Match[str], date], Date
     return Rule(name, re.compile(rf"\b{pattern}\b", re.IGNORECASE), resolve)
 
 
-RULES: tuple[Rule, ...] = (
+RULES_V1: tuple[Rule, ...] = (
     _rule("day_before_yesterday", r"the day before yesterday", _offset(-2)),
     _rule("day_after_tomorrow", r"the day after tomorrow", _offset(2)),
     _rule("yesterday", r"yesterday|last night", _offset(-1)),
@@ -274,17 +276,37 @@ RULES: tuple[Rule, ...] = (
     _rule("season", rf"{_DIR} (?P<season>spring|summer|autumn|fall|winter)", _season, not_a_period=True),
 )
 
+# A version's table never changes once released (stored index texts were made with it): a changed table
+# is a new version. ``IngestConfig.key`` carries the version, so stores made with two differ.
+RULE_TABLES: Mapping[str, tuple[Rule, ...]] = MappingProxyType({"rules-v1": RULES_V1})
+LATEST_DATE_RULES = "rules-v1"
+RULES = RULE_TABLES[LATEST_DATE_RULES]  # the latest table
+
+
+class UnknownDateRulesError(InvalidInputError):
+    """A rules version (``IngestConfig.date_rules``, or ``rules=``) that is not in ``DATE_RULES``."""
+
+
+def check_date_rules(version: str) -> str:
+    """``version`` if it names a released rules version, else ``UnknownDateRulesError``."""
+    if not isinstance(version, str) or version not in RULE_TABLES:
+        raise UnknownDateRulesError(
+            f"unknown date rules {version!r}; known versions: {', '.join(sorted(RULE_TABLES))}")
+    return version
+
 
 def _as_day(value: datetime | date) -> date:
     return value.date() if isinstance(value, datetime) else value
 
 
-def find_relative_dates(text: str, session_date: datetime | date) -> list[RelativeDate]:
-    """Every relative expression in ``text``, resolved against ``session_date``, left to right and
-    non-overlapping (the longest match wins where two rules overlap)."""
+def find_relative_dates(text: str, session_date: datetime | date, *,
+                        rules: str = LATEST_DATE_RULES) -> list[RelativeDate]:
+    """Every relative expression in ``text``, resolved against ``session_date`` with the ``rules``
+    version's table, left to right and non-overlapping (the longest match wins where two rules overlap)."""
+    table = RULE_TABLES[check_date_rules(rules)]
     today = _as_day(session_date)
     found: list[tuple[int, int, Rule, re.Match[str]]] = []
-    for rule in RULES:
+    for rule in table:
         for m in rule.pattern.finditer(text):
             found.append((m.start(), -m.end(), rule, m))
     found.sort(key=lambda f: (f[0], f[1]))
@@ -302,21 +324,22 @@ def find_relative_dates(text: str, session_date: datetime | date) -> list[Relati
     return out
 
 
-def resolve_expression(expression: str, session_date: datetime | date) -> DateSpan | None:
+def resolve_expression(expression: str, session_date: datetime | date, *,
+                       rules: str = LATEST_DATE_RULES) -> DateSpan | None:
     """The span of an expression that is *only* a relative date ("last Friday"), else ``None``."""
     text = expression.strip().rstrip(".").strip()
-    found = find_relative_dates(text, session_date)
+    found = find_relative_dates(text, session_date, rules=rules)
     if len(found) == 1 and found[0].start == 0 and found[0].end == len(text):
         return found[0].span
     return None
 
 
-def resolve_relative_dates(text: str, session_date: datetime) -> str:
+def resolve_relative_dates(text: str, session_date: datetime, *, rules: str = LATEST_DATE_RULES) -> str:
     """``text`` with ``[= <absolute date>]`` after every relative expression (the ingest hook; rewrites
     the indexed text only). Idempotent: an expression already followed by ``[=`` is left alone."""
     parts: list[str] = []
     pos = 0
-    for found in find_relative_dates(text, session_date):
+    for found in find_relative_dates(text, session_date, rules=rules):
         if text[found.end:].lstrip(" ").startswith("[="):
             continue
         parts.append(text[pos:found.end])
@@ -327,23 +350,18 @@ def resolve_relative_dates(text: str, session_date: datetime) -> str:
 
 
 # ---------------------------------------------------------------------------- the registry, by version
-class UnknownDateRulesError(InvalidInputError):
-    """``IngestConfig.date_rules`` names a version that is not in ``DATE_RULES``."""
-
-
 DateResolver = Callable[[str, datetime], str]
 
-# A version's rules never change once released (stored index texts were made with them): a changed
-# table is a new version. ``IngestConfig.key`` carries the version, so stores made with two differ.
-DATE_RULES: Mapping[str, DateResolver] = MappingProxyType({"rules-v1": resolve_relative_dates})
+
+def _indexer(version: str) -> DateResolver:
+    """The ingest hook of one rules version (``resolve_relative_dates`` with ``rules`` fixed)."""
+    def resolve(text: str, session_date: datetime) -> str:
+        return resolve_relative_dates(text, session_date, rules=version)
+    resolve.__name__ = resolve.__qualname__ = f"resolve_relative_dates[{version}]"
+    return resolve
 
 
-def check_date_rules(version: str) -> str:
-    """``version`` if it names a resolver in ``DATE_RULES``, else ``UnknownDateRulesError``."""
-    if not isinstance(version, str) or version not in DATE_RULES:
-        raise UnknownDateRulesError(
-            f"unknown date rules {version!r}; known versions: {', '.join(sorted(DATE_RULES))}")
-    return version
+DATE_RULES: Mapping[str, DateResolver] = MappingProxyType({v: _indexer(v) for v in RULE_TABLES})
 
 
 def date_resolver(version: str) -> DateResolver:
@@ -351,6 +369,7 @@ def date_resolver(version: str) -> DateResolver:
     return DATE_RULES[check_date_rules(version)]
 
 
-__all__ = ["DATE_RULES", "GRANULARITIES", "RULES", "DateResolver", "DateSpan", "RelativeDate", "Rule",
-           "UnknownDateRulesError", "add_months", "check_date_rules", "date_resolver", "find_relative_dates",
-           "resolve_expression", "resolve_relative_dates"]
+__all__ = ["DATE_RULES", "GRANULARITIES", "LATEST_DATE_RULES", "RULES", "RULES_V1", "RULE_TABLES",
+           "DateResolver", "DateSpan", "RelativeDate", "Rule", "UnknownDateRulesError", "add_months",
+           "check_date_rules", "date_resolver", "find_relative_dates", "resolve_expression",
+           "resolve_relative_dates"]

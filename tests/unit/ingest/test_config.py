@@ -55,7 +55,9 @@ def test_from_dict_takes_defaults_and_refuses_unknown_or_bad_fields():
 
 
 def test_date_rules_are_a_version_name_in_the_registry():
-    assert DATE_RULES["rules-v1"] is resolve_relative_dates is date_resolver("rules-v1")
+    assert DATE_RULES["rules-v1"] is date_resolver("rules-v1")
+    assert DATE_RULES["rules-v1"]("I moved yesterday.", datetime(2023, 5, 7, tzinfo=timezone.utc)) == \
+        resolve_relative_dates("I moved yesterday.", datetime(2023, 5, 7, tzinfo=timezone.utc), rules="rules-v1")
     assert IngestConfig(date_rules="rules-v1").key.endswith(",dates=rules-v1")
     assert DEFAULT_INGEST.key.endswith(",dates=none")
     with pytest.raises(UnknownDateRulesError, match="rules-v0"):

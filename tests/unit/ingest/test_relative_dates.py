@@ -168,3 +168,15 @@ def test_expressions_past_the_calendars_ends_stay_unresolved():
     assert late.startswith("next year, and yesterday [= ") and late.count("[= ") == 1
     early = resolve_relative_dates("two weeks ago, and tomorrow", datetime(1, 1, 2, tzinfo=timezone.utc))
     assert early.startswith("two weeks ago, and tomorrow [= ") and early.count("[= ") == 1
+
+
+def test_rules_are_named_by_version_and_an_unknown_one_is_refused():
+    from cbmemory.ingest.relative_dates import LATEST_DATE_RULES, RULE_TABLES, UnknownDateRulesError
+
+    assert LATEST_DATE_RULES in RULE_TABLES
+    assert find_relative_dates("yesterday", D(2023, 5, 7), rules="rules-v1")[0].span.label == "6 May 2023"
+    assert resolve_expression("last week", D(2023, 5, 7), rules="rules-v1").label == "week of 24 April 2023"
+    for call in (lambda: find_relative_dates("yesterday", D(2023, 5, 7), rules="rules-v0"),
+                 lambda: resolve_expression("yesterday", D(2023, 5, 7), rules="v1")):
+        with pytest.raises(UnknownDateRulesError, match="known versions"):
+            call()

@@ -106,7 +106,7 @@ def resolve_when(event: ExtractedEvent, session_date: datetime) -> ResolvedWhen:
     """The rule-based resolver first (deterministic, and small models rarely do date arithmetic right),
     then the model's own absolute date; neither: the words alone."""
     if event.when:
-        found = find_relative_dates(event.when, session_date)
+        found = find_relative_dates(event.when, session_date, rules="rules-v1")  # pinned: stored texts
         if found:
             return ResolvedWhen(event.when, found[0].span, "rule")
     span = _llm_date(event.date, session_date.date())
@@ -128,7 +128,7 @@ def event_sentence(event: ExtractedEvent, when: ResolvedWhen, session_date: date
         parts.append(f"When: {when.text}.")
     if event.where:
         parts.append(f"Where: {event.where}.")
-    return resolve_relative_dates(" ".join(parts), session_date)
+    return resolve_relative_dates(" ".join(parts), session_date, rules="rules-v1")
 
 
 def _best_line(event: ExtractedEvent, lines: Mapping[str, MemoryRecord]) -> str | None:
