@@ -12,9 +12,22 @@ without any model:
 - ``em``: the official exact match (same set of normalised tokens); ``contains``: the normalised gold
   appears in the normalised answer as whole words.
 - ``abstained``: the answer says the information is not there (a wider phrase list than the official one).
-- ``date_error_days``: for temporal questions, |date in the answer - date in the gold| in days, when both
-  name a day (``7 May 2023``, ``May 7th, 2023``, ``2023-05-07``, ``2023/05/07``; a missing year is taken
-  from the question date). ``date_within_1`` / ``_7`` / ``_31`` follow from it.
+- Dates, for temporal questions with an answerable gold (``date_scores``). The gold's days come from
+  ``answer_dates.date_range``: a day, or a span for a gold relative to a date ("The week before 9 June
+  2023" is 29 May-4 June, "The sunday before 25 May 2023" is 21 May), a range, a week or a month. A gold
+  with no date, or only a season or year (a span over ``MAX_GOLD_SPAN_DAYS``), cannot score a date:
+  ``date_gold_usable`` is 0 and the other date scores are ``None`` (the report counts these questions).
+  Otherwise ``date_gold_usable`` is 1 and the answer's first date expression is read the same way (an
+  answer "the week before 9 June 2023" is that week, not 9 June):
+
+  - ``date_answered``: 1 when the answer names a date, else 0;
+  - ``date_error_days``: days from the answer's date to the gold's span (0 inside it; an answer's span is
+    charged for its farthest day), ``None`` when the answer names no date;
+  - ``date_within_1`` / ``_7`` / ``_31``: 1 when the error is at most that many days, 0 otherwise, **also
+    0 when the answer names no date** (a miss), so their mean is over every question with a usable gold.
+
+  A missing year is taken from the question date. ``SCORES_VERSION`` names these rules; it is recorded
+  with every QA result, so runs scored by other rules are not mixed.
 """
 
 from __future__ import annotations
@@ -23,11 +36,17 @@ import re
 import string
 from collections import Counter
 from collections.abc import Mapping
-from datetime import date
 from functools import lru_cache
 
 from ..errors import MissingDependencyError
+from .answer_dates import DateRange, date_error, date_range
+from .answer_dates import extract_date as extract_date  # re-exported: cbmemory.eval.extract_date
 
+SCORES_VERSION = "cbmemory-scores-v2"  # v2: relative gold dates resolved, answers without a date are misses
+MAX_GOLD_SPAN_DAYS = 31
+WITHIN_DAYS = (1, 7, 31)
+DATE_METRICS = ("date_gold_usable", "date_answered", "date_error_days",
+                *(f"date_within_{d}" for d in WITHIN_DAYS))
 _PUNCT = set(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
 OFFICIAL_ABSTAIN = ("no information available", "not mentioned")
@@ -107,46 +126,36 @@ def locomo_f1(prediction: str, gold: str | None, category: int) -> float:
 
 
 # ---------------------------------------------------------------------------- dates
-_MONTHS = {m: i + 1 for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july",
-                                            "august", "september", "october", "november", "december"))}
-_MON = r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|" \
-       r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
-_YEAR = r"(?:,?\s*(?P<year>\d{4}))?"
-_DATE_PATTERNS = (
-    re.compile(r"\b(?P<year>\d{4})[-/](?P<mo>\d{1,2})[-/](?P<day>\d{1,2})\b"),
-    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MON}{_YEAR}\b", re.IGNORECASE),
-    re.compile(rf"\b{_MON}\s+{_DAY}\b{_YEAR}", re.IGNORECASE),
-)
-
-
-def _month_number(name: str) -> int:
-    key = name.lower().rstrip(".")
-    return next(n for full, n in _MONTHS.items() if full.startswith(key[:3]))
-
-
-def extract_date(text: str, default_year: int | None = None) -> date | None:
-    """The first day-precise date named in ``text`` (earliest match position), or ``None``."""
-    found: list[tuple[int, date]] = []
-    for pattern in _DATE_PATTERNS:
-        for m in pattern.finditer(text):
-            groups = m.groupdict()
-            year = int(groups["year"]) if groups.get("year") else default_year
-            if year is None:
-                continue
-            month = int(groups["mo"]) if groups.get("mo") else _month_number(groups["mon"])
-            try:
-                found.append((m.start(), date(year, month, int(groups["day"]))))
-            except ValueError:
-                continue
-            break
-    return min(found)[1] if found else None
-
-
 def date_error_days(prediction: str, gold: str, default_year: int | None = None) -> int | None:
-    g = extract_date(gold, default_year)
-    p = extract_date(prediction, default_year) if g is not None else None
-    return None if g is None or p is None else abs((p - g).days)
+    """Days from the answer's date to the gold's span (``answer_dates.date_error``), or ``None`` when the
+    answer names no date or the gold has no usable one (``gold_date``)."""
+    g = gold_date(gold, default_year)
+    p = date_range(prediction, default_year) if g is not None else None
+    return None if g is None or p is None else date_error(p, g)
+
+
+def gold_date(gold: str | None, default_year: int | None = None) -> DateRange | None:
+    """The gold answer's days when they can score an answer's date: a span of at most
+    ``MAX_GOLD_SPAN_DAYS`` (a day, a week, a month, a range); ``None`` for no date, a season or a year."""
+    days = date_range(gold, default_year) if gold else None
+    return days if days is not None and days.days <= MAX_GOLD_SPAN_DAYS else None
+
+
+def date_scores(prediction: str, gold: str | None, default_year: int | None = None) -> dict[str, float | None]:
+    """The date scores of one temporal question (see the module docstring)."""
+    g = gold_date(gold, default_year)
+    out: dict[str, float | None] = {"date_gold_usable": 0.0 if g is None else 1.0, "date_answered": None,
+                                    "date_error_days": None}
+    out.update({f"date_within_{d}": None for d in WITHIN_DAYS})
+    if g is None:
+        return out
+    p = date_range(prediction, default_year)
+    err = None if p is None else date_error(p, g)
+    out["date_answered"] = 0.0 if p is None else 1.0
+    out["date_error_days"] = None if err is None else float(err)
+    for d in WITHIN_DAYS:
+        out[f"date_within_{d}"] = 1.0 if err is not None and err <= d else 0.0
+    return out
 
 
 def answer_scores(prediction: str, gold: str | None, *, dataset: str, category_id: int | str,
@@ -162,10 +171,10 @@ def answer_scores(prediction: str, gold: str | None, *, dataset: str, category_i
     usable = None if unanswerable else gold  # the gold answer the answer is checked against, if any
     out["em"] = None if usable is None else exact_match(prediction, usable)
     out["contains"] = None if usable is None else contains(prediction, usable)
-    err = date_error_days(prediction, usable, default_year) if usable is not None and temporal else None
-    out["date_error_days"] = float(err) if err is not None else None
-    for days in (1, 7, 31):
-        out[f"date_within_{days}"] = None if err is None else (1.0 if err <= days else 0.0)
+    if temporal and usable is not None:
+        out.update(date_scores(prediction, usable, default_year))
+    else:
+        out.update(dict.fromkeys(DATE_METRICS))
     return out
 
 

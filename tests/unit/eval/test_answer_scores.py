@@ -1,10 +1,12 @@
-"""Unit layer: automatic answer scores (LoCoMo's official token F1 rules, exact match, date distance)."""
+"""Unit layer: automatic answer scores (LoCoMo's official token F1 rules, exact match, date distance and
+its misses)."""
 
 from datetime import date
 
 import pytest
 
 from cbmemory.eval.answer_scores import (
+    DATE_METRICS,
     abstained,
     answer_scores,
     contains,
@@ -58,7 +60,7 @@ def test_exact_match_contains_abstained():
     ("on the 7th of May", date(2023, 5, 7)),
     ("2023-05-07", date(2023, 5, 7)),
     ("2023/05/07 (Sun)", date(2023, 5, 7)),
-    ("The sunday before 25 May 2023", date(2023, 5, 25)),
+    ("The sunday before 25 May 2023", date(2023, 5, 21)),  # resolved, not read as 25 May
     ("Sept 3, 2022 and then 1 May 2023", date(2022, 9, 3)),
     ("June 2023", None),
     ("30 February 2023", None),
@@ -73,8 +75,47 @@ def test_date_distance_and_buckets():
     assert date_error_days("It was in June", "7 May 2023") is None
     s = answer_scores("She went on 30 April 2023.", "7 May 2023", dataset="locomo", category_id=2,
                       unanswerable=False, temporal=True, default_year=2023)
-    assert s["date_error_days"] == 7.0
+    assert s["date_error_days"] == 7.0 and s["date_answered"] == 1.0 and s["date_gold_usable"] == 1.0
     assert (s["date_within_1"], s["date_within_7"], s["date_within_31"]) == (0.0, 1.0, 1.0)
+
+
+def _temporal(answer: str, gold: str) -> dict:
+    return answer_scores(answer, gold, dataset="locomo", category_id=2, unanswerable=False, temporal=True,
+                         default_year=2023)
+
+
+def test_relative_golds_are_resolved_before_the_distance():
+    # issue 15 (a): both answers used to score as (nearly) exact against the gold's anchor date
+    s = _temporal("Friday, 9 June 2023", "The week before 9 June 2023")
+    assert s["date_error_days"] == 5.0 and s["date_within_1"] == 0.0 and s["date_within_7"] == 1.0
+    s = _temporal("2023-05-26", "The sunday before 25 May 2023")
+    assert s["date_error_days"] == 5.0 and s["date_within_1"] == 0.0
+    assert _temporal("On 1 June 2023.", "The week before 9 June 2023")["date_error_days"] == 0.0
+    assert _temporal("the week before 9 June 2023", "The week before 9 June 2023")["date_within_1"] == 1.0
+
+
+def test_an_answer_without_a_date_is_a_miss_not_left_out():
+    # issue 15 (b): within-N is defined for every question whose gold has a usable date
+    s = _temporal("The information is not available.", "7 May 2023")
+    assert s["date_answered"] == 0.0 and s["date_error_days"] is None
+    assert (s["date_within_1"], s["date_within_7"], s["date_within_31"]) == (0.0, 0.0, 0.0)
+    answers = ["7 May 2023", "8 May 2023", "6 May 2023", "no idea", "not mentioned", "sometime", "?", "x"]
+    within = [_temporal(a, "7 May 2023")["date_within_1"] for a in answers]
+    assert sum(within) / len(within) == 3 / 8  # not 3 / 3
+
+
+@pytest.mark.parametrize("gold", ["2022", "The summer of 2022", "four months", "Seattle", "A few years ago"])
+def test_golds_without_a_usable_date_are_counted_not_scored(gold):
+    s = _temporal("7 May 2022", gold)
+    assert s["date_gold_usable"] == 0.0
+    assert all(s[k] is None for k in ("date_answered", "date_error_days", "date_within_1", "date_within_7",
+                                      "date_within_31"))
+
+
+def test_date_scores_only_for_temporal_questions():
+    s = answer_scores("7 May 2023", "7 May 2023", dataset="locomo", category_id=4, unanswerable=False,
+                      temporal=False, default_year=2023)
+    assert all(s[k] is None for k in DATE_METRICS)
 
 
 def test_answer_scores_for_unanswerable_questions():
