@@ -13,8 +13,12 @@ $(BIN)/python:
 
 venv: $(BIN)/python
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e ".[dev]"
+# The core and the two adapter distributions (packages/README.md), all editable and in one pip command, so
+# that the core's langchain/llamaindex extras resolve to the adapters here rather than to an index.
+ADAPTERS := packages/langchain-cbmemory packages/llama-index-memory-cbmemory
+
+$(VENV)/.installed-dev: pyproject.toml $(ADAPTERS:%=%/pyproject.toml) | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[dev]" $(ADAPTERS:%=-e %)
 	touch $@
 
 install-dev: $(VENV)/.installed-dev
