@@ -48,6 +48,8 @@ N is a numeral (1-999) or a word: a, an, one ... twelve, a couple of. Bare weekd
 | the week / weekend / month / year before last | two weeks (ISO) / weekends / months / years back |
 | later this week / month / year | the days after the session day to the period's end (none left: unresolved) |
 | earlier this week / month / year | from the period's start to the day before the session day (none: unresolved) |
+| together next year, the economy last year | dates: v1 skipped them, reading "...her next year" as the owner word "her" |
+| this / that / your / its last year | not dates (v1 knew the, my, her, his, our, their; v2 reads all as whole words) |
 
 Not resolved in either version, on purpose: "the week before" and "the day before" without "last" (they
 count back from a time the text names, not from the session day), "since we last talked", "in a few
@@ -278,11 +280,33 @@ class Rule:
     resolve: Callable[[re.Match[str], date], DateSpan | None]
 
 
+# "the last week", "over the past year", "my last year of college" are not dates. rules-v1 looks back for
+# the letters, so it also skips "together next year" (...her next year) and "economy last year" (...my);
+# rules-v2 looks for whole words, and adds "your", "its", "this" and "that" ("this last year" is a duration).
+_OWNERS_V1 = r"(?<!the )(?<!my )(?<!her )(?<!his )(?<!our )(?<!their )"
+_OWNERS_V2 = "".join(rf"(?<!\b{w} )" for w in ("the", "my", "her", "his", "our", "their", "your", "its", "this",
+                                                "that"))
+
+
 def _rule(name: str, pattern: str, resolve: Callable[[re.Match[str], date], DateSpan | None], *,
-          not_a_period: bool = False) -> Rule:
-    if not_a_period:  # "the last week", "over the past year", "my last year of college" are not dates
-        pattern = rf"(?<!the )(?<!my )(?<!her )(?<!his )(?<!our )(?<!their ){pattern}(?! of\b)(?! or so\b)"
+          not_a_period: bool = False, owners: str = _OWNERS_V1) -> Rule:
+    if not_a_period:
+        pattern = rf"{owners}{pattern}(?! of\b)(?! or so\b)"
     return Rule(name, re.compile(rf"\b{pattern}\b", re.IGNORECASE), resolve)
+
+
+def _calendar_rules(owners: str) -> tuple[Rule, ...]:
+    """last / this / next + week, weekend, weekday, month name, season: the rows that must not read "my
+    last year of college" as a date (``owners``: the words that may not come before them)."""
+    return (
+        _rule("weekend", rf"{_DIR} weekend", _weekend, not_a_period=True, owners=owners),
+        _rule("period", rf"{_DIR} (?P<unit>week|month|year)", _period, not_a_period=True, owners=owners),
+        _rule("weekday", rf"{_DIR} (?P<wd>{'|'.join(_WEEKDAYS)})", _weekday, not_a_period=True, owners=owners),
+        _rule("named_month", rf"(?P<dir>last|next) (?-i:(?P<month>{'|'.join(_MONTHS)}))", _named_month,
+              not_a_period=True, owners=owners),
+        _rule("season", rf"{_DIR} (?P<season>spring|summer|autumn|fall|winter)", _season, not_a_period=True,
+              owners=owners),
+    )
 
 
 RULES_V1: tuple[Rule, ...] = (
@@ -295,11 +319,7 @@ RULES_V1: tuple[Rule, ...] = (
     _rule("ago", rf"{_NUM} {_UNIT} ago", _ago),
     _rule("in", rf"in {_NUM} {_UNIT}", _ahead),
     _rule("from_now", rf"{_NUM} {_UNIT} from now", _ahead),
-    _rule("weekend", rf"{_DIR} weekend", _weekend, not_a_period=True),
-    _rule("period", rf"{_DIR} (?P<unit>week|month|year)", _period, not_a_period=True),
-    _rule("weekday", rf"{_DIR} (?P<wd>{'|'.join(_WEEKDAYS)})", _weekday, not_a_period=True),
-    _rule("named_month", rf"(?P<dir>last|next) (?-i:(?P<month>{'|'.join(_MONTHS)}))", _named_month, not_a_period=True),
-    _rule("season", rf"{_DIR} (?P<season>spring|summer|autumn|fall|winter)", _season, not_a_period=True),
+    *_calendar_rules(_OWNERS_V1),
 )
 
 # ---------------------------------------------------------------------------- rules-v2: what v1 missed
@@ -354,16 +374,18 @@ def _rest_of_period(m: re.Match[str], today: date) -> DateSpan | None:
     return DateSpan(start, end, "range") if start <= end else None
 
 
-_V2_REPLACES = {"few_ago", "ago", "in", "from_now"}
-RULES_V2: tuple[Rule, ...] = tuple(r for r in RULES_V1 if r.name not in _V2_REPLACES) + (
+_V2_KEEPS = {"day_before_yesterday", "day_after_tomorrow", "yesterday", "today", "tomorrow"}
+RULES_V2: tuple[Rule, ...] = tuple(r for r in RULES_V1 if r.name in _V2_KEEPS) + (
     _rule("few_ago", rf"a few {_UNIT} ago", _few_ago_v2),
     _rule("ago", rf"{_NUM_V2} {_UNIT} ago", _ago),
     _rule("in", rf"in {_NUM_V2} {_UNIT}", _ahead),
     _rule("from_now", rf"{_NUM_V2} {_UNIT} from now", _ahead),
+    *_calendar_rules(_OWNERS_V2),
     _rule("weekday_abbrev", rf"{_DIR} (?-i:(?P<wd>{'|'.join(sorted(_WD_ABBREV, key=len, reverse=True))}))",
-          _weekday_abbrev, not_a_period=True),
-    _rule("past_weekday", rf"(?:this )?past (?P<wd>{'|'.join(_WEEKDAYS)})", _past_weekday, not_a_period=True),
-    _rule("past_weekend", r"(?:this |the )?past weekend", _past_weekend, not_a_period=True),
+          _weekday_abbrev, not_a_period=True, owners=_OWNERS_V2),
+    _rule("past_weekday", rf"(?:this )?past (?P<wd>{'|'.join(_WEEKDAYS)})", _past_weekday, not_a_period=True,
+          owners=_OWNERS_V2),
+    _rule("past_weekend", r"(?:this |the )?past weekend", _past_weekend, not_a_period=True, owners=_OWNERS_V2),
     _rule("weekends_ago", rf"{_NUM_V2} weekends? ago", _weekends_ago),
     _rule("before_last", r"the (?P<unit>week|weekend|month|year) before last", _before_last),
     _rule("rest_of_period", r"(?P<when>later|earlier) this (?P<unit>week|month|year)", _rest_of_period),

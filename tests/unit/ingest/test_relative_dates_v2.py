@@ -72,11 +72,24 @@ def test_v2_is_the_latest_version_and_the_default():
     assert RULES is RULE_TABLES["rules-v2"]
     assert resolve_expression("last Fri", D(2023, 7, 15)) == resolve_expression("last Fri", D(2023, 7, 15),
                                                                                 rules="rules-v2")
-    # every v1 row is still in v2, apart from the four v2 replaces with a wider number or span
-    v2_names = {r.name for r in RULE_TABLES["rules-v2"]}
-    assert {r.name for r in RULES_V1} <= v2_names
-    kept = [r for r in RULES_V1 if r.name not in {"few_ago", "ago", "in", "from_now"}]
-    assert all(r in RULE_TABLES["rules-v2"] for r in kept)
+    # every v1 row has a v2 row of the same name; the day rows are the very same objects
+    v2 = RULE_TABLES["rules-v2"]
+    assert {r.name for r in RULES_V1} <= {r.name for r in v2}
+    assert all(r in v2 for r in RULES_V1 if r.name in {"yesterday", "today", "tomorrow"})
+
+
+@pytest.mark.parametrize(("text", "v1", "v2"), [
+    ("go somewhere together next year", [], ["2024"]),  # v1 read "...her next year" as "her next year"
+    ("the economy last year", [], ["2022"]),
+    ("met another last Friday", [], ["5 May 2023"]),
+    ("this last year has been hard", [], []),  # a duration: "this" joins the owner words in v2
+    ("your last week of school", [], []),
+    ("that last weekend together", ["weekend of 6–7 May 2023"], []),  # v1 reads a date here, v2 not
+    ("her next year of college", [], []),
+])
+def test_v2_reads_owner_words_as_whole_words(text, v1, v2):
+    for rules, expected in (("rules-v1", v1), ("rules-v2", v2)):
+        assert [f.span.label for f in find_relative_dates(text, D(2023, 5, 10), rules=rules)] == expected, rules
 
 
 @pytest.mark.parametrize(("text", "session"), [
