@@ -1,4 +1,5 @@
-"""LangChain adapter for cbmemory: agent middleware, retriever and tool, LangGraph store, chat history.
+"""LangChain adapter for cbmemory: agent middleware, retriever and tool, LangGraph store, chat history,
+embeddings.
 
     from langchain_cbmemory import CbMemoryMiddleware
     agent = create_agent(model, tools, middleware=[CbMemoryMiddleware(memory)])
@@ -10,20 +11,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from .history import CbMemoryChatMessageHistory
-from .middleware import CbMemoryMiddleware
-from .retriever import CbMemoryRetriever, create_memory_tool
-from .store import CbMemoryStore
+from cbmemory.errors import MissingDependencyError
+
+_FRAMEWORKS = {"langchain_core", "langchain", "langgraph"}
+
+try:
+    from .embeddings import CbMemoryEmbeddings
+    from .history import CbMemoryChatMessageHistory
+    from .middleware import CbMemoryMiddleware
+    from .retriever import CbMemoryRetriever, create_memory_tool
+    from .store import CbMemoryStore
+except ModuleNotFoundError as exc:  # a framework missing: name the install that brings it
+    if (exc.name or "").partition(".")[0] not in _FRAMEWORKS:
+        raise
+    raise MissingDependencyError(
+        f"langchain_cbmemory needs {exc.name}, which is not installed: "
+        'pip install "cbmemory[langchain]" (or: pip install langchain-cbmemory)', name=exc.name) from exc
 
 __all__ = [
-    "CbMemoryChatMessageHistory", "CbMemoryLegacyMemory", "CbMemoryMiddleware", "CbMemoryRetriever",
-    "CbMemoryStore", "create_memory_tool",
+    "CbMemoryChatMessageHistory", "CbMemoryEmbeddings", "CbMemoryLegacyMemory",
+    "CbMemoryMiddleware", "CbMemoryRetriever", "CbMemoryStore", "create_memory_tool",
 ]
 
 
 def __getattr__(name: str) -> Any:
     if name == "CbMemoryLegacyMemory":  # imports langchain-classic, an optional extra
-        from .legacy import CbMemoryLegacyMemory
+        from .legacy import CbMemoryLegacyMemory  # its ImportError names the extra
 
         return CbMemoryLegacyMemory
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """``CbMemoryRetriever``: one user's cbmemory as a LlamaIndex retriever, and a tool made from it.
 
-    retriever = CbMemoryRetriever(memory, "alice", recipe="hybrid", k=8)
+    retriever = CbMemoryRetriever(memory, "alice", recipe="hybrid", k=8)   # or similarity_top_k=8
     nodes = await retriever.aretrieve("Where does Alice live?")
     engine = RetrieverQueryEngine.from_args(retriever, llm=llm)
     tool = make_retriever_tool(retriever)
@@ -43,7 +43,8 @@ TOOL_DESCRIPTION = (
 class CbMemoryRetriever(BaseRetriever):
     """Searches one user's memory with a recipe; optionally only some sessions or a time range.
 
-    ``session_ids``: one session id or several (None: every session). ``occurred_after`` /
+    ``k``: how many memories (None: the recipe's own); ``similarity_top_k`` is the same setting under the
+    name LlamaIndex's retrievers give it (pass either; both with different values is an error). ``session_ids``: one session id or several (None: every session). ``occurred_after`` /
     ``occurred_before``: inclusive bounds on the session date. ``reference_date``: the question's date, for
     recipes with the future filter.
     """
@@ -55,6 +56,7 @@ class CbMemoryRetriever(BaseRetriever):
         *,
         recipe: str | Recipe | None = None,
         k: int | None = None,
+        similarity_top_k: int | None = None,
         session_ids: str | Sequence[str] | None = None,
         occurred_after: DateLike | None = None,
         occurred_before: DateLike | None = None,
@@ -67,6 +69,10 @@ class CbMemoryRetriever(BaseRetriever):
         self.memory = memory
         self.user_id = check_id(user_id, "user_id")
         self.recipe = get_recipe(recipe) if recipe is not None else None
+        if k is not None and similarity_top_k is not None and k != similarity_top_k:
+            raise InvalidInputError(f"k={k} and similarity_top_k={similarity_top_k} disagree: they are one "
+                                    "setting, pass one of them")
+        k = k if k is not None else similarity_top_k
         self.k = check_k(k) if k is not None else None
         if isinstance(session_ids, str):
             session_ids = (session_ids,)
@@ -77,6 +83,15 @@ class CbMemoryRetriever(BaseRetriever):
         )
         self.reference_date = to_utc(reference_date) if reference_date is not None else None
         super().__init__(callback_manager=callback_manager, verbose=verbose)
+
+    @property
+    def similarity_top_k(self) -> int | None:
+        """``k`` under LlamaIndex's name for it."""
+        return self.k
+
+    @similarity_top_k.setter
+    def similarity_top_k(self, value: int | None) -> None:
+        self.k = check_k(value) if value is not None else None
 
     def _search_args(self, query_bundle: QueryBundle) -> dict[str, Any]:
         return {"query": query_bundle.query_str, "user_id": self.user_id, "k": self.k, "filters": self.filters,

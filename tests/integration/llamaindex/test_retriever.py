@@ -106,3 +106,18 @@ def test_bad_arguments_raise_typed_errors(seeded, kwargs):
     user_id = kwargs.pop("user_id")
     with pytest.raises(InvalidInputError):
         CbMemoryRetriever(seeded, user_id, **kwargs)
+
+
+def test_similarity_top_k_is_k_under_llamaindex_name(seeded):
+    by_k = CbMemoryRetriever(seeded, "alice", k=2).retrieve("Lyon move")
+    aliased = CbMemoryRetriever(seeded, "alice", similarity_top_k=2)
+    nodes = aliased.retrieve("Lyon move")
+    assert len(nodes) == 2 and [n.node.node_id for n in nodes] == [n.node.node_id for n in by_k]
+    assert aliased.k == aliased.similarity_top_k == 2
+    aliased.similarity_top_k = 1  # set as on LlamaIndex's own retrievers
+    assert aliased.k == 1 and len(aliased.retrieve("Lyon move")) == 1
+    assert CbMemoryRetriever(seeded, "alice", k=3, similarity_top_k=3).k == 3  # the same value twice is fine
+    with pytest.raises(InvalidInputError, match="similarity_top_k=4 disagree"):
+        CbMemoryRetriever(seeded, "alice", k=2, similarity_top_k=4)
+    with pytest.raises(InvalidInputError):
+        CbMemoryRetriever(seeded, "alice", similarity_top_k=0)
