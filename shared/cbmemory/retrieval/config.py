@@ -57,6 +57,7 @@ class Order(_Choice):
 SIGNALS = tuple(s.value for s in Signal)
 KINDS: tuple[str, ...] = get_args(RecordKind)
 SPEAKER = "speaker"  # the name of the speaker-boost list among the fused lists
+DATE = "date"  # the name of the question-date list among the fused lists
 
 
 def _choice(kind: type[_C], value: object, field: str) -> _C:
@@ -95,11 +96,11 @@ class RetrievalConfig:
     - ``signals``: which ranked lists run: ``vector`` (cosine), ``bm25`` (full text over the user's whole
       corpus), ``entity`` (exact phrases extracted from the query, through the full-text index).
     - ``vector_pool`` / ``text_pool`` / ``entity_pool``: the candidate pool of each signal, fetched where
-      candidates past k can change the result (several signals fused, or the speaker boost); a signal also
-      fetches ``rerank_pool`` when re-ranking and ``recency_pool`` when ordering by recency, and never
-      fewer than k. One signal alone with none of these fetches k: its top k is the same whatever its pool.
-      The candidates (fused, when several signals run) are what the speaker boost, the re-rank and the
-      recency order work on, before the list is cut to k.
+      candidates past k can change the result (several signals fused, the speaker or the date boost); a
+      signal also fetches ``rerank_pool`` when re-ranking and ``recency_pool`` when ordering by recency, and
+      never fewer than k. One signal alone with none of these fetches k: its top k is the same whatever its
+      pool. The candidates (fused, when several signals run) are what the speaker and date boosts, the
+      re-rank and the recency order work on, before the list is cut to k.
     - ``fusion``: ``rrf`` (reciprocal-rank fusion, constant ``rrf_k``) or ``weighted`` (min-max normalised
       scores); ``weights`` per signal apply to both. Fusion runs over the union of all candidates. One
       signal alone is not fused (its own scores stay) unless the speaker boost joins it.
@@ -113,6 +114,12 @@ class RetrievalConfig:
       candidates (in fused order) joins the fusion as the ``speaker`` list with this weight, fused the way
       ``fusion`` says: ``rrf`` adds weight / (rrf_k + rank in that list); ``weighted`` adds the weight
       itself (every named candidate scores 1 in that list). 0 turns it off.
+    - ``date_weight``: when the question names a calendar period (``question_span``: "in May 2023", "last
+      week", "on 7 May 2023", resolved against the question's reference date) and some candidates (not all)
+      are dated inside it, the list of those candidates (in fused order) joins the fusion as the ``date``
+      list with this weight, fused like the speaker list (both join the same fusion when both apply). With
+      ``weighted`` fusion, a weight above the sum of the other lists' weights puts every in-span candidate
+      first: a filter that never leaves fewer than k hits. 0 turns it off.
     """
 
     signals: tuple[Signal, ...] = (Signal.VECTOR,)
@@ -131,6 +138,7 @@ class RetrievalConfig:
     token_budget: int | None = None
     kinds: tuple[str, ...] | None = None
     speaker_weight: float = 0.0
+    date_weight: float = 0.0
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -165,6 +173,7 @@ class RetrievalConfig:
                                         f"{KINDS}, got {self.kinds!r}")
             put(self, "kinds", kinds)
         put(self, "speaker_weight", _weight(self.speaker_weight, "speaker_weight"))
+        put(self, "date_weight", _weight(self.date_weight, "date_weight"))
 
     def with_(self, **changes: Any) -> RetrievalConfig:
         """A copy with some fields changed (the original is untouched)."""
@@ -182,7 +191,7 @@ class RetrievalConfig:
             "rerank": self.rerank.value, "rerank_pool": self.rerank_pool, "order": self.order.value,
             "recency_pool": self.recency_pool, "future_filter": self.future_filter, "k": self.k,
             "token_budget": self.token_budget, "kinds": list(self.kinds) if self.kinds is not None else None,
-            "speaker_weight": self.speaker_weight,
+            "speaker_weight": self.speaker_weight, "date_weight": self.date_weight,
         }
 
     @classmethod

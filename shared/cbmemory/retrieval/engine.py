@@ -1,5 +1,5 @@
-"""Running a recipe's ``RetrievalConfig`` against a store: signals, fusion, speaker boost, re-rank, ordering,
-budget; each stage runs only when the config asks for it."""
+"""Running a recipe's ``RetrievalConfig`` against a store: signals, fusion, speaker and date boosts,
+re-rank, ordering, budget; each stage runs only when the config asks for it."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from ..models import Hit, SearchFilters
 from ..store.base import MemoryStore
 from ..text import words
 from . import context
-from .config import SPEAKER, Fusion, Order, Rerank, RetrievalConfig, Signal, scale_k
+from .config import DATE, SPEAKER, Fusion, Order, Rerank, RetrievalConfig, Signal, scale_k
 from .entities import extract_entities
 from .fusion import rrf, weighted
+from .question_dates import question_span
 from .recipes import Recipe
 from .rerank import bm25_rerank
 
@@ -48,18 +49,36 @@ def fuse(config: RetrievalConfig, lists: dict[str, list[Hit]], extra_weights: di
     return weighted(lists, weights=w)
 
 
-def boost_named_speakers(config: RetrievalConfig, query: str, lists: dict[str, list[Hit]], ranked: list[Hit]
-                         ) -> list[Hit]:
-    """The signal ``lists`` fused again, the way ``config.fusion`` says, now with one more list: ``speaker``,
-    the hits of ``ranked`` (their first fusion) whose speaker the query names, weighted by
-    ``config.speaker_weight``. RRF ranks that list in fused order; weighted fusion scores each named hit 1
-    there, so a named hit gains the weight itself."""
-    named = named_speaker_hits(query, ranked)
-    if not named:
+def dated_hits(query: str, reference: datetime | None, ranked: list[Hit]) -> list[Hit]:
+    """The hits of ``ranked`` dated inside the calendar period the query names (``question_span``, resolved
+    against ``reference``), in order; none when it names no period, or every candidate falls inside it (then
+    the date tells nothing apart)."""
+    span = question_span(query, reference)
+    if span is None:
+        return []
+    inside = [h for h in ranked if span.contains(h.record.occurred_at)]
+    return [] if len(inside) == len(ranked) else inside
+
+
+def boost(config: RetrievalConfig, query: str, reference: datetime | None, lists: dict[str, list[Hit]],
+          ranked: list[Hit]) -> list[Hit]:
+    """The signal ``lists`` fused again, the way ``config.fusion`` says, now with up to two more lists, each
+    the hits of ``ranked`` (their first fusion) that match: ``speaker`` (the query names their speaker;
+    weight ``config.speaker_weight``) and ``date`` (dated inside the period the query names; weight
+    ``config.date_weight``). RRF ranks such a list in fused order; weighted fusion scores each of its hits 1
+    there, so a matching hit gains the weight itself. ``ranked`` is returned as it is when neither matches."""
+    extra: dict[str, list[Hit]] = {}
+    if config.speaker_weight > 0:
+        extra[SPEAKER] = named_speaker_hits(query, ranked)
+    if config.date_weight > 0:
+        extra[DATE] = dated_hits(query, reference, ranked)
+    extra = {name: hits for name, hits in extra.items() if hits}
+    if not extra:
         return ranked
     if config.fusion is Fusion.WEIGHTED:
-        named = [Hit(h.record, 1.0) for h in named]
-    return fuse(config, {**lists, SPEAKER: named}, {SPEAKER: config.speaker_weight})
+        extra = {name: [Hit(h.record, 1.0) for h in hits] for name, hits in extra.items()}
+    weights = {SPEAKER: config.speaker_weight, DATE: config.date_weight}
+    return fuse(config, {**lists, **extra}, {name: weights[name] for name in extra})
 
 
 def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int | None) -> int:
@@ -72,10 +91,10 @@ def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int 
 
 def candidates(config: RetrievalConfig, k: int, pool: int) -> int:
     """How many hits a signal with this ``pool`` fetches: its pool where candidates past k can change the
-    result (fusion of several signals, the speaker boost), enough for the re-rank or the recency order, and
-    never fewer than k. One signal alone with none of those returns its own top k whatever its pool, so it
-    fetches just k (reading more records would cost time and change nothing)."""
-    pooled = pool if len(config.signals) > 1 or config.speaker_weight > 0 else 0
+    result (fusion of several signals, the speaker or date boost), enough for the re-rank or the recency
+    order, and never fewer than k. One signal alone with none of those returns its own top k whatever its
+    pool, so it fetches just k (reading more records would cost time and change nothing)."""
+    pooled = pool if len(config.signals) > 1 or config.speaker_weight > 0 or config.date_weight > 0 else 0
     later = max(config.rerank_pool if config.rerank is Rerank.BM25 else 0,
                 config.recency_pool if config.order is Order.RECENCY else 0)
     return max(k, pooled, later)
@@ -97,8 +116,9 @@ def retrieve(
     """``recipe``'s top hits for ``query`` within ``user_id``'s memory, each stamped with the recipe name.
 
     Each signal fetches its candidates (``candidates``); several signals are fused; then, each only when the
-    config asks for it: the speaker boost, the BM25 re-rank of the first ``rerank_pool``, the recency order
-    of the first ``recency_pool``; the cut to k; the token budget."""
+    config asks for it: the speaker and date boosts (the question's period resolved against
+    ``reference_date``, else ``now``), the BM25 re-rank of the first ``rerank_pool``, the recency order of
+    the first ``recency_pool``; the cut to k; the token budget."""
     config = recipe.retrieval
     k = resolve_k(config, store, user_id, k)
     f = filters or SearchFilters()
@@ -121,8 +141,9 @@ def retrieve(
                                               now) if phrases else []
 
     ranked = fuse(config, lists)
-    if config.speaker_weight > 0:
-        ranked = boost_named_speakers(config, query, lists, ranked)
+    if config.speaker_weight > 0 or config.date_weight > 0:  # the question's period: reference_date, else now
+        ranked = boost(config, query, reference_date if reference_date is not None else now, lists, ranked)
+
     if config.rerank is Rerank.BM25:
         ranked = bm25_rerank(query, ranked[: config.rerank_pool], k)
     if config.order is Order.RECENCY:

@@ -194,11 +194,18 @@ RAW_FACTS = HYBRID.with_(
     ingest=FACTS_INGEST, kinds=("turn",),
 )
 
+# The default plus the question's own dates: candidates dated inside the period the question names ("in
+# May 2023", "last week"; cbmemory.retrieval.question_dates) join the fusion as one more list.
+QUESTION_DATES = DEFAULT.with_(
+    name="question_dates",
+    description="The default, favouring memories dated inside the period the question names.", date_weight=1.0,
+)
+
 RECIPES: MappingProxyType[str, Recipe] = MappingProxyType({
     r.name: r for r in (
         DEFAULT, VECTOR, VECTOR_NO_DATES, BM25, VECTOR_BM25_RERANK_10, VECTOR_BM25_RERANK_50,
         VECTOR_BM25_RERANK_100, HYBRID, HYBRID_CONTEXT, BM25_CONTEXT, SCALED, RECENCY, FUTURE_FILTER,
-        HYBRID_DATES, VECTOR_DATES, SUMMARY, EVENTS, EVENTS_RAW, RAW_FACTS,
+        HYBRID_DATES, VECTOR_DATES, SUMMARY, EVENTS, EVENTS_RAW, RAW_FACTS, QUESTION_DATES,
     )
 })
 
