@@ -15,7 +15,7 @@ def make_enricher(model: str, base_url: str | None = None, *, cache_path: str | 
                   **kwargs: Any) -> Enricher:
     """An ``Enricher`` over ``ChatOpenAI`` (OpenAI, or a local OpenAI-compatible server at ``base_url``)
     at temperature 0, with its cache and failures log in the SQLite file ``cache_path``."""
-    llm = make_chat_model(model, base_url, api_key)
+    llm = make_chat_model(model, base_url, api_key, max_retries=0)  # one retry layer: the runner's own
     return Enricher(llm, cache=SQLiteCache(cache_path), max_concurrency=max_concurrency,
                     calls_per_session=calls_per_session, **kwargs)
 
