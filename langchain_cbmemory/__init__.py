@@ -16,6 +16,7 @@ from cbmemory.errors import MissingDependencyError
 _FRAMEWORKS = {"langchain_core", "langchain", "langgraph"}
 
 try:
+    from .context import CbMemoryContext
     from .embeddings import CbMemoryEmbeddings
     from .history import CbMemoryChatMessageHistory
     from .middleware import CbMemoryMiddleware
@@ -29,7 +30,7 @@ except ModuleNotFoundError as exc:  # a framework missing: name the install that
         'pip install "cbmemory[langchain]" (or: pip install langchain-cbmemory)', name=exc.name) from exc
 
 __all__ = [
-    "CbMemoryChatMessageHistory", "CbMemoryEmbeddings", "CbMemoryLegacyMemory",
+    "CbMemoryChatMessageHistory", "CbMemoryContext", "CbMemoryEmbeddings", "CbMemoryLegacyMemory",
     "CbMemoryMiddleware", "CbMemoryRetriever", "CbMemoryStore", "create_memory_tool",
 ]
 

@@ -23,9 +23,10 @@ except ImportError as exc:  # the extra is not installed
 
 from pydantic import ConfigDict
 
+from cbmemory.context import ContextConfig
 from cbmemory.memory import AgentMemory
 from cbmemory.models import Message
-from cbmemory.retrieval.recipes import Recipe
+from cbmemory.retrieval.recipes import Recipe, get_recipe
 
 from .middleware import memory_block
 
@@ -66,17 +67,23 @@ class CbMemoryLegacyMemory(BaseMemory):
         out_key = _only_key(outputs, self.output_key, set(), "output")
         return [Message("user", self._query(inputs)), Message("assistant", str(outputs[out_key]))]
 
+    @property
+    def _shown(self) -> ContextConfig:
+        """The recipe's context settings, with "Today is" switched off when ``say_today`` is False."""
+        recipe = get_recipe(self.recipe) if self.recipe is not None else self.memory.recipe
+        return recipe.context.with_(say_today=recipe.context.say_today and self.say_today)
+
     def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         today = self.memory.clock()
         found = self.memory.context(self._query(inputs), self.user_id, k=self.k, recipe=self.recipe,
                                     reference_date=today)
-        return {self.memory_key: memory_block(found, today, say_today=self.say_today)}
+        return {self.memory_key: memory_block(found, today, self._shown)}
 
     async def aload_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         today = self.memory.clock()
         found = await self.memory.acontext(self._query(inputs), self.user_id, k=self.k, recipe=self.recipe,
                                            reference_date=today)
-        return {self.memory_key: memory_block(found, today, say_today=self.say_today)}
+        return {self.memory_key: memory_block(found, today, self._shown)}
 
     def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
         self.memory.add_messages(self.user_id, self.session_id, self._turns(inputs, outputs))

@@ -2,38 +2,42 @@
 
     agent = create_agent(model, tools, middleware=[CbMemoryMiddleware(memory)])
     agent.invoke({"messages": [("user", "What did I adopt?")]},
-                 context={"user_id": "alice", "session_id": "2023-06-01"})
+                 context=CbMemoryContext(user_id="alice", session_id="s-42", session_date="2023-06-01"))
 
 Before every model call it searches the user's memory for their latest message with a recipe and adds the
-memories, each with the date of its session, and "Today is ..." to the system message. Once the agent's
+memories the thread does not already show to the system message, rendered by cbmemory's context stage as
+the recipe says: each with the date of its session, relative dates resolved in place ("yesterday [Sunday,
+7 May 2023]"), how to read those dates, and "Today is ...". Once the agent's
 turn is over (``after_agent``: once per invoke, not after every tool step) it saves the new user and
 assistant turns; message ids are the turn ids, so a retried turn is not stored twice.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest, ModelResponse
-from langchain_core.messages import SystemMessage
+from langchain_core.messages import BaseMessage, SystemMessage
 from langgraph.runtime import Runtime
 
+from cbmemory.context import ContextConfig, FormattedContext, fit, format_context, memory_prompt
+from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.memory import AgentMemory
-from cbmemory.retrieval.context import FormattedContext, today_line
-from cbmemory.retrieval.recipes import Recipe
+from cbmemory.models import Hit, Message
+from cbmemory.retrieval.recipes import Recipe, get_recipe
 
-from ._convert import context_value, conversation_turns, latest_user_text
+from ._convert import context_value, conversation_turns, latest_user_text, message_text
+
+SAVE_ROLES = ("user", "assistant")
 
 
-def memory_block(context: FormattedContext, today: datetime, *, say_today: bool = True) -> str:
-    """The text added to the system message: the dated memories (if any), then what day it is."""
-    parts = [context.text] if context.text else []
-    if say_today:
-        parts.append(today_line(today))
-    return "\n".join(parts)
+def memory_block(context: FormattedContext, today: datetime | None, shown: ContextConfig | None = None) -> str:
+    """The text added to the system message: the context stage's memories, how to read their dates and
+    "Today is ..." (as ``shown``, the recipe's context settings, says)."""
+    return memory_prompt(context, today, shown or ContextConfig())
 
 
 def with_system_text(request: ModelRequest, text: str) -> ModelRequest:
@@ -50,16 +54,30 @@ def with_system_text(request: ModelRequest, text: str) -> ModelRequest:
     return request.override(system_message=SystemMessage(content=content, id=old.id, name=old.name))
 
 
+def not_in_thread(hits: Sequence[Hit], messages: Sequence[BaseMessage]) -> list[Hit]:
+    """Hits minus the memories the thread already shows: the same message id (stored turns keep it as their
+    turn id) or the same role and text."""
+    ids = {m.id for m in messages if m.id}
+    roles = {"human": "user", "ai": "assistant"}
+    pairs = {(roles.get(m.type, m.type), message_text(m)) for m in messages}
+    return [h for h in hits if h.record.turn_id not in ids and (h.record.role, h.record.text) not in pairs]
+
+
 class CbMemoryMiddleware(AgentMiddleware):
     """Recall before each model call, save after each agent turn.
 
-    - ``recipe``, ``k``: how memories are searched (the memory's default recipe when ``None``).
+    - ``recipe``, ``k``: how memories are searched (the memory's default recipe when ``None``); what the
+      model reads follows the recipe's context settings (``recipe.context``: date prefix, relative dates
+      resolved in place, "Today is ...").
     - ``user_id``, ``session_id``: used when the runtime context does not carry them. The context keys
-      are ``user_key`` / ``session_key`` (a dict or an object with those attributes). Without any session
-      id the LangGraph thread id is used, and without one the UTC date (one session per day).
-    - ``save``: store the new turns after each agent turn (``False`` for a read-only agent).
-    - ``say_today``: add "Today is ..." so relative dates ("yesterday") resolve against the right day.
-    - ``order``: memories ``chronological`` (reads like the conversation) or ``rank`` (best first).
+      are ``user_key`` / ``session_key`` / ``date_key`` (a dict, or an object such as ``CbMemoryContext``).
+      Without any session id the LangGraph thread id is used, and without one the UTC date (one session
+      per day). ``date_key``: the session's date (an ISO string or datetime) — the "Today is" date and the
+      date new turns are stored under; without it, the memory's clock.
+    - ``save``: store the new turns after each agent turn (``False`` for a read-only agent); ``save_roles``:
+      which turns (``("user",)`` keeps the agent's own answers, right or wrong, out of its memory).
+    - ``say_today`` / ``order``: override the recipe's context settings (``None``: the recipe's).
+    Memories already in the thread's messages are not repeated in the system message.
     """
 
     def __init__(
@@ -72,25 +90,44 @@ class CbMemoryMiddleware(AgentMiddleware):
         session_id: str | None = None,
         user_key: str = "user_id",
         session_key: str = "session_id",
+        date_key: str = "session_date",
         save: bool = True,
-        say_today: bool = True,
-        order: str = "chronological",
+        save_roles: Sequence[str] = SAVE_ROLES,
+        say_today: bool | None = None,
+        order: str | None = None,
     ):
         super().__init__()
-        if order not in ("chronological", "rank"):
-            raise InvalidInputError(f"order must be 'chronological' or 'rank', got {order!r}")
+        roles = tuple(save_roles) if not isinstance(save_roles, str) else (save_roles,)
+        if not roles or any(r not in SAVE_ROLES for r in roles):
+            raise InvalidInputError(f"save_roles must be a non-empty selection of {SAVE_ROLES}, got {save_roles!r}")
         self.memory = memory
-        self.recipe = recipe
+        self.recipe = get_recipe(recipe) if recipe is not None else None
+        overrides: dict[str, Any] = {}
+        if say_today is not None:
+            overrides["say_today"] = say_today
+        if order is not None:
+            overrides["order"] = order
+        self._overrides = overrides
+        ContextConfig(**overrides)  # a bad order is refused now, not at the first model call
         self.k = k
         self.user_id = user_id
         self.session_id = session_id
         self.user_key = user_key
         self.session_key = session_key
+        self.date_key = date_key
         self.save = save
-        self.say_today = say_today
-        self.order = order
+        self.save_roles = roles
 
-    # ---------------------------------------------------------------- who and where
+    @property
+    def _recipe(self) -> Recipe:
+        return self.recipe if self.recipe is not None else self.memory.recipe
+
+    @property
+    def shown(self) -> ContextConfig:
+        """What the model reads: the recipe's context settings with this middleware's overrides."""
+        return self._recipe.context.with_(**self._overrides)
+
+    # ---------------------------------------------------------------- who, where and when
     def user_of(self, runtime: Runtime[Any] | None) -> str:
         user = context_value(getattr(runtime, "context", None), self.user_key) or self.user_id
         if not user:
@@ -107,19 +144,35 @@ class CbMemoryMiddleware(AgentMiddleware):
             session = getattr(info, "thread_id", None) or self.memory.clock().date().isoformat()
         return str(session)
 
-    def _search_kwargs(self, today: datetime) -> dict[str, Any]:
-        return {"k": self.k, "recipe": self.recipe, "reference_date": today, "order": self.order}
+    def date_of(self, runtime: Runtime[Any] | None) -> datetime | None:
+        """The session's date from the runtime context (``None`` when it gives none)."""
+        given = context_value(getattr(runtime, "context", None), self.date_key)
+        return to_utc(given) if given else None
+
+    def today_of(self, runtime: Runtime[Any] | None) -> datetime:
+        return self.date_of(runtime) or self.memory.clock()
 
     # ---------------------------------------------------------------- recall
+    def _search_kwargs(self, today: datetime, thread: int) -> dict[str, Any]:
+        k = self.k or self._recipe.retrieval.k
+        return {"k": None if k is None else k + thread, "recipe": self._recipe, "reference_date": today}
+
+    def _block(self, hits: Sequence[Hit], messages: Sequence[BaseMessage], today: datetime) -> str:
+        k = self.k or self._recipe.retrieval.k
+        fresh = not_in_thread(hits, messages)
+        kept = fit(fresh[:k] if k is not None else fresh, self._recipe.retrieval.token_budget, self.shown)
+        return memory_block(format_context(kept, self.shown), today, self.shown)
+
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
     ) -> ModelResponse:
         query = latest_user_text(request.messages)
         if query is None:
             return handler(request)
-        today = self.memory.clock()
-        found = self.memory.context(query, self.user_of(request.runtime), **self._search_kwargs(today))
-        return handler(with_system_text(request, memory_block(found, today, say_today=self.say_today)))
+        today = self.today_of(request.runtime)
+        hits = self.memory.search(query, self.user_of(request.runtime),
+                                  **self._search_kwargs(today, len(request.messages)))
+        return handler(with_system_text(request, self._block(hits, request.messages, today)))
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
@@ -127,26 +180,29 @@ class CbMemoryMiddleware(AgentMiddleware):
         query = latest_user_text(request.messages)
         if query is None:
             return await handler(request)
-        today = self.memory.clock()
-        found = await self.memory.acontext(query, self.user_of(request.runtime), **self._search_kwargs(today))
-        return await handler(with_system_text(request, memory_block(found, today, say_today=self.say_today)))
+        today = self.today_of(request.runtime)
+        hits = await self.memory.asearch(query, self.user_of(request.runtime),
+                                         **self._search_kwargs(today, len(request.messages)))
+        return await handler(with_system_text(request, self._block(hits, request.messages, today)))
+
+    def _turns(self, state: AgentState) -> list[Message]:
+        # turns stored before (same message id) are skipped by the core
+        return [t for t in conversation_turns(state["messages"]) if t.role in self.save_roles]
 
     # ---------------------------------------------------------------- save
     def after_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        if not self.save:
-            return None
-        turns = conversation_turns(state["messages"])  # turns stored before (same message id) are skipped
+        turns = self._turns(state) if self.save else []
         if turns:
-            self.memory.add_messages(self.user_of(runtime), self.session_of(runtime), turns)
+            self.memory.add_messages(self.user_of(runtime), self.session_of(runtime), turns,
+                                     date=self.date_of(runtime))
         return None
 
     async def aafter_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        if not self.save:
-            return None
-        turns = conversation_turns(state["messages"])
+        turns = self._turns(state) if self.save else []
         if turns:
-            await self.memory.aadd_messages(self.user_of(runtime), self.session_of(runtime), turns)
+            await self.memory.aadd_messages(self.user_of(runtime), self.session_of(runtime), turns,
+                                            date=self.date_of(runtime))
         return None
 
 
-__all__ = ["CbMemoryMiddleware", "memory_block", "with_system_text"]
+__all__ = ["CbMemoryMiddleware", "memory_block", "not_in_thread", "with_system_text"]

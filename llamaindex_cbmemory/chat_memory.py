@@ -112,9 +112,10 @@ class CbMemoryChatMemory(BaseMemory):
         if hits is None:  # nothing to search for
             return recent
         k = self.k or self._recipe.retrieval.k
+        shown = self._recipe.context
         kept = within_budget(without(hits, record_ids=[r.record_id for r in window])[:k],
-                             self._recipe.retrieval.token_budget)
-        text = memory_text(kept, self._today() if self.say_today else None)
+                             self._recipe.retrieval.token_budget, shown)
+        text = memory_text(kept, self._today() if self.say_today else None, shown)
         return ([ChatMessage(role="system", content=text)] if text else []) + recent
 
     def _visible(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:

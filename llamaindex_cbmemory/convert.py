@@ -20,13 +20,11 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from cbmemory.dates import anchor_label, iso
 from cbmemory.models import Hit, MemoryRecord, Message
-from cbmemory.retrieval.context import format_context, today_line
+from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, fit, format_context, memory_prompt
 from cbmemory.validation import MAX_QUERY_CHARS
 
 CONVERSATION_ROLES = ("user", "assistant")
 TURN_ID_PREFIX = "li:"
-DATE_HINT = ("Resolve relative dates in a memory ('yesterday', 'last week') against the date of that memory, "
-             "not against today.")
 
 
 def role_of(message: ChatMessage) -> str:
@@ -118,23 +116,16 @@ def widened_k(k: int | None, extra: int) -> int | None:
     return None if k is None else k + extra
 
 
-def within_budget(hits: Sequence[Hit], budget: int | None) -> list[Hit]:
-    """The best-ranked hits whose formatted context fits ``budget`` tokens (all of them if ``None``)."""
-    if budget is None:
-        return list(hits)
-    shown = {h.record.record_id for h in format_context(hits, budget=budget).hits}
-    return [h for h in hits if h.record.record_id in shown]
+def within_budget(hits: Sequence[Hit], budget: int | None, shown: ContextConfig = DEFAULT_CONTEXT) -> list[Hit]:
+    """The best-ranked hits whose context fits ``budget`` tokens (all of them if ``None``): the context
+    stage's one budget rule."""
+    return fit(hits, budget, shown)
 
 
-def memory_text(hits: Sequence[Hit], today: datetime | None) -> str:
-    """The memories (in conversation order) with their session dates, a hint on relative dates, and
-    "Today is ..."; empty if there is nothing to say."""
-    parts = []
-    if hits:
-        parts += [format_context(hits).text, DATE_HINT]
-    if today is not None:
-        parts.append(today_line(today))
-    return "\n".join(p for p in parts if p)
+def memory_text(hits: Sequence[Hit], today: datetime | None, shown: ContextConfig = DEFAULT_CONTEXT) -> str:
+    """The context stage's text for an agent: the memories as ``shown`` renders them, how to read their
+    dates, and "Today is ..." (when ``shown`` says so and ``today`` is given); empty if nothing to say."""
+    return memory_prompt(format_context(hits, shown), today, shown)
 
 
 def hit_to_node(hit: Hit) -> NodeWithScore:
@@ -159,7 +150,7 @@ def hit_to_node(hit: Hit) -> NodeWithScore:
 
 
 __all__ = [
-    "CONVERSATION_ROLES", "DATE_HINT", "conversational", "hit_to_node", "memory_text",
+    "CONVERSATION_ROLES", "conversational", "hit_to_node", "memory_text",
     "plan_turns", "query_of", "record_to_message", "role_of", "text_of", "widened_k", "window_messages",
     "within_budget", "without",
 ]

@@ -32,7 +32,7 @@ from cbmemory import AgentMemory
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import Hit
-from cbmemory.retrieval.context import count_tokens
+from cbmemory.context import count_tokens
 from cbmemory.retrieval.recipes import Recipe, get_recipe
 from cbmemory.validation import check_id, check_k
 
@@ -77,7 +77,7 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
         return self.today if self.today is not None else self.memory.clock()
 
     def _render(self, hits: Sequence[Hit]) -> str:
-        return memory_text(hits, self._today() if self.say_today else None)
+        return memory_text(hits, self._today() if self.say_today else None, self._recipe.context)
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         buffer = list(messages or [])
@@ -88,7 +88,7 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
         hits = await self.memory.asearch(query, self.user_id, widened_k(k, min(len(buffer), _MAX_EXTRA)),
                                          recipe=self._recipe, reference_date=self._today())
         kept = tuple(within_budget(without(hits, turns=conversational(buffer))[:k],
-                                   self._recipe.retrieval.token_budget))
+                                   self._recipe.retrieval.token_budget, self._recipe.context))
         text = self._render(kept)  # Memory's own token limit applies later, through atruncate
         self._rendered[text] = kept
         while len(self._rendered) > _RENDERED_KEPT:

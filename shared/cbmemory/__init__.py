@@ -3,6 +3,7 @@
 Importing this package loads no framework, model or database: those load on first use.
 """
 
+from .context import ContextConfig, format_context
 from .errors import (
     CbMemoryError,
     CorruptStoreError,
@@ -20,7 +21,7 @@ from .errors import (
 from .ingest import IngestConfig
 from .memory import AgentMemory
 from .models import ForgetResult, Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session
-from .retrieval import RECIPES, Recipe, RetrievalConfig, format_context, get_recipe
+from .retrieval import RECIPES, Recipe, RetrievalConfig, get_recipe
 from .store import MemoryStore, SQLiteStore
 
 __version__ = "0.1.0"
@@ -34,9 +35,8 @@ def __getattr__(name: str) -> object:
     raise AttributeError(name)
 
 
-
 __all__ = [
-    "RECIPES", "AgentMemory", "CbMemoryError", "CorruptStoreError", "CouchbaseStore", "EmbedderMismatchError",
+    "RECIPES", "AgentMemory", "CbMemoryError", "ContextConfig", "CorruptStoreError", "CouchbaseStore", "EmbedderMismatchError",
     "ForgetResult", "Hit", "IngestConfig", "IngestResult", "InvalidDateError", "InvalidInputError",
     "InvalidVectorError", "MemoryRecord", "MemoryStore", "Message", "MissingDependencyError", "NotAStoreError",
     "ReadOnlyStoreError", "Recipe", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session", "StoreNotFoundError",

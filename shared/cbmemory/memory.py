@@ -27,6 +27,7 @@ from .dates import MAX_INSTANT, to_utc, utcnow
 from .embedding.base import CachedEmbedder, Embedder
 from .errors import EmbedderMismatchError, InvalidDateError, InvalidInputError, WriteConflictError
 from .ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, record_id, validate_messages
+from .context import ContextConfig, FormattedContext, format_context
 from .ingest.enrich import Derivation, Enricher, EnrichReport
 from .models import (
     ForgetResult,
@@ -38,7 +39,6 @@ from .models import (
     Session,
     frozen_mapping,
 )
-from .retrieval.context import FormattedContext, format_context
 from .retrieval.engine import retrieve
 from .retrieval.recipes import Recipe, get_recipe
 from .store.base import MemoryStore, WriteMode
@@ -334,13 +334,15 @@ class AgentMemory:
         filters: SearchFilters | None = None,
         recipe: str | Recipe | None = None,
         reference_date: DateLike | None = None,
-        order: str = "chronological",
+        order: str | None = None,
     ) -> FormattedContext:
-        """Search, then format the hits with their session dates for an LLM prompt (within the recipe's
-        token budget, when it has one)."""
+        """Search, then render the hits as the recipe's context stage says (``recipe.context``: date prefix,
+        relative dates resolved in place; within the recipe's token budget, by the same rule the search
+        applies). ``order`` (``chronological`` or ``rank``) overrides the recipe's."""
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
         hits = self.search(query, user_id, k, filters, recipe=cfg, reference_date=reference_date)
-        return format_context(hits, order=order, budget=cfg.retrieval.token_budget)
+        shown: ContextConfig = cfg.context if order is None else cfg.context.with_(order=order)
+        return format_context(hits, shown, budget=cfg.retrieval.token_budget)
 
     def session_records(self, user_id: str, session_id: str | None = None, *, limit: int | None = None,
                         newest_first: bool = False, kinds: tuple[str, ...] | None = ("turn", "round")

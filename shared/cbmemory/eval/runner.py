@@ -31,10 +31,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from ..context import DEFAULT_CONTEXT, ContextConfig, count_tokens, format_context, header, line_tokens
 from ..dates import utcnow
 from ..ingest import DEFAULT_INGEST, IngestConfig
 from ..models import Hit
-from ..retrieval.context import count_tokens, format_context, format_hit
 from ..retrieval.engine import retrieve
 from ..retrieval.recipes import Recipe
 from ..store.sqlite_sql import SCHEMA_VERSION  # a new store layout gets new files, not a refusal
@@ -43,7 +43,6 @@ from .metrics import KS, retrieval_metrics, session_units
 from .questions import EvalQuestion, EvalSet
 from .rows import EvalSetupError, Row, plan_rows
 
-HEADER = "Relevant memories from earlier conversations (with the date each was said):"
 TEXT_CHARS = 300
 
 
@@ -113,8 +112,6 @@ class _Run:
         self.fingerprints = {v: haystack_fingerprint(es) for v, es in variants.items()}
         self._memories: dict[tuple[str, str], Any] = {}
         self._ingested: set[tuple[str, str, str]] = set()
-        self._line_tokens: dict[str, int] = {}
-        self._header_tokens = count_tokens(HEADER)
         self.ingest_seconds: dict[str, float] = {}
         self.failures: list[str] = []
 
@@ -151,16 +148,14 @@ class _Run:
             mem.close()
 
     # -- one question
-    def _tokens_at(self, hits: Sequence[Hit], c: int) -> int:
-        total = self._header_tokens if hits[:c] else 0
-        for h in hits[:c]:
-            rid = h.record.record_id
-            if rid not in self._line_tokens:
-                self._line_tokens[rid] = count_tokens(format_hit(h)) + 1
-            total += self._line_tokens[rid]
-        return total
+    @staticmethod
+    def _tokens_at(hits: Sequence[Hit], c: int, shown: ContextConfig) -> int:
+        """The context stage's size of the first ``c`` hits (its per-line counts are cached)."""
+        top = hits[:c]
+        return count_tokens(header(shown)) + sum(line_tokens(h, shown) for h in top) if top else 0
 
-    def _metrics(self, q: EvalQuestion, main: Sequence[Hit], deep: Sequence[Hit] | None) -> dict[str, Any]:
+    def _metrics(self, q: EvalQuestion, main: Sequence[Hit], deep: Sequence[Hit] | None,
+                 shown: ContextConfig = DEFAULT_CONTEXT) -> dict[str, Any]:
         m: dict[str, Any] = {}
         for c in self.ks:
             src = main if c <= self.k or deep is None else deep
@@ -168,10 +163,13 @@ class _Run:
             m.update(retrieval_metrics(q.evidence, turns, [c]))
             m.update(retrieval_metrics(q.evidence_sessions, session_units(sessions), [c], prefix="session_"))
             if c != self.k:
-                m[f"tokens@{c}"] = self._tokens_at(src, c)
+                m[f"tokens@{c}"] = self._tokens_at(src, c, shown)
         return m
 
-    def evaluate(self, row: Row, q: EvalQuestion, qvec: Any, embed_ms: float, peer: Any) -> tuple[dict, str]:
+    def evaluate(self, row: Row, q: EvalQuestion, qvec: Any, embed_ms: float,
+                 peer: Any) -> tuple[dict, str, ContextConfig]:
+        """One row's record for one question, the context text its reader gets and how it was rendered
+        (a recipe's ``context``; the default for baselines and peers)."""
         rec: dict[str, Any] = {
             "question_id": q.question_id, "row": row.name, "kind": row.kind, "target": row.target,
             "variant": row.variant, "user_id": q.user_id, "category": q.category,
@@ -184,6 +182,7 @@ class _Run:
         context_hits: list[Hit]
         metrics: dict[str, Any] = {}
         budget = None
+        shown = row.recipe.context if row.recipe is not None else DEFAULT_CONTEXT
         if row.kind == "recipe":
             recipe = row.recipe
             assert recipe is not None
@@ -197,7 +196,7 @@ class _Run:
             if self.deep_k > self.k:
                 deep = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.deep_k,
                                 reference_date=q.question_date, now=now)
-            metrics.update(self._metrics(q, main, deep))
+            metrics.update(self._metrics(q, main, deep, shown))
             uses_vector = "vector" in cfg.signals
             metrics["latency_ms"] = search_ms
             metrics["latency_total_ms"] = search_ms + (embed_ms if uses_vector else 0.0)
@@ -209,7 +208,7 @@ class _Run:
                 auto = retrieval_metrics(q.evidence, turns, [len(own)])
                 metrics.update({name.replace(f"@{len(own)}", "@auto"): v for name, v in auto.items()})
                 metrics["k_auto"] = len(own)
-                metrics["tokens@auto"] = format_context(own).tokens
+                metrics["tokens@auto"] = format_context(own, shown).tokens
                 context_hits = own
             rec["hits"] = [_hit_json(i + 1, h) for i, h in enumerate(main)]
         elif row.kind == "peer":
@@ -232,12 +231,12 @@ class _Run:
             rec["context_turns"] = len(context_hits)
         if deep is not None:
             rec["deep_turn_ids"] = [sorted(u) for u in _units(deep)[0]]
-        context = format_context(context_hits, order="chronological", budget=budget)
-        at_k = context if row.kind != "recipe" or context_hits is main else format_context(main, budget=budget)
+        context = format_context(context_hits, shown, budget=budget)
+        at_k = context if row.kind != "recipe" or context_hits is main else format_context(main, shown, budget=budget)
         metrics[f"tokens@{self.k}"] = at_k.tokens
         rec["tokens"] = context.tokens  # what the reader gets
         rec["metrics"] = metrics
-        return rec, context.text
+        return rec, context.text, shown
 
 
 def _load_settings(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
@@ -374,16 +373,23 @@ def _execute(run: _Run) -> None:
                mininterval=interval)
     handles = {name: open(path, "a", encoding="utf-8") for name, path in files.items()}
     pool = ThreadPoolExecutor(run.workers) if run.qa is not None else None
+    timings: list[tuple[float, float]] = []  # per answered question: (reader seconds, all its model calls)
+    qa_start = time.perf_counter()
     try:
         for variant, user, items in work:
             bar.set_postfix_str(f"{variant} {user}")
-            _evaluate_user(run, variant, user, items, handles, bar, pool)
+            _evaluate_user(run, variant, user, items, handles, bar, pool, timings)
     finally:
         if pool is not None:
             pool.shutdown(wait=True)
         for f in handles.values():
             f.close()
         bar.close()
+        if timings:
+            wall = time.perf_counter() - qa_start
+            print(f"QA: {len(timings)} answers in {wall:.1f} s wall, {wall / len(timings):.1f} s per answer "
+                  f"(mean per question: reader {sum(t[0] for t in timings) / len(timings):.1f} s, all model "
+                  f"calls {sum(t[1] for t in timings) / len(timings):.1f} s)", file=sys.stderr)
 
 
 def _write(handle, rec: dict[str, Any]) -> None:
@@ -391,7 +397,8 @@ def _write(handle, rec: dict[str, Any]) -> None:
     handle.flush()
 
 
-def _evaluate_user(run: _Run, variant: str, user: str, items, handles, bar, pool) -> None:
+def _evaluate_user(run: _Run, variant: str, user: str, items, handles, bar, pool,
+                   timings: list[tuple[float, float]] | None = None) -> None:
     from .peers import build_peer
 
     peers: dict[str, Any] = {}
@@ -412,28 +419,35 @@ def _evaluate_user(run: _Run, variant: str, user: str, items, handles, bar, pool
                     peers[row.name] = (build_peer(row.target, records, documents=mem.embedder,
                                                   queries=run.embedder), {r.record_id: r for r in records})
                 peer = peers[row.name]
-            rec, context = run.evaluate(row, q, vec, embed_ms, peer)
+            rec, context, shown = run.evaluate(row, q, vec, embed_ms, peer)
             if run.qa is None:
                 _write(handles[row.name], rec)
                 bar.update(1)
             else:
-                jobs.append((row, q, rec, context))
+                jobs.append((row, q, rec, context, shown))
     if jobs:
         from .qa import run_qa
 
         def one(job):
-            row, q, rec, context = job
+            row, q, rec, context, shown = job
+            start = time.perf_counter()
             try:
-                result = run_qa(run.qa, q, context)
+                result = run_qa(run.qa, q, context, shown)
             except Exception as exc:  # noqa: BLE001 - one failed call must not stop the run; it is retried
-                return row, None, f"{q.question_id} ({row.name}): {type(exc).__name__}: {exc}"
+                return row, None, f"{q.question_id} ({row.name}): {type(exc).__name__}: {exc}", 0.0
             rec["metrics"].update(result.pop("qa_metrics"))
             rec.update(result)
-            return row, rec, None
+            return row, rec, None, time.perf_counter() - start
 
-        for row, rec, error in pool.map(one, jobs):
+        for row, rec, error, took in pool.map(one, jobs):
             if error is None:
                 _write(handles[row.name], rec)
+                answer_s = (rec["metrics"].get("answer_ms") or 0.0) / 1000
+                if timings is not None:
+                    timings.append((answer_s, took))
+                if run.progress:
+                    bar.write(f"{row.name} {rec['question_id']}: {took:.1f} s (reader {answer_s:.1f} s)",
+                              file=sys.stderr)
             else:  # not written, so the next run of the same command retries it
                 run.failures.append(error)
                 print(f"QA failed, will be retried on the next run: {error}", file=sys.stderr)

@@ -1,13 +1,12 @@
-"""Retrieval: configuration as data, named recipes, fusion, re-rank, entities and context formatting."""
+"""Retrieval: configuration as data, named recipes, fusion, re-rank and entities. What the model then reads
+is the context stage's work (``cbmemory.context``)."""
 
 from .config import Fusion, Order, Rerank, RetrievalConfig, Signal, scale_k
-from .context import FormattedContext, answer_messages, count_tokens, format_context, today_line
 from .engine import explain, retrieve
 from .entities import extract_entities
 from .recipes import RECIPES, Recipe, get_recipe
 
 __all__ = [
-    "RECIPES", "FormattedContext", "Fusion", "Order", "Recipe", "Rerank", "RetrievalConfig", "Signal",
-    "answer_messages", "count_tokens", "explain", "extract_entities", "format_context", "get_recipe", "retrieve",
-    "scale_k", "today_line",
+    "RECIPES", "Fusion", "Order", "Recipe", "Rerank", "RetrievalConfig", "Signal", "explain", "extract_entities",
+    "get_recipe", "retrieve", "scale_k",
 ]

@@ -9,10 +9,10 @@ from datetime import datetime
 
 import numpy as np
 
+from ..context import fit
 from ..models import Hit, SearchFilters
 from ..store.base import MemoryStore
 from ..text import words
-from . import context
 from .config import DATE, SPEAKER, Fusion, Order, Rerank, RetrievalConfig, Signal, scale_k
 from .entities import extract_entities
 from .fusion import rrf, weighted
@@ -111,7 +111,6 @@ def retrieve(
     filters: SearchFilters | None = None,
     reference_date: datetime | None = None,
     now: datetime | None = None,
-    count_tokens: Callable[[Hit], int] | None = None,
 ) -> list[Hit]:
     """``recipe``'s top hits for ``query`` within ``user_id``'s memory, each stamped with the recipe name.
 
@@ -143,7 +142,6 @@ def retrieve(
     ranked = fuse(config, lists)
     if config.speaker_weight > 0 or config.date_weight > 0:  # the question's period: reference_date, else now
         ranked = boost(config, query, reference_date if reference_date is not None else now, lists, ranked)
-
     if config.rerank is Rerank.BM25:
         ranked = bm25_rerank(query, ranked[: config.rerank_pool], k)
     if config.order is Order.RECENCY:
@@ -151,16 +149,7 @@ def retrieve(
         ranked = sorted(pool, key=lambda h: (h.record.occurred_at, h.record.position), reverse=True)
     ranked = ranked[:k]
 
-    if config.token_budget is not None:
-        count_tokens = count_tokens or (lambda h: context.count_tokens(context.format_hit(h)) + 1)
-        kept, used = [], 0
-        for h in ranked:
-            cost = count_tokens(h)
-            if used + cost > config.token_budget:
-                break
-            kept.append(h)
-            used += cost
-        ranked = kept
+    ranked = fit(ranked, config.token_budget, recipe.context)  # the context stage's one budget rule
     return [Hit(h.record, h.score, h.signals, h.ranks, recipe.name) for h in ranked]
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from ..context import ContextConfig
 from ..errors import InvalidInputError
 from ..ingest import DEFAULT_INGEST, EnrichConfig, IngestConfig
 from .config import FIELDS as RETRIEVAL_FIELDS
@@ -26,6 +27,7 @@ from .config import Fusion, Order, Rerank, RetrievalConfig, Signal
 # haystack scale there): letters, digits, "_" and "-".
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
 _DEFAULT_RETRIEVAL = RetrievalConfig()
+_DEFAULT_CONTEXT = ContextConfig()
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,12 +39,15 @@ class Recipe:
     - ``ingest``: the ``IngestConfig`` its records are made with (an ``AgentMemory`` opened with the recipe
       writes that way unless given its own ``ingest``).
     - ``retrieval``: the ``RetrievalConfig`` that searches them.
+    - ``context``: the ``ContextConfig`` of what the answering model reads (date prefix, relative dates
+      resolved in place, "Today is ...").
     """
 
     name: str
     description: str = ""
     ingest: IngestConfig = DEFAULT_INGEST
     retrieval: RetrievalConfig = _DEFAULT_RETRIEVAL
+    context: ContextConfig = _DEFAULT_CONTEXT
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -54,10 +59,12 @@ class Recipe:
             raise InvalidInputError(f"ingest must be an IngestConfig, got {type(self.ingest).__name__}")
         if not isinstance(self.retrieval, RetrievalConfig):
             raise InvalidInputError(f"retrieval must be a RetrievalConfig, got {type(self.retrieval).__name__}")
+        if not isinstance(self.context, ContextConfig):
+            raise InvalidInputError(f"context must be a ContextConfig, got {type(self.context).__name__}")
 
     def with_(self, **changes: Any) -> Recipe:
         """A copy with some fields changed (the original is untouched). Besides ``name``, ``description``,
-        ``ingest`` and ``retrieval``, the fields of ``RetrievalConfig`` may be given directly:
+        ``ingest``, ``retrieval`` and ``context``, the fields of ``RetrievalConfig`` may be given directly:
         ``recipe.with_(name="mine", k=20)`` changes the copy's ``retrieval.k``."""
         own = {key: changes.pop(key) for key in FIELDS if key in changes}
         unknown = set(changes) - set(RETRIEVAL_FIELDS)
@@ -71,14 +78,14 @@ class Recipe:
         return dataclasses.replace(self, **own)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``{"name", "description", "ingest": {...}, "retrieval": {...}}``."""
+        """JSON-ready: ``{"name", "description", "ingest": {...}, "retrieval": {...}, "context": {...}}``."""
         return {"name": self.name, "description": self.description, "ingest": self.ingest.to_dict(),
-                "retrieval": self.retrieval.to_dict()}
+                "retrieval": self.retrieval.to_dict(), "context": self.context.to_dict()}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Recipe:
-        """The recipe ``to_dict`` wrote. ``name`` is required; a missing ``description``, ``ingest`` or
-        ``retrieval`` (or a missing field inside them) takes its default; unknown fields and values raise
+        """The recipe ``to_dict`` wrote. ``name`` is required; a missing ``description``, ``ingest``,
+        ``retrieval`` or ``context`` (or a missing field inside them) takes its default; unknown fields and values raise
         ``InvalidInputError``."""
         if not isinstance(data, Mapping):
             raise InvalidInputError(f"a recipe must be a JSON object, got {type(data).__name__}")
@@ -89,9 +96,11 @@ class Recipe:
             raise InvalidInputError("a recipe needs a name")
         ingest = data.get("ingest")
         retrieval = data.get("retrieval")
+        context = data.get("context")
         return cls(data["name"], data.get("description", ""),
                    IngestConfig.from_dict(ingest) if ingest is not None else DEFAULT_INGEST,
-                   RetrievalConfig.from_dict(retrieval) if retrieval is not None else _DEFAULT_RETRIEVAL)
+                   RetrievalConfig.from_dict(retrieval) if retrieval is not None else _DEFAULT_RETRIEVAL,
+                   ContextConfig.from_dict(context) if context is not None else _DEFAULT_CONTEXT)
 
     def to_json(self, *, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
@@ -110,8 +119,9 @@ FIELDS = tuple(f.name for f in dataclasses.fields(Recipe))
 
 VECTOR = Recipe("vector", "Cosine similarity over date-anchored turns (the study's baseline).")
 VECTOR_NO_DATES = VECTOR.with_(
-    name="vector_no_dates", description="Vector search over turns indexed without their session date.",
-    ingest=IngestConfig(anchor_dates=False),
+    name="vector_no_dates",
+    description="The study's no-dates baseline: vector search over undated turns, read without dates.",
+    ingest=IngestConfig(anchor_dates=False), context=ContextConfig(dates=False, resolve_dates=False),
 )
 BM25 = Recipe(
     "bm25", "Full-text BM25 (FTS5, Porter stemming) over the user's whole corpus.",

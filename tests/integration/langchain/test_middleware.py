@@ -62,7 +62,7 @@ def test_model_sees_dated_memories_of_its_own_user_on_every_call(memory, clock, 
         system = prompt[0]
         assert isinstance(system, SystemMessage)
         assert system.content.startswith("You are a helpful assistant.\n\n")
-        assert "[Sunday, 7 May 2023] user: I adopted a puppy yesterday, her name is Biscuit." in system.content
+        assert "[Sunday, 7 May 2023] user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit." in system.content
         assert system.content.endswith("Today is Thursday, 1 June 2023.")
         assert "Rex" not in system.content  # bob's memory never reaches alice's agent
         assert sum(isinstance(m, SystemMessage) for m in prompt) == 1
@@ -97,7 +97,7 @@ def test_second_session_recalls_the_first_with_its_date(memory, clock, mode):
     run(agent, mode, "When did I adopt my puppy?", context={"user_id": "alice", "session_id": "s2"})
 
     system = model.seen[1][0].content
-    assert "[Sunday, 7 May 2023] user: I adopted a puppy yesterday, her name is Biscuit." in system
+    assert "[Sunday, 7 May 2023] user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit." in system
     assert "Today is Thursday, 1 June 2023." in system
     assert [s.session_id for s in memory.sessions("alice")] == ["s1", "s2"]
     assert memory.sessions("alice")[1].occurred_at == clock.now

@@ -51,8 +51,8 @@ def test_the_llm_sees_the_users_memories_with_dates_and_today(seeded):
     assert [m.role for m in seen] == [MessageRole.SYSTEM, MessageRole.SYSTEM, MessageRole.USER]
     assert seen[0].content == "You are Alice's assistant."
     memories = seen[1].content
-    assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday, the flat is near the river." in memories
-    assert "[Sunday, 14 May 2023] user: My sister Emma is visiting me next weekend." in memories
+    assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday [Saturday, 6 May 2023], the flat is near the river." in memories
+    assert "[Sunday, 14 May 2023] user: My sister Emma is visiting me next weekend [weekend of 20–21 May 2023]." in memories
     assert "Today is Saturday, 20 May 2023." in memories
     assert "Berlin" not in memories and "Rex" not in memories  # Bob's memory stays Bob's
     assert seen[2].content == "When did I move to Lyon?"
@@ -104,7 +104,7 @@ def test_recall_across_sessions_and_processes(memory, tmp_path, embedder):
     try:
         answer = run(agent, "When did I adopt my cat?", session(reopened, "s2", "2023-04-01"))
         memories = llm.last_chat_messages[0].content
-        assert "[Saturday, 4 March 2023] user: I adopted a cat called Miso yesterday." in memories
+        assert "[Saturday, 4 March 2023] user: I adopted a cat called Miso yesterday [Friday, 3 March 2023]." in memories
         assert "Today is Saturday, 1 April 2023." in memories
         assert "3 March 2023" in str(answer)
         # another user of the same store recalls nothing of it

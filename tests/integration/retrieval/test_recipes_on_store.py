@@ -2,8 +2,8 @@
 
 
 from cbmemory import AgentMemory
-from cbmemory.retrieval import RECIPES, count_tokens, format_context
-from cbmemory.retrieval.context import format_hit
+from cbmemory.context import context_tokens, count_tokens, header, line_tokens
+from cbmemory.retrieval import RECIPES
 
 TURNS = [
     ("s1", "2023-05-01", "I started pottery classes at the community centre."),
@@ -33,14 +33,17 @@ def test_recency_orders_newest_first_and_is_stable(memory):
     assert [h.record.turn_id for h in a] == ["s5", "s4", "s3"] == [h.record.turn_id for h in b]
 
 
-def test_token_budget_is_never_exceeded(memory):
+def test_token_budget_is_never_exceeded_and_search_and_context_agree(memory):
     fill(memory)
-    budgeted = RECIPES["vector"].with_(name="tight", token_budget=40)
+    budgeted = RECIPES["vector"].with_(name="tight", token_budget=60)
     hits = memory.search("pottery", "u", k=5, recipe=budgeted)
+    unbudgeted = memory.search("pottery", "u", k=5, recipe="vector")
     assert 1 <= len(hits) < 5
-    assert sum(count_tokens(format_hit(h)) + 1 for h in hits) <= 40
-    ctx = format_context(memory.search("pottery", "u", k=5), budget=60)
-    assert ctx.tokens <= 60 and ctx.hits
+    assert [h.record.record_id for h in hits] == [h.record.record_id for h in unbudgeted[: len(hits)]]
+    assert context_tokens(hits) <= 60 < context_tokens(unbudgeted[: len(hits) + 1])  # the next one would not fit
+    ctx = memory.context("pottery", "u", k=5, recipe=budgeted)  # the same rule: the same memories
+    assert {h.record.record_id for h in ctx.hits} == {h.record.record_id for h in hits}
+    assert ctx.tokens == context_tokens(hits) == count_tokens(header()) + sum(line_tokens(h) for h in hits)
 
 
 def test_hybrid_finds_what_vector_search_ranks_outside_its_pool(tmp_path, minilm):

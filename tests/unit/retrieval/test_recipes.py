@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cbmemory import InvalidInputError
+from cbmemory.context import ContextConfig
 from cbmemory.ingest import DATE_RULES, MODES, EnrichConfig, IngestConfig
 from cbmemory.retrieval import RECIPES, Fusion, Order, Recipe, Rerank, RetrievalConfig, Signal, get_recipe
 from cbmemory.retrieval.config import KINDS
@@ -45,10 +46,15 @@ ingest_configs = st.builds(
     with_previous_turn=st.booleans(), date_rules=st.sampled_from((None, *sorted(DATE_RULES))),
     enrich=st.none() | enrich_configs,
 )
+context_configs = st.builds(
+    lambda dates, resolve, today, order, rules: ContextConfig(dates, dates and resolve, today, order, rules),
+    st.booleans(), st.booleans(), st.booleans(), st.sampled_from(("chronological", "rank")),
+    st.sampled_from(sorted(DATE_RULES)),
+)
 recipes = st.builds(
     Recipe, name=st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", fullmatch=True),
     description=st.text(st.characters(codec="utf-8"), max_size=80), ingest=ingest_configs,
-    retrieval=retrieval_configs(),
+    retrieval=retrieval_configs(), context=context_configs,
 )
 
 
@@ -68,11 +74,15 @@ def test_every_named_recipe_round_trips_exactly(name):
 def test_any_recipe_round_trips_exactly(recipe):
     assert Recipe.from_json(recipe.to_json()) == recipe
     assert RetrievalConfig.from_dict(recipe.retrieval.to_dict()) == recipe.retrieval
+    assert ContextConfig.from_dict(recipe.context.to_dict()) == recipe.context
 
 
 def test_json_is_plain_data_with_enum_strings():
     d = json.loads(RECIPES["default"].to_json())
-    assert set(d) == {"name", "description", "ingest", "retrieval"}
+    assert set(d) == {"name", "description", "ingest", "retrieval", "context"}
+    assert d["context"] == {"dates": True, "resolve_dates": True, "say_today": True, "order": "chronological",
+                            "date_rules": RECIPES["default"].context.date_rules}
+    assert json.loads(RECIPES["vector_no_dates"].to_json())["context"]["dates"] is False
     r = d["retrieval"]
     assert r["signals"] == ["vector", "bm25"] and r["fusion"] == "weighted" and r["rerank"] == "none"
     assert d["ingest"]["with_previous_turn"] is True

@@ -1,0 +1,85 @@
+"""What the answering model reads, as frozen data: part of every ``Recipe`` (``recipe.context``).
+
+The study's headline is at the answer level: session dates on every memory took temporal accuracy from
+about 10 % to 74 % (REFERENCE.md). What the reader is shown is therefore a setting of the recipe, not a
+detail of each integration:
+
+- ``dates``: each memory starts with the date of its session (``[Monday, 8 May 2023] Caroline: ...``).
+  ``False`` hands the model undated memories, the study's baseline.
+- ``resolve_dates``: a relative expression in a memory is followed by the date it means, worked out by the
+  rule-based resolver against the memory's session date (``yesterday [Sunday, 7 May 2023]``). Only in
+  what the model reads: the stored text stays verbatim. Needs ``dates``.
+- ``say_today``: the instructions say "Today is ..." (the question's date), so that the model does not
+  resolve "last year" against its own training cut-off.
+- ``order``: ``chronological`` (by session date, then position: reads like the conversation) or ``rank``
+  (best first).
+- ``date_rules``: the resolver's version (a name in ``DATE_RULES``), pinned so a recipe renders the same
+  text tomorrow.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from ..errors import InvalidInputError
+from ..ingest.relative_dates import LATEST_DATE_RULES, check_date_rules
+
+ORDERS = ("chronological", "rank")
+
+
+@dataclass(frozen=True, slots=True)
+class ContextConfig:
+    """How hits become the text an LLM reads (see the module docstring for each field)."""
+
+    dates: bool = True
+    resolve_dates: bool = True
+    say_today: bool = True
+    order: str = "chronological"
+    date_rules: str = LATEST_DATE_RULES
+
+    def __post_init__(self) -> None:
+        for name in ("dates", "resolve_dates", "say_today"):
+            if not isinstance(getattr(self, name), bool):
+                raise InvalidInputError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if self.order not in ORDERS:
+            raise InvalidInputError(f"order must be one of {ORDERS}, got {self.order!r}")
+        check_date_rules(self.date_rules)
+        if self.resolve_dates and not self.dates:
+            raise InvalidInputError(
+                "resolve_dates=True writes dates into the memories, which contradicts dates=False (undated "
+                "memories, the study's baseline): pass ContextConfig(dates=False, resolve_dates=False)")
+
+    def with_(self, **changes: Any) -> ContextConfig:
+        """A copy with some fields changed (the original is untouched)."""
+        unknown = set(changes) - set(FIELDS)
+        if unknown:
+            raise InvalidInputError(f"unknown ContextConfig fields {sorted(unknown)}")
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in FIELDS}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ContextConfig:
+        """The config ``to_dict`` wrote (missing fields take their defaults; unknown ones are refused)."""
+        if not isinstance(data, Mapping):
+            raise InvalidInputError(f"ContextConfig must be given a mapping, got {type(data).__name__}")
+        unknown = set(data) - set(FIELDS)
+        if unknown:
+            raise InvalidInputError(f"unknown ContextConfig fields {sorted(unknown)}")
+        return cls(**data)
+
+
+FIELDS = tuple(f.name for f in dataclasses.fields(ContextConfig))
+
+# What the reader is shown in the answer-level study (issue 15): the same retrieval, four ways to read it.
+READINGS: Mapping[str, ContextConfig] = MappingProxyType({
+    "undated": ContextConfig(dates=False, resolve_dates=False),
+    "dated": ContextConfig(resolve_dates=False),
+    "resolved": ContextConfig(),
+    "resolved_no_today": ContextConfig(say_today=False),
+})

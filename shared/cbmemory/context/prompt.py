@@ -1,0 +1,49 @@
+"""The words around the memories: what day it is and how to read the dates, for an agent's system message
+and for the evaluation's answering model. Which sentences appear follows the ``ContextConfig``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..dates import anchor_label
+from .config import ContextConfig
+from .render import DEFAULT_CONTEXT, FormattedContext
+
+ANSWER_INSTRUCTIONS = (
+    "You answer questions about the user's past conversations using only the memories below. If the memories "
+    "do not contain the answer, say that the information is not available. Answer briefly."
+)
+DATED = ("Each memory starts with the date of the conversation it comes from: a relative date in a memory "
+         "('yesterday', 'last week') is relative to that date, not to today.")
+RESOLVED = " Where a relative date could be worked out, the date it means follows it in brackets."
+
+
+def today_line(today: datetime) -> str:
+    return f"Today is {anchor_label(today)}."
+
+
+def date_guidance(config: ContextConfig = DEFAULT_CONTEXT) -> str:
+    """How to read the dates shown (empty for undated memories)."""
+    if not config.dates:
+        return ""
+    return DATED + (RESOLVED if config.resolve_dates else "")
+
+
+def memory_prompt(context: FormattedContext, today: datetime | None,
+                  config: ContextConfig = DEFAULT_CONTEXT) -> str:
+    """What an agent's system message gains: the memories and how to read their dates (when there are
+    any), then "Today is ..." (when the config says so and the day is known). Empty if nothing to say."""
+    parts = [context.text, date_guidance(config)] if context.text else []
+    if config.say_today and today is not None:
+        parts.append(today_line(today))
+    return "\n".join(p for p in parts if p)
+
+
+def answer_messages(question: str, context: str, today: datetime | None,
+                    config: ContextConfig = DEFAULT_CONTEXT) -> list[tuple[str, str]]:
+    """(role, content) pairs for the answering model of the evaluation."""
+    system = [ANSWER_INSTRUCTIONS, date_guidance(config)]
+    if config.say_today and today is not None:
+        system.append(today_line(today))
+    return [("system", "\n".join(p for p in system if p)),
+            ("user", f"{context}\n\nQuestion: {question}\nAnswer:")]

