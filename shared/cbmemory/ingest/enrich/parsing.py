@@ -1,10 +1,18 @@
-"""Tolerant reading of a model's JSON reply: strict JSON first, then a lenient parser that repairs what
+r"""Tolerant reading of a model's JSON reply: strict JSON first, then a lenient parser that repairs what
 small local models get wrong, then validation into frozen data. Pure functions; no model calls here.
 
-Repairs, in the order a reply meets them: prose or Markdown fences around the JSON; single-quoted
-strings; unquoted keys; Python's ``True``/``False``/``None``; ``//`` and ``/* */`` comments; missing or
-trailing commas; and output cut off mid-way (open strings, arrays and objects are closed). What cannot be
-read raises ``MalformedReplyError`` with the reason, which the caller records instead of losing the turn.
+Repairs, in the order a reply meets them: a reasoning model's ``<think>...</think>`` block; prose or
+Markdown fences around the JSON (and braces in that prose); a JSON document escaped as a string
+(``{\"events\": ...}``); single-quoted and curly-quoted strings; double quotes left unescaped inside a
+string (``"she said "hi" to me"``); strings joined with ``+``; unquoted keys; Python's and JavaScript's
+``True``/``False``/``None``/``undefined``; ``//``, ``/* */`` and ``#`` comments; missing or trailing commas;
+``...`` placeholders; non-breaking and zero-width spaces; a key with no value; numbers like ``.5``;
+unknown escapes (``C:\path`` keeps its backslash); several objects one per line (read as a list); and
+output cut off mid-way (open strings, arrays and objects are closed). What cannot be read raises
+``MalformedReplyError`` with the reason, which the caller records instead of losing the turn.
+
+These are the failure shapes that JSON-repair libraries (``json_repair``, ``jsonrepair``) list, checked
+one by one in tests/unit/ingest/enrich/test_parsing.py.
 """
 
 from __future__ import annotations
@@ -31,8 +39,18 @@ class Parsed:
 
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)(?:```|$)", re.DOTALL)
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _BARE = {"true": True, "false": False, "null": None, "True": True, "False": False, "None": None,
-         "none": None, "NaN": None, "nan": None}
+         "none": None, "NaN": None, "nan": None, "undefined": None}
+_SPACE = " \t\r\n,\u00a0\u2007\u202f\u200b\ufeff"  # commas are optional separators here
+_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?(?![\w-])")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_UNQUOTED = re.compile(r"[^,\]\}\n]+")
+_KEY = re.compile(r"[A-Za-z_$][\w$\- ]*?(?=\s*[:=])|[A-Za-z_$][\w$]*")
+# what follows a string's closing quote when a comma was left out before the next key
+_NEXT_KEY = re.compile(r"(?:\"[^\"\n]*\"|'[^'\n]*'|[A-Za-z_$][\w$\- ]*?)\s*[:=]")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", '"': '"', "'": "'", "\\": "\\", "/": "/"}
+_MAX_STARTS = 16  # where the JSON may begin, tried in order, when prose before it holds braces too
 
 
 class _Lenient:
@@ -48,7 +66,7 @@ class _Lenient:
         s = self.s
         while self.i < self.n:
             c = s[self.i]
-            if c in " \t\r\n,":  # commas are optional separators here: missing or trailing ones are fine
+            if c in _SPACE or c.isspace():
                 self.i += 1
             elif s.startswith("//", self.i) or c == "#":
                 end = s.find("\n", self.i)
@@ -56,10 +74,28 @@ class _Lenient:
             elif s.startswith("/*", self.i):
                 end = s.find("*/", self.i + 2)
                 self.i = self.n if end < 0 else end + 2
+            elif s.startswith("...", self.i) or c == "…":  # "[a, b, ...]": a placeholder, not a value
+                self.i += 3 if c == "." else 1
             else:
                 return
 
-    def value(self) -> Any:
+    def document(self) -> Any:
+        """The value at the start; several objects one after the other (one per line) are a list."""
+        first = self.value()
+        values = [first]
+        while isinstance(first, dict):
+            self._skip()
+            if self.i >= self.n or self.s[self.i] != "{":
+                break
+            mark = self.i
+            try:
+                values.append(self.value())
+            except MalformedReplyError:
+                self.i = mark
+                break
+        return values if len(values) > 1 else first
+
+    def value(self, ctx: str = "top") -> Any:
         self._skip()
         if self.i >= self.n:
             raise MalformedReplyError("the reply ends where a value was expected")
@@ -73,7 +109,7 @@ class _Lenient:
             finally:
                 self.depth -= 1
         if c in "\"'“”‘’":
-            return self._string()
+            return self._string(ctx)
         return self._bare()
 
     def _object(self) -> dict[str, Any]:
@@ -87,7 +123,7 @@ class _Lenient:
             if c in "}]":
                 self.i += 1
                 return out
-            key = self._string() if c in "\"'“”‘’" else self._word()
+            key = self._string("key") if c in "\"'“”‘’" else self._word()
             self._skip()
             if self.i < self.n and self.s[self.i] in ":=":
                 self.i += 1
@@ -96,10 +132,10 @@ class _Lenient:
                     return out
                 raise MalformedReplyError(f"expected ':' after key {key!r} at character {self.i}")
             self._skip()
-            if self.i >= self.n:
+            if self.i >= self.n or self.s[self.i] in "}]":  # cut off, or a key with no value
                 out[str(key)] = None
-                return out
-            out[str(key)] = self.value()
+                continue
+            out[str(key)] = self.value("value")
 
     def _array(self) -> list[Any]:
         self.i += 1
@@ -111,9 +147,21 @@ class _Lenient:
             if self.s[self.i] in "]}":
                 self.i += 1
                 return out
-            out.append(self.value())
+            out.append(self.value("item"))
 
-    def _string(self) -> str:
+    def _closes(self, j: int, ctx: str) -> bool:
+        """Whether the double quote at ``j`` ends a string in context ``ctx`` (``key``, ``value`` in an
+        object, ``item`` of an array, ``top``), or is a quote the model left unescaped inside the text."""
+        s, k = self.s, j + 1
+        while k < self.n and s[k] not in ",\r\n" and (s[k] in _SPACE or s[k].isspace()):
+            k += 1
+        if k >= self.n or s[k] in ",:}]\r\n#" or s.startswith(("//", "/*"), k) or ctx in ("key", "top"):
+            return True
+        if ctx == "item":
+            return s[k] in "\"'{["  # the next item, its comma left out
+        return _NEXT_KEY.match(s, k) is not None  # the next key, its comma left out
+
+    def _string(self, ctx: str) -> str:
         quote = self.s[self.i]
         closing = {"“": "”", "‘": "’"}.get(quote, quote)
         closers = {closing, "”"} if quote in "“”" else {closing}
@@ -127,7 +175,7 @@ class _Lenient:
                     buf.append(chr(int(self.s[self.i + 2:self.i + 6], 16)))
                     self.i += 6
                     continue
-                buf.append({"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(nxt, nxt))
+                buf.append(_ESCAPES.get(nxt, "\\" + nxt))  # an unknown escape keeps its backslash
                 self.i += 2
                 continue
             if c in closers:
@@ -137,6 +185,15 @@ class _Lenient:
                     buf.append(c)
                     self.i += 1
                     continue
+                if quote == '"':
+                    joined = re.compile(r'\s*\+\s*"').match(self.s, self.i + 1)
+                    if joined and ctx != "key":  # "a long text" + " more": one string
+                        self.i = joined.end()
+                        continue
+                    if not self._closes(self.i, ctx):
+                        buf.append(c)
+                        self.i += 1
+                        continue
                 self.i += 1
                 return "".join(buf)
             buf.append(c)
@@ -144,60 +201,70 @@ class _Lenient:
         return "".join(buf)  # cut off inside a string
 
     def _word(self) -> str:
-        m = re.compile(r"[A-Za-z_$][\w$\- ]*?(?=\s*[:=])|[A-Za-z_$][\w$]*").match(self.s, self.i)
+        m = _KEY.match(self.s, self.i)
         if not m:
             raise MalformedReplyError(f"unexpected character {self.s[self.i]!r} at {self.i}")
         self.i = m.end()
         return m.group(0).strip()
 
     def _bare(self) -> Any:
-        m = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w-])").match(self.s, self.i)
+        m = _NUMBER.match(self.s, self.i)
         if m:
             self.i = m.end()
             text = m.group(0)
             return float(text) if any(ch in text for ch in ".eE") else int(text)
-        m = re.compile(r"[A-Za-z_]\w*").match(self.s, self.i)
+        m = _WORD.match(self.s, self.i)
         if m and m.group(0) in _BARE:
             self.i = m.end()
             return _BARE[m.group(0)]
         # an unquoted string value: read to the end of the line or the next structural character
-        m = re.compile(r"[^,\]\}\n]+").match(self.s, self.i)
+        m = _UNQUOTED.match(self.s, self.i)
         if not m:
             raise MalformedReplyError(f"unexpected character {self.s[self.i]!r} at {self.i}")
         self.i = m.end()
         return m.group(0).strip()
 
 
-def _candidates(text: str) -> list[str]:
-    out = []
-    for m in _FENCE.finditer(text):
-        if m.group(1).strip():
-            out.append(m.group(1).strip())
-    out.append(text.strip())
-    return out
+def _unescaped(text: str) -> str | None:
+    """A JSON document sent as the inside of a string (every ``"`` escaped), unescaped; else None."""
+    if '\\"' not in text or text.count('"') != text.count('\\"'):
+        return None
+    try:
+        inner = json.loads(f'"{text}"')
+    except ValueError:
+        inner = text.replace('\\"', '"')
+    return inner if isinstance(inner, str) else None
+
+
+def _candidates(text: str) -> list[tuple[str, bool]]:
+    """Where the JSON may be: inside each fence, the whole reply (a reasoning block removed from both),
+    then those unescaped (which is a repair: the flag)."""
+    text = _THINK.sub("", text)
+    out = [m.group(1).strip() for m in _FENCE.finditer(text) if m.group(1).strip()] + [text.strip()]
+    return [(c, False) for c in out] + [(u, True) for u in map(_unescaped, out) if u]
 
 
 def parse_reply(text: str) -> Parsed:
     """The JSON value in a model reply. Strict JSON (possibly inside a fence) is taken as it is; anything
-    else goes through the lenient reader from the first ``{`` or ``[``."""
+    else goes through the lenient reader from the first ``{`` or ``[`` that reads (the ones in prose before
+    the JSON do not)."""
     if not isinstance(text, str) or not text.strip():
         raise MalformedReplyError("empty reply")
-    for cand in _candidates(text):
+    candidates = _candidates(text)
+    for cand, unescaped in candidates:
         try:
-            return Parsed(json.loads(cand), repaired=False)
+            return Parsed(json.loads(cand), repaired=unescaped)
         except (ValueError, RecursionError):
             pass
-    for cand in _candidates(text):
-        starts = [p for p in (cand.find("{"), cand.find("[")) if p >= 0]
-        if not starts:
-            continue
-        start = min(starts)
-        try:
-            return Parsed(_Lenient(cand[start:]).value(), repaired=True)
-        except MalformedReplyError as exc:
-            if "nested" in str(exc):
-                raise
-            continue
+    for cand, _ in candidates:
+        starts = [m.start() for m in re.finditer(r"[\[{]", cand)][:_MAX_STARTS]
+        for start in starts:
+            try:
+                return Parsed(_Lenient(cand[start:]).document(), repaired=True)
+            except MalformedReplyError as exc:
+                if "nested" in str(exc):
+                    raise
+                continue
     raise MalformedReplyError("no JSON object or array in the reply")
 
 

@@ -4,6 +4,8 @@ validation into frozen data) on hand-written replies."""
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cbmemory.ingest.enrich.parsing import (
     ExtractedEvent,
@@ -92,3 +94,75 @@ def test_deep_nesting_is_an_error_not_a_crash():
         parse_reply('{"events": ' + "[" * 5000)
     with pytest.raises(MalformedReplyError):
         parse_reply("[" * 5000 + "]" * 5000)  # valid JSON, too deep for the strict reader too
+
+
+# The failure shapes JSON-repair libraries list (json_repair, jsonrepair: "what it fixes"), each read by our
+# lenient reader. Where those libraries guess differently (several objects one per line, prose with braces
+# before the JSON, unquoted keys with missing commas), the expected value here is the one a reader of the
+# reply would take.
+SHAPES = [
+    ("missing quotes around keys", '{who: "Mel", what: "ran"}', {"who": "Mel", "what": "ran"}),
+    ("quotes left unescaped in a string", '{"what": "Mel said "hi" to Caroline", "turns": ["T1"]}',
+     {"what": 'Mel said "hi" to Caroline', "turns": ["T1"]}),
+    ("... at the end of a string", '{"what": "Mel read "Becoming"", "who": "Mel"}',
+     {"what": 'Mel read "Becoming"', "who": "Mel"}),
+    ("... in an array item", '["she said "no" twice", "x"]', ['she said "no" twice', "x"]),
+    ("a raw newline in a string", '{"summary": "one\ntwo"}', {"summary": "one\ntwo"}),
+    ("an unknown escape", '{"what": "C:\\path"}', {"what": "C:\\path"}),
+    ("missing commas", '{"who": "Mel" "what": "ran"\n"when": "yesterday"}',
+     {"who": "Mel", "what": "ran", "when": "yesterday"}),
+    ("missing commas in an array", '{"turns": ["T1" "T3"]}', {"turns": ["T1", "T3"]}),
+    ("missing closing brackets", '{"events": [{"what": "ran"', {"events": [{"what": "ran"}]}),
+    ("cut off inside a string", '{"events": [{"what": "ran a 5', {"events": [{"what": "ran a 5"}]}),
+    ("a key with no value", '{"what": "ran", "when": }', {"what": "ran", "when": None}),
+    ("single quotes", "{'what': 'ran'}", {"what": "ran"}),
+    ("curly quotes", "{“what”: “ran”}", {"what": "ran"}),
+    ("special white space", '{\u00a0"what":\u200b"ran"\u202f}', {"what": "ran"}),
+    ("Python constants", '{"a": True, "b": False, "c": None}', {"a": True, "b": False, "c": None}),
+    ("JavaScript's undefined", '{"when": undefined}', {"when": None}),
+    ("trailing commas", '{"turns": ["T1", "T2",],}', {"turns": ["T1", "T2"]}),
+    ("comments", '{"what": "ran" // the event\n /* done */ }', {"what": "ran"}),
+    ("a fenced code block", 'Here:\n```json\n{"what": "ran",}\n```\nDone.', {"what": "ran"}),
+    ("an ellipsis in an array", '{"events": [{"what": "ran"}, ...]}', {"events": [{"what": "ran"}]}),
+    ("an ellipsis in an object", '{"what": "ran", …}', {"what": "ran"}),
+    ("JSONP", 'callback({"what": "ran"});', {"what": "ran"}),
+    ("an escaped document", '{\\"what\\": \\"ran\\"}', {"what": "ran"}),
+    ("concatenated strings", '{"what": "a long" + " story"}', {"what": "a long story"}),
+    ("newline-delimited objects", '{"what": "ran"}\n{"what": "swam"}', [{"what": "ran"}, {"what": "swam"}]),
+    ("numbers without a leading digit", '{"n": .5, "m": -2, "e": 1e3,}', {"n": 0.5, "m": -2, "e": 1000.0}),
+    ("prose with braces before the JSON", 'The events {as asked}: {"what": "ran"}', {"what": "ran"}),
+    ("a reasoning block before the JSON", '<think>I need {events}</think>\n{"what": "ran"}', {"what": "ran"}),
+    ("text after the JSON", '{"what": "ran"}\nHope this helps {smile}', {"what": "ran"}),
+]
+
+
+@pytest.mark.parametrize(("shape", "reply", "expected"), SHAPES, ids=[s[0] for s in SHAPES])
+def test_the_failure_shapes_repair_libraries_fix(shape, reply, expected):
+    assert parse_reply(reply).value == expected
+
+
+def test_a_repaired_reply_says_so_and_valid_json_is_untouched():
+    assert parse_reply('{\\"what\\": \\"ran\\"}').repaired  # unescaping is a repair
+    assert not parse_reply('<think>{x}</think>{"what": "ran"}').repaired  # as a fence: the JSON was valid
+    valid = '{"what": "Mel said \\"hi\\"", "n": 0.5, "path": "C:\\\\x"}'
+    assert parse_reply(valid) == parse_reply(valid) and parse_reply(valid).value == json.loads(valid)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(value=JSON, cut=st.integers(0, 400), pretty=st.booleans())
+def test_valid_json_reads_as_itself_and_any_cut_of_it_reads_or_fails_typed(value, cut, pretty):
+    text = json.dumps({"events": value}, indent=2 if pretty else None, ensure_ascii=False)
+    whole = parse_reply(text)
+    assert whole.value == {"events": value} and not whole.repaired
+    try:
+        part = parse_reply(text[:cut])
+    except MalformedReplyError:
+        return  # a typed error, never another exception
+    assert isinstance(part.value, (dict, list, str, int, float, bool, type(None)))
