@@ -85,14 +85,17 @@ def _variants(args: argparse.Namespace, dataset: str, data: Path):
 
 
 def _print_report(out: Path, metrics: list[str] | None, started: float | None = None) -> None:
-    from .report import write_reports
+    from .report import PLOT_NOTE, can_plot, write_reports
 
     summary, text = write_reports(out, metrics or None)
     print(text)
-    tail = f"wrote {out / 'summary.json'}, {out / 'matrix.md'}, {out / 'heatmap.png'}"
+    drawn = can_plot()
+    tail = f"wrote {out / 'summary.json'}, {out / 'matrix.md'}" + (f", {out / 'heatmap.png'}" if drawn else "")
     if started is not None:
         tail += f" in {time.perf_counter() - started:.0f} s"
     print(tail)
+    if not drawn:
+        print(PLOT_NOTE, file=sys.stderr)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -104,6 +107,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     data = _check_data(args.data, args.dataset)
     if data is None:
         return 2
+    from .report import PLOT_NOTE, can_plot
+
+    if not can_plot():  # said before the run, not found out after it
+        print(PLOT_NOTE, file=sys.stderr)
     variants = _variants(args, args.dataset, data)
     ks = sorted({int(x) for x in _csv(args.ks)} | {args.k})
     enricher = _enricher(args)

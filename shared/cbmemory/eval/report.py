@@ -222,12 +222,26 @@ def heatmap(summary: Mapping[str, Any], path: str | Path, metrics: Sequence[str]
     return path
 
 
+PLOT_NOTE = ("note: matplotlib is not installed, so heatmap.png is not drawn (the tables are written): "
+             'pip install "cbmemory[eval]" for it')
+
+
+def can_plot() -> bool:
+    """Whether matplotlib imports: the heatmap needs it (the ``eval`` extra), the tables do not."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def write_reports(out_dir: str | Path, metrics: Sequence[str] | None = None) -> tuple[dict[str, Any], str]:
-    """summary.json, matrix.md and heatmap.png in ``out_dir``; returns the summary and the Markdown."""
+    """summary.json, matrix.md and, with matplotlib (``can_plot``), heatmap.png in ``out_dir``; returns the
+    summary and the Markdown."""
     out = Path(out_dir)
     summary = summarise(out)
     text = markdown(summary, metrics)
     (out / "matrix.md").write_text(text, encoding="utf-8")
-    if summary["results"]:
+    if summary["results"] and can_plot():
         heatmap(summary, out / "heatmap.png", metrics)
     return summary, text
