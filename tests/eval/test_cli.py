@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from cbmemory.cli import main
 
 
@@ -39,3 +41,46 @@ def test_missing_data_says_how_to_get_it(tmp_path, capsys):
 def test_unknown_recipe_is_a_clear_error(locomo_file, tmp_path, capsys):
     rc = main(["eval", "locomo", "--data", str(locomo_file), "--out", str(tmp_path / "x"), "--recipes", "nope"])
     assert rc == 2 and "unknown recipe 'nope'" in capsys.readouterr().err
+
+
+def test_baselines_none_leaves_out_every_extra_row(locomo_file, tmp_path, capsys):
+    out = tmp_path / "bare"
+    rc = main(["eval", "locomo", "--data", str(locomo_file), "--out", str(out), "--recipes", "vector", "--k", "3",
+               "--ks", "3", "--baselines", "none", "--quiet"])
+    assert rc == 0 and "adding the bm25" not in capsys.readouterr().err
+    assert set(json.loads((out / "summary.json").read_text())["results"]) == {"vector"}
+    rc = main(["eval", "locomo", "--data", str(locomo_file), "--out", str(tmp_path / "some"), "--recipes", "vector",
+               "--k", "3", "--ks", "3", "--baselines", "bm25,oracle", "--quiet"])
+    assert rc == 0
+    assert set(json.loads((tmp_path / "some" / "summary.json").read_text())["results"]) == {"vector", "bm25", "oracle"}
+    rc = main(["eval", "locomo", "--data", str(locomo_file), "--out", str(tmp_path / "x"), "--baselines", "oracel"])
+    assert rc == 2 and "unknown extra row 'oracel'" in capsys.readouterr().err
+
+
+def test_sample_is_recorded_and_a_resumed_run_must_draw_the_same(locomo_file, tmp_path, capsys):
+    out = tmp_path / "sample"
+    args = ["eval", "locomo", "--data", str(locomo_file), "--out", str(out), "--recipes", "bm25", "--k", "3",
+            "--ks", "3", "--baselines", "none", "--quiet"]
+    assert main([*args, "--sample", "temporal=2,other=3", "--sample-seed", "5"]) == 0
+    assert "sample temporal=2,other=3 (seed 5): 5 questions from 2 conversations" in capsys.readouterr().err
+    run = json.loads((out / "run.json").read_text())
+    assert run["sample"] == "temporal=2,other=3" and run["sample_seed"] == 5 and len(run["question_ids"]) == 5
+    recs = [json.loads(line) for line in (out / "questions" / "bm25.jsonl").read_text().splitlines()]
+    assert sorted(r["question_id"] for r in recs) == sorted(run["question_ids"])
+    assert sum(r["category"] == "temporal" for r in recs) == 2
+    assert main([*args, "--sample", "temporal=2,other=3", "--sample-seed", "5"]) == 0  # resumes: same draw
+    assert len((out / "questions" / "bm25.jsonl").read_text().splitlines()) == 5
+    assert main([*args, "--sample", "temporal=1,other=3", "--sample-seed", "5"]) == 2
+    assert "holds a run on other questions" in capsys.readouterr().err
+    assert main([*args, "--sample", "temporal=1,other=3", "--fresh"]) == 0
+    assert main([*args, "--sample", "dates=2"]) == 2
+    assert "'dates', not a category of this dataset" in capsys.readouterr().err
+
+
+def test_sample_and_limit_are_exclusive_and_a_bad_spec_is_a_usage_error(locomo_file, tmp_path, capsys):
+    base = ["eval", "locomo", "--data", str(locomo_file), "--out", str(tmp_path / "x")]
+    for extra in (["--sample", "temporal=2", "--limit", "3"], ["--sample", "temporal"]):
+        with pytest.raises(SystemExit) as exc:
+            main([*base, *extra])
+        assert exc.value.code == 2
+    assert "NAME=N" in capsys.readouterr().err

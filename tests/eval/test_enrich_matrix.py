@@ -49,7 +49,7 @@ def test_matrix_rows_for_raw_dates_summary_events_and_facts(tmp_path, minilm):
 def test_cli_skips_llm_recipes_without_an_llm(tmp_path, capsys):
     out = tmp_path / "cli"
     rc = main(["eval", "locomo", "--data", str(_file(tmp_path)), "--out", str(out), "--recipes",
-               "hybrid,hybrid_dates,summary,events_raw", "--k", "3", "--baselines", "", "--quiet"])
+               "hybrid,hybrid_dates,summary,events_raw", "--k", "3", "--baselines", "bm25", "--quiet"])
     assert rc == 0
     err = capsys.readouterr().err
     assert "skipping summary, events_raw" in err and "--enrich-llm" in err

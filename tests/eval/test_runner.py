@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cbmemory.datasets import load_locomo, load_longmemeval
-from cbmemory.eval.answer_scores import token_f1
+from cbmemory.eval.answer_scores import SCORES_VERSION, token_f1
 from cbmemory.eval.metrics import recall
 from cbmemory.eval.qa import QAConfig
 from cbmemory.eval.questions import from_locomo, from_longmemeval
@@ -135,7 +135,8 @@ def test_qa_pipeline_with_fake_chat_models(locomo_set, tmp_path, minilm):
     settings = _run(locomo_set, out, ["bm25"], minilm, baselines=("oracle",),
                     qa=QAConfig(reader, judge, "locomo"), workers=2)
     assert settings["qa"] == {"reader": "fake-reader", "judge_model": "fake-judge",
-                              "prompt_version": "cbmemory-judge-v1", "say_today": True}
+                              "prompt_version": "cbmemory-judge-v1", "say_today": True,
+                              "scores_version": SCORES_VERSION}
     assert any("Today is Tuesday, 27 June 2023." in s for s in log)  # LoCoMo: the last session's date
     recs = {r["question_id"]: r for r in read_jsonl(out / "questions" / "bm25.jsonl")}
     assert len(recs) == 11

@@ -6,6 +6,7 @@ Top-level imports stay light: everything heavy loads inside the command function
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 # The main recipes: every experiment of the study that runs at the retrieval level.
 MAIN_RECIPES = ("vector", "vector_no_dates", "bm25", "vector_bm25_rerank_10", "vector_bm25_rerank_50",
                 "vector_bm25_rerank_100", "hybrid", "recency", "future_filter", "default")
+DEFAULT_EXTRA_ROWS = "bm25,oracle,full_context"  # rows.EXTRA_ROWS (not imported: the CLI's imports stay light)
 GET_LOCOMO = (
     "LoCoMo is not at {path}. Get the official file (10 conversations, CC BY-NC 4.0, sha256-checked) with:\n"
     "  python -c \"from cbmemory.datasets.locomo import download_official; download_official('locomo10.json')\"\n"
@@ -24,28 +26,30 @@ def _csv(text: str | None) -> list[str]:
     return [p.strip() for p in (text or "").split(",") if p.strip()]
 
 
-def _recipes(text: str) -> list[str]:
+def _recipes(text: str, add_bm25: bool = True) -> list[str]:
     from ..retrieval.recipes import RECIPES, get_recipe
 
     names = list(RECIPES) if text == "all" else list(MAIN_RECIPES) if text == "main" else _csv(text)
     for n in names:
         get_recipe(n)  # unknown names fail here, with the list of known ones
-    if "bm25" not in names:  # a BM25-only baseline always runs
-        print("note: adding the bm25 baseline row", file=sys.stderr)
+    if add_bm25 and "bm25" not in names:  # the BM25-only baseline runs unless --baselines leaves it out
+        print("note: adding the bm25 baseline row (--baselines none leaves out every extra row)", file=sys.stderr)
         names.append("bm25")
     return names
 
 
 def _qa(args: argparse.Namespace, dataset: str):
+    """The reader and, only when ``--judge`` names one, the judge: without it no judge runs (J and
+    sufficiency are not computed; the automatic scores are)."""
     if not args.llm:
         return None
     from .qa import QAConfig, make_chat_model
 
     reader = make_chat_model(args.llm, args.llm_base_url)
-    if not args.judge:
-        print("note: no --judge given, so the reader also judges; use one fixed --judge for a whole study",
+    judge = make_chat_model(args.judge, args.judge_base_url or args.llm_base_url) if args.judge else None
+    if judge is None:
+        print("note: no --judge, so no judge runs: automatic scores only (J and sufficiency not computed)",
               file=sys.stderr)
-    judge = make_chat_model(args.judge or args.llm, args.judge_base_url or args.llm_base_url)
     return QAConfig(reader, judge, dataset, say_today=not args.no_today, sufficiency=not args.no_sufficiency)
 
 
@@ -61,10 +65,21 @@ def _check_data(path: str | None, dataset: str) -> Path | None:
     return None
 
 
-def _variants(args: argparse.Namespace, dataset: str, data: Path):
+def _subset(es, args: argparse.Namespace):
+    """The questions of a run: a fixed-seed ``--sample``, a balanced ``--limit``, or all of them."""
     import dataclasses
 
-    from .questions import from_locomo, from_longmemeval, select
+    from .questions import sample, select
+
+    if args.sample is not None:
+        questions = sample(es, args.sample, args.sample_seed)
+    else:
+        questions = select(es.questions, args.limit)
+    return dataclasses.replace(es, questions=tuple(questions))
+
+
+def _variants(args: argparse.Namespace, dataset: str, data: Path):
+    from .questions import from_locomo, from_longmemeval
 
     if dataset == "locomo":
         from ..datasets.locomo import load_locomo
@@ -75,13 +90,34 @@ def _variants(args: argparse.Namespace, dataset: str, data: Path):
         out = {}
         for factor in args.scale:
             hs = scaled_haystacks(chosen, factor, others=conversations, seed=args.seed) if factor > 1 else None
-            es = from_locomo(chosen, haystacks=hs)
-            out[f"x{factor}"] = dataclasses.replace(es, questions=tuple(select(es.questions, args.limit)))
+            out[f"x{factor}"] = _subset(from_locomo(chosen, haystacks=hs), args)
         return out
     from ..datasets.longmemeval import load_longmemeval
 
-    es = from_longmemeval(load_longmemeval(data))
-    return {"x1": dataclasses.replace(es, questions=tuple(select(es.questions, args.limit)))}
+    return {"x1": _subset(from_longmemeval(load_longmemeval(data)), args)}
+
+
+def _question_ids(args: argparse.Namespace, variants) -> list[str] | None:
+    """The chosen question ids (the same in every variant), or ``None`` when the run takes every question.
+    With ``--sample``, a resumed run must have drawn exactly the questions of the run in ``--out``."""
+    from .rows import EvalSetupError
+
+    first = next(iter(variants.values()))
+    if args.sample is None and args.limit is None:
+        return None
+    ids = [q.question_id for q in first.questions]
+    if any([q.question_id for q in es.questions] != ids for es in variants.values()):
+        raise EvalSetupError("the haystack variants drew different questions")  # pragma: no cover - a bug
+    path = Path(args.out) / "run.json"
+    if args.fresh or not path.exists():
+        return ids
+    old = json.loads(path.read_text())
+    if (old.get("sample") or args.sample is not None) and old.get("question_ids") != ids:
+        raise EvalSetupError(f"{args.out} holds a run on other questions (sample {old.get('sample')!r}, seed "
+                             f"{old.get('sample_seed')!r}, {len(old.get('question_ids') or [])} ids); this run "
+                             f"draws {len(ids)} other ones. Use the same --sample and --sample-seed and data, "
+                             "another --out, or --fresh")
+    return ids
 
 
 def _print_report(out: Path, metrics: list[str] | None, started: float | None = None) -> None:
@@ -99,8 +135,10 @@ def _print_report(out: Path, metrics: list[str] | None, started: float | None = 
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from .baselines import BASELINES
     from .enrich_recipes import SKIP_NOTE, split_recipes
     from .peers import expand
+    from .rows import parse_extra_rows
     from .runner import run_eval
 
     started = time.perf_counter()
@@ -112,16 +150,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not can_plot():  # said before the run, not found out after it
         print(PLOT_NOTE, file=sys.stderr)
     variants = _variants(args, args.dataset, data)
+    question_ids = _question_ids(args, variants)
+    if args.sample is not None:
+        first = next(iter(variants.values()))
+        print(f"sample {args.sample} (seed {args.sample_seed}): {len(first.questions)} questions from "
+              f"{len({q.user_id for q in first.questions})} conversations", file=sys.stderr)
     ks = sorted({int(x) for x in _csv(args.ks)} | {args.k})
     enricher = _enricher(args)
-    recipes, skipped = split_recipes(_recipes(args.recipes), enricher is not None)
+    extra = parse_extra_rows(args.baselines)
+    recipes, skipped = split_recipes(_recipes(args.recipes, "bm25" in extra), enricher is not None)
     if skipped:
         print(SKIP_NOTE.format(names=", ".join(skipped)), file=sys.stderr)
-    run_eval(variants, args.out, recipes, k=args.k, ks=ks, baselines=_csv(args.baselines),
+    run_eval(variants, args.out, recipes, k=args.k, ks=ks, baselines=[b for b in extra if b in BASELINES],
              peers=expand(_csv(args.peers)), qa=_qa(args, args.dataset), store_dir=args.cache_dir,
              fresh=args.fresh, progress=not args.quiet, workers=args.workers,
              memory_options={"enricher": enricher} if enricher is not None else None,
              settings={"data": str(data), "limit": args.limit, "scales": args.scale,
+                       "sample": None if args.sample is None else str(args.sample),
+                       "sample_seed": None if args.sample is None else args.sample_seed,
+                       "question_ids": question_ids,
                        "conversations": getattr(args, "conversations", None),
                        "enrich_llm": enricher.model if enricher is not None else None})
     if enricher is not None:
@@ -157,11 +204,20 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return 2
     args.data, args.dataset, args.recipes, args.k, args.llm = data, "locomo", ",".join(MAIN_RECIPES), 10, None
     args.baselines, args.fresh, args.workers, args.limit, args.conversations = "oracle", True, 1, None, None
-    args.scale, args.seed, args.metrics = [1], 0, ""
+    args.scale, args.seed, args.metrics, args.sample, args.sample_seed = [1], 0, "", None, 0
     args.ks = "1,3,5,10"  # no second, deeper search per question: the demo shows the matrix at k=10
     print(f"cbmemory demo: offline retrieval evaluation of {len(MAIN_RECIPES)} recipes on {data} "
           "(MiniLM embedder, no API key).", file=sys.stderr)
     return cmd_eval(args)
+
+
+def _sample_spec(text: str):
+    from .questions import SampleSpec, SampleSpecError
+
+    try:
+        return SampleSpec.parse(text)
+    except SampleSpecError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def _scales(text: str) -> list[int]:
@@ -181,12 +237,26 @@ def register(subparsers) -> None:
         p.add_argument("--recipes", default="main", help="comma-separated recipe names, 'main' or 'all'")
         p.add_argument("--k", type=int, default=10)
         p.add_argument("--ks", default="1,3,5,10,20,30,50", help="cut-offs of the recall/NDCG metrics")
-        p.add_argument("--limit", type=int, help="a category-balanced subset of at most N questions")
-        p.add_argument("--baselines", default="oracle,full_context", help="oracle,full_context (or '')")
+        pick = p.add_mutually_exclusive_group()
+        pick.add_argument("--limit", type=int, help="a subset of at most N questions, balanced over categories "
+                          "and conversations (deterministic, the first questions in file order)")
+        pick.add_argument("--sample", type=_sample_spec, metavar="SPEC",
+                          help="a fixed-seed draw per group, e.g. temporal=60,other=40: groups are category names "
+                          "or codes, 'other' is every category not named; balanced over conversations (and the "
+                          "categories of a group). The same seed and data give the same questions on every run; "
+                          "their ids go to run.json and a resumed run must draw the same")
+        p.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default 0)")
+        p.add_argument("--baselines", default=DEFAULT_EXTRA_ROWS,
+                       help="extra rows beside the recipes: bm25 (the BM25-only recipe, added when not among "
+                       "--recipes), oracle (the evidence sessions), full_context (the whole conversation); default "
+                       "all three; 'none' (or '') for none, e.g. for LLM runs: full_context overflows a small "
+                       "model's window and every extra row costs model time")
         p.add_argument("--peers", default="", help="langchain, llamaindex, all, or peer names")
         p.add_argument("--llm", help="reader model (ChatOpenAI); without it only retrieval is evaluated")
         p.add_argument("--llm-base-url", help="OpenAI-compatible server for the reader (e.g. a local one)")
-        p.add_argument("--judge", help="judge model (fixed for a study); default: the reader")
+        p.add_argument("--judge", help="judge model for J and context sufficiency (fixed for a study; may be the "
+                       "reader's model, as an explicit choice); without it no judge runs and only the automatic "
+                       "scores are computed")
         p.add_argument("--judge-base-url", help="server of the judge; default: --llm-base-url")
         p.add_argument("--no-today", action="store_true", help="leave 'Today is ...' out of the answer prompt")
         p.add_argument("--no-sufficiency", action="store_true", help="skip the context-sufficiency judge")

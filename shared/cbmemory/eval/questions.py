@@ -7,6 +7,7 @@ question (``user_id = question_id``) with the question's own haystack and date.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,6 +16,7 @@ from typing import Protocol
 
 from ..datasets.locomo import CATEGORIES, MEM0_LABELS
 from ..datasets.longmemeval import ABSTENTION, QUESTION_TYPES
+from ..errors import InvalidInputError
 from ..models import Message
 
 
@@ -111,19 +113,114 @@ def from_longmemeval(records: Sequence) -> EvalSet:
     return EvalSet("longmemeval", MappingProxyType(hs), questions, tuple(cats))
 
 
+def _balanced(pools: Mapping[str, Sequence[EvalQuestion]], n: int) -> list[EvalQuestion]:
+    """``n`` questions from ``pools`` (category -> questions in the order to take them): round-robin over
+    the categories, and within a category the next question of the conversation (``user_id``) that has
+    given the fewest so far, ties to the one met first. Deterministic for the same pools."""
+    queues = {c: list(qs) for c, qs in pools.items() if qs}
+    users: dict[str, int] = {}
+    for qs in queues.values():
+        for q in qs:
+            users.setdefault(q.user_id, len(users))
+    taken = dict.fromkeys(users, 0)
+    chosen: list[EvalQuestion] = []
+    while len(chosen) < n and queues:
+        for cat in list(queues):
+            if len(chosen) >= n:
+                break
+            queue = queues[cat]
+            pick = min(range(len(queue)), key=lambda i: (taken[queue[i].user_id], users[queue[i].user_id], i))
+            q = queue.pop(pick)
+            taken[q.user_id] += 1
+            chosen.append(q)
+            if not queue:
+                del queues[cat]
+    return chosen
+
+
+def _in_file_order(questions: Sequence[EvalQuestion], chosen: Sequence[EvalQuestion]) -> list[EvalQuestion]:
+    ids = {q.question_id for q in chosen}
+    return [q for q in questions if q.question_id in ids]
+
+
 def select(questions: Sequence[EvalQuestion], limit: int | None) -> list[EvalQuestion]:
-    """A category-balanced subset of at most ``limit`` questions: round-robin over categories, each in file
-    order. Deterministic; the result keeps file order."""
+    """A subset of at most ``limit`` questions balanced over categories and, within each category, over
+    conversations (``user_id``): round-robin over the categories, each time the next question in file
+    order of the conversation that has given the fewest. Deterministic; the result keeps file order."""
     if limit is None or limit >= len(questions):
         return list(questions)
-    by_cat: dict[str, list[int]] = {}
-    for i, q in enumerate(questions):
-        by_cat.setdefault(q.category, []).append(i)
-    chosen: list[int] = []
-    depth = 0
-    while len(chosen) < limit:
-        for idx in by_cat.values():
-            if depth < len(idx) and len(chosen) < limit:
-                chosen.append(idx[depth])
-        depth += 1
-    return [questions[i] for i in sorted(chosen)]
+    pools: dict[str, list[EvalQuestion]] = {}
+    for q in questions:
+        pools.setdefault(q.category, []).append(q)
+    return _in_file_order(questions, _balanced(pools, limit))
+
+
+# ---------------------------------------------------------------------------- fixed-seed samples
+OTHER = "other"
+
+
+class SampleSpecError(InvalidInputError):
+    """A ``--sample`` spec that does not parse or names a category the dataset does not have."""
+
+
+@dataclass(frozen=True)
+class SampleSpec:
+    """How many questions to draw per group: ``(("temporal", 60), ("other", 40))``. A group is a category
+    (by name or code) or ``other``, every category not named. Written ``temporal=60,other=40``."""
+
+    groups: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def parse(cls, text: str) -> SampleSpec:
+        groups: list[tuple[str, int]] = []
+        for part in (p.strip() for p in text.split(",")):
+            if not part:
+                continue
+            name, sep, count = part.partition("=")
+            if not sep or not name.strip() or not count.strip().isdigit() or int(count) < 1:
+                raise SampleSpecError(f"--sample {text!r}: each part is NAME=N with N >= 1, e.g. temporal=60,other=40")
+            groups.append((name.strip(), int(count)))
+        names = [g for g, _ in groups]
+        if not groups or len(set(names)) != len(names):
+            raise SampleSpecError(f"--sample {text!r}: name each group once, e.g. temporal=60,other=40")
+        return cls(tuple(groups))
+
+    def __str__(self) -> str:
+        return ",".join(f"{g}={n}" for g, n in self.groups)
+
+
+def _group_categories(spec: SampleSpec, categories: Sequence[Category]) -> dict[str, list[str]]:
+    """Each group's category names (``other``: every category no other group names)."""
+    named: dict[str, list[str]] = {}
+    for group, _ in spec.groups:
+        if group == OTHER:
+            continue
+        match = [c.name for c in categories if group in (c.name, c.code)]
+        if not match:
+            known = ", ".join(f"{c.name} ({c.code})" for c in categories)
+            raise SampleSpecError(f"--sample names {group!r}, not a category of this dataset; known: {known}, or "
+                                  f"{OTHER!r} for the rest")
+        named[group] = match
+    taken = [c for cats in named.values() for c in cats]
+    if len(set(taken)) != len(taken):
+        raise SampleSpecError(f"--sample {spec}: two groups name the same category")
+    if any(g == OTHER for g, _ in spec.groups):
+        named[OTHER] = [c.name for c in categories if c.name not in taken]
+    return named
+
+
+def sample(eval_set: EvalSet, spec: SampleSpec, seed: int) -> list[EvalQuestion]:
+    """A fixed-seed draw of ``spec``'s questions from ``eval_set``: within each group the questions of
+    every category are shuffled with a generator seeded by (``seed``, group, category), then taken
+    balanced over the group's categories and conversations (``user_id``) as ``select`` does. The same seed
+    and data give the same questions on every run and machine (resumed runs rely on it); a group with
+    fewer questions than asked gives all it has. The result keeps file order."""
+    chosen: list[EvalQuestion] = []
+    for group, cats in _group_categories(spec, eval_set.categories).items():
+        pools: dict[str, list[EvalQuestion]] = {}
+        for cat in cats:
+            pool = sorted((q for q in eval_set.questions if q.category == cat), key=lambda q: q.question_id)
+            random.Random(f"{seed}|{group}|{cat}").shuffle(pool)
+            pools[cat] = pool
+        chosen += _balanced(pools, dict(spec.groups)[group])
+    return _in_file_order(eval_set.questions, chosen)

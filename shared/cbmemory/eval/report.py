@@ -10,8 +10,13 @@ matrix (rows: recipes, baselines, peers; columns: question categories).
 ``overall`` counts every category (LoCoMo 1-5, as the LoCoMo paper's table counts them);
 ``overall_answerable`` leaves out LoCoMo's adversarial and LongMemEval's abstention questions. Retrieval
 metrics average over questions with evidence (``n_no_evidence`` counts the others); QA metrics over
-answered questions. With QA, ``crosstab`` splits answers by context sufficiency and verdict:
-sufficient ∧ wrong = reasoning failure, insufficient ∧ wrong = retrieval failure.
+answered questions where they apply (``None`` values are left out: a metric that does not apply, or J and
+sufficiency in a run without a judge). The date scores of temporal questions average over the questions
+whose gold names a usable date (``n_date_scored``; an answer without a date is in them as a miss, see
+``answer_scores``); ``n_date_gold_unusable`` counts the temporal questions whose gold has none, and
+``date_error_days`` averages over the answers that name a date. With a judge, ``crosstab`` splits answers
+by context sufficiency and verdict: sufficient ∧ wrong = reasoning failure, insufficient ∧ wrong =
+retrieval failure.
 """
 
 from __future__ import annotations
@@ -40,13 +45,19 @@ def _group_stats(recs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             p = percentile(values, q)
             if p is not None:
                 out[f"{name}_p{q}"] = p
-    judged = [r for r in recs if "judge" in r]
+    answered = [r for r in recs if "answer" in r]
+    if answered:
+        out["n_answered"] = len(answered)
+        usable = [m.get("date_gold_usable") for m in metrics]
+        out["n_date_scored"] = sum(1 for u in usable if u == 1.0)
+        out["n_date_gold_unusable"] = sum(1 for u in usable if u == 0.0)
+    judged = [r for r in answered if r.get("judge")]
     if judged:
-        out["n_answered"] = len(judged)
+        out["n_judged"] = len(judged)
         cross = {"sufficient_correct": 0, "sufficient_wrong": 0, "insufficient_correct": 0,
                  "insufficient_wrong": 0}
         for r in judged:
-            suff = r.get("sufficiency", {}).get("verdict")
+            suff = (r.get("sufficiency") or {}).get("verdict")
             if suff is None:
                 continue
             right = bool(r["judge"].get("verdict"))
@@ -84,11 +95,15 @@ def summarise(out_dir: str | Path) -> dict[str, Any]:
     return summary
 
 
+QA_METRICS = ("J", "sufficiency", "f1", "contains", "date_within_7")
+
+
 def default_metrics(summary: Mapping[str, Any]) -> list[str]:
+    """The QA metrics some row has (J and sufficiency only with a judge), then recall@k and recall_all@k."""
     k = summary["settings"]["k"]
     retrieval = [f"recall@{k}", f"recall_all@{k}"]
-    has_qa = any("J" in r["overall"] for r in summary["results"].values())
-    return ["J", "sufficiency", "f1", *retrieval] if has_qa else retrieval
+    groups = [r["overall"] for r in summary["results"].values()]
+    return [m for m in QA_METRICS if any(m in g for g in groups)] + retrieval
 
 
 def _columns(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -166,13 +181,31 @@ def markdown(summary: Mapping[str, Any], metrics: Sequence[str] | None = None) -
                              f"{c['insufficient_wrong']} | {c['insufficient_correct']} | "
                              f"{'—' if share is None else f'{share:.2f}'} |")
         parts.append("\n".join(lines))
+    if any(summary["results"][r]["overall"].get("n_date_scored") is not None for r in rows):
+        parts.append(_date_table(summary, rows))
     s = summary["settings"]
     notes = [f"k={k}; embedder {s.get('embedder')}; {s.get('question_date')}."]
     if s.get("qa"):
         qa = s["qa"]
-        notes.append(f"Reader {qa['reader']}, judge {qa['judge_model']} (prompts {qa['prompt_version']}).")
+        judge = f"judge {qa['judge_model']}" if qa.get("judge_model") else "no judge (automatic scores only)"
+        notes.append(f"Reader {qa['reader']}, {judge} (prompts {qa['prompt_version']}).")
     parts.append(" ".join(notes))
     return "\n\n".join(parts) + "\n"
+
+
+def _date_table(summary: Mapping[str, Any], rows: Sequence[str]) -> str:
+    """Per row: how many temporal questions the date scores cover, and the scores (over all of them)."""
+    lines = ["**temporal dates (answers without a date count as misses)**", "",
+             "| row | scored | gold without a usable date | answered with a date | within 1 d | within 7 d | "
+             "within 31 d | mean days off (dated answers) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        g = summary["results"][r]["overall"]
+        if g.get("n_date_scored") is None:
+            continue
+        values = [_fmt(cell(summary, r, "overall", m), m) for m in
+                  ("date_answered", "date_within_1", "date_within_7", "date_within_31", "date_error_days")]
+        lines.append(f"| {r} | {g['n_date_scored']} | {g['n_date_gold_unusable']} | " + " | ".join(values) + " |")
+    return "\n".join(lines)
 
 
 def heatmap(summary: Mapping[str, Any], path: str | Path, metrics: Sequence[str] | None = None) -> Path:
@@ -194,7 +227,8 @@ def heatmap(summary: Mapping[str, Any], path: str | Path, metrics: Sequence[str]
         grid = [[math.nan if v is None else v for v in line] for line in data]
         finite = [v for line in data for v in line if v is not None]
         lo, hi = (min(finite), max(finite)) if finite else (0.0, 1.0)
-        if metric.startswith(("recall", "session_recall", "ndcg", "session_ndcg", "J", "sufficiency", "f1")):
+        if metric.startswith(("recall", "session_recall", "ndcg", "session_ndcg", "J", "sufficiency", "f1", "em",
+                              "contains", "date_within", "date_answered")):
             lo, hi = 0.0, 1.0
         im = ax.imshow(grid, cmap="viridis", vmin=lo, vmax=hi if hi > lo else lo + 1, aspect="auto")
         ax.set_xticks(range(len(cols)), [h.replace(" (", "\n(") for _, h in cols], fontsize=7, rotation=30,

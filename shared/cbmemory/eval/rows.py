@@ -1,5 +1,7 @@
 """The rows of an evaluation's interaction matrix: recipes (each carrying its whole ``Recipe``), baselines
-and peers, at every haystack variant."""
+and peers, at every haystack variant. By default a run adds a BM25-only row and the oracle and
+full-context baselines beside its recipes (``EXTRA_ROWS``); ``parse_extra_rows`` reads which of them to
+add (``--baselines``), ``none`` for none."""
 
 from __future__ import annotations
 
@@ -34,6 +36,26 @@ class Row:
         return {"kind": self.kind, "target": self.target, "variant": self.variant, "recipe": self.stamp()}
 
 
+# The rows a run adds beside its recipes unless told otherwise: the BM25-only recipe (a recipe row, added
+# when not among the recipes) and the two baselines. LLM runs may leave them out: full_context overflows a
+# small model's window and every extra row costs model time.
+EXTRA_ROWS = ("bm25", *BASELINES)
+NO_EXTRA_ROWS = "none"
+
+
+def parse_extra_rows(text: str | None) -> tuple[str, ...]:
+    """The extra rows named by ``--baselines``: a comma-separated subset of ``EXTRA_ROWS``, in that order;
+    ``none`` (or nothing) for none. Unknown names raise ``EvalSetupError``."""
+    names = [p.strip() for p in (text or "").split(",") if p.strip()]
+    if names == [NO_EXTRA_ROWS]:
+        return ()
+    unknown = [n for n in names if n not in EXTRA_ROWS]
+    if unknown:
+        raise EvalSetupError(f"unknown extra row {unknown[0]!r} in --baselines; known: {', '.join(EXTRA_ROWS)}, or "
+                             f"{NO_EXTRA_ROWS!r} for none")
+    return tuple(n for n in EXTRA_ROWS if n in names)
+
+
 def plan_rows(recipes: Sequence[str | Recipe], variants: Sequence[str], *,
               baselines: Sequence[str] = BASELINES, peers: Sequence[str] = ()) -> list[Row]:
     """Rows for every recipe (and baseline and peer) at every haystack variant. With one variant the
@@ -56,4 +78,4 @@ def plan_rows(recipes: Sequence[str | Recipe], variants: Sequence[str], *,
     return rows
 
 
-__all__ = ["EvalSetupError", "Row", "plan_rows"]
+__all__ = ["EXTRA_ROWS", "EvalSetupError", "NO_EXTRA_ROWS", "Row", "parse_extra_rows", "plan_rows"]
