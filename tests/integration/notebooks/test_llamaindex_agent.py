@@ -1,11 +1,25 @@
 """Integration layer: notebooks/llamaindex_agent.ipynb runs top to bottom in a fresh kernel, offline with
 its scripted LLM (its own asserts check the cross-session, relative-date answer)."""
 
-from tests.support.notebooks import run_notebook
+import json
+
+from cbmemory.retrieval.recipes import RECIPES
+from tests.support.notebooks import ROOT, run_notebook
 
 
 def test_notebook_runs_offline(tmp_path, monkeypatch):
     _, outputs = run_notebook("llamaindex_agent.ipynb", tmp_path, monkeypatch, env={"CBMEMORY_LLM": "scripted"})
     assert "You moved on Saturday, 6 May 2023" in outputs
     assert "Today is Saturday, 20 May 2023." in outputs
-    assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday!" in outputs
+    assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday [Saturday, 6 May 2023]!" in outputs
+    default = RECIPES["default"]
+    assert f"recipe default: {default.description}" in outputs  # what the retriever ran with
+
+
+def test_notebook_describes_the_default_recipe_as_it_is():
+    """The prose names the signals and fusion the default recipe has (not an older recipe's)."""
+    nb = json.loads((ROOT / "notebooks" / "llamaindex_agent.ipynb").read_text())
+    prose = " ".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown").replace("\n", " ")
+    retrieval = RECIPES["default"].retrieval
+    assert "the default, vector + BM25" in prose and "weighted score" in prose and "entity" not in prose
+    assert set(retrieval.signals) == {"vector", "bm25"} and retrieval.fusion == "weighted"
