@@ -8,6 +8,7 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, memory_line
 from cbmemory.dates import anchor_label
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord, Message
@@ -70,18 +71,22 @@ def latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
     return None
 
 
-def hit_metadata(hit: Hit) -> dict[str, Any]:
+def hit_metadata(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> dict[str, Any]:
+    """Where and when the hit was said, and ``memory``: the line a model reads, as the context stage
+    renders it with ``shown`` (the recipe's context settings)."""
     r = hit.record
     return {
         "turn_id": r.turn_id, "session_id": r.session_id, "session_date": r.occurred_at.isoformat(),
         "date_label": anchor_label(r.occurred_at), "score": hit.score, "role": r.role,
         "speaker": r.speaker or r.role, "record_id": r.record_id, "recipe": hit.recipe, "user_id": r.user_id,
+        "memory": memory_line(hit, shown),
     }
 
 
-def hit_to_document(hit: Hit) -> Document:
-    """A hit as a ``Document``: the verbatim turn as content, where and when it was said as metadata."""
-    return Document(page_content=hit.record.text, metadata=hit_metadata(hit), id=hit.record.record_id)
+def hit_to_document(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> Document:
+    """A hit as a ``Document``: the verbatim turn as content, where and when it was said (and the line a
+    model reads) as metadata."""
+    return Document(page_content=hit.record.text, metadata=hit_metadata(hit, shown), id=hit.record.record_id)
 
 
 def context_value(context: object, key: str) -> Any:

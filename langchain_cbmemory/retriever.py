@@ -20,10 +20,11 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import BaseTool, create_retriever_tool
 from pydantic import ConfigDict
 
+from cbmemory.context import ContextConfig
 from cbmemory.dates import to_utc
 from cbmemory.memory import AgentMemory
 from cbmemory.models import SearchFilters
-from cbmemory.retrieval.recipes import Recipe
+from cbmemory.retrieval.recipes import Recipe, get_recipe
 
 from ._convert import hit_to_document
 
@@ -65,6 +66,10 @@ class CbMemoryRetriever(BaseRetriever):
         return {"query": query, "user_id": pick["user_id"], "k": pick["k"], "filters": filters,
                 "recipe": pick["recipe"], "reference_date": pick["reference_date"]}
 
+    def _shown(self, recipe: str | Recipe | None) -> ContextConfig:
+        """How the searching recipe says memories are shown to a model (its ``context`` settings)."""
+        return (get_recipe(recipe) if recipe is not None else self.memory.recipe).context
+
     def _get_relevant_documents(
         self,
         query: str,
@@ -81,7 +86,7 @@ class CbMemoryRetriever(BaseRetriever):
         args = self._search_args(query, {
             "k": k, "user_id": user_id, "recipe": recipe, "session_ids": session_ids,
             "occurred_after": occurred_after, "occurred_before": occurred_before, "reference_date": reference_date})
-        return [hit_to_document(h) for h in self.memory.search(**args)]
+        return [hit_to_document(h, self._shown(args["recipe"])) for h in self.memory.search(**args)]
 
     async def _aget_relevant_documents(
         self,
@@ -99,14 +104,15 @@ class CbMemoryRetriever(BaseRetriever):
         args = self._search_args(query, {
             "k": k, "user_id": user_id, "recipe": recipe, "session_ids": session_ids,
             "occurred_after": occurred_after, "occurred_before": occurred_before, "reference_date": reference_date})
-        return [hit_to_document(h) for h in await self.memory.asearch(**args)]
+        return [hit_to_document(h, self._shown(args["recipe"])) for h in await self.memory.asearch(**args)]
 
 
 MEMORY_TOOL_DESCRIPTION = (
     "Search the user's memory of earlier conversations. Each result starts with the date of the "
-    "conversation it comes from: resolve relative dates ('yesterday', 'last week') against that date."
+    "conversation it comes from: a relative date in it ('yesterday', 'last week') is relative to that date, "
+    "and where it could be worked out, the date it means follows it in brackets."
 )
-DOCUMENT_PROMPT = PromptTemplate.from_template("[{date_label}] {speaker}: {page_content}")
+DOCUMENT_PROMPT = PromptTemplate.from_template("{memory}")  # the context stage's line
 
 
 def create_memory_tool(

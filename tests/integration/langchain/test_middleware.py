@@ -140,3 +140,61 @@ def test_read_only_and_recipe_options(memory, clock):
     system = model.seen[0][0].content
     assert "[Sunday, 7 May 2023] user: I live in Lyon." in system and "Today is" not in system
     assert [s.session_id for s in memory.sessions("alice")] == ["s1"]  # save=False stored nothing
+
+
+# ---------------------------------------------------------------- the context stage inside an agent (issue 15)
+@pytest.mark.parametrize("mode", MODES)
+def test_session_date_from_the_runtime_context_sets_today_and_the_stored_date(memory, mode):
+    from langchain_cbmemory import CbMemoryContext
+
+    agent, model, _ = make_agent(memory, ["Noted.", "You adopted Biscuit yesterday."])
+    ctx = CbMemoryContext(user_id="alice", session_id="s1", session_date="2023-05-07T10:00:00Z")
+    run(agent, mode, "I adopted a puppy yesterday, her name is Biscuit.", context=ctx)
+    assert [s.occurred_at.date().isoformat() for s in memory.sessions("alice")] == ["2023-05-07"]  # not the clock's day
+
+    later = CbMemoryContext(user_id="alice", session_id="s2", session_date="2023-06-01")
+    run(agent, mode, "When did I adopt my dog?", context=later)
+    system = model.seen[-1][0].content
+    assert "[Sunday, 7 May 2023] user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit." in system
+    assert "the date it means follows it in brackets" in system  # the same date guidance LlamaIndex gives
+    assert system.endswith("Today is Thursday, 1 June 2023.")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_memories_already_in_the_thread_are_not_repeated(memory, mode):
+    model = ScriptedChatModel(script=["Noted.", "Biscuit."])
+    agent = create_agent(model, [], middleware=[CbMemoryMiddleware(memory)], checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t1"}}
+    ctx = {"user_id": "alice", "session_id": "s1"}
+    memory.add_session("alice", "s0", [{"role": "user", "content": "My cat is called Miso."}])
+    run(agent, mode, "My puppy is called Biscuit.", context=ctx, config=config)
+    run(agent, mode, "What are my puppy and my cat called?", context=ctx, config=config)
+    prompt = model.seen[-1]
+    system = prompt[0].content
+    assert "My puppy is called Biscuit." in [m.content for m in prompt[1:]]  # the thread shows it ...
+    assert "Biscuit" not in system  # ... so the system message does not repeat it
+    assert "user: My cat is called Miso." in system  # while memories from elsewhere still come
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_save_roles_keeps_the_agents_own_answers_out_of_memory(memory, mode):
+    agent, _, _ = make_agent(memory, ["Your dog is called Rex."], save_roles=("user",))
+    run(agent, mode, "What is my dog called?", context={"user_id": "alice", "session_id": "s1"})
+    assert turns(memory, "alice", "s1") == [("user", "What is my dog called?")]
+    with pytest.raises(InvalidInputError, match="save_roles"):
+        CbMemoryMiddleware(memory, save_roles=("tool",))
+    with pytest.raises(InvalidInputError, match="order"):
+        CbMemoryMiddleware(memory, order="newest")
+
+
+def test_what_the_model_reads_follows_the_recipe(memory, clock):
+    from cbmemory.context import ContextConfig
+    from cbmemory.retrieval import RECIPES
+
+    memory.add_session("alice", "s1", [{"role": "user", "content": "I adopted a puppy yesterday."}], date=clock.now)
+    undated = RECIPES["default"].with_(name="undated", context=ContextConfig(dates=False, resolve_dates=False))
+    agent, model, _ = make_agent(memory, ["ok"], recipe=undated, save=False)
+    run(agent, "invoke", "When did I adopt my puppy?", context={"user_id": "alice"})
+    system = model.seen[-1][0].content
+    assert "user: I adopted a puppy yesterday." in system and "May 2023]" not in system
+    assert "relative to that date" not in system

@@ -9,6 +9,7 @@ import pytest
 from langchain_core.messages import AIMessage, ChatMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.store.base import MatchCondition
 
+from cbmemory.context import ContextConfig
 from cbmemory.errors import InvalidInputError
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Hit
@@ -68,7 +69,10 @@ def test_hit_document_metadata():
     assert doc.page_content == "hi" and doc.id == rec.record_id
     assert doc.metadata == {"turn_id": "t1", "session_id": "s1", "session_date": "2023-05-07T13:56:00+00:00",
                             "date_label": "Sunday, 7 May 2023", "score": 0.5, "role": "user", "speaker": "user",
-                            "record_id": rec.record_id, "recipe": "bm25", "user_id": "alice"}
+                            "record_id": rec.record_id, "recipe": "bm25", "user_id": "alice",
+                            "memory": "[Sunday, 7 May 2023] user: hi"}
+    undated = hit_to_document(Hit(rec, 0.5), ContextConfig(dates=False, resolve_dates=False))
+    assert undated.metadata["memory"] == "user: hi"  # what a model reads follows the recipe's context
 
 
 def test_context_value_reads_dicts_and_objects():
