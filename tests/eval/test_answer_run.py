@@ -69,3 +69,41 @@ def test_a_named_judge_is_recorded_even_when_it_is_the_reader(locomo_file, tmp_p
     assert all(r["metrics"]["J"] == 1.0 for r in recs)
     assert model.calls == 2 * len(es.questions)
     assert json.loads((tmp_path / "self" / "run.json").read_text())["qa"]["judge_model"] == "same-model"
+
+
+def test_readings_are_rows_that_retrieve_alike_and_differ_only_in_what_the_reader_reads(locomo_file, tmp_path,
+                                                                                        minilm):
+    from cbmemory.eval.cli import _with_readings
+
+    seen: dict[str, list[tuple[str, str]]] = {}
+
+    def reader_fn(messages):
+        seen.setdefault(messages[0][1], []).append(messages[-1])
+        return "On Sunday, 7 May 2023."
+
+    recipes = _with_readings(["bm25"], "undated,dated,resolved,resolved_no_today")
+    assert [r.name for r in recipes] == ["bm25-undated", "bm25-dated", "bm25-resolved", "bm25-resolved_no_today"]
+    es = from_locomo(load_locomo(locomo_file))
+    out = tmp_path / "readings"
+    run_eval(es, out, recipes, k=3, ks=(3,), baselines=(), embedder=minilm, progress=False,
+             qa=QAConfig(make_fake_chat(reader_fn, "scripted-reader"), None, "locomo"))
+    rows = {r.name: {q["question_id"]: q for q in read_jsonl(out / "questions" / f"{r.name}.jsonl")} for r in recipes}
+    hits = {name: {qid: [h["turn_ids"] for h in q["hits"]] for qid, q in recs.items()} for name, recs in rows.items()}
+    assert len({json.dumps(h, sort_keys=True) for h in hits.values()}) == 1  # the same memories in every row
+    tokens = {name: sum(q["tokens"] for q in recs.values()) for name, recs in rows.items()}
+    assert tokens["bm25-undated"] < tokens["bm25-dated"] < tokens["bm25-resolved"] == tokens["bm25-resolved_no_today"]
+
+    def reading(system: str) -> str:
+        if "relative to that date" not in system:
+            return "undated"
+        return ("resolved" if "in brackets" in system else "dated") + ("" if "Today is" in system else "_no_today")
+
+    by_reading: dict[str, list[str]] = {}
+    for system, messages in seen.items():
+        by_reading.setdefault(reading(system), []).extend(user for _, user in messages)
+    assert set(by_reading) == {"undated", "dated", "resolved", "resolved_no_today"}
+    assert all(len(v) == len(es.questions) for v in by_reading.values())
+    assert not any("[Monday," in u or "[Sunday," in u or "yesterday [" in u for u in by_reading["undated"])
+    assert any("yesterday [" in u for u in by_reading["resolved"])
+    assert any("yesterday [" in u for u in by_reading["resolved_no_today"])
+    assert not any("yesterday [" in u for u in by_reading["dated"]) and any("yesterday" in u for u in by_reading["dated"])

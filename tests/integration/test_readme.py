@@ -13,5 +13,13 @@ def test_readme_quickstart_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README quickstart", "exec"), {})
     out = capsys.readouterr().out
-    assert "[Monday, 8 May 2023] Caroline: I went to the LGBTQ support group yesterday." in out
+    assert "[Monday, 8 May 2023] Caroline: I went to the LGBTQ support group yesterday [Sunday, 7 May 2023]." in out
+    for comment in re.findall(r'# \.\.\. "(.*?)"$', code, re.M):  # the printed-output comments say what it prints
+        assert comment in out
     assert (tmp_path / "memory.db").exists()
+    exec(compile(code, "README quickstart", "exec"), {})  # run twice: nothing is stored twice
+    from cbmemory import AgentMemory
+
+    with AgentMemory.open(tmp_path / "memory.db") as memory:
+        assert [r.text for r in memory.session_records("caroline")] == [
+            "I went to the LGBTQ support group yesterday.", "That sounds powerful!", "It really was."]

@@ -10,6 +10,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 # The main recipes: every experiment of the study that runs at the retrieval level.
 MAIN_RECIPES = ("vector", "vector_no_dates", "bm25", "vector_bm25_rerank_10", "vector_bm25_rerank_50",
@@ -38,6 +39,22 @@ def _recipes(text: str, add_bm25: bool = True) -> list[str]:
     return names
 
 
+def _with_readings(recipes: list[Any], readings: str | None) -> list[Any]:
+    """Each recipe once per reading (``cbmemory.context.READINGS``): rows ``<recipe>-<reading>`` that
+    retrieve the same memories and differ only in what the reader is shown. ``None``: the recipes as they are."""
+    if not readings:
+        return recipes
+    from ..context import READINGS
+    from ..errors import InvalidInputError
+    from ..retrieval.recipes import get_recipe
+
+    names = _csv(readings)
+    unknown = [n for n in names if n not in READINGS]
+    if unknown:
+        raise InvalidInputError(f"unknown readings {unknown}; known: {', '.join(READINGS)}")
+    return [get_recipe(r).with_(name=f"{get_recipe(r).name}-{n}", context=READINGS[n]) for r in recipes for n in names]
+
+
 def _qa(args: argparse.Namespace, dataset: str):
     """The reader and, only when ``--judge`` names one, the judge: without it no judge runs (J and
     sufficiency are not computed; the automatic scores are)."""
@@ -45,7 +62,7 @@ def _qa(args: argparse.Namespace, dataset: str):
         return None
     from .qa import QAConfig, make_chat_model
 
-    reader = make_chat_model(args.llm, args.llm_base_url)
+    reader = make_chat_model(args.llm, args.llm_base_url, max_tokens=args.answer_tokens)
     judge = make_chat_model(args.judge, args.judge_base_url or args.llm_base_url) if args.judge else None
     if judge is None:
         print("note: no --judge, so no judge runs: automatic scores only (J and sufficiency not computed)",
@@ -159,6 +176,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     enricher = _enricher(args)
     extra = parse_extra_rows(args.baselines)
     recipes, skipped = split_recipes(_recipes(args.recipes, "bm25" in extra), enricher is not None)
+    recipes = _with_readings(recipes, args.readings)
     if skipped:
         print(SKIP_NOTE.format(names=", ".join(skipped)), file=sys.stderr)
     run_eval(variants, args.out, recipes, k=args.k, ks=ks, baselines=[b for b in extra if b in BASELINES],
@@ -257,6 +275,11 @@ def register(subparsers) -> None:
         p.add_argument("--judge", help="judge model for J and context sufficiency (fixed for a study; may be the "
                        "reader's model, as an explicit choice); without it no judge runs and only the automatic "
                        "scores are computed")
+        p.add_argument("--answer-tokens", type=int, default=None, help="cap on each answer's length in tokens "
+                       "(default: the server's; a small local reader answers faster with e.g. 64)")
+        p.add_argument("--readings", help="one row per recipe and reading, the same retrieval read differently: "
+                       "undated, dated, resolved (dated + relative dates resolved in place), resolved_no_today "
+                       "(comma-separated; default: each recipe's own context settings)")
         p.add_argument("--judge-base-url", help="server of the judge; default: --llm-base-url")
         p.add_argument("--no-today", action="store_true", help="leave 'Today is ...' out of the answer prompt")
         p.add_argument("--no-sufficiency", action="store_true", help="skip the context-sufficiency judge")
