@@ -20,7 +20,7 @@ from llama_index.core.schema import NodeWithScore, TextNode
 
 from cbmemory.dates import anchor_label, iso
 from cbmemory.models import Hit, MemoryRecord, Message
-from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, fit, format_context, memory_prompt
+from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, fit, format_context, memory_prompt, resolved_text
 from cbmemory.validation import MAX_QUERY_CHARS
 
 CONVERSATION_ROLES = ("user", "assistant")
@@ -128,9 +128,11 @@ def memory_text(hits: Sequence[Hit], today: datetime | None, shown: ContextConfi
     return memory_prompt(format_context(hits, shown), today, shown)
 
 
-def hit_to_node(hit: Hit) -> NodeWithScore:
-    """A hit as a LlamaIndex node. The LLM sees the text with ``date`` and ``speaker``; the ids, ISO date
-    and score are kept in metadata for code."""
+def hit_to_node(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> NodeWithScore:
+    """A hit as a LlamaIndex node, for the LLM as the context stage renders it with ``shown`` (the recipe's
+    context settings): the text with its relative dates resolved in place, and ``date`` and ``speaker``
+    (no ``date`` when the recipe hands the model undated memories). The verbatim text (``verbatim``), ids,
+    ISO date and score are kept in metadata for code."""
     r = hit.record
     metadata = {
         "date": anchor_label(r.occurred_at),
@@ -142,9 +144,12 @@ def hit_to_node(hit: Hit) -> NodeWithScore:
         "role": r.role,
         "score": hit.score,
         "recipe": hit.recipe,
+        "verbatim": r.text,
     }
-    hidden = [k for k in metadata if k not in ("date", "speaker")]
-    node = TextNode(id_=r.record_id, text=r.text, metadata=metadata, excluded_llm_metadata_keys=hidden,
+    for_llm = ("date", "speaker") if shown.dates else ("speaker",)
+    hidden = [k for k in metadata if k not in for_llm]
+    text = resolved_text(r, shown.date_rules) if shown.resolve_dates else r.text
+    node = TextNode(id_=r.record_id, text=text, metadata=metadata, excluded_llm_metadata_keys=hidden,
                     excluded_embed_metadata_keys=list(metadata))
     return NodeWithScore(node=node, score=hit.score)
 

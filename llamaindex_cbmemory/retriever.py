@@ -25,6 +25,7 @@ from cbmemory import AgentMemory
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import SearchFilters
+from cbmemory.context import ContextConfig
 from cbmemory.retrieval.recipes import Recipe, get_recipe
 from cbmemory.validation import check_id, check_k
 
@@ -35,8 +36,9 @@ DateLike = datetime | str
 TOOL_NAME = "search_memory"
 TOOL_DESCRIPTION = (
     "Search the user's memory of earlier conversations. Input: what to look for, in plain words. Each "
-    "result is a message from a past conversation with the date of that conversation: resolve relative "
-    "dates in it ('yesterday', 'last week') against that date, not against today."
+    "result is a message from a past conversation with the date of that conversation: a relative date in it "
+    "('yesterday', 'last week') is relative to that date, not to today, and where it could be worked out, "
+    "the date it means follows it in brackets."
 )
 
 
@@ -93,16 +95,21 @@ class CbMemoryRetriever(BaseRetriever):
     def similarity_top_k(self, value: int | None) -> None:
         self.k = check_k(value) if value is not None else None
 
+    @property
+    def _shown(self) -> ContextConfig:
+        """How the searching recipe shows memories to a model (its ``context`` settings)."""
+        return (self.recipe or self.memory.recipe).context
+
     def _search_args(self, query_bundle: QueryBundle) -> dict[str, Any]:
         return {"query": query_bundle.query_str, "user_id": self.user_id, "k": self.k, "filters": self.filters,
                 "recipe": self.recipe, "reference_date": self.reference_date}
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return [hit_to_node(h) for h in self.memory.search(**self._search_args(query_bundle))]
+        return [hit_to_node(h, self._shown) for h in self.memory.search(**self._search_args(query_bundle))]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """Runs the search in a worker thread (``AgentMemory.asearch``): the event loop keeps going."""
-        return [hit_to_node(h) for h in await self.memory.asearch(**self._search_args(query_bundle))]
+        return [hit_to_node(h, self._shown) for h in await self.memory.asearch(**self._search_args(query_bundle))]
 
 
 def make_retriever_tool(retriever: CbMemoryRetriever, *, name: str = TOOL_NAME,

@@ -14,6 +14,7 @@ from .errors import (
     MissingDependencyError,
     NotAStoreError,
     ReadOnlyStoreError,
+    RecipeMismatchWarning,
     StoreNotFoundError,
     StoreUnavailableError,
     WriteConflictError,
@@ -39,6 +40,6 @@ __all__ = [
     "RECIPES", "AgentMemory", "CbMemoryError", "ContextConfig", "CorruptStoreError", "CouchbaseStore", "EmbedderMismatchError",
     "ForgetResult", "Hit", "IngestConfig", "IngestResult", "InvalidDateError", "InvalidInputError",
     "InvalidVectorError", "MemoryRecord", "MemoryStore", "Message", "MissingDependencyError", "NotAStoreError",
-    "ReadOnlyStoreError", "Recipe", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session", "StoreNotFoundError",
+    "ReadOnlyStoreError", "Recipe", "RecipeMismatchWarning", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session", "StoreNotFoundError",
     "StoreUnavailableError", "WriteConflictError", "format_context", "get_recipe",
 ]

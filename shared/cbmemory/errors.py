@@ -51,3 +51,9 @@ class CorruptStoreError(CbMemoryError):
 class WriteConflictError(CbMemoryError):
     """Another writer changed what this write depended on (e.g. appended to the same session first).
     Nothing was written; the operation can be retried."""
+
+
+class RecipeMismatchWarning(UserWarning):
+    """A search used a recipe whose ingest settings differ from the ones this memory writes with: its records
+    are indexed another way than the recipe was measured with (or lack the kinds it searches), so its
+    results are not what the recipe promises. Said once per recipe and memory."""

@@ -16,6 +16,7 @@ import os
 import random
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date as Date
 from datetime import datetime, timedelta, timezone
@@ -25,7 +26,7 @@ import numpy as np
 
 from .dates import MAX_INSTANT, to_utc, utcnow
 from .embedding.base import CachedEmbedder, Embedder
-from .errors import EmbedderMismatchError, InvalidDateError, InvalidInputError, WriteConflictError
+from .errors import EmbedderMismatchError, InvalidDateError, InvalidInputError, RecipeMismatchWarning, WriteConflictError
 from .ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, record_id, validate_messages
 from .context import ContextConfig, FormattedContext, format_context
 from .ingest.enrich import Derivation, Enricher, EnrichReport
@@ -58,6 +59,9 @@ def _default_embedder() -> Embedder:
     return MiniLMEmbedder()
 
 
+_MADE_BY = {"summary": "summary", "event": "events"}  # derived record kinds and the enrich mode making them
+
+
 class AgentMemory:
     """Conversation memory for many users in one store, searched with named recipes."""
 
@@ -81,6 +85,7 @@ class AgentMemory:
         self.embedder = inner if isinstance(inner, CachedEmbedder) else CachedEmbedder(inner, lookup=store.lookup_vectors)
         self.recipe = get_recipe(recipe)
         self.ingest = ingest if ingest is not None else self.recipe.ingest  # index the way the recipe expects
+        self._warned: set[str] = set()  # recipes already warned about (RecipeMismatchWarning)
         self.default_ttl = check_ttl(default_ttl, "default_ttl") if default_ttl is not None else None
         self.clock = clock
         self._bound = False
@@ -315,6 +320,7 @@ class AgentMemory:
         if k is not None:
             check_k(k)
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
+        self._check_recipe(cfg)
         if not query.strip():
             return []
         self._bind()
@@ -324,6 +330,21 @@ class AgentMemory:
 
         return retrieve(self.store, embed_query, cfg, user_id, query, k=k, filters=filters,
                         reference_date=ref, now=self.clock())
+
+    def _check_recipe(self, recipe: Recipe) -> None:
+        """Warn (once per recipe) when ``recipe`` expects records made otherwise than this memory makes them."""
+        if recipe.ingest == self.ingest or recipe.name in self._warned:
+            return
+        self._warned.add(recipe.name)
+        made = set(self.ingest.enrich.modes) if self.ingest.enrich is not None else set()
+        missing = sorted(k for k in recipe.retrieval.kinds or () if k in _MADE_BY and _MADE_BY[k] not in made)
+        what = (f"it searches {', '.join(missing)} records, which this memory does not make (its ingest has no "
+                f"such enrich mode), so it can find nothing" if missing else
+                f"it was made for records indexed as {recipe.ingest.key!r}, but this memory indexes them as "
+                f"{self.ingest.key!r}")
+        warnings.warn(f"recipe {recipe.name!r}: {what}. Open the memory with recipe={recipe.name!r} (or "
+                      "ingest=recipe.ingest) to write records the way it expects.", RecipeMismatchWarning,
+                      stacklevel=3)
 
     def context(
         self,

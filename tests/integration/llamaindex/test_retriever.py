@@ -21,7 +21,8 @@ def test_nodes_carry_text_dates_ids_and_scores(seeded):
     nodes = CbMemoryRetriever(seeded, "alice", k=3).retrieve("Which city did I move to?")
     assert 1 <= len(nodes) <= 3 and all(isinstance(n, NodeWithScore) for n in nodes)
     said = "I moved to Lyon yesterday, the flat is near the river."
-    top = next(n for n in nodes if n.node.get_content() == said)
+    top = next(n for n in nodes if n.node.metadata["verbatim"] == said)  # the stored text, verbatim
+    assert top.node.get_content() == "I moved to Lyon yesterday [Saturday, 6 May 2023], the flat is near the river."
     md = top.node.metadata
     assert md["session_id"] == "a1"
     assert md["session_date"] == "2023-05-07T00:00:00+00:00"
@@ -33,7 +34,17 @@ def test_nodes_carry_text_dates_ids_and_scores(seeded):
     # the LLM sees the date and speaker, not ids or scores
     shown = top.node.get_content(MetadataMode.LLM)
     assert "date: Sunday, 7 May 2023" in shown and "speaker: user" in shown
-    assert "record_id" not in shown and "score" not in shown
+    assert "record_id" not in shown and "score" not in shown and "verbatim" not in shown
+
+
+def test_nodes_follow_the_recipes_reading(seeded):
+    from cbmemory.context import ContextConfig
+    from cbmemory.retrieval import RECIPES
+
+    undated = RECIPES["default"].with_(name="undated", context=ContextConfig(dates=False, resolve_dates=False))
+    [node] = CbMemoryRetriever(seeded, "alice", k=1, recipe=undated).retrieve("Which city did I move to?")
+    shown = node.node.get_content(MetadataMode.LLM)
+    assert "date:" not in shown and "May 2023" not in shown and "speaker:" in shown, shown
 
 
 def test_user_isolation(seeded):
