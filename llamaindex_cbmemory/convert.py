@@ -18,9 +18,9 @@ from datetime import datetime
 from llama_index.core.base.llms.types import ChatMessage, TextBlock
 from llama_index.core.schema import NodeWithScore, TextNode
 
+from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, fit, format_context, memory_prompt, resolved_text
 from cbmemory.dates import anchor_label, iso
 from cbmemory.models import Hit, MemoryRecord, Message
-from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, fit, format_context, memory_prompt, resolved_text
 from cbmemory.validation import MAX_QUERY_CHARS
 
 CONVERSATION_ROLES = ("user", "assistant")

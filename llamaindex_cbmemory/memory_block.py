@@ -29,10 +29,10 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
 
 from cbmemory import AgentMemory
+from cbmemory.context import count_tokens
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import Hit
-from cbmemory.context import count_tokens
 from cbmemory.retrieval.recipes import Recipe, get_recipe
 from cbmemory.validation import check_id, check_k
 

@@ -22,10 +22,10 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.tools import RetrieverTool
 
 from cbmemory import AgentMemory
+from cbmemory.context import ContextConfig
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import SearchFilters
-from cbmemory.context import ContextConfig
 from cbmemory.retrieval.recipes import Recipe, get_recipe
 from cbmemory.validation import check_id, check_k
 

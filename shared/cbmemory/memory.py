@@ -24,11 +24,17 @@ from typing import Any
 
 import numpy as np
 
+from .context import ContextConfig, FormattedContext, format_context
 from .dates import MAX_INSTANT, to_utc, utcnow
 from .embedding.base import CachedEmbedder, Embedder
-from .errors import EmbedderMismatchError, InvalidDateError, InvalidInputError, RecipeMismatchWarning, WriteConflictError
+from .errors import (
+    EmbedderMismatchError,
+    InvalidDateError,
+    InvalidInputError,
+    RecipeMismatchWarning,
+    WriteConflictError,
+)
 from .ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, record_id, validate_messages
-from .context import ContextConfig, FormattedContext, format_context
 from .ingest.enrich import Derivation, Enricher, EnrichReport
 from .models import (
     ForgetResult,
