@@ -10,7 +10,6 @@ counted as evidence).
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import urllib.request
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from ..dates import to_utc
 from ..models import Message
+from .formats import EXPECTED, LOCOMO, DatasetFormatError, check_items, missing_key, read_json
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 # Labels used by mem0-lineage tables for the same ids (they follow the paper's listing order, not the code).
@@ -120,11 +120,20 @@ def parse_conversation(obj: dict) -> LocomoConversation:
 
 
 def load_locomo(path: str | Path) -> list[LocomoConversation]:
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a JSON list of LoCoMo conversations")
-    return [parse_conversation(obj) for obj in data]
+    """Every conversation of an official LoCoMo file. A file in another format raises ``DatasetFormatError``
+    naming the file, what it holds and what was expected."""
+    items = check_items(read_json(path, LOCOMO), path, LOCOMO)
+    out = []
+    for i, obj in enumerate(items):
+        if not isinstance(obj, dict):
+            raise DatasetFormatError(f"{path}: item {i} is not an object; expected {EXPECTED[LOCOMO]}")
+        try:
+            out.append(parse_conversation(obj))
+        except KeyError as exc:
+            raise missing_key(path, i, exc.args[0], LOCOMO) from None
+        except (TypeError, AttributeError, ValueError) as exc:  # a bad date (InvalidDateError) too
+            raise DatasetFormatError(f"{path}: item {i} is not a LoCoMo conversation: {exc}") from None
+    return out
 
 
 def download_official(dest: str | Path) -> Path:

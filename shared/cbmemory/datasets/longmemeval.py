@@ -18,7 +18,6 @@ cost no second embedding thanks to the content-hash cache.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -26,6 +25,7 @@ from pathlib import Path
 from ..dates import to_utc
 from ..errors import InvalidInputError
 from ..models import Message
+from .formats import LONGMEMEVAL, DatasetFormatError, check_items, looks_like, read_json
 
 QUESTION_TYPES = {
     "single-session-user": "SSU",
@@ -129,11 +129,16 @@ def parse_question(obj: object, where: str = "question") -> LongMemEvalQuestion:
 
 
 def load_longmemeval(path: str | Path) -> list[LongMemEvalQuestion]:
-    """All questions of an official LongMemEval file (a JSON list; a single instance object is accepted)."""
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    if isinstance(data, dict):
+    """All questions of an official LongMemEval file (a JSON list; a single instance object is accepted). A
+    file in another format raises ``DatasetFormatError`` naming the file and what was expected."""
+    data = read_json(path, LONGMEMEVAL)
+    if looks_like(data) == LONGMEMEVAL:
         data = [data]
-    if not isinstance(data, list):
-        raise InvalidInputError(f"{path}: expected a JSON list of LongMemEval questions")
-    return [parse_question(obj, f"item {i}") for i, obj in enumerate(data)]
+    items = check_items(data, path, LONGMEMEVAL)
+    out = []
+    for i, obj in enumerate(items):
+        try:
+            out.append(parse_question(obj, f"item {i}"))
+        except InvalidInputError as exc:  # a bad date too
+            raise DatasetFormatError(f"{path}: {exc}") from None
+    return out

@@ -12,15 +12,28 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..cli import positive
+
 # The main recipes: every experiment of the study that runs at the retrieval level.
 MAIN_RECIPES = ("vector", "vector_no_dates", "bm25", "vector_bm25_rerank_10", "vector_bm25_rerank_50",
                 "vector_bm25_rerank_100", "hybrid", "recency", "future_filter", "default")
 DEFAULT_EXTRA_ROWS = "bm25,oracle,full_context"  # rows.EXTRA_ROWS (not imported: the CLI's imports stay light)
 GET_LOCOMO = (
-    "LoCoMo is not at {path}. Get the official file (10 conversations, CC BY-NC 4.0, sha256-checked) with:\n"
-    "  python -c \"from cbmemory.datasets.locomo import download_official; download_official('locomo10.json')\"\n"
-    "then pass --data locomo10.json."
+    "LoCoMo is not at {path}; get the official file (10 conversations, CC BY-NC 4.0, sha256-checked) with "
+    "`python -c \"from cbmemory.datasets.locomo import download_official; download_official('locomo10.json')\"` "
+    "and pass --data locomo10.json"
 )
+GET_LONGMEMEVAL = (
+    "LongMemEval is not at {path}; download longmemeval_oracle.json, longmemeval_s_cleaned.json or "
+    "longmemeval_m_cleaned.json from the official LongMemEval release (xiaowu0162/longmemeval-cleaned) and pass --data"
+)
+# What `cbmemory demo` says before it starts: measured on 2 CPU cores (see README "Evaluating").
+DEMO_PLAN = ("cbmemory demo: offline retrieval evaluation of {n} recipes on {data} (MiniLM embedder, no API key). "
+             "It takes about {minutes} minutes on 2 CPU cores the first time (embedding every turn once per ingest "
+             "setting) and well under a minute when run again (the stores are kept); it writes {out}/summary.json, "
+             "{out}/matrix.md, {out}/heatmap.png, the per-question results in {out}/questions/ and the stores in "
+             "{stores}/.")
+DEMO_MINUTES = 4
 
 
 def _csv(text: str | None) -> list[str]:
@@ -71,14 +84,11 @@ def _qa(args: argparse.Namespace, dataset: str):
 
 
 def _check_data(path: str | None, dataset: str) -> Path | None:
+    """The data file, or ``None`` after one line on stderr saying where to get it."""
     if path and Path(path).exists():
         return Path(path)
-    if dataset == "locomo":
-        print(GET_LOCOMO.format(path=path), file=sys.stderr)
-    else:
-        print(f"LongMemEval is not at {path}. Download longmemeval_oracle.json / longmemeval_s_cleaned.json / "
-              "longmemeval_m_cleaned.json from the official LongMemEval release (xiaowu0162/longmemeval-cleaned) "
-              "and pass --data.", file=sys.stderr)
+    text = (GET_LOCOMO if dataset == "locomo" else GET_LONGMEMEVAL).format(path=path)
+    print(f"cbmemory: error: {text}", file=sys.stderr)
     return None
 
 
@@ -138,16 +148,18 @@ def _question_ids(args: argparse.Namespace, variants) -> list[str] | None:
 
 
 def _print_report(out: Path, metrics: list[str] | None, started: float | None = None) -> None:
-    from .report import PLOT_NOTE, can_plot, write_reports
+    from .report import PLOT_NOTE, can_plot, draws_heatmap, write_reports
 
     summary, text = write_reports(out, metrics or None)
     print(text)
-    drawn = can_plot()
+    drawn = draws_heatmap(summary)
     tail = f"wrote {out / 'summary.json'}, {out / 'matrix.md'}" + (f", {out / 'heatmap.png'}" if drawn else "")
     if started is not None:
         tail += f" in {time.perf_counter() - started:.0f} s"
     print(tail)
-    if not drawn:
+    if not summary["results"]:
+        print("note: no question was evaluated, so there is no heatmap and the tables are empty", file=sys.stderr)
+    elif not can_plot():
         print(PLOT_NOTE, file=sys.stderr)
 
 
@@ -172,23 +184,29 @@ def cmd_eval(args: argparse.Namespace) -> int:
         first = next(iter(variants.values()))
         print(f"sample {args.sample} (seed {args.sample_seed}): {len(first.questions)} questions from "
               f"{len({q.user_id for q in first.questions})} conversations", file=sys.stderr)
-    ks = sorted({int(x) for x in _csv(args.ks)} | {args.k})
+    ks = sorted(set(args.ks) | {args.k})
     enricher = _enricher(args)
     extra = parse_extra_rows(args.baselines)
     recipes, skipped = split_recipes(_recipes(args.recipes, "bm25" in extra), enricher is not None)
     recipes = _with_readings(recipes, args.readings)
     if skipped:
         print(SKIP_NOTE.format(names=", ".join(skipped)), file=sys.stderr)
-    run_eval(variants, args.out, recipes, k=args.k, ks=ks, baselines=[b for b in extra if b in BASELINES],
-             peers=expand(_csv(args.peers)), qa=_qa(args, args.dataset), store_dir=args.cache_dir,
-             fresh=args.fresh, progress=not args.quiet, workers=args.workers,
-             memory_options={"enricher": enricher} if enricher is not None else None,
-             settings={"data": str(data), "limit": args.limit, "scales": args.scale,
-                       "sample": None if args.sample is None else str(args.sample),
-                       "sample_seed": None if args.sample is None else args.sample_seed,
-                       "question_ids": question_ids,
-                       "conversations": getattr(args, "conversations", None),
-                       "enrich_llm": enricher.model if enricher is not None else None})
+    try:
+        run_eval(variants, args.out, recipes, k=args.k, ks=ks, baselines=[b for b in extra if b in BASELINES],
+                 peers=expand(_csv(args.peers)), qa=_qa(args, args.dataset), store_dir=args.cache_dir,
+                 fresh=args.fresh, progress=not args.quiet, workers=args.workers,
+                 memory_options={"enricher": enricher} if enricher is not None else None,
+                 settings={"data": str(data), "limit": args.limit, "scales": args.scale,
+                           "sample": None if args.sample is None else str(args.sample),
+                           "sample_seed": None if args.sample is None else args.sample_seed,
+                           "question_ids": question_ids,
+                           "conversations": getattr(args, "conversations", None),
+                           "enrich_llm": enricher.model if enricher is not None else None})
+    except KeyboardInterrupt:
+        from ..cli import Interrupted
+
+        raise Interrupted(f"the questions evaluated so far are kept in {Path(args.out) / 'questions'} and the "
+                          "stores ingested so far too; the same command goes on from there") from None
     if enricher is not None:
         st = enricher.runner.stats
         print(f"enrichment ({enricher.model}): {st.calls} LLM calls, {st.cached} cached, {st.repaired} repaired, "
@@ -223,9 +241,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     args.data, args.dataset, args.recipes, args.k, args.llm = data, "locomo", ",".join(MAIN_RECIPES), 10, None
     args.baselines, args.fresh, args.workers, args.limit, args.conversations = "oracle", True, 1, None, None
     args.scale, args.seed, args.metrics, args.sample, args.sample_seed = [1], 0, "", None, 0
-    args.ks = "1,3,5,10"  # no second, deeper search per question: the demo shows the matrix at k=10
-    print(f"cbmemory demo: offline retrieval evaluation of {len(MAIN_RECIPES)} recipes on {data} "
-          "(MiniLM embedder, no API key).", file=sys.stderr)
+    args.ks = [1, 3, 5, 10]  # no second, deeper search per question: the demo shows the matrix at k=10
+    stores = args.cache_dir or str(Path(args.out) / "stores")
+    print(DEMO_PLAN.format(n=len(MAIN_RECIPES), data=data, minutes=DEMO_MINUTES, out=args.out, stores=stores),
+          file=sys.stderr)
     return cmd_eval(args)
 
 
@@ -239,37 +258,56 @@ def _sample_spec(text: str):
 
 
 def _scales(text: str) -> list[int]:
-    values = [int(p) for p in _csv(text)]
+    try:
+        values = [int(p) for p in _csv(text)]
+    except ValueError:
+        values = []
     if not values or any(v < 1 or v > 50 for v in values):
         raise argparse.ArgumentTypeError("scales are integers from 1 to 50, e.g. 1,10")
     return values
 
 
+def _cutoffs(text: str) -> list[int]:
+    """``1,3,5,10``: cut-offs, each a whole number of at least 1."""
+    try:
+        values = [positive(p) for p in _csv(text)]
+    except argparse.ArgumentTypeError:
+        values = []
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers of at least 1, e.g. 1,5,10; "
+                                         f"got {text!r}")
+    return values
+
+
 def register(subparsers) -> None:
-    ev = subparsers.add_parser("eval", help="evaluate recipes on LoCoMo or LongMemEval (retrieval; QA with --llm)")
-    sub = ev.add_subparsers(dest="dataset", required=True)
+    ev = subparsers.add_parser("eval", help="evaluate recipes on LoCoMo or LongMemEval (retrieval; QA with --llm)",
+                               description="Evaluate recipes on LoCoMo or LongMemEval: per-question results, a "
+                               "summary, a Markdown matrix and a heatmap in --out.")
+    sub = ev.add_subparsers(dest="dataset", required=True, metavar="{locomo,longmemeval,report}")
     for name in ("locomo", "longmemeval"):
         p = sub.add_parser(name, help=f"evaluate on {name}")
         p.add_argument("--data", required=True, help="the dataset file (official format)")
-        p.add_argument("--out", required=True, help="output folder (resumable)")
+        p.add_argument("--out", required=True, help="output folder (resumable: a second run goes on where the "
+                       "first stopped)")
         p.add_argument("--recipes", default="main", help="comma-separated recipe names, 'main' or 'all'")
-        p.add_argument("--k", type=int, default=10)
-        p.add_argument("--ks", default="1,3,5,10,20,30,50", help="cut-offs of the recall/NDCG metrics")
+        p.add_argument("--k", type=positive, default=10, help="hits per question the matrix is scored at")
+        p.add_argument("--ks", type=_cutoffs, default="1,3,5,10,20,30,50",
+                       help="cut-offs of the recall/NDCG metrics (--k is always among them)")
         pick = p.add_mutually_exclusive_group()
-        pick.add_argument("--limit", type=int, help="a subset of at most N questions, balanced over categories "
-                          "and conversations (deterministic, the first questions in file order)")
+        pick.add_argument("--limit", type=positive, help="a subset of at most N questions, balanced over categories "
+                          "and conversations (deterministic, the first questions in file order; default: all)")
         pick.add_argument("--sample", type=_sample_spec, metavar="SPEC",
                           help="a fixed-seed draw per group, e.g. temporal=60,other=40: groups are category names "
                           "or codes, 'other' is every category not named; balanced over conversations (and the "
                           "categories of a group). The same seed and data give the same questions on every run; "
                           "their ids go to run.json and a resumed run must draw the same")
-        p.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default 0)")
+        p.add_argument("--sample-seed", type=int, default=0, help="seed of --sample")
         p.add_argument("--baselines", default=DEFAULT_EXTRA_ROWS,
                        help="extra rows beside the recipes: bm25 (the BM25-only recipe, added when not among "
                        "--recipes), oracle (the evidence sessions), full_context (the whole conversation); default "
                        "all three; 'none' (or '') for none, e.g. for LLM runs: full_context overflows a small "
                        "model's window and every extra row costs model time")
-        p.add_argument("--peers", default="", help="langchain, llamaindex, all, or peer names")
+        p.add_argument("--peers", default="", help="langchain, llamaindex, all, or peer names (default: none)")
         p.add_argument("--llm", help="reader model (ChatOpenAI); without it only retrieval is evaluated")
         p.add_argument("--llm-base-url", help="OpenAI-compatible server for the reader (e.g. a local one)")
         p.add_argument("--judge", help="judge model for J and context sufficiency (fixed for a study; may be the "
@@ -283,34 +321,37 @@ def register(subparsers) -> None:
         p.add_argument("--judge-base-url", help="server of the judge; default: --llm-base-url")
         p.add_argument("--no-today", action="store_true", help="leave 'Today is ...' out of the answer prompt")
         p.add_argument("--no-sufficiency", action="store_true", help="skip the context-sufficiency judge")
-        p.add_argument("--workers", type=int, default=1, help="parallel LLM calls")
+        p.add_argument("--workers", type=positive, default=1, help="parallel LLM calls")
         p.add_argument("--enrich-llm", help="ingest-time LLM for the summary/events/facts recipes (ChatOpenAI); "
                        "without it those recipes are skipped")
         p.add_argument("--enrich-base-url", help="OpenAI-compatible server of the ingest-time LLM")
         p.add_argument("--enrich-cache", help="SQLite cache of extractions (default: <cache dir>/enrich_cache.db)")
-        p.add_argument("--enrich-concurrency", type=int, default=4, help="ingest-time LLM calls in flight")
-        p.add_argument("--enrich-budget", type=int, default=64, help="ingest-time LLM calls per session at most")
+        p.add_argument("--enrich-concurrency", type=positive, default=4, help="ingest-time LLM calls in flight")
+        p.add_argument("--enrich-budget", type=positive, default=64, help="ingest-time LLM calls per session at most")
         p.add_argument("--cache-dir", help="where ingested stores live (default OUT/stores); share between runs")
-        p.add_argument("--metrics", default="", help="metrics for the printed tables and heatmap")
+        p.add_argument("--metrics", default="", help="comma-separated metrics for the printed tables and heatmap, "
+                       "e.g. ndcg@10,session_recall@10 (default: recall@k, recall_all@k and the QA scores)")
         p.add_argument("--fresh", action="store_true", help="discard earlier results in --out (keeps stores)")
-        p.add_argument("--quiet", action="store_true", help="no progress bar")
+        p.add_argument("--quiet", action="store_true", help="no progress bars")
         if name == "locomo":
             p.add_argument("--scale", type=_scales, default=[1],
                            help="haystack scales, e.g. 1,10: add other conversations' sessions as distractors")
-            p.add_argument("--conversations", type=int, help="only the first N conversations")
+            p.add_argument("--conversations", type=positive, help="only the first N conversations (default: all)")
             p.add_argument("--seed", type=int, default=0, help="seed of the distractor order")
         else:
             p.set_defaults(scale=[1], conversations=None, seed=0)
         p.set_defaults(func=cmd_eval)
     rep = sub.add_parser("report", help="rewrite summary.json, matrix.md and heatmap.png of a run")
-    rep.add_argument("--out", required=True)
-    rep.add_argument("--metrics", default="")
+    rep.add_argument("--out", required=True, help="the output folder of an earlier `cbmemory eval` run")
+    rep.add_argument("--metrics", default="", help="comma-separated metrics for the tables and heatmap, e.g. "
+                     "ndcg@10,session_recall@10 (default: recall@k, recall_all@k and the QA scores)")
     rep.set_defaults(func=cmd_report)
 
-    demo = subparsers.add_parser("demo", help="offline retrieval evaluation of the main recipes on LoCoMo")
+    demo = subparsers.add_parser("demo", help="offline retrieval evaluation of the main recipes on LoCoMo (about "
+                                 f"{DEMO_MINUTES} minutes on 2 CPU cores)")
     demo.add_argument("--data", help="LoCoMo file (default: ../shared/data/locomo/locomo-dev.json if present)")
-    demo.add_argument("--out", default="out/demo")
+    demo.add_argument("--out", default="out/demo", help="output folder")
     demo.add_argument("--peers", default="", help="also run LangChain/LlamaIndex peers: langchain,llamaindex")
     demo.add_argument("--cache-dir", help="where ingested stores live (default OUT/stores)")
-    demo.add_argument("--quiet", action="store_true")
+    demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(func=cmd_demo)

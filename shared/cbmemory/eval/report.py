@@ -27,10 +27,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import InvalidInputError
 from .metrics import aggregate, percentile
+from .rows import EvalSetupError
 from .runner import read_jsonl
 
 GROUPS = ("overall", "overall_answerable")
+
+
+class UnknownMetricError(InvalidInputError):
+    """A metric asked for (``--metrics``) that no row of the run has."""
 
 
 def _group_stats(recs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -73,6 +79,9 @@ def _group_stats(recs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 def summarise(out_dir: str | Path) -> dict[str, Any]:
     """Aggregate every row's JSONL into the summary (also written to ``out_dir/summary.json``)."""
     out = Path(out_dir)
+    if not (out / "run.json").is_file():
+        raise EvalSetupError(f"{out} holds no evaluation run (no run.json); write one with `cbmemory eval locomo "
+                             f"--data FILE --out {out}` (or `eval longmemeval`)")
     settings = json.loads((out / "run.json").read_text())
     categories = [c["name"] for c in settings["categories"]]
     unanswerable = {c["name"] for c in settings["categories"] if c.get("unanswerable")}
@@ -269,13 +278,39 @@ def can_plot() -> bool:
     return True
 
 
+def known_metrics(summary: Mapping[str, Any]) -> list[str]:
+    """Every metric some row of the run has a value of (overall or in a category), sorted."""
+    groups = [g for entry in summary["results"].values()
+              for g in (entry["overall"], entry["overall_answerable"], *entry["by_category"].values())]
+    return sorted({m for g in groups for m, v in g.items() if isinstance(v, (int, float))})
+
+
+def check_metrics(summary: Mapping[str, Any], metrics: Sequence[str] | None) -> None:
+    """Refuse (``UnknownMetricError``) metrics no row has, naming some that exist. A run without results
+    (nothing evaluated yet) has none to check against."""
+    known = known_metrics(summary)
+    unknown = [m for m in metrics or () if m not in known]
+    if unknown and known:
+        examples = [m for m in default_metrics(summary) if m in known] or known[:5]
+        raise UnknownMetricError(f"no row of this run has the metric{'s' if len(unknown) > 1 else ''} "
+                                 f"{', '.join(unknown)}; it has e.g. {', '.join(examples)} ({len(known)} metrics, "
+                                 "listed per row in summary.json)")
+
+
+def draws_heatmap(summary: Mapping[str, Any]) -> bool:
+    """Whether ``write_reports`` draws heatmap.png for this summary: there are results, and matplotlib."""
+    return bool(summary["results"]) and can_plot()
+
+
 def write_reports(out_dir: str | Path, metrics: Sequence[str] | None = None) -> tuple[dict[str, Any], str]:
-    """summary.json, matrix.md and, with matplotlib (``can_plot``), heatmap.png in ``out_dir``; returns the
-    summary and the Markdown."""
+    """summary.json, matrix.md and, when ``draws_heatmap`` (results, and matplotlib), heatmap.png in
+    ``out_dir``; returns the summary and the Markdown. Unknown ``metrics`` are refused before matrix.md and
+    heatmap.png are written."""
     out = Path(out_dir)
     summary = summarise(out)
+    check_metrics(summary, metrics)
     text = markdown(summary, metrics)
     (out / "matrix.md").write_text(text, encoding="utf-8")
-    if summary["results"] and can_plot():
+    if draws_heatmap(summary):
         heatmap(summary, out / "heatmap.png", metrics)
     return summary, text

@@ -21,6 +21,7 @@ returns at k. Latency: ``latency_ms`` is the search with the query vector alread
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import shutil
@@ -34,12 +35,13 @@ from typing import Any
 from ..context import DEFAULT_CONTEXT, ContextConfig, count_tokens, format_context, header, line_tokens
 from ..dates import utcnow
 from ..ingest import DEFAULT_INGEST, IngestConfig
-from ..models import Hit
+from ..models import Hit, IngestResult
 from ..retrieval.engine import retrieve
 from ..retrieval.recipes import Recipe
 from ..store.sqlite_sql import SCHEMA_VERSION  # a new store layout gets new files, not a refusal
 from .baselines import BASELINES, baseline_hits
 from .metrics import KS, retrieval_metrics, session_units
+from .progress import ingest_label, ingest_with_bar, rate
 from .questions import EvalQuestion, EvalSet
 from .rows import EvalSetupError, Row, plan_rows
 
@@ -113,6 +115,7 @@ class _Run:
         self._memories: dict[tuple[str, str], Any] = {}
         self._ingested: set[tuple[str, str, str]] = set()
         self.ingest_seconds: dict[str, float] = {}
+        self.writes: dict[tuple[str, str, str], IngestResult] = {}  # per (variant, ingest key, user): what was new
         self.failures: list[str] = []
 
     # -- stores
@@ -136,7 +139,8 @@ class _Run:
         mem = self.memory(variant, ingest)
         if (variant, ingest.key, user_id) not in self._ingested:
             start = time.perf_counter()
-            mem.add_sessions(user_id, self.variants[variant].haystacks[user_id].batches())  # idempotent, cached
+            written = mem.add_sessions(user_id, self.variants[variant].haystacks[user_id].batches())  # idempotent
+            self.writes[(variant, ingest.key, user_id)] = written
             took = time.perf_counter() - start
             name = f"{variant}|{ingest.key}"
             self.ingest_seconds[name] = self.ingest_seconds.get(name, 0.0) + took
@@ -337,6 +341,12 @@ def run_eval(
     return meta
 
 
+def _written(run: _Run, variant: str, ingest: IngestConfig, user: str) -> IngestResult | None:
+    """Ingest one user's haystack (if not done yet) and return what that write stored."""
+    run.ensure_user(variant, ingest, user)
+    return run.writes.get((variant, ingest.key, user))
+
+
 def _execute(run: _Run) -> None:
     from tqdm import tqdm
 
@@ -361,13 +371,19 @@ def _execute(run: _Run) -> None:
             settings.setdefault(DEFAULT_INGEST.key, DEFAULT_INGEST)
         needs += [(variant, ingest, user) for ingest in settings.values()]
     interval = 0.2 if sys.stderr.isatty() else 15.0
-    turns = sum(run.variants[v].haystacks[u].turns for v, _, u in needs)
-    with tqdm(total=turns, desc="ingest", unit="turn", file=sys.stderr, disable=not run.progress or not needs,
-              mininterval=interval) as bar:
-        for variant, ingest, user in needs:
-            bar.set_postfix_str(f"{variant} {user} {ingest.key}")
-            run.ensure_user(variant, ingest, user)
-            bar.update(run.variants[variant].haystacks[user].turns)
+    groups: dict[tuple[str, str], tuple[IngestConfig, list[str]]] = {}
+    for variant, ingest, user in needs:  # one bar per ingest setting, its total the data's turns
+        groups.setdefault((variant, ingest.key), (ingest, []))[1].append(user)
+    for (variant, _), (ingest, users) in groups.items():
+        label = ingest_label(ingest) + (f" (haystack {variant})" if len(run.variants) > 1 else "")
+        haystacks = run.variants[variant].haystacks
+        start = time.perf_counter()
+        tally = ingest_with_bar([(u, haystacks[u].turns) for u in users], label=label, enabled=run.progress,
+                                ingest_one=functools.partial(_written, run, variant, ingest), mininterval=interval)
+        if run.progress:
+            took = time.perf_counter() - start
+            print(f"ingest {label}: {sum(haystacks[u].turns for u in users):,} turns of {len(users)} users, "
+                  f"{tally} {ingest.unit}s in {took:.1f} s{rate(tally, took, ingest.unit)}", file=sys.stderr)
     # phase 2: retrieval (and QA) per user
     bar = tqdm(total=total, desc="eval", unit="q", file=sys.stderr, disable=not run.progress, smoothing=0.05,
                mininterval=interval)

@@ -26,9 +26,12 @@ def test_cli_ingest_search_stats_forget(tmp_path, capsys):
     assert len(hits) == 10 and {"turn_id", "session_id", "score", "text"} <= set(hits[0])
     assert "D1:3" in [h["turn_id"] for h in hits]
     assert main(["stats", "--db", db]) == 0
-    assert json.loads(capsys.readouterr().out)["records"] == ingest["turns"]
-    assert main(["search", "anything", "--db", db, "--user", "conv-99", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == []
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["records"] == ingest["turns"]
+    assert stats["by_user"] == [{"user": "conv-26", "records": ingest["turns"], "sessions": 19}]
+    assert main(["search", "anything", "--db", db, "--user", "conv-99", "--json"]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == "" and "holds no user 'conv-99'" in printed.err and "cbmemory stats --db" in printed.err
     assert main(["forget", "--db", db, "--user", "conv-26"]) == 0
     assert json.loads(capsys.readouterr().out)["forgotten_records"] == ingest["turns"]
     assert main(["recipes"]) == 0 and "vector_bm25_rerank_50" in capsys.readouterr().out
