@@ -46,12 +46,13 @@ class UnknownUserError(InvalidInputError):
 
 # ---------------------------------------------------------------------------- the parser
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
-    """Shows an option's default after its help, unless there is none to show (``None``, a flag's ``False``)
-    or the help already says it."""
+    """Shows an option's default after its help, unless there is none to show (``None``, ``""``, a flag's
+    ``False``) or the help already says it."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if action.default in (None, False, argparse.SUPPRESS) or "default" in text.lower() or action.required:
+        if action.default is None or action.default is False or action.default in ("", argparse.SUPPRESS) \
+                or "default" in text.lower() or action.required:
             return text
         return super()._get_help_string(action)
 
@@ -144,20 +145,18 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from .eval.progress import ingest_label, ingest_with_bar, rate
 
     noun, batches, turns = _dataset(args.dataset, args.path)
-    kept: list[str] = []
     start = time.perf_counter()
     with _memory(args) as memory:
         label = ingest_label(memory.ingest)
 
         def one(user: str):
-            result = memory.add_sessions(user, batches[user])  # one transaction per user
-            kept.append(user)
-            return result
+            return memory.add_sessions(user, batches[user])  # one transaction per user
 
         try:
             tally = ingest_with_bar([(u, turns[u]) for u in batches], one, label=label, enabled=not args.quiet,
                                     mininterval=0.2 if sys.stderr.isatty() else 15.0)
         except KeyboardInterrupt:
+            kept = set(memory.store.users()) & set(batches)  # asked of the store: a commit may have just ended
             raise Interrupted(f"{len(kept)} of {len(batches)} {noun} are stored in {args.db}, each whole (one "
                               "transaction each); running the same command again stores the rest and skips "
                               "what is there") from None

@@ -84,3 +84,43 @@ def test_sample_and_limit_are_exclusive_and_a_bad_spec_is_a_usage_error(locomo_f
             main([*base, *extra])
         assert exc.value.code == 2
     assert "NAME=N" in capsys.readouterr().err
+
+
+def test_report_refuses_an_unknown_metric_without_rewriting_the_tables(locomo_file, tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(["eval", "locomo", "--data", str(locomo_file), "--out", str(out), "--recipes", "bm25", "--k", "3",
+                 "--ks", "3", "--baselines", "none", "--quiet"]) == 0
+    capsys.readouterr()
+    matrix, heatmap = (out / "matrix.md").read_bytes(), (out / "heatmap.png").read_bytes()
+    assert main(["eval", "report", "--out", str(out), "--metrics", "bogus@10,recall@3"]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == "" and printed.err.count("\n") == 1 and "Traceback" not in printed.err
+    assert "no row of this run has the metric bogus@10; it has e.g. recall@3" in printed.err
+    assert (out / "matrix.md").read_bytes() == matrix and (out / "heatmap.png").read_bytes() == heatmap
+
+
+def test_ingest_progress_names_each_setting_and_a_rerun_stores_nothing_new(locomo_file, tmp_path, capsys):
+    args = ["eval", "locomo", "--data", str(locomo_file), "--out", str(tmp_path / "p"), "--recipes",
+            "vector,vector_no_dates", "--k", "3", "--ks", "3", "--baselines", "none"]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    turns = sum(len(t) for c in json.loads(locomo_file.read_text()) for k, t in c["conversation"].items()
+                if k.startswith("session_") and not k.endswith("date_time"))
+    assert "embedding conv-" in err and ": dates off, previous turn off" in err  # the bar's readable label
+    for label in ("dates on, previous turn off", "dates off, previous turn off"):  # totals per setting
+        assert f"ingest {label}: {turns:,} turns of 2 users, {turns:,} new, 0 unchanged turns in" in err
+    assert main([*args, "--fresh"]) == 0  # the stores are kept: every turn is already there
+    err = capsys.readouterr().err
+    assert f"ingest dates on, previous turn off: {turns:,} turns of 2 users, 0 new, {turns:,} unchanged turns" in err
+    assert "turns/s" not in err
+
+
+def test_demo_says_up_front_how_long_it_takes_and_what_it_writes(locomo_file, tmp_path, capsys, monkeypatch):
+    from cbmemory.eval import cli as eval_cli
+
+    monkeypatch.setattr(eval_cli, "cmd_eval", lambda args: 0)  # the plan only, not the run
+    out = tmp_path / "demo"
+    assert main(["demo", "--data", str(locomo_file), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"about {eval_cli.DEMO_MINUTES} minutes on 2 CPU cores" in err
+    assert f"{out}/summary.json" in err and f"{out}/heatmap.png" in err and f"{out}/stores/" in err

@@ -335,7 +335,8 @@ def register(subparsers) -> None:
         p.add_argument("--quiet", action="store_true", help="no progress bars")
         if name == "locomo":
             p.add_argument("--scale", type=_scales, default=[1],
-                           help="haystack scales, e.g. 1,10: add other conversations' sessions as distractors")
+                           help="haystack scales, e.g. 1,10: add other conversations' sessions as distractors "
+                           "(default: 1, the conversations as they are)")
             p.add_argument("--conversations", type=positive, help="only the first N conversations (default: all)")
             p.add_argument("--seed", type=int, default=0, help="seed of the distractor order")
         else:
