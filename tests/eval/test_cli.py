@@ -117,10 +117,14 @@ def test_ingest_progress_names_each_setting_and_a_rerun_stores_nothing_new(locom
 
 def test_demo_says_up_front_how_long_it_takes_and_what_it_writes(locomo_file, tmp_path, capsys, monkeypatch):
     from cbmemory.eval import cli as eval_cli
+    from cbmemory.eval import runner
 
-    monkeypatch.setattr(eval_cli, "cmd_eval", lambda args: 0)  # the plan only, not the run
+    runs = []
+    monkeypatch.setattr(runner, "run_eval", lambda *args, **kwargs: runs.append(kwargs))  # the set-up, not the run
+    monkeypatch.setattr(eval_cli, "_print_report", lambda *args: None)
     out = tmp_path / "demo"
     assert main(["demo", "--data", str(locomo_file), "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"about {eval_cli.DEMO_MINUTES} minutes on 2 CPU cores" in err
+    assert err.splitlines()[0].startswith("cbmemory demo: ") and len(runs) == 1 and runs[0]["k"] == 10
+    assert f"about {eval_cli.DEMO_MINUTES} minutes on 2 CPU cores" in err
     assert f"{out}/summary.json" in err and f"{out}/heatmap.png" in err and f"{out}/stores/" in err

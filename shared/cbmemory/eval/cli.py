@@ -242,6 +242,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     args.baselines, args.fresh, args.workers, args.limit, args.conversations = "oracle", True, 1, None, None
     args.scale, args.seed, args.metrics, args.sample, args.sample_seed = [1], 0, "", None, 0
     args.ks = [1, 3, 5, 10]  # no second, deeper search per question: the demo shows the matrix at k=10
+    args.readings = None  # each recipe read its own way
     stores = args.cache_dir or str(Path(args.out) / "stores")
     print(DEMO_PLAN.format(n=len(MAIN_RECIPES), data=data, minutes=DEMO_MINUTES, out=args.out, stores=stores),
           file=sys.stderr)
