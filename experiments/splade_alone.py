@@ -1,8 +1,10 @@
 """SPLADE-tiny alone on LoCoMo: evidence recall per category, encoding speed and query latency.
 
-One turn is one document, built by the ingest code itself (``build_records``), in up to three variants:
+One turn is one document, built by the ingest code itself (``build_records``), in up to four variants:
 
 - ``raw``: the turn's own text, as said;
+- ``undated``: the indexed text without the date (``Caroline: ...`` plus the image caption), what the
+  ``vector_no_dates`` recipe indexes;
 - ``dated``: the indexed text of the default ingest (``[Sunday, 7 May 2023] Caroline: ...`` plus the image
   caption), what the ``vector`` and ``bm25`` recipes index;
 - ``context``: the same with the turn it answers in front (``IngestConfig(with_previous_turn=True)``), what
@@ -16,7 +18,7 @@ evidence; "overall" counts all five categories, as the README's tables do.
 The document vectors are cached (``--cache``, an ``.npz``) with the settings they were made with, so a rerun
 only encodes the queries; ``--fresh`` encodes everything again (and so measures the encoding speed).
 
-    .venv/bin/python experiments/splade_alone.py                      # LoCoMo dev, all three variants
+    .venv/bin/python experiments/splade_alone.py                      # LoCoMo dev, every variant
     .venv/bin/python experiments/splade_alone.py --max-terms all,128,64 --variants dated
 """
 
@@ -36,13 +38,16 @@ from pathlib import Path
 import numpy as np
 
 from cbmemory.datasets.locomo import default_path, load_locomo
-from cbmemory.embedding.splade import SparseMatrix, SparseVector, SpladeEncoder
+from cbmemory.embedding.sparse import SparseMatrix, SparseVector
+from cbmemory.embedding.splade import SpladeEncoder
 from cbmemory.eval.metrics import aggregate, retrieval_metrics
 from cbmemory.eval.questions import EvalSet, from_locomo
 from cbmemory.ingest import IngestConfig
 from cbmemory.ingest.records import build_records
+from cbmemory.text import content_hash
 
-VARIANTS = {"raw": IngestConfig(), "dated": IngestConfig(), "context": IngestConfig(with_previous_turn=True)}
+VARIANTS = {"raw": IngestConfig(), "undated": IngestConfig(anchor_dates=False), "dated": IngestConfig(),
+            "context": IngestConfig(with_previous_turn=True)}
 KS = (1, 5, 10, 20, 50)
 CACHE_VERSION = 1
 INGESTED_AT = datetime(2030, 1, 1, tzinfo=timezone.utc)  # records need one; nothing here reads it
@@ -96,7 +101,9 @@ def _meta(encoder: SpladeEncoder, docs: Corpus) -> dict[str, object]:
 
 
 def save_cache(path: Path, store: dict[str, tuple[SpladeEncoder, Corpus, list[SparseVector]]]) -> None:
-    """Every variant's vectors, one CSR triple (indptr, ids, weights) each, plus users, turns and meta."""
+    """Every variant's vectors, one CSR triple (``<variant>/indptr``, ``/ids``, ``/weights``: document i's terms
+    are ``ids[indptr[i]:indptr[i + 1]]``), plus each document's user, turn id and ``content_hash`` of its text,
+    and the settings they were made with (``/meta``)."""
     arrays: dict[str, np.ndarray] = {}
     if path.exists():
         with np.load(path) as z:
@@ -108,6 +115,7 @@ def save_cache(path: Path, store: dict[str, tuple[SpladeEncoder, Corpus, list[Sp
         arrays[f"{variant}/weights"] = np.concatenate([v.weights for v in vecs])
         arrays[f"{variant}/users"] = np.array(docs.users)
         arrays[f"{variant}/turns"] = np.array(docs.turns)
+        arrays[f"{variant}/hashes"] = np.array([content_hash(t) for t in docs.texts])  # as the store keys vectors
         arrays[f"{variant}/meta"] = np.array(json.dumps(_meta(encoder, docs)))
     tmp = path.with_name(path.name + ".tmp.npz")
     np.savez(tmp, **arrays)  # type: ignore[arg-type]
@@ -145,7 +153,7 @@ def _fmt(x: float | None) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default=str(default_path() or ""), help="LoCoMo file (default: locomo-dev.json)")
-    p.add_argument("--variants", default="raw,dated,context", help=f"comma-separated: {', '.join(VARIANTS)}")
+    p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated: {', '.join(VARIANTS)}")
     p.add_argument("--max-terms", default="all", help="comma-separated: all, or a number of terms kept")
     p.add_argument("--cache", default="/tmp/splade_cache.npz", help="document vectors cache ('' for none)")
     p.add_argument("--fresh", action="store_true", help="encode the documents again even if cached")
@@ -164,14 +172,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     cache = Path(args.cache) if args.cache else None
     load_before = os.getloadavg()
     results: dict[str, object] = {"data": args.data, "encoder": encoder.name, "cpus": os.cpu_count(),
-                                  "questions": len(es.questions), "variants": {}}
+                                  "questions": len(es.questions), "variants": {},
+                                  "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS")}
     print(f"# SPLADE-tiny alone on {Path(args.data).name}: {len(es.haystacks)} conversations, "
           f"{len(es.questions)} questions; load average {load_before[0]:.2f} at start", file=sys.stderr)
 
     start = time.perf_counter()
-    queries = [encoder.encode_query(q.question) for q in es.questions]  # the first call loads the model
-    query_ms = 1000 * (time.perf_counter() - start) / len(queries)
-    results["query_encode_ms"] = query_ms
+    encoder.encode_query("load the model")
+    results["load_s"] = time.perf_counter() - start
+    queries, took = [], []
+    for q in es.questions:
+        start = time.perf_counter()
+        queries.append(encoder.encode_query(q.question))
+        took.append(1000 * (time.perf_counter() - start))
+    results["query_encode_ms"] = {"mean": float(np.mean(took)), "p50": float(np.percentile(took, 50)),
+                                  "p95": float(np.percentile(took, 95))}
     to_save: dict[str, tuple[SpladeEncoder, Corpus, list[SparseVector]]] = {}
     for variant in variants:
         docs = corpus(es, variant)
@@ -181,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             start = time.perf_counter()
             vecs = encoder.encode_documents(list(docs.texts))
             speed = len(vecs) / (time.perf_counter() - start)
-            to_save[variant] = (encoder, docs, vecs)
+        to_save[variant] = (encoder, docs, vecs)
         nnz = np.array([len(v) for v in vecs])
         info: dict[str, object] = {"docs": len(vecs), "docs_per_s": speed, "nnz_mean": float(nnz.mean()),
                                    "nnz_p95": float(np.percentile(nnz, 95)), "by_max_terms": {}}
@@ -194,17 +209,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if cache is not None and to_save:
         save_cache(cache, to_save)
     results["load_average"] = {"start": load_before, "end": os.getloadavg()}
-    _print(results, [c.category for c in es.categories])
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1))
+    _print(results, [c.name for c in es.categories])
     return 0
 
 
 def _print(results: dict, categories: list[str]) -> None:
     cols = [*categories, "overall", "overall_answerable"]
-    print(f"query encoding: {results['query_encode_ms']:.1f} ms/query (one at a time, model load included)")
+    qms = results["query_encode_ms"]
+    print(f"model load {results['load_s']:.2f} s; query encoding, one at a time: mean {qms['mean']:.1f} ms, "
+          f"p50 {qms['p50']:.1f}, p95 {qms['p95']:.1f}")
     print(f"load average: start {results['load_average']['start'][0]:.2f}, "
-          f"end {results['load_average']['end'][0]:.2f} ({results['cpus']} CPUs)\n")
+          f"end {results['load_average']['end'][0]:.2f} ({results['cpus']} CPUs; "
+          f"OPENBLAS_NUM_THREADS={results['OPENBLAS_NUM_THREADS']})\n")
     print("| variant | max terms | " + " | ".join(cols) + " | R@5 | R@50 | nDCG@10 |")
     print("|---|---|" + "---|" * (len(cols) + 3))
     for variant, info in results["variants"].items():

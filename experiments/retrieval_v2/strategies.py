@@ -183,3 +183,33 @@ def qtype(question: str) -> str:
     if _MULTI.search(question):
         return "list"
     return "other"
+
+
+# ------------------------------------------------------------------ combined
+def v2_scores(q: Question, u: User, *, pool: int = 50, alpha: float = 0.5, lam: float = 1.0, agg: str = "max",
+              w_vec: float = 1.0, vec: np.ndarray | None = None, bm25: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, dict[int, int]]:
+    """Fused score + alpha * the best adjacent turn's fused score + lam * the session's aggregate of fused
+    scores (normalised to the best session); candidates: the union and its neighbours."""
+    fused, union, best = fused_scores(q, u, pool=pool, w_vec=w_vec, vec=vec, bm25=bm25)
+    score = fused.copy()
+    if alpha:
+        prev_s = np.where(u.prev >= 0, fused[np.maximum(u.prev, 0)], 0.0)
+        next_s = np.where(u.next >= 0, fused[np.maximum(u.next, 0)], 0.0)
+        score += alpha * np.maximum(prev_s, next_s)
+    if lam:
+        ss = session_scores(fused, union, u, agg)
+        if ss.max() > 0:
+            score += lam * ss[u.sess] / ss.max()
+    cand = union
+    if alpha:
+        nb = np.concatenate([u.prev[union], u.next[union]])
+        cand = np.unique(np.concatenate([union, nb[nb >= 0]]))
+    return score, cand, best
+
+
+def make_v2(pool: int = 50, alpha: float = 0.5, lam: float = 1.0, agg: str = "max", w_vec: float = 1.0) -> Ranker:
+    def rank(q: Question, u: User) -> list[int]:
+        score, cand, best = v2_scores(q, u, pool=pool, alpha=alpha, lam=lam, agg=agg, w_vec=w_vec)
+        return order(cand, score, best, u)
+    return rank

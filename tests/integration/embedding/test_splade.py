@@ -8,15 +8,14 @@ import hashlib
 import numpy as np
 import pytest
 
+from cbmemory.embedding.sparse import SparseMatrix, sparse_dot
 from cbmemory.embedding.splade import (
     WEIGHTS_SHA256,
     ModelFileError,
-    SparseMatrix,
     SpladeEncoder,
     bundled_weights,
     dump_safetensors,
     load_model,
-    sparse_dot,
 )
 from cbmemory.errors import MissingDependencyError
 

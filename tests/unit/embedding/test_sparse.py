@@ -10,14 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cbmemory.embedding.splade import (
-    ModelFileError,
-    SparseMatrix,
-    SparseVector,
-    dump_safetensors,
-    parse_safetensors,
-    sparse_dot,
-)
+from cbmemory.embedding.sparse import SparseMatrix, SparseVector, sparse_dot
+from cbmemory.embedding.splade import ModelFileError, dump_safetensors, parse_safetensors
 from cbmemory.errors import InvalidInputError, InvalidVectorError
 
 
@@ -66,6 +60,13 @@ def test_equality_compares_contents():
 def test_malformed_vectors_are_refused(ids, weights):
     with pytest.raises(InvalidVectorError):
         SparseVector(np.array(ids), np.array(weights))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint32, np.uint64, np.int16])
+def test_unsigned_and_narrow_ids_are_checked_without_wrapping(dtype):
+    assert SparseVector(np.array([1, 2], dtype=dtype), np.array([1.0, 1.0])).ids.tolist() == [1, 2]
+    with pytest.raises(InvalidVectorError):  # decreasing: an unsigned difference would wrap to a large number
+        SparseVector(np.array([2, 1], dtype=dtype), np.array([1.0, 1.0]))
 
 
 def test_top_keeps_the_largest_weights_in_id_order():
