@@ -86,7 +86,7 @@ def test_json_is_plain_data_with_enum_strings():
     r = d["retrieval"]
     assert r["signals"] == ["vector", "bm25"] and r["fusion"] == "weighted" and r["rerank"] == "none"
     assert d["ingest"]["with_previous_turn"] is True
-    assert json.loads(RECIPES["hybrid_dates"].to_json())["ingest"]["date_rules"] == "rules-v1"
+    assert json.loads(RECIPES["hybrid_dates"].to_json())["ingest"]["date_rules"] == "rules-v2"
     assert json.loads(RECIPES["events"].to_json())["ingest"]["enrich"]["modes"] == ["summary", "events"]
 
 
