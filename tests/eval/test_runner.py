@@ -103,6 +103,12 @@ def test_a_custom_recipe_is_stamped_whole_and_a_changed_one_is_refused(locomo_se
     assert Recipe.from_dict(summary["results"]["bm25_wide"]["recipe"]) == mine
     with pytest.raises(EvalSetupError, match="bm25_wide"):  # same name, other settings: not mixed in one file
         _run(locomo_set, out, [mine.with_(text_pool=90)], minilm, baselines=())
+    # a run recorded before a field existed (its recipe lacks a field whose default changes nothing) resumes
+    settings = json.loads((out / "run.json").read_text())
+    del settings["rows"]["bm25_wide"]["recipe"]["retrieval"]["speaker_weight"]
+    (out / "run.json").write_text(json.dumps(settings))
+    _run(locomo_set, out, [mine], minilm, baselines=())
+    assert len(read_jsonl(out / "questions" / "bm25_wide.jsonl")) == 11  # nothing run twice
 
 
 def _reader(log):

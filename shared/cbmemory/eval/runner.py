@@ -34,6 +34,7 @@ from typing import Any
 
 from ..context import DEFAULT_CONTEXT, ContextConfig, count_tokens, format_context, header, line_tokens
 from ..dates import utcnow
+from ..errors import InvalidInputError
 from ..ingest import DEFAULT_INGEST, IngestConfig
 from ..models import Hit, IngestResult
 from ..retrieval.engine import retrieve
@@ -243,6 +244,20 @@ class _Run:
         return rec, context.text, shown
 
 
+def _same_row(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether a row described in an earlier run is the same row now. Recipes are compared as recipes, so a
+    field added since (with a default that changes nothing) does not make an old run look different."""
+    if old == new:
+        return True
+    rest = [k for k in set(old) | set(new) if k != "recipe"]
+    if any(old.get(k) != new.get(k) for k in rest) or not old.get("recipe") or not new.get("recipe"):
+        return False
+    try:
+        return Recipe.from_dict(old["recipe"]) == Recipe.from_dict(new["recipe"])
+    except InvalidInputError:  # written by a version that knew fields this one does not
+        return False
+
+
 def _load_settings(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
     """Check that a resumed run has the same settings; returns the merged settings."""
     if not path.exists():
@@ -260,7 +275,7 @@ def _load_settings(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
             raise EvalSetupError(f"{path.parent} holds a run with {key}={a!r}, not {b!r}; use another --out or "
                                  "--fresh to start over")
     for name, desc in settings["rows"].items():
-        if name in old.get("rows", {}) and old["rows"][name] != desc:
+        if name in old.get("rows", {}) and not _same_row(old["rows"][name], desc):
             raise EvalSetupError(f"{path.parent}: row {name!r} was run with other settings; use another --out "
                                  "or --fresh")
     merged = dict(old)
