@@ -164,8 +164,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     took = time.perf_counter() - start
     total = sum(turns.values())
     if not args.quiet:
-        print(f"ingested {len(batches):,} {noun if len(batches) != 1 else noun[:-1]} ({total:,} turns) into {args.db}, {label}: {tally} {unit}s in "
-              f"{took:.1f} s{rate(tally, took, unit)}", file=sys.stderr)
+        users = f"{len(batches):,} {noun if len(batches) != 1 else noun[:-1]}"
+        print(f"ingested {users} ({total:,} turns) into {args.db}, {label}: {tally} {unit}s in {took:.1f} s"
+              f"{rate(tally, took, unit)}", file=sys.stderr)
     print(json.dumps({noun: len(batches), "turns": total, "new": tally.inserted, "replaced": tally.replaced,
                       "unchanged": tally.unchanged, "seconds": round(took, 2),
                       "embedded_per_s": round(tally.embedded / took, 1) if tally.embedded and took else None}))
@@ -379,11 +380,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 # ---------------------------------------------------------------------------- the one place errors end
 def _os_error(exc: OSError) -> tuple[int, str]:
-    name = exc.filename if exc.filename is not None else "a file"
+    if exc.filename is None:
+        return FAILURE, str(exc.strerror or exc)
+    name = exc.filename
     if isinstance(exc, FileNotFoundError):
         return USAGE, f"{name}: no such file or directory"
     if isinstance(exc, IsADirectoryError):
         return USAGE, f"{name} is a directory; expected a file"
+    if isinstance(exc, FileExistsError):
+        return USAGE, f"{name} exists and is not a folder"
     if isinstance(exc, NotADirectoryError):
         return USAGE, f"{name}: a part of the path is not a directory"
     if isinstance(exc, PermissionError):

@@ -126,5 +126,19 @@ def test_demo_says_up_front_how_long_it_takes_and_what_it_writes(locomo_file, tm
     assert main(["demo", "--data", str(locomo_file), "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert err.splitlines()[0].startswith("cbmemory demo: ") and len(runs) == 1 and runs[0]["k"] == 10
-    assert f"about {eval_cli.DEMO_MINUTES} minutes on 2 CPU cores" in err
+    assert f"about {eval_cli.DEMO_MINUTES} minutes on 2 idle CPU cores" in err
     assert f"{out}/summary.json" in err and f"{out}/heatmap.png" in err and f"{out}/stores/" in err
+
+
+def test_ctrl_c_during_eval_exits_130_saying_what_is_kept(locomo_file, tmp_path, capsys, monkeypatch):
+    from cbmemory.eval import runner
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run_eval", interrupted)
+    out = tmp_path / "cut"
+    assert main(["eval", "locomo", "--data", str(locomo_file), "--out", str(out), "--baselines", "none"]) == 130
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == (f"cbmemory: interrupted; the memories ingested so far are kept in {out / 'stores'}, and the "
+                   f"questions evaluated so far in {out / 'questions'}; the same command goes on from there")

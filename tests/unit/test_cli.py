@@ -128,6 +128,8 @@ FAILURES = {
     "a directory": (IsADirectoryError(21, "Is a directory", "data"), 2, "data is a directory; expected a file"),
     "no permission": (PermissionError(13, "Permission denied", "x.db"), 2, "x.db: permission denied"),
     "disk full": (OSError(28, "No space left on device", "x.db"), 1, "x.db: No space left on device"),
+    "a file where a folder goes": (FileExistsError(17, "File exists", "out"), 2, "out exists and is not a folder"),
+    "no file named": (OSError(5, "Input/output error"), 1, "Input/output error"),
     "not json": (json.JSONDecodeError("Expecting value", "oops", 0), 2, "not valid JSON (Expecting value"),
     "not text": (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"), 2, "not UTF-8 text"),
     "sqlite": (sqlite3.OperationalError("disk I/O error"), 1, "SQLite error: disk I/O error"),

@@ -27,12 +27,14 @@ GET_LONGMEMEVAL = (
     "LongMemEval is not at {path}; download longmemeval_oracle.json, longmemeval_s_cleaned.json or "
     "longmemeval_m_cleaned.json from the official LongMemEval release (xiaowu0162/longmemeval-cleaned) and pass --data"
 )
-# What `cbmemory demo` says before it starts: measured on 2 CPU cores (see README "Evaluating").
+# What `cbmemory demo` says before it starts. The 4 minutes were measured on LoCoMo's dev file (3 ingest settings
+# x 4,805 turns, embedding most of the time) on 2 otherwise idle CPU cores; with a local LLM busy on the same
+# cores the embedding ran at 12 turns/s, about 5 times slower.
 DEMO_PLAN = ("cbmemory demo: offline retrieval evaluation of {n} recipes on {data} (MiniLM embedder, no API key). "
-             "It takes about {minutes} minutes on 2 CPU cores the first time (embedding every turn once per ingest "
-             "setting) and well under a minute when run again (the stores are kept); it writes {out}/summary.json, "
-             "{out}/matrix.md, {out}/heatmap.png, the per-question results in {out}/questions/ and the stores in "
-             "{stores}/.")
+             "It takes about {minutes} minutes on 2 idle CPU cores the first time (it embeds every turn once per "
+             "ingest setting) and well under a minute when run again (the stores are kept); it writes "
+             "{out}/summary.json, {out}/matrix.md, {out}/heatmap.png, the per-question results in {out}/questions/ "
+             "and the stores in {stores}/.")
 DEMO_MINUTES = 4
 
 
@@ -205,8 +207,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         from ..cli import Interrupted
 
-        raise Interrupted(f"the questions evaluated so far are kept in {Path(args.out) / 'questions'} and the "
-                          "stores ingested so far too; the same command goes on from there") from None
+        stores = args.cache_dir or Path(args.out) / "stores"
+        kept = "" if args.fresh else f", and the questions evaluated so far in {Path(args.out) / 'questions'}"
+        raise Interrupted(f"the memories ingested so far are kept in {stores}{kept}; the same command goes on "
+                          "from there") from None
     if enricher is not None:
         st = enricher.runner.stats
         print(f"enrichment ({enricher.model}): {st.calls} LLM calls, {st.cached} cached, {st.repaired} repaired, "
@@ -350,7 +354,7 @@ def register(subparsers) -> None:
     rep.set_defaults(func=cmd_report)
 
     demo = subparsers.add_parser("demo", help="offline retrieval evaluation of the main recipes on LoCoMo (about "
-                                 f"{DEMO_MINUTES} minutes on 2 CPU cores)")
+                                 f"{DEMO_MINUTES} minutes on 2 idle CPU cores)")
     demo.add_argument("--data", help="LoCoMo file (default: ../shared/data/locomo/locomo-dev.json if present)")
     demo.add_argument("--out", default="out/demo", help="output folder")
     demo.add_argument("--peers", default="", help="also run LangChain/LlamaIndex peers: langchain,llamaindex")
