@@ -58,6 +58,8 @@ SIGNALS = tuple(s.value for s in Signal)
 KINDS: tuple[str, ...] = get_args(RecordKind)
 SPEAKER = "speaker"  # the name of the speaker-boost list among the fused lists
 DATE = "date"  # the name of the question-date list among the fused lists
+NEIGHBOUR = "neighbour"  # a hit's adjacent-turn term (context_boost), in its signals
+SESSION = "session"  # a hit's session term (context_boost), in its signals
 
 
 def _choice(kind: type[_C], value: object, field: str) -> _C:
@@ -120,6 +122,15 @@ class RetrievalConfig:
       list with this weight, fused like the speaker list (both join the same fusion when both apply). With
       ``weighted`` fusion, a weight above the sum of the other lists' weights puts every in-span candidate
       first: a filter that never leaves fewer than k hits. 0 turns it off.
+    - ``neighbour_weight``: evidence is often the turn just before or after the best match. Each candidate
+      (after fusion and the boosts) gains this weight times the larger score of its two adjacent turns in
+      its session (same kind; a turn that is no candidate scores 0), and the candidates' adjacent turns
+      join the candidates (scored by that term alone, unless candidates themselves). The list still holds
+      k memories: neighbours rise into it only by displacing weaker hits. 0 turns it off.
+    - ``session_weight``: each candidate gains this weight times its session's evidence, the best score
+      among the session's candidates divided by the best score of all (so the best session's turns gain
+      the full weight): turns of a session that matches the question strongly rise over isolated matches
+      elsewhere. 0 turns it off.
     """
 
     signals: tuple[Signal, ...] = (Signal.VECTOR,)
@@ -139,6 +150,8 @@ class RetrievalConfig:
     kinds: tuple[str, ...] | None = None
     speaker_weight: float = 0.0
     date_weight: float = 0.0
+    neighbour_weight: float = 0.0
+    session_weight: float = 0.0
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -174,6 +187,8 @@ class RetrievalConfig:
             put(self, "kinds", kinds)
         put(self, "speaker_weight", _weight(self.speaker_weight, "speaker_weight"))
         put(self, "date_weight", _weight(self.date_weight, "date_weight"))
+        put(self, "neighbour_weight", _weight(self.neighbour_weight, "neighbour_weight"))
+        put(self, "session_weight", _weight(self.session_weight, "session_weight"))
 
     def with_(self, **changes: Any) -> RetrievalConfig:
         """A copy with some fields changed (the original is untouched)."""
@@ -192,6 +207,7 @@ class RetrievalConfig:
             "recency_pool": self.recency_pool, "future_filter": self.future_filter, "k": self.k,
             "token_budget": self.token_budget, "kinds": list(self.kinds) if self.kinds is not None else None,
             "speaker_weight": self.speaker_weight, "date_weight": self.date_weight,
+            "neighbour_weight": self.neighbour_weight, "session_weight": self.session_weight,
         }
 
     @classmethod

@@ -3,6 +3,7 @@ re-rank, ordering, budget; each stage runs only when the config asks for it."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
@@ -10,10 +11,10 @@ from datetime import datetime
 import numpy as np
 
 from ..context import fit
-from ..models import Hit, SearchFilters
+from ..models import Hit, SearchFilters, frozen_mapping
 from ..store.base import MemoryStore
 from ..text import words
-from .config import DATE, SPEAKER, Fusion, Order, Rerank, RetrievalConfig, Signal, scale_k
+from .config import DATE, NEIGHBOUR, SESSION, SPEAKER, Fusion, Order, Rerank, RetrievalConfig, Signal, scale_k
 from .entities import extract_entities
 from .fusion import rrf, weighted
 from .question_dates import question_span
@@ -81,6 +82,71 @@ def boost(config: RetrievalConfig, query: str, reference: datetime | None, lists
     return fuse(config, {**lists, **extra}, {name: weights[name] for name in extra})
 
 
+def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, ranked: list[Hit],
+                  filters: SearchFilters, now: datetime | None, depth: int) -> list[Hit]:
+    """``ranked`` (fused and boosted) rescored by the evidence around each candidate, best first:
+
+    score + ``neighbour_weight`` x the larger score of its two adjacent turns in its session (same kind; 0
+    for a turn that is no candidate) + ``session_weight`` x its session's best candidate score / the best
+    score of all. With ``neighbour_weight``, the candidates' adjacent turns join the candidates (read from
+    the store under the same ``filters``, scored by those terms alone). Only the sessions of candidates
+    whose neighbours could reach the first ``depth`` are read: the first ``depth`` are exactly those of
+    reading them all. Ties: the better rank in any signal list, then the record id. Each hit's ``signals``
+    gain ``neighbour`` and ``session`` (the two terms before weighting)."""
+    if not ranked:
+        return ranked
+    best = max(h.score for h in ranked)
+    session: dict[str, float] = {}
+    if config.session_weight > 0 and best > 0:
+        for h in ranked:
+            sid = h.record.session_id
+            session[sid] = max(session.get(sid, h.score), h.score)
+
+    def session_term(h: Hit) -> float:
+        return session.get(h.record.session_id, 0.0) / best if session else 0.0
+
+    nw = config.neighbour_weight
+    adjacent: dict[str, float] = {}
+    by_id = {h.record.record_id: h for h in ranked}
+    if nw > 0:
+        at = {(h.record.session_id, h.record.kind, h.record.position): h for h in ranked}
+        for h in ranked:  # candidates next to candidates
+            r = h.record
+            for step in (-1, 1):
+                near = at.get((r.session_id, r.kind, r.position + step))
+                if near is not None:
+                    rid = near.record.record_id
+                    adjacent[rid] = max(adjacent.get(rid, 0.0), h.score)
+        own = sorted((h.score + nw * adjacent.get(rid, 0.0) + config.session_weight * session_term(h)
+                      for rid, h in by_id.items()), reverse=True)
+        bar = own[depth - 1] if len(own) >= depth else -math.inf
+        # a turn that is no candidate scores at most nw * its best neighbour + the session term
+        reach = [h for h in ranked if nw * h.score + config.session_weight * session_term(h) >= bar]
+        sessions = tuple(sorted({h.record.session_id for h in reach}))
+        if sessions:
+            records = store.list_records(user_id, replace(filters, session_ids=sessions), now=now)
+            where = {(r.session_id, r.kind, r.position): r for r in records}
+            for h in reach:
+                r = h.record
+                for step in (-1, 1):
+                    n = where.get((r.session_id, r.kind, r.position + step))
+                    if n is None or n.record_id in by_id:
+                        continue
+                    by_id[n.record_id] = Hit(n, 0.0)
+                    sides = (at.get((n.session_id, n.kind, n.position + d)) for d in (-1, 1))
+                    adjacent[n.record_id] = max([0.0, *(x.score for x in sides if x is not None)])
+    scored = []
+    for rid, h in by_id.items():
+        nb = adjacent.get(rid, 0.0)
+        ss = session_term(h)
+        score = h.score + nw * nb + config.session_weight * ss
+        signals = {**h.signals, NEIGHBOUR: nb, SESSION: ss}
+        scored.append((Hit(h.record, score, frozen_mapping(signals), h.ranks),
+                       min(h.ranks.values()) if h.ranks else math.inf))
+    scored.sort(key=lambda x: (-x[0].score, x[1], x[0].record.record_id))
+    return [h for h, _ in scored]
+
+
 def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int | None) -> int:
     if k is not None:
         return k
@@ -94,7 +160,9 @@ def candidates(config: RetrievalConfig, k: int, pool: int) -> int:
     result (fusion of several signals, the speaker or date boost), enough for the re-rank or the recency
     order, and never fewer than k. One signal alone with none of those returns its own top k whatever its
     pool, so it fetches just k (reading more records would cost time and change nothing)."""
-    pooled = pool if len(config.signals) > 1 or config.speaker_weight > 0 or config.date_weight > 0 else 0
+    rescored = (config.speaker_weight > 0 or config.date_weight > 0 or config.neighbour_weight > 0
+                or config.session_weight > 0)
+    pooled = pool if len(config.signals) > 1 or rescored else 0
     later = max(config.rerank_pool if config.rerank is Rerank.BM25 else 0,
                 config.recency_pool if config.order is Order.RECENCY else 0)
     return max(k, pooled, later)
@@ -116,7 +184,7 @@ def retrieve(
 
     Each signal fetches its candidates (``candidates``); several signals are fused; then, each only when the
     config asks for it: the speaker and date boosts (the question's period resolved against
-    ``reference_date``, else ``now``), the BM25 re-rank of the first ``rerank_pool``, the recency order of
+    ``reference_date``, else ``now``), the neighbour and session terms (``context_boost``), the BM25 re-rank of the first ``rerank_pool``, the recency order of
     the first ``recency_pool``; the cut to k; the token budget."""
     config = recipe.retrieval
     k = resolve_k(config, store, user_id, k)
@@ -142,6 +210,10 @@ def retrieve(
     ranked = fuse(config, lists)
     if config.speaker_weight > 0 or config.date_weight > 0:  # the question's period: reference_date, else now
         ranked = boost(config, query, reference_date if reference_date is not None else now, lists, ranked)
+    if config.neighbour_weight > 0 or config.session_weight > 0:
+        depth = max(k, config.rerank_pool if config.rerank is Rerank.BM25 else 0,
+                    config.recency_pool if config.order is Order.RECENCY else 0)
+        ranked = context_boost(config, store, user_id, ranked, f, now, depth)
     if config.rerank is Rerank.BM25:
         ranked = bm25_rerank(query, ranked[: config.rerank_pool], k)
     if config.order is Order.RECENCY:
