@@ -1,8 +1,9 @@
 """LangChain adapter for cbmemory: agent middleware, retriever and tool, LangGraph store, chat history,
 embeddings.
 
-    from langchain_cbmemory import CbMemoryMiddleware
-    agent = create_agent(model, tools, middleware=[CbMemoryMiddleware(memory)])
+    from langchain_cbmemory import CbMemoryContext, CbMemoryMiddleware
+    agent = create_agent(model, tools, middleware=[CbMemoryMiddleware(memory)], context_schema=CbMemoryContext)
+    agent.invoke({"messages": [("user", "What did I adopt?")]}, context=CbMemoryContext(user_id="alice"))
 
 ``CbMemoryLegacyMemory`` (classic ``BaseMemory``) loads on first use and needs the ``langchain-classic`` extra.
 """
@@ -22,6 +23,7 @@ try:
     from .middleware import CbMemoryMiddleware
     from .retriever import CbMemoryRetriever, create_memory_tool
     from .store import CbMemoryStore
+    from .tools import memory_search_tool
 except ModuleNotFoundError as exc:  # a framework missing: name the install that brings it
     if (exc.name or "").partition(".")[0] not in _FRAMEWORKS:
         raise
@@ -31,7 +33,7 @@ except ModuleNotFoundError as exc:  # a framework missing: name the install that
 
 __all__ = [
     "CbMemoryChatMessageHistory", "CbMemoryContext", "CbMemoryEmbeddings", "CbMemoryLegacyMemory",
-    "CbMemoryMiddleware", "CbMemoryRetriever", "CbMemoryStore", "create_memory_tool",
+    "CbMemoryMiddleware", "CbMemoryRetriever", "CbMemoryStore", "create_memory_tool", "memory_search_tool",
 ]
 
 

@@ -30,6 +30,7 @@ from cbmemory.models import Hit, Message
 from cbmemory.retrieval.recipes import Recipe, get_recipe
 
 from ._convert import context_value, conversation_turns, latest_user_text, message_text
+from .tools import memory_search_tool
 
 SAVE_ROLES = ("user", "assistant")
 
@@ -77,6 +78,9 @@ class CbMemoryMiddleware(AgentMiddleware):
     - ``save``: store the new turns after each agent turn (``False`` for a read-only agent); ``save_roles``:
       which turns (``("user",)`` keeps the agent's own answers, right or wrong, out of its memory).
     - ``say_today`` / ``order``: override the recipe's context settings (``None``: the recipe's).
+    - ``search_tool``: also give the agent ``memory_search_tool`` (as ``search_memory``), searching the same
+      user with the same recipe, k and context settings, so the model can look further when the recalled
+      memories are not enough. It is in ``self.tools``, which ``create_agent`` registers.
     Memories already in the thread's messages are not repeated in the system message.
     """
 
@@ -95,6 +99,7 @@ class CbMemoryMiddleware(AgentMiddleware):
         save_roles: Sequence[str] = SAVE_ROLES,
         say_today: bool | None = None,
         order: str | None = None,
+        search_tool: bool = False,
     ):
         super().__init__()
         roles = tuple(save_roles) if not isinstance(save_roles, str) else (save_roles,)
@@ -117,6 +122,8 @@ class CbMemoryMiddleware(AgentMiddleware):
         self.date_key = date_key
         self.save = save
         self.save_roles = roles
+        self.tools = [memory_search_tool(memory, recipe=recipe, k=k, user_key=user_key, date_key=date_key,
+                                         user_id=user_id, say_today=say_today, order=order)] if search_tool else []
 
     @property
     def _recipe(self) -> Recipe:

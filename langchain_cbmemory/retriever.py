@@ -123,7 +123,9 @@ def create_memory_tool(
     response_format: Literal["content", "content_and_artifact"] = "content",
 ) -> BaseTool:
     """A tool (``create_retriever_tool``) that searches the retriever's user and shows each memory with its
-    session date: ``[Sunday, 7 May 2023] user: I moved to Lyon yesterday.``"""
+    session date: ``[Sunday, 7 May 2023] user: I moved to Lyon yesterday.`` The user is fixed when the
+    retriever is built; for an agent serving many users, ``memory_search_tool`` reads it from the runtime
+    context on every call."""
     return create_retriever_tool(retriever, name, description, document_prompt=DOCUMENT_PROMPT,
                                  response_format=response_format)
 
