@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,6 +14,9 @@ from .dates import MAX_INSTANT, MIN_INSTANT
 from .errors import InvalidInputError, InvalidVectorError
 from .models import ROLES
 from .text import LONE_SURROGATE
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 MAX_TEXT_CHARS = 100_000
 MAX_ID_CHARS = 256
@@ -117,3 +122,14 @@ def check_vectors(vectors: object, rows: int, dim: int) -> np.ndarray:
     if not np.isfinite(arr).all():
         raise InvalidVectorError("embedder returned NaN or infinite values")
     return arr
+
+
+def known_fields(cls: type[DataclassInstance], data: object) -> dict[str, Any]:
+    """``data`` as keyword arguments of the frozen config ``cls``: a mapping whose keys are all fields of
+    ``cls`` (missing ones take their defaults when ``cls(**...)`` is called), else ``InvalidInputError``."""
+    if not isinstance(data, Mapping):
+        raise InvalidInputError(f"{cls.__name__} must be given a mapping, got {type(data).__name__}")
+    unknown = set(data) - {f.name for f in dataclasses.fields(cls)}
+    if unknown:
+        raise InvalidInputError(f"unknown {cls.__name__} fields {sorted(unknown)}")
+    return dict(data)

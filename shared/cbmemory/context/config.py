@@ -27,6 +27,7 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from ..ingest.relative_dates import LATEST_DATE_RULES, check_date_rules
+from ..validation import known_fields
 
 ORDERS = ("chronological", "rank")
 
@@ -66,12 +67,7 @@ class ContextConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ContextConfig:
         """The config ``to_dict`` wrote (missing fields take their defaults; unknown ones are refused)."""
-        if not isinstance(data, Mapping):
-            raise InvalidInputError(f"ContextConfig must be given a mapping, got {type(data).__name__}")
-        unknown = set(data) - set(FIELDS)
-        if unknown:
-            raise InvalidInputError(f"unknown ContextConfig fields {sorted(unknown)}")
-        return cls(**data)
+        return cls(**known_fields(cls, data))
 
 
 FIELDS = tuple(f.name for f in dataclasses.fields(ContextConfig))

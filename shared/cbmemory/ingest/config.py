@@ -4,31 +4,19 @@ recipe can be written down with the settings its records were made with."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import InvalidInputError
 from ..models import RAW_KINDS
+from ..validation import known_fields
 from .relative_dates import check_date_rules
-
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
 
 PROMPT_VERSION = "enrich-v1"
 MODES = ("summary", "events", "facts")
 UNITS = RAW_KINDS  # a record is made of one message (turn) or of a round
 SUMMARY_UNITS = ("session", "round")
-
-
-def _fields(cls: type[DataclassInstance], data: Mapping[str, Any]) -> dict[str, Any]:
-    if not isinstance(data, Mapping):
-        raise InvalidInputError(f"{cls.__name__} must be given a mapping, got {type(data).__name__}")
-    unknown = set(data) - {f.name for f in dataclasses.fields(cls)}
-    if unknown:
-        raise InvalidInputError(f"unknown {cls.__name__} fields {sorted(unknown)}")
-    return dict(data)
 
 
 def _names(value: Any, what: str) -> tuple[str, ...]:
@@ -96,7 +84,7 @@ class EnrichConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EnrichConfig:
         """The config ``to_dict`` wrote (missing fields take their defaults; unknown ones are refused)."""
-        return cls(**_fields(cls, data))
+        return cls(**known_fields(cls, data))
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +145,7 @@ class IngestConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> IngestConfig:
         """The config ``to_dict`` wrote (missing fields take their defaults; unknown ones are refused)."""
-        fields = _fields(cls, data)
+        fields = known_fields(cls, data)
         if fields.get("enrich") is not None:
             fields["enrich"] = EnrichConfig.from_dict(fields["enrich"])
         return cls(**fields)

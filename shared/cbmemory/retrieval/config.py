@@ -18,6 +18,7 @@ from typing import Any, TypeVar, get_args
 
 from ..errors import InvalidInputError
 from ..models import RecordKind
+from ..validation import known_fields
 
 
 class _Choice(str, Enum):
@@ -213,12 +214,7 @@ class RetrievalConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RetrievalConfig:
         """The config ``to_dict`` wrote (missing fields take their defaults; unknown ones are refused)."""
-        if not isinstance(data, Mapping):
-            raise InvalidInputError(f"RetrievalConfig must be given a mapping, got {type(data).__name__}")
-        unknown = set(data) - set(FIELDS)
-        if unknown:
-            raise InvalidInputError(f"unknown RetrievalConfig fields {sorted(unknown)}")
-        return cls(**data)
+        return cls(**known_fields(cls, data))
 
 
 FIELDS = tuple(f.name for f in dataclasses.fields(RetrievalConfig))
