@@ -55,4 +55,4 @@ def test_cli_skips_llm_recipes_without_an_llm(tmp_path, capsys):
     assert "skipping summary, events_raw" in err and "--enrich-llm" in err
     results = json.loads((out / "summary.json").read_text())["results"]
     assert set(results) == {"hybrid", "hybrid_dates", "bm25"}
-    assert results["hybrid_dates"]["recipe"]["ingest"]["date_rules"] == "rules-v1"
+    assert results["hybrid_dates"]["recipe"]["ingest"]["date_rules"] == "rules-v2"
