@@ -28,8 +28,9 @@ def main() -> None:
     store, _ = open_store(__import__("pathlib").Path("/tmp/rv2_stores"), args.scale)
     recipe = RECIPES[args.recipe]
     cfg = recipe.retrieval
-    ranker = S.make_v2(cfg.vector_pool, cfg.neighbour_weight, cfg.session_weight) if args.recipe != "default" \
-        else S.default_ranker
+    w = {s.value: v for s, v in cfg.weights}
+    ranker = S.make_v2(cfg.vector_pool, cfg.neighbour_weight, cfg.session_weight,
+                       w_vec=w.get("vector", 1.0) / w.get("bm25", 1.0)) if args.recipe != "default" else S.default_ranker
     same = 0
     lat: dict[str, list[float]] = {"default": [], args.recipe: []}
     now = utcnow()

@@ -168,6 +168,10 @@ def build(cache_dir: Path, scale: int, qvecs: dict[str, np.ndarray] | None = Non
     corpus = Corpus(scale, count_tokens(header(DEFAULT_CONTEXT)), {}, [], store)
     for user_id in sorted(es.haystacks):
         m = corpus.columns(user_id)
+        if m.n != es.haystacks[user_id].turns:  # not (fully) ingested yet: left out
+            print(f"{user_id}: {m.n} of {es.haystacks[user_id].turns} records, left out", file=sys.stderr)
+            corpus._cols.pop(user_id)
+            continue
         with store._tx(write=False) as c:
             recs = store._records_by_rowid(c, user_id, m, m.rowids[: m.n].tolist())
         records = [recs[int(r)] for r in m.rowids[: m.n]]
@@ -193,6 +197,8 @@ def build(cache_dir: Path, scale: int, qvecs: dict[str, np.ndarray] | None = Non
         qvecs = {q.question: emb.embed_query(q.question) for q in es.questions}
         print(f"embedded {len(qvecs)} questions in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     for q in es.questions:
+        if q.user_id not in corpus.users:
+            continue
         qv = qvecs[q.question]
         terms = lexical.query_terms(content_words(q.question)).tolist()
         corpus.questions.append(Question(

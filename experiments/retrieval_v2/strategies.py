@@ -213,3 +213,176 @@ def make_v2(pool: int = 50, alpha: float = 0.5, lam: float = 1.0, agg: str = "ma
         score, cand, best = v2_scores(q, u, pool=pool, alpha=alpha, lam=lam, agg=agg, w_vec=w_vec)
         return order(cand, score, best, u)
     return rank
+
+
+def diversify(score: np.ndarray, ranked: list[int], u: User, penalty: float, k: int = 10) -> list[int]:
+    """Greedy re-pick of the first k: each pick's session costs ``penalty`` per earlier pick from it."""
+    if penalty <= 0:
+        return ranked
+    rest = list(ranked[: 4 * k])
+    picked: list[int] = []
+    count: dict[int, int] = {}
+    while rest and len(picked) < k:
+        j = max(range(len(rest)), key=lambda t: (score[rest[t]] - penalty * count.get(int(u.sess[rest[t]]), 0), -t))
+        i = rest.pop(j)
+        picked.append(i)
+        count[int(u.sess[i])] = count.get(int(u.sess[i]), 0) + 1
+    return picked + rest + list(ranked[4 * k:])
+
+
+_LIST = re.compile(r"^(what|which|how many)\b.*\b(has|have|did|does|do)\b", re.I)
+_PLURAL_ASK = re.compile(r"^(what|which)\s+(\w+\s+){0,3}?(\w+s)\b", re.I)
+
+
+def is_list_question(question: str) -> bool:
+    """Rule (written before any fold was scored): the question asks for several things (how many, both,
+    what/which + a plural noun, 'X and Y')."""
+    q = question.strip()
+    if re.search(r"\b(both|how many|in common|what are|what were|which .* and)\b", q, re.I):
+        return True
+    m = _PLURAL_ASK.match(q)
+    return bool(m and not m.group(3).lower().endswith(("ss", "is", "us", "does", "has", "was")))
+
+
+def make_v2_routed(penalty: float, pool: int = 100, alpha: float = 0.5, lam: float = 0.5,
+                   route: Callable[[str], bool] = is_list_question) -> Ranker:
+    def rank(q: Question, u: User) -> list[int]:
+        score, cand, best = v2_scores(q, u, pool=pool, alpha=alpha, lam=lam)
+        ranked = order(cand, score, best, u)
+        return diversify(score, ranked, u, penalty) if route(q.question) else ranked
+    return rank
+
+
+# ------------------------------------------------------------------ pseudo-relevance feedback (RM3-style)
+class PRF:
+    """Expansion terms from the first ``m`` hits of default_v2, weighted by tf/len x idf x the hit's score;
+    the full-text scores become orig + beta x (expansion BM25 scaled to orig's maximum)."""
+
+    def __init__(self, corpus) -> None:
+        from cbmemory.store.lexical import term_id
+        from cbmemory.text import STOPWORDS
+
+        self.corpus = corpus
+        self.stop = {term_id(w) for w in STOPWORDS}
+        self.df: dict[str, dict[int, int]] = {}
+        self.cache: dict[tuple[str, int, int], np.ndarray] = {}
+
+    def _df(self, user_id: str) -> dict[int, int]:
+        if user_id not in self.df:
+            df: dict[int, int] = {}
+            for terms in self.corpus.record_terms(user_id):
+                for t in set(terms.tolist()):
+                    df[t] = df.get(t, 0) + 1
+            self.df[user_id] = df
+        return self.df[user_id]
+
+    def expansion(self, q: Question, u: User, m: int, n_terms: int) -> np.ndarray:
+        key = (q.qid, m, n_terms)
+        if key in self.cache:
+            return self.cache[key]
+        from cbmemory.store import lexical
+        from cbmemory.text import content_words
+
+        score, cand, best = v2_scores(q, u, pool=100, alpha=0.5, lam=0.5)
+        fb = order(cand, score, best, u)[:m]
+        terms_of = self.corpus.record_terms(q.user_id)
+        df, n = self._df(q.user_id), len(u.record_ids)
+        qterms = set(lexical.query_terms(content_words(q.question)).tolist())
+        weight: dict[int, float] = {}
+        for i in fb:
+            ts = terms_of[i]
+            if ts.size == 0:
+                continue
+            vals, counts = np.unique(ts, return_counts=True)
+            for t, cnt in zip(vals.tolist(), counts.tolist(), strict=True):
+                if t in self.stop or t in qterms:
+                    continue
+                idf = np.log((n - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5))
+                if idf <= 0:
+                    continue
+                weight[t] = weight.get(t, 0.0) + cnt / ts.size * idf * float(score[i])
+        chosen = sorted(weight, key=lambda t: -weight[t])[:n_terms]
+        exp = self.corpus.bm25_terms(q.user_id, chosen, [weight[t] for t in chosen]) if chosen else np.zeros(n)
+        self.cache[key] = exp
+        return exp
+
+
+def make_prf(prf: PRF, m: int, n_terms: int, beta: float) -> Ranker:
+    def rank(q: Question, u: User) -> list[int]:
+        bm25 = q.bm25
+        if beta > 0:
+            exp = prf.expansion(q, u, m, n_terms)
+            if exp.max() > 0 and bm25.max() > 0:
+                bm25 = bm25 + beta * exp * (bm25.max() / exp.max())
+        score, cand, best = v2_scores(q, u, pool=100, alpha=0.5, lam=0.5, bm25=bm25)
+        return order(cand, score, best, u)
+    return rank
+
+
+# ------------------------------------------------------------------ decomposition without an LLM
+_NAMES_AND = re.compile(r"\b(?:both\s+)?([A-Z][a-z]+)\s+and\s+([A-Z][a-z]+)\b")
+_CLAUSE_AND = re.compile(r"\s+and\s+(?=(?:what|when|where|which|who|how|did|does|do|is|was|has|have)\b)", re.I)
+
+
+def decompose(question: str) -> list[str]:
+    """Sub-questions of a conjunction or comparison, by rule (none when the rules do not apply):
+    'A and B' between two capitalised names -> one question per name ('both' dropped); two clauses joined by
+    'and' + a question word -> the clauses; 'which ... more/better, X or Y' -> one question per option."""
+    q = question.strip()
+    m = _NAMES_AND.search(q)
+    if m:
+        head, tail = q[: m.start()], q[m.end():]
+        head = re.sub(r"\bboth\s+$", "", head)
+        tail = re.sub(r"\s+both\b", "", tail)
+        return [f"{head}{name}{tail}" for name in (m.group(1), m.group(2))]
+    parts = _CLAUSE_AND.split(q)
+    if len(parts) > 1:
+        return parts
+    m = re.search(r"\b(more|better|less|most|first)\b.*?,?\s*([\w' ]+?)\s+or\s+([\w' ]+?)\??$", q, re.I)
+    if m and q.lower().startswith(("which", "who", "what")):
+        stem = q[: m.start(2)].rstrip(", ")
+        return [f"{stem} {m.group(2)}", f"{stem} {m.group(3)}"]
+    return []
+
+
+def make_decomposed(corpus, gamma: float, alpha: float = 0.5, lam: float = 0.5, pool: int = 100) -> Ranker:
+    """Full question's fused score + gamma x the mean of the sub-questions' fused scores, then the
+    neighbour and session terms."""
+    def rank(q: Question, u: User) -> list[int]:
+        subs = decompose(q.question) if gamma > 0 else []
+        fused, union, best = fused_scores(q, u, pool=pool)
+        if subs:
+            fused = fused.copy()
+            cands = [union]
+            for s in subs:
+                vec = corpus.vec_scores(q.user_id, corpus.embed(s))
+                bm = corpus.bm25_text(q.user_id, s)
+                f_s, u_s, b_s = fused_scores(q, u, pool=pool, vec=vec, bm25=bm)
+                fused += gamma * f_s / len(subs)
+                cands.append(u_s)
+                for i, r in b_s.items():
+                    best[i] = min(best.get(i, r), r)
+            union = np.unique(np.concatenate(cands))
+        return _v2_order(fused, union, best, u, alpha, lam)
+    return rank
+
+
+def _v2_order(fused: np.ndarray, union: np.ndarray, best: dict[int, int], u: User, alpha: float,
+              lam: float) -> list[int]:
+    mask = np.zeros(fused.size, bool)
+    mask[union] = True
+    f = np.where(mask, fused, 0.0)
+    score = f.copy()
+    if alpha:
+        prev_s = np.where(u.prev >= 0, f[np.maximum(u.prev, 0)], 0.0)
+        next_s = np.where(u.next >= 0, f[np.maximum(u.next, 0)], 0.0)
+        score += alpha * np.maximum(prev_s, next_s)
+    if lam:
+        ss = session_scores(f, union, u, "max")
+        if ss.max() > 0:
+            score += lam * ss[u.sess] / ss.max()
+    cand = union
+    if alpha:
+        nb = np.concatenate([u.prev[union], u.next[union]])
+        cand = np.unique(np.concatenate([union, nb[nb >= 0]]))
+    return order(cand, score, best, u)

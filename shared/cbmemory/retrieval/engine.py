@@ -90,9 +90,9 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, ran
     for a turn that is no candidate) + ``session_weight`` x its session's best candidate score / the best
     score of all. With ``neighbour_weight``, the candidates' adjacent turns join the candidates (read from
     the store under the same ``filters``, scored by those terms alone). Only the sessions of candidates
-    whose neighbours could reach the first ``depth`` are read: the first ``depth`` are exactly those of
-    reading them all. Ties: the better rank in any signal list, then the record id. Each hit's ``signals``
-    gain ``neighbour`` and ``session`` (the two terms before weighting)."""
+    whose neighbours could reach the first ``depth`` are read, and only the first ``depth`` are returned:
+    exactly those of reading them all. Ties: the better rank in any signal list, then the record id. Each
+    hit's ``signals`` gain ``neighbour`` and ``session`` (the two terms before weighting)."""
     if not ranked:
         return ranked
     best = max(h.score for h in ranked)
@@ -135,16 +135,15 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, ran
                     by_id[n.record_id] = Hit(n, 0.0)
                     sides = (at.get((n.session_id, n.kind, n.position + d)) for d in (-1, 1))
                     adjacent[n.record_id] = max([0.0, *(x.score for x in sides if x is not None)])
-    scored = []
-    for rid, h in by_id.items():
-        nb = adjacent.get(rid, 0.0)
-        ss = session_term(h)
-        score = h.score + nw * nb + config.session_weight * ss
-        signals = {**h.signals, NEIGHBOUR: nb, SESSION: ss}
-        scored.append((Hit(h.record, score, frozen_mapping(signals), h.ranks),
-                       min(h.ranks.values()) if h.ranks else math.inf))
-    scored.sort(key=lambda x: (-x[0].score, x[1], x[0].record.record_id))
-    return [h for h, _ in scored]
+    sw = config.session_weight
+    final = {rid: h.score + nw * adjacent.get(rid, 0.0) + sw * session_term(h) for rid, h in by_id.items()}
+    first = sorted(final, key=lambda rid: (-final[rid], min(by_id[rid].ranks.values(), default=math.inf), rid))
+    out = []
+    for rid in first[:depth]:  # what comes after the first depth is never returned
+        h = by_id[rid]
+        signals = frozen_mapping({**h.signals, NEIGHBOUR: adjacent.get(rid, 0.0), SESSION: session_term(h)})
+        out.append(Hit(h.record, final[rid], signals, h.ranks))
+    return out
 
 
 def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int | None) -> int:
