@@ -1,4 +1,4 @@
-"""Integration layer: the neighbour and session terms (``default_v2``) on a real SQLite file with the real
+"""Integration layer: the neighbour and session terms (``default``) on a real SQLite file with the real
 offline embedder. The scores are the fused candidates' own plus the terms recomputed here from the store's
 records (adjacent turns by session and position); the first k are the same whatever k; a turn that matches
 no query word joins through its neighbour; a store's other kinds and other users never do."""
@@ -11,7 +11,7 @@ from cbmemory import AgentMemory
 from cbmemory.retrieval import RECIPES
 from cbmemory.retrieval.fusion import weighted
 
-V2 = RECIPES["default_v2"]
+V2 = RECIPES["default"]
 SESSIONS = {
     "s1": ("2023-03-04", ["Guess what arrived at my door this morning?", "Tell me, I am curious!",
                           "My new telescope finally came, I set it up on the balcony.",
@@ -27,7 +27,7 @@ NOW = datetime(2023, 6, 1, tzinfo=timezone.utc)
 
 @pytest.fixture
 def memory(tmp_path, minilm):
-    m = AgentMemory.open(tmp_path / "v2.db", embedder=minilm, recipe="default_v2", clock=lambda: NOW)
+    m = AgentMemory.open(tmp_path / "v2.db", embedder=minilm, recipe="default", clock=lambda: NOW)
     for sid, (date, texts) in SESSIONS.items():
         msgs = [{"role": "user" if i % 2 == 0 else "assistant", "content": t, "turn_id": f"{sid}:{i}"}
                 for i, t in enumerate(texts)]

@@ -38,7 +38,7 @@ def order(memory, query, recipe, **kw):
 @pytest.mark.parametrize("query", ["What did I make at pottery class last month?",
                                    "What did I make at pottery class in May 2023?"])
 def test_the_boost_moves_the_in_span_turn_up(pottery, query):
-    plain = order(pottery, query, "default", reference_date=JUNE_20)
+    plain = order(pottery, query, "default_v1", reference_date=JUNE_20)
     boosted = order(pottery, query, "question_dates", reference_date=JUNE_20)
     strong = order(pottery, query, STRONG, reference_date=JUNE_20)
     assert sorted(plain) == sorted(boosted) == sorted(strong) == ["s1", "s2", "s3", "s4", "s5"]
@@ -52,13 +52,13 @@ def test_the_relative_period_resolves_against_the_reference_date_else_the_clock(
     query = "What did I make at pottery class last month?"
     assert order(pottery, query, STRONG)[0] == "s3"  # the clock says 20 June: last month is May
     assert order(pottery, query, STRONG, reference_date="2023-08-02")[:2] == ["s5", "s2"]  # July: s5 first
-    plain = order(pottery, query, "default", reference_date="2023-08-02")
+    plain = order(pottery, query, "default_v1", reference_date="2023-08-02")
     assert plain.index("s5") > 0  # s5 was not first by relevance
 
 
 @pytest.mark.parametrize("query", ["What did I make at pottery class?",
                                    "What did I make at pottery class before my birthday?"])
 def test_a_question_without_a_period_gets_the_default_hits(pottery, query):
-    plain = pottery.search(query, "u", k=5, recipe="default", reference_date=JUNE_20)
+    plain = pottery.search(query, "u", k=5, recipe="default_v1", reference_date=JUNE_20)
     boosted = pottery.search(query, "u", k=5, recipe=STRONG, reference_date=JUNE_20)
     assert [(h.record.turn_id, h.score) for h in plain] == [(h.record.turn_id, h.score) for h in boosted]

@@ -1,6 +1,6 @@
 """Unit layer: the neighbour and session terms (``context_boost``, issue 16). ``neighbour_weight`` and
 ``session_weight`` are checked and serialised like the other weights and are 0 (off) in every recipe but
-``default_v2`` and ``default_v2_scale``; in ``retrieve`` each candidate gains the neighbour weight times its best adjacent
+``default`` (named ``default_v2`` while opt-in) and ``default_v2_scale``; in ``retrieve`` each candidate gains the neighbour weight times its best adjacent
 candidate's score and the session weight times its session's best score over the best of all; adjacent turns
 that are no candidates join, read from the store only for the sessions whose turns could reach the first
 k, and the first k are the same as when every candidate's session is read. Hand-computed on a store that
@@ -17,7 +17,7 @@ from cbmemory.retrieval.config import NEIGHBOUR, SESSION
 from cbmemory.retrieval.engine import candidates
 
 WHEN = datetime(2023, 5, 7, 12, tzinfo=timezone.utc)
-PLAIN = RECIPES["default"]
+PLAIN = RECIPES["default_v1"]
 
 
 def rec(rid, session, position, kind="turn"):
@@ -79,8 +79,8 @@ def scores(hits):
 def test_the_weights_are_off_by_default_and_in_every_recipe_but_the_v2_ones():
     assert RetrievalConfig().neighbour_weight == 0.0 and RetrievalConfig().session_weight == 0.0
     on = {n for n, r in RECIPES.items() if r.retrieval.neighbour_weight > 0 or r.retrieval.session_weight > 0}
-    assert on == {"default_v2", "default_v2_scale"}
-    v2 = RECIPES["default_v2"]
+    assert on == {"default", "default_v2_scale"}
+    v2 = RECIPES["default"]
     assert v2.retrieval == PLAIN.retrieval.with_(vector_pool=100, text_pool=100, neighbour_weight=0.5,
                                                  session_weight=0.5)
     scale = RECIPES["default_v2_scale"]

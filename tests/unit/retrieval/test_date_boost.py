@@ -61,8 +61,8 @@ def test_the_date_weight_is_off_by_default_and_in_every_recipe_but_its_own():
     assert RetrievalConfig().date_weight == 0.0
     assert {n for n, r in RECIPES.items() if r.retrieval.date_weight > 0} == {"question_dates"}
     qd = RECIPES["question_dates"]
-    assert qd.retrieval == RECIPES["default"].retrieval.with_(date_weight=qd.retrieval.date_weight)
-    assert qd.ingest == RECIPES["default"].ingest
+    assert qd.retrieval == RECIPES["default_v1"].retrieval.with_(date_weight=qd.retrieval.date_weight)
+    assert qd.ingest == RECIPES["default_v1"].ingest
 
 
 def test_the_date_weight_round_trips_and_copies():
@@ -96,15 +96,15 @@ def test_one_signal_with_the_date_boost_fetches_its_pool():
 def test_weighted_fusion_adds_the_date_weight_to_in_span_candidates():
     # weighted: a = 2; b = .5 + 4/9 = .944; x = 0, + the weight for 7 May 2023 inside "May 2023"
     store = ListStore(*_lists())
-    plain = search(store, RECIPES["default"], "What did she cook in May 2023?", reference_date=REF)
+    plain = search(store, RECIPES["default_v1"], "What did she cook in May 2023?", reference_date=REF)
     assert ids(plain) == ["a", "b", "x"]
-    hits = search(store, RECIPES["default"].with_(date_weight=1.5), "What did she cook in May 2023?",
+    hits = search(store, RECIPES["default_v1"].with_(date_weight=1.5), "What did she cook in May 2023?",
                   reference_date=REF)
     assert ids(hits) == ["a", "x", "b"]
     assert {h.record.record_id: h.score for h in hits} == pytest.approx({"a": 2.0, "x": 1.5, "b": 0.5 + 4 / 9})
     assert hits[1].ranks[DATE] == 1 and hits[1].signals[DATE] == 1.0 and DATE not in hits[0].ranks
     # above the sum of the signal weights (2), every in-span candidate comes first
-    first = search(store, RECIPES["default"].with_(date_weight=2.5), "What did she cook on 7 May 2023?")
+    first = search(store, RECIPES["default_v1"].with_(date_weight=2.5), "What did she cook on 7 May 2023?")
     assert ids(first)[0] == "x"
 
 
@@ -120,7 +120,7 @@ def test_rrf_fusion_gets_the_date_list_as_one_more_ranked_list():
 
 def test_relative_periods_resolve_against_the_reference_date_else_now():
     store = ListStore(*_lists())
-    recipe = RECIPES["default"].with_(date_weight=1.5)
+    recipe = RECIPES["default_v1"].with_(date_weight=1.5)
     query = "What did she cook last month?"
     assert ids(search(store, recipe, query, reference_date=datetime(2023, 6, 2, tzinfo=timezone.utc)))[1] == "x"
     assert ids(search(store, recipe, query, now=datetime(2023, 6, 2, tzinfo=timezone.utc)))[1] == "x"
@@ -138,8 +138,8 @@ def test_relative_periods_resolve_against_the_reference_date_else_now():
 ])
 def test_no_boost_when_no_period_or_it_tells_nothing_apart(query):
     store = ListStore(*_lists())
-    plain = search(store, RECIPES["default"], query, reference_date=REF)
-    boosted = search(store, RECIPES["default"].with_(date_weight=5.0), query, reference_date=REF)
+    plain = search(store, RECIPES["default_v1"], query, reference_date=REF)
+    boosted = search(store, RECIPES["default_v1"].with_(date_weight=5.0), query, reference_date=REF)
     assert ids(plain) == ids(boosted) and [h.score for h in plain] == [h.score for h in boosted]
     assert all(DATE not in h.ranks for h in boosted)
 
@@ -149,7 +149,7 @@ def test_speaker_and_date_lists_join_one_fusion():
     a, b, x = rec("a", MAY_7 - timedelta(days=30)), rec("b", MAY_7 - timedelta(days=20), "Caroline"), rec(
         "x", MAY_7, "Caroline")
     store = ListStore([Hit(a, .9), Hit(b, .5), Hit(x, .1)], [Hit(a, 10.0), Hit(b, 5.0), Hit(x, 1.0)])
-    recipe = RECIPES["default"].with_(speaker_weight=1.0, date_weight=1.0)
+    recipe = RECIPES["default_v1"].with_(speaker_weight=1.0, date_weight=1.0)
     hits = search(store, recipe, "What did Caroline cook in May 2023?")
     scores = {h.record.record_id: h.score for h in hits}
     assert scores == pytest.approx({"a": 2.0, "b": 0.5 + 4 / 9 + 1.0, "x": 2.0})

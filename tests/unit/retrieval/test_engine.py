@@ -74,7 +74,7 @@ def test_each_signal_fetches_its_pool_where_a_later_stage_uses_it(changes, asked
 def test_named_recipes_fetch_what_their_pools_and_stages_say():
     store = ListStore(ranked(200), ranked(200))
     for name, want in [("vector", 10), ("bm25", 10), ("vector_bm25_rerank_100", 100), ("recency", 30),
-                       ("default", 50)]:
+                       ("default_v1", 50), ("default", 100)]:
         store.calls.clear()
         hits = search(store, RECIPES[name])
         assert {k for _, k in store.calls} == {want} and len(hits) == 10 and {h.recipe for h in hits} == {name}
@@ -111,7 +111,7 @@ def test_weighted_fusion_adds_the_speaker_weight_itself():
     # weighted: a = 1 + 1 = 2; b = (.5-.1)/.8 + (5-1)/9 = .944; x = 0, + the weight 1.0 as the named speaker
     # (the old boost re-scored by RRF and put x first: 1/63 + 1/61 > 1/61)
     store = ListStore(*_two_lists())
-    recipe = RECIPES["default"].with_(name="default_speaker", speaker_weight=1.0)
+    recipe = RECIPES["default_v1"].with_(name="default_speaker", speaker_weight=1.0)
     hits = search(store, recipe, "What did Caroline paint?")
     assert ids(hits) == ["a", "x", "b"]
     scores = {h.record.record_id: h.score for h in hits}
@@ -136,8 +136,8 @@ def test_rrf_fusion_gets_the_speaker_list_as_one_more_ranked_list():
 @pytest.mark.parametrize("query", ["What did they paint?", "What did Caroline and Melanie paint?"])
 def test_no_boost_when_the_query_names_no_speaker_or_every_candidate_s(query):
     store = ListStore(*_two_lists())
-    plain = search(store, RECIPES["default"])
-    boosted = search(store, RECIPES["default"].with_(speaker_weight=5.0), query)
+    plain = search(store, RECIPES["default_v1"])
+    boosted = search(store, RECIPES["default_v1"].with_(speaker_weight=5.0), query)
     assert ids(plain) == ids(boosted) and [h.score for h in plain] == [h.score for h in boosted]
     assert all("speaker" not in h.ranks for h in boosted)
 
