@@ -15,6 +15,7 @@ from cbmemory.models import Hit, MemoryRecord
 from cbmemory.retrieval import RECIPES, RetrievalConfig, retrieve
 from cbmemory.retrieval.config import NEIGHBOUR, SESSION
 from cbmemory.retrieval.engine import candidates
+from tests.support.list_store import ListStore
 
 WHEN = datetime(2023, 5, 7, 12, tzinfo=timezone.utc)
 PLAIN = RECIPES["default_v1"]
@@ -30,25 +31,13 @@ RECORDS = {r.record_id: r for r in (rec("m", "s1", 0), rec("a", "s1", 1), rec("n
                                     rec("z", "s1", 2, kind="summary"))}
 
 
-class SessionStore:
+class SessionStore(ListStore):
     """Preset ranked lists per signal; ``list_records`` returns the records of the sessions asked for and
     remembers which were asked."""
 
     def __init__(self, vector, bm25):
-        self.lists = {"vector": vector, "bm25": bm25}
+        super().__init__(vector, bm25)
         self.listed: list[tuple[str, ...]] = []
-
-    def vector_search(self, user_id, vector, k, filters=None, now=None):
-        return self.lists["vector"][:k]
-
-    def text_search(self, user_id, query, k, filters=None, now=None):
-        return self.lists["bm25"][:k]
-
-    def phrase_search(self, user_id, phrases, k, filters=None, now=None):
-        return []
-
-    def list_sessions(self, user_id):
-        return [object()]
 
     def list_records(self, user_id, filters=None, *, limit=None, newest_first=False, now=None):
         self.listed.append(filters.session_ids)

@@ -14,6 +14,7 @@ from cbmemory.retrieval import RECIPES, Recipe, RetrievalConfig, retrieve
 from cbmemory.retrieval.config import DATE
 from cbmemory.retrieval.engine import candidates, dated_hits
 from cbmemory.retrieval.fusion import rrf
+from tests.support.list_store import ListStore
 
 MAY_7 = datetime(2023, 5, 7, 12, tzinfo=timezone.utc)
 REF = datetime(2023, 7, 1, tzinfo=timezone.utc)
@@ -21,25 +22,6 @@ REF = datetime(2023, 7, 1, tzinfo=timezone.utc)
 
 def rec(rid, when, speaker="Melanie"):
     return MemoryRecord(rid, "u", "s", "turn", 0, "user", rid, rid, when, when, "h", speaker=speaker)
-
-
-class ListStore:
-    """Preset ranked lists per signal; each search returns the first ``k``."""
-
-    def __init__(self, vector=(), bm25=()):
-        self.lists = {"vector": list(vector), "bm25": list(bm25)}
-
-    def vector_search(self, user_id, vector, k, filters=None, now=None):
-        return self.lists["vector"][:k]
-
-    def text_search(self, user_id, query, k, filters=None, now=None):
-        return self.lists["bm25"][:k]
-
-    def phrase_search(self, user_id, phrases, k, filters=None, now=None):
-        return []
-
-    def list_sessions(self, user_id):
-        return [object()]
 
 
 def search(store, recipe, query, **kw):

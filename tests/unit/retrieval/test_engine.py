@@ -9,6 +9,7 @@ import pytest
 from cbmemory.models import Hit, MemoryRecord
 from cbmemory.retrieval import RECIPES, Recipe, RetrievalConfig, retrieve
 from cbmemory.retrieval.fusion import rrf
+from tests.support.list_store import ListStore
 
 D = datetime(2023, 5, 7, tzinfo=timezone.utc)
 
@@ -16,30 +17,6 @@ D = datetime(2023, 5, 7, tzinfo=timezone.utc)
 def rec(rid, speaker=None, day=0):
     return MemoryRecord(rid, "u", "s", "turn", int(rid[1:]) if rid[1:].isdigit() else 0, "user", rid, rid,
                         D + timedelta(days=day), D, "h", speaker=speaker)
-
-
-class ListStore:
-    """Preset ranked lists per signal; each search returns the first ``k`` and logs (signal, k)."""
-
-    def __init__(self, vector=(), bm25=(), sessions=1):
-        self.lists = {"vector": list(vector), "bm25": list(bm25)}
-        self.sessions = sessions
-        self.calls: list[tuple[str, int]] = []
-
-    def vector_search(self, user_id, vector, k, filters=None, now=None):
-        self.calls.append(("vector", k))
-        return self.lists["vector"][:k]
-
-    def text_search(self, user_id, query, k, filters=None, now=None):
-        self.calls.append(("bm25", k))
-        return self.lists["bm25"][:k]
-
-    def phrase_search(self, user_id, phrases, k, filters=None, now=None):
-        self.calls.append(("entity", k))
-        return []
-
-    def list_sessions(self, user_id):
-        return [object()] * self.sessions
 
 
 def search(store, recipe, query="what happened?", **kw):

@@ -1,0 +1,28 @@
+"""A store test double for the retrieval engine: preset ranked lists per signal, each search returning the
+first ``k`` and logging (signal, k). Only what ``retrieve`` calls; the engine is what is under test."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ListStore:
+    def __init__(self, vector: Any = (), bm25: Any = (), sessions: int = 1):
+        self.lists = {"vector": list(vector), "bm25": list(bm25)}
+        self.sessions = sessions
+        self.calls: list[tuple[str, int]] = []
+
+    def vector_search(self, user_id, vector, k, filters=None, now=None):
+        self.calls.append(("vector", k))
+        return self.lists["vector"][:k]
+
+    def text_search(self, user_id, query, k, filters=None, now=None):
+        self.calls.append(("bm25", k))
+        return self.lists["bm25"][:k]
+
+    def phrase_search(self, user_id, phrases, k, filters=None, now=None):
+        self.calls.append(("entity", k))
+        return []
+
+    def list_sessions(self, user_id):
+        return [object()] * self.sessions
