@@ -57,8 +57,8 @@ def main() -> None:
     sp = splade_scores(c)
     for base_name, (pool, w_vec, alpha, lam) in (("default_v2", (100, 1.0, 0.5, 0.5)),
                                                   ("default_v2_scale", (200, 0.75, 0.5, 1.0))):
-        fam = {f"w_splade{w}": (lambda q, u, w=w: three_way(q, u, sp[q.qid], pool=pool, w_vec=w_vec, w_sp=w,
-                                                             alpha=alpha, lam=lam))
+        fam = {f"w_splade{w}": (lambda q, u, w=w, pool=pool, w_vec=w_vec, alpha=alpha, lam=lam: three_way(
+                   q, u, sp[q.qid], pool=pool, w_vec=w_vec, w_sp=w, alpha=alpha, lam=lam))
                for w in (0.0, 0.25, 0.5, 0.75, 1.0)}
         base = fam["w_splade0.0"]
         print(report(f"SPLADE-tiny as a third fused list on {base_name} (baseline: {base_name})",
