@@ -27,13 +27,14 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
 from llama_index.core.memory.types import BaseMemory
 
 from cbmemory import AgentMemory
+from cbmemory.context import fit
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord
 from cbmemory.retrieval.recipes import Recipe, get_recipe
 from cbmemory.validation import check_id, check_k
 
-from .convert import memory_text, plan_turns, query_of, widened_k, window_messages, within_budget, without
+from .convert import memory_text, plan_turns, query_of, widened_k, window_messages, without
 
 DEFAULT_WINDOW = 20
 
@@ -113,7 +114,7 @@ class CbMemoryChatMemory(BaseMemory):
             return recent
         k = self.k or self._recipe.retrieval.k
         shown = self._recipe.context
-        kept = within_budget(without(hits, record_ids=[r.record_id for r in window])[:k],
+        kept = fit(without(hits, record_ids=[r.record_id for r in window])[:k],
                              self._recipe.retrieval.token_budget, shown)
         text = memory_text(kept, self._today() if self.say_today else None, shown)
         return ([ChatMessage(role="system", content=text)] if text else []) + recent

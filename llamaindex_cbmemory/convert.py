@@ -18,7 +18,7 @@ from datetime import datetime
 from llama_index.core.base.llms.types import ChatMessage, TextBlock
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, fit, format_context, memory_prompt, resolved_text
+from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, format_context, memory_prompt, resolved_text
 from cbmemory.dates import anchor_label, iso
 from cbmemory.models import Hit, MemoryRecord, Message
 from cbmemory.validation import MAX_QUERY_CHARS
@@ -116,12 +116,6 @@ def widened_k(k: int | None, extra: int) -> int | None:
     return None if k is None else k + extra
 
 
-def within_budget(hits: Sequence[Hit], budget: int | None, shown: ContextConfig = DEFAULT_CONTEXT) -> list[Hit]:
-    """The best-ranked hits whose context fits ``budget`` tokens (all of them if ``None``): the context
-    stage's one budget rule."""
-    return fit(hits, budget, shown)
-
-
 def memory_text(hits: Sequence[Hit], today: datetime | None, shown: ContextConfig = DEFAULT_CONTEXT) -> str:
     """The context stage's text for an agent: the memories as ``shown`` renders them, how to read their
     dates, and "Today is ..." (when ``shown`` says so and ``today`` is given); empty if nothing to say."""
@@ -157,5 +151,5 @@ def hit_to_node(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> NodeWithSco
 __all__ = [
     "CONVERSATION_ROLES", "conversational", "hit_to_node", "memory_text",
     "plan_turns", "query_of", "record_to_message", "role_of", "text_of", "widened_k", "window_messages",
-    "within_budget", "without",
+    "without",
 ]

@@ -29,14 +29,14 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
 
 from cbmemory import AgentMemory
-from cbmemory.context import count_tokens
+from cbmemory.context import count_tokens, fit
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import Hit
 from cbmemory.retrieval.recipes import Recipe, get_recipe
 from cbmemory.validation import check_id, check_k
 
-from .convert import conversational, memory_text, plan_turns, query_of, widened_k, within_budget, without
+from .convert import conversational, memory_text, plan_turns, query_of, widened_k, without
 
 DEFAULT_SESSION = "llamaindex-memory"
 _RENDERED_KEPT = 16  # contents remembered for atruncate (Memory truncates right after aget)
@@ -87,7 +87,7 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
         k = self.k or self._recipe.retrieval.k
         hits = await self.memory.asearch(query, self.user_id, widened_k(k, min(len(buffer), _MAX_EXTRA)),
                                          recipe=self._recipe, reference_date=self._today())
-        kept = tuple(within_budget(without(hits, turns=conversational(buffer))[:k],
+        kept = tuple(fit(without(hits, turns=conversational(buffer))[:k],
                                    self._recipe.retrieval.token_budget, self._recipe.context))
         text = self._render(kept)  # Memory's own token limit applies later, through atruncate
         self._rendered[text] = kept
