@@ -8,7 +8,7 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, memory_line
+from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, memory_line, passage
 from cbmemory.dates import anchor_label
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord, Message
@@ -72,20 +72,26 @@ def latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
 
 
 def hit_metadata(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> dict[str, Any]:
-    """Where and when the hit was said, and ``memory``: the line a model reads, as the context stage
-    renders it with ``shown`` (the recipe's context settings)."""
+    """Where and when the hit was said, and ``memory``: what a model reads for it, as the context stage
+    renders it with ``shown`` (the recipe's context settings): its line, or with a window (``hit.context``)
+    the lines of its passage (the adjacent turns and itself, in session order), joined by line breaks.
+    ``context_turn_ids``, only for a hit with context: the turn ids of those adjacent turns (``None`` for a
+    turn stored without one), in session order."""
     r = hit.record
-    return {
+    metadata: dict[str, Any] = {
         "turn_id": r.turn_id, "session_id": r.session_id, "session_date": r.occurred_at.isoformat(),
         "date_label": anchor_label(r.occurred_at), "score": hit.score, "role": r.role,
         "speaker": r.speaker or r.role, "record_id": r.record_id, "recipe": hit.recipe, "user_id": r.user_id,
-        "memory": memory_line(hit, shown),
+        "memory": "\n".join(memory_line(record, shown) for record in passage(hit)),
     }
+    if hit.context:
+        metadata["context_turn_ids"] = [c.turn_id for c in hit.context]
+    return metadata
 
 
 def hit_to_document(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> Document:
-    """A hit as a ``Document``: the verbatim turn as content, where and when it was said (and the line a
-    model reads) as metadata."""
+    """A hit as a ``Document``: the verbatim turn as content (its window's turns are not: they are in
+    ``memory``), where and when it was said (and what a model reads) as metadata."""
     return Document(page_content=hit.record.text, metadata=hit_metadata(hit, shown), id=hit.record.record_id)
 
 

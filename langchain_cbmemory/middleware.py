@@ -5,7 +5,8 @@
                  context=CbMemoryContext(user_id="alice", session_id="s-42", session_date="2023-06-01"))
 
 Before every model call it searches the user's memory for their latest message with a recipe and adds the
-memories the thread does not already show to the system message, rendered by cbmemory's context stage as
+memories the thread does not already show to the system message (each with the adjacent turns of its
+session when the recipe has a window, less those the thread shows), rendered by cbmemory's context stage as
 the recipe says: each with the date of its session, relative dates resolved in place ("yesterday [Sunday,
 7 May 2023]"), how to read those dates, and "Today is ...". Once the agent's
 turn is over (``after_agent``: once per invoke, not after every tool step) it saves the new user and
@@ -15,6 +16,7 @@ assistant turns; message ids are the turn ids, so a retried turn is not stored t
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -26,7 +28,7 @@ from cbmemory.context import ContextConfig, FormattedContext, fit, format_contex
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.memory import AgentMemory
-from cbmemory.models import Hit, Message
+from cbmemory.models import Hit, MemoryRecord, Message
 from cbmemory.retrieval.recipes import Recipe, get_recipe
 
 from ._convert import context_value, conversation_turns, latest_user_text, message_text
@@ -57,11 +59,22 @@ def with_system_text(request: ModelRequest, text: str) -> ModelRequest:
 
 def not_in_thread(hits: Sequence[Hit], messages: Sequence[BaseMessage]) -> list[Hit]:
     """Hits minus the memories the thread already shows: the same message id (stored turns keep it as their
-    turn id) or the same role and text."""
+    turn id) or the same role and text. A kept hit's context (its window's adjacent turns) loses the turns
+    the thread shows in the same way, so no memory is shown twice."""
     ids = {m.id for m in messages if m.id}
     roles = {"human": "user", "ai": "assistant"}
     pairs = {(roles.get(m.type, m.type), message_text(m)) for m in messages}
-    return [h for h in hits if h.record.turn_id not in ids and (h.record.role, h.record.text) not in pairs]
+
+    def in_thread(r: MemoryRecord) -> bool:
+        return r.turn_id in ids or (r.role, r.text) in pairs
+
+    kept = []
+    for h in hits:
+        if in_thread(h.record):
+            continue
+        context = tuple(r for r in h.context if not in_thread(r))
+        kept.append(h if len(context) == len(h.context) else replace(h, context=context))
+    return kept
 
 
 class CbMemoryMiddleware(AgentMiddleware):
@@ -81,7 +94,8 @@ class CbMemoryMiddleware(AgentMiddleware):
     - ``search_tool``: also give the agent ``memory_search_tool`` (as ``search_memory``), searching the same
       user with the same recipe, k and context settings, so the model can look further when the recalled
       memories are not enough. It is in ``self.tools``, which ``create_agent`` registers.
-    Memories already in the thread's messages are not repeated in the system message.
+    Memories already in the thread's messages are not repeated in the system message, whether as hits or
+    as a hit's adjacent turns (the recipe's ``window``).
     """
 
     def __init__(

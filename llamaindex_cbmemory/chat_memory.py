@@ -9,7 +9,8 @@
 - ``get``/``aget`` return one system message with the memories most relevant to the input (or, when
   called without one, as agents do on their first step, to the latest user message), each with the date of
   its session, plus "Today is ...", followed by the recent window: the session's last ``window`` turns.
-  Memories already in the window are left out.
+  Memories already in the window are left out, as hits and as the adjacent turns shown with a hit (the
+  recipe's ``window``, not to be confused with this recent window).
 - The window is read from the store, so another process (or a restart) continues the same session.
 - ``set`` stores the turns of a history that are not stored yet; ``reset`` empties the window only
   (the turns stay in long-term memory; erase them with ``AgentMemory.forget``).

@@ -13,12 +13,22 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, TextBlock
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, format_context, memory_prompt, resolved_text
+from cbmemory.context import (
+    DEFAULT_CONTEXT,
+    ContextConfig,
+    format_context,
+    memory_line,
+    memory_prompt,
+    passage,
+    resolved_text,
+)
 from cbmemory.dates import anchor_label, iso
 from cbmemory.models import Hit, MemoryRecord, Message
 from cbmemory.validation import MAX_QUERY_CHARS
@@ -105,9 +115,20 @@ def query_of(input: str | ChatMessage | None, recent: Sequence[ChatMessage]) -> 
 
 def without(hits: Sequence[Hit], *, record_ids: Iterable[str] = (),
             turns: Iterable[tuple[str, str]] = ()) -> list[Hit]:
-    """Hits minus those already in the prompt: by record id, or by (role, text)."""
+    """Hits minus those already in the prompt: by record id, or by (role, text). A kept hit's context (its
+    window's adjacent turns) loses the turns already in the prompt in the same way, so none is shown twice."""
     ids, pairs = set(record_ids), set(turns)
-    return [h for h in hits if h.record.record_id not in ids and (h.record.role, h.record.text) not in pairs]
+
+    def in_prompt(r: MemoryRecord) -> bool:
+        return r.record_id in ids or (r.role, r.text) in pairs
+
+    kept = []
+    for h in hits:
+        if in_prompt(h.record):
+            continue
+        context = tuple(r for r in h.context if not in_prompt(r))
+        kept.append(h if len(context) == len(h.context) else replace(h, context=context))
+    return kept
 
 
 def widened_k(k: int | None, extra: int) -> int | None:
@@ -124,11 +145,14 @@ def memory_text(hits: Sequence[Hit], today: datetime | None, shown: ContextConfi
 
 def hit_to_node(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> NodeWithScore:
     """A hit as a LlamaIndex node, for the LLM as the context stage renders it with ``shown`` (the recipe's
-    context settings): the text with its relative dates resolved in place, and ``date`` and ``speaker``
-    (no ``date`` when the recipe hands the model undated memories). The verbatim text (``verbatim``), ids,
-    ISO date and score are kept in metadata for code."""
+    context settings). A hit alone: the text with its relative dates resolved in place, and ``date`` and
+    ``speaker`` as metadata the LLM sees (no ``date`` when the recipe hands the model undated memories). A
+    hit with context (the recipe's ``window``): its passage, the adjacent turns and itself in session order,
+    one line each as ``memory_line`` writes it (``[date] speaker: text``), so each line carries its own date
+    and speaker and the LLM sees no metadata; ``context_record_ids`` lists the adjacent turns' record ids.
+    The hit's own verbatim text (``verbatim``), ids, ISO date and score are kept in metadata for code."""
     r = hit.record
-    metadata = {
+    metadata: dict[str, Any] = {
         "date": anchor_label(r.occurred_at),
         "speaker": r.speaker or r.role,
         "session_id": r.session_id,
@@ -140,16 +164,35 @@ def hit_to_node(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> NodeWithSco
         "recipe": hit.recipe,
         "verbatim": r.text,
     }
-    for_llm = ("date", "speaker") if shown.dates else ("speaker",)
+    if hit.context:
+        metadata["context_record_ids"] = [c.record_id for c in hit.context]
+        for_llm: tuple[str, ...] = ()  # every line has its date and speaker
+        text = "\n".join(memory_line(record, shown) for record in passage(hit))
+    else:
+        for_llm = ("date", "speaker") if shown.dates else ("speaker",)
+        text = resolved_text(r, shown.date_rules) if shown.resolve_dates else r.text
     hidden = [k for k in metadata if k not in for_llm]
-    text = resolved_text(r, shown.date_rules) if shown.resolve_dates else r.text
     node = TextNode(id_=r.record_id, text=text, metadata=metadata, excluded_llm_metadata_keys=hidden,
                     excluded_embed_metadata_keys=list(metadata))
     return NodeWithScore(node=node, score=hit.score)
 
 
+def hits_to_nodes(hits: Sequence[Hit], shown: ContextConfig = DEFAULT_CONTEXT) -> list[NodeWithScore]:
+    """The hits as nodes (``hit_to_node``), each turn shown once across them, as in the context stage: a
+    hit's context leaves out the turns that are hits themselves (each has its node) and the turns an
+    earlier-ranked node already shows."""
+    own = {h.record.record_id for h in hits}
+    seen: set[str] = set()
+    nodes = []
+    for h in hits:
+        context = tuple(r for r in h.context if r.record_id not in own and r.record_id not in seen)
+        seen.update(r.record_id for r in context)
+        nodes.append(hit_to_node(h if len(context) == len(h.context) else replace(h, context=context), shown))
+    return nodes
+
+
 __all__ = [
-    "CONVERSATION_ROLES", "conversational", "hit_to_node", "memory_text",
+    "CONVERSATION_ROLES", "conversational", "hit_to_node", "hits_to_nodes", "memory_text",
     "plan_turns", "query_of", "record_to_message", "role_of", "text_of", "widened_k", "window_messages",
     "without",
 ]

@@ -5,7 +5,8 @@
 
 On ``aget`` the block searches the user's memory for the latest user message (or ``Memory.aget``'s
 input) and returns the memories with their session dates and "Today is ...", which ``Memory`` puts in
-its system message. Memories already in the short-term buffer are left out.
+its system message. Memories already in the short-term buffer are left out, as hits and as the adjacent
+turns shown with a hit (the recipe's ``window``).
 
 What gets stored: ``Memory`` hands a block only the messages it *flushes* from its short-term buffer (when
 the buffer passes ``token_limit * chat_history_token_ratio``), never the recent turns. So a short

@@ -5,9 +5,12 @@
     engine = RetrieverQueryEngine.from_args(retriever, llm=llm)
     tool = make_retriever_tool(retriever)
 
-Each node's text is the stored message, verbatim; its metadata holds ``date`` (the session date, readable)
-and ``speaker``, which the LLM sees, and ``session_id``, ``session_date`` (ISO 8601), ``turn_id``,
-``record_id``, ``role``, ``score`` and ``recipe``, which it does not.
+Each node's text is the stored message (its relative dates resolved in place when the recipe says so);
+its metadata holds ``date`` (the session date, readable) and ``speaker``, which the LLM sees, and
+``session_id``, ``session_date`` (ISO 8601), ``turn_id``, ``record_id``, ``role``, ``score``, ``recipe`` and
+``verbatim``, which it does not. With a recipe that has a window (the default), a node's text is the hit's
+passage instead: the adjacent turns of its session and itself, one ``[date] speaker: text`` line each, each
+turn in one node only (``convert.hits_to_nodes``); ``context_record_ids`` names the adjacent turns.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from cbmemory.models import SearchFilters
 from cbmemory.retrieval.recipes import Recipe, get_recipe
 from cbmemory.validation import check_id, check_k
 
-from .convert import hit_to_node
+from .convert import hits_to_nodes
 
 DateLike = datetime | str
 
@@ -105,11 +108,11 @@ class CbMemoryRetriever(BaseRetriever):
                 "recipe": self.recipe, "reference_date": self.reference_date}
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return [hit_to_node(h, self._shown) for h in self.memory.search(**self._search_args(query_bundle))]
+        return hits_to_nodes(self.memory.search(**self._search_args(query_bundle)), self._shown)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """Runs the search in a worker thread (``AgentMemory.asearch``): the event loop keeps going."""
-        return [hit_to_node(h, self._shown) for h in await self.memory.asearch(**self._search_args(query_bundle))]
+        return hits_to_nodes(await self.memory.asearch(**self._search_args(query_bundle)), self._shown)
 
 
 def make_retriever_tool(retriever: CbMemoryRetriever, *, name: str = TOOL_NAME,

@@ -150,6 +150,8 @@ class Hit:
 
     ``signals`` maps each signal that found the record (``vector``, ``bm25``, ``entity``, ...) to its raw
     score; ``ranks`` to its 1-based rank in that signal's list. ``recipe`` names the recipe that produced it.
+    ``context``: the adjacent turns of its session shown with it (the recipe's ``window``), in session
+    order, without the record itself; empty when the recipe shows hits alone.
     """
 
     record: MemoryRecord
@@ -157,6 +159,7 @@ class Hit:
     signals: Mapping[str, float] = field(default_factory=frozen_mapping)
     ranks: Mapping[str, int] = field(default_factory=frozen_mapping)
     recipe: str | None = None
+    context: tuple[MemoryRecord, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -258,3 +258,23 @@ def test_memory_options_reach_every_store(locomo_set, tmp_path, minilm, monkeypa
     _run(locomo_set, tmp_path / "opts", ["bm25", "vector_no_dates"], minilm, baselines=(),
          memory_options={"recipe": "bm25"})
     assert len(seen) == 2 and all(kw["recipe"] == "bm25" and kw["embedder"] is minilm for kw in seen)
+
+
+def test_a_windowed_recipe_is_scored_on_what_the_reader_gets_and_on_its_hits_alone(locomo_set, tmp_path, minilm):
+    out = tmp_path / "run"
+    _run(locomo_set, out, ["default", "default_no_window"], minilm, baselines=())
+    windowed = {r["question_id"]: r for r in read_jsonl(out / "questions" / "default.jsonl")}
+    alone = {r["question_id"]: r for r in read_jsonl(out / "questions" / "default_no_window.jsonl")}
+    assert windowed.keys() == alone.keys()
+    paid = 0
+    for qid, rec in windowed.items():
+        assert [h["turn_ids"] for h in rec["hits"]] == [h["turn_ids"] for h in alone[qid]["hits"]]  # same hits
+        units = [set(h["turn_ids"]) | set(h.get("context_turn_ids", ())) for h in rec["hits"]]
+        if rec["evidence"]:
+            assert rec["metrics"]["recall@3"] == recall(rec["evidence"], units, 3)
+            assert rec["metrics"]["hit_recall@3"] == alone[qid]["metrics"]["recall@3"]
+            assert rec["metrics"]["recall@3"] >= rec["metrics"]["hit_recall@3"]
+        assert rec["metrics"]["tokens@3"] >= alone[qid]["metrics"]["tokens@3"]  # the window is paid for
+        paid += rec["metrics"]["tokens@3"] > alone[qid]["metrics"]["tokens@3"]
+    assert paid >= 1  # some hits have turns next to them that are no hits
+    assert "hit_recall@3" not in next(iter(alone.values()))["metrics"]

@@ -24,5 +24,13 @@ class ListStore:
         self.calls.append(("entity", k))
         return []
 
+    def list_records(self, user_id, filters=None, *, limit=None, newest_first=False, now=None):
+        """The records of the preset lists (each once) in the sessions and of the kinds ``filters`` name."""
+        self.calls.append(("list", 0))
+        seen = {h.record.record_id: h.record for hits in self.lists.values() for h in hits}
+        return [r for r in seen.values()
+                if (filters is None or filters.session_ids is None or r.session_id in filters.session_ids)
+                and (filters is None or filters.kinds is None or r.kind in filters.kinds)]
+
     def list_sessions(self, user_id):
         return [object()] * self.sessions

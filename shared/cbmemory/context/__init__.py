@@ -15,11 +15,13 @@ from .render import (
     header,
     line_tokens,
     memory_line,
+    passage,
     resolved_text,
+    shown_records,
 )
 
 __all__ = [
     "DEFAULT_CONTEXT", "READINGS", "ContextConfig", "FormattedContext", "answer_messages", "context_tokens",
     "count_tokens", "date_guidance", "fit", "format_context", "header", "line_tokens", "memory_line",
-    "memory_prompt", "resolved_text", "today_line",
+    "memory_prompt", "passage", "resolved_text", "shown_records", "today_line",
 ]

@@ -1,10 +1,12 @@
 """Hits → the text an LLM reads, and the one token-budget rule every consumer shares.
 
-A context is a header line and one line per memory. Its size is counted line by line, as
-``tokens(header) + Σ (tokens(line) + 1)`` (cl100k_base tokens; the 1 is the line break), so that a line's
-cost is known before the others are chosen, a search and the context made from it agree exactly, and each
-line's count can be cached. A budget keeps the best-ranked hits, in rank order, while the context fits:
-the lowest-ranked go first.
+A context is a header line and one line per memory. A hit with ``context`` (the recipe's ``window``) brings
+its adjacent turns as lines of their own, in session order around it; a turn is shown once, however many
+hits it is next to. Its size is counted line by line, as ``tokens(header) + Σ (tokens(line) + 1)``
+(cl100k_base tokens; the 1 is the line break), so that a line's cost is known before the others are chosen,
+a search and the context made from it agree exactly, and each line's count can be cached. A budget keeps
+the best-ranked hits (each with its context), in rank order, while the context fits: the lowest-ranked go
+first.
 """
 
 from __future__ import annotations
@@ -62,9 +64,9 @@ def resolved_text(record: MemoryRecord, rules: str) -> str:
     return "".join(parts) + text[pos:] if parts else text
 
 
-def memory_line(hit: Hit, config: ContextConfig = DEFAULT_CONTEXT) -> str:
+def memory_line(hit: Hit | MemoryRecord, config: ContextConfig = DEFAULT_CONTEXT) -> str:
     """One memory as the model reads it: ``[Sunday, 7 May 2023] Caroline: ...`` (or undated)."""
-    r = hit.record
+    r = hit.record if isinstance(hit, Hit) else hit
     text = resolved_text(r, config.date_rules) if config.resolve_dates else r.text
     line = f"{r.speaker or r.role}: {text}"
     return f"[{anchor_label(r.occurred_at)}] {line}" if config.dates else line
@@ -74,16 +76,31 @@ def header(config: ContextConfig = DEFAULT_CONTEXT) -> str:
     return DATED_HEADER if config.dates else UNDATED_HEADER
 
 
-def line_tokens(hit: Hit, config: ContextConfig = DEFAULT_CONTEXT) -> int:
-    """What one memory adds to a context: its line and the line break."""
+def line_tokens(hit: Hit | MemoryRecord, config: ContextConfig = DEFAULT_CONTEXT) -> int:
+    """What one memory line adds to a context: the line and its line break."""
     return count_tokens(memory_line(hit, config)) + 1
+
+
+def passage(hit: Hit) -> list[MemoryRecord]:
+    """The records a hit shows: its context and itself, in session order."""
+    if not hit.context:
+        return [hit.record]
+    return sorted((*hit.context, hit.record), key=lambda r: r.position)
+
+
+def _new_records(hit: Hit, shown: set[str]) -> list[MemoryRecord]:
+    """The records of ``hit``'s passage not in ``shown`` (record ids), which it then adds to ``shown``."""
+    new = [r for r in passage(hit) if r.record_id not in shown]
+    shown.update(r.record_id for r in new)
+    return new
 
 
 def context_tokens(hits: Sequence[Hit], config: ContextConfig = DEFAULT_CONTEXT) -> int:
     """The size of the context made of ``hits`` (0 for none: no header either)."""
     if not hits:
         return 0
-    return count_tokens(header(config)) + sum(line_tokens(h, config) for h in hits)
+    shown: set[str] = set()
+    return count_tokens(header(config)) + sum(line_tokens(r, config) for h in hits for r in _new_records(h, shown))
 
 
 def fit(hits: Sequence[Hit], budget: int | None, config: ContextConfig = DEFAULT_CONTEXT) -> list[Hit]:
@@ -91,9 +108,10 @@ def fit(hits: Sequence[Hit], budget: int | None, config: ContextConfig = DEFAULT
     if budget is None:
         return list(hits)
     used = count_tokens(header(config))
+    shown: set[str] = set()
     kept: list[Hit] = []
     for h in hits:
-        used += line_tokens(h, config)
+        used += sum(line_tokens(r, config) for r in _new_records(h, shown))
         if used > budget:
             break
         kept.append(h)
@@ -113,12 +131,20 @@ def _chronological(hits: Sequence[Hit]) -> list[Hit]:
     return sorted(hits, key=lambda h: (h.record.occurred_at, h.record.session_id, h.record.position))
 
 
+def shown_records(hits: Sequence[Hit]) -> list[MemoryRecord]:
+    """Every record a context of ``hits`` shows, once each, in the order shown: each hit's passage in turn."""
+    seen: set[str] = set()
+    return [r for h in hits for r in _new_records(h, seen)]
+
+
 def format_context(hits: Sequence[Hit], config: ContextConfig = DEFAULT_CONTEXT, *,
                    budget: int | None = None) -> FormattedContext:
-    """The context for ``hits`` (best first), cut to ``budget`` tokens, in ``config.order``."""
+    """The context for ``hits`` (best first), cut to ``budget`` tokens, in ``config.order``: in rank order
+    each hit's passage follows the one before (less the turns already shown); chronologically, hits are
+    sorted by date and session position first."""
     kept = fit(hits, budget, config)
     shown = _chronological(kept) if config.order == "chronological" else kept
     if not shown:
         return FormattedContext("", 0, ())
-    text = "\n".join([header(config), *(memory_line(h, config) for h in shown)])
+    text = "\n".join([header(config), *(memory_line(r, config) for r in shown_records(shown))])
     return FormattedContext(text, context_tokens(shown, config), tuple(shown))

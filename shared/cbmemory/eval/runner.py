@@ -32,11 +32,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ..context import DEFAULT_CONTEXT, ContextConfig, count_tokens, format_context, header, line_tokens
+from ..context import DEFAULT_CONTEXT, ContextConfig, context_tokens, format_context
 from ..dates import utcnow
 from ..errors import InvalidInputError
 from ..ingest import DEFAULT_INGEST, IngestConfig
-from ..models import Hit, IngestResult
+from ..models import Hit, IngestResult, MemoryRecord
 from ..retrieval.engine import retrieve
 from ..retrieval.recipes import Recipe
 from ..store.sqlite_sql import SCHEMA_VERSION  # a new store layout gets new files, not a refusal
@@ -89,14 +89,21 @@ def _store_name(fingerprint: str, ingest: IngestConfig, embedder: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:16] + ".db"
 
 
-def _units(hits: Sequence[Hit]) -> tuple[list[frozenset[str]], list[str]]:
-    turns = [frozenset(h.record.source_ids or (h.record.turn_id or h.record.record_id,)) for h in hits]
+def _turn_ids(r: MemoryRecord) -> tuple[str, ...]:
+    return r.source_ids or (r.turn_id or r.record_id,)
+
+
+def _units(hits: Sequence[Hit], *, context: bool = True) -> tuple[list[frozenset[str]], list[str]]:
+    """Each hit as the turns the reader gets from it: its own and (``context``) its window's."""
+    turns = [frozenset(t for r in (h.record, *(h.context if context else ())) for t in _turn_ids(r))
+             for h in hits]
     return turns, [h.record.session_id for h in hits]
 
 
 def _hit_json(rank: int, h: Hit) -> dict[str, Any]:
     r = h.record
     return {"rank": rank, "turn_ids": list(r.source_ids or (r.turn_id,)), "session_id": r.session_id,
+            **({"context_turn_ids": [t for c in h.context for t in _turn_ids(c)]} if h.context else {}),
             "score": round(float(h.score), 6), "signals": {k: round(float(v), 6) for k, v in h.signals.items()},
             "date": r.occurred_at.date().isoformat(), "speaker": r.speaker or r.role, "text": r.text[:TEXT_CHARS]}
 
@@ -156,8 +163,7 @@ class _Run:
     @staticmethod
     def _tokens_at(hits: Sequence[Hit], c: int, shown: ContextConfig) -> int:
         """The context stage's size of the first ``c`` hits (its per-line counts are cached)."""
-        top = hits[:c]
-        return count_tokens(header(shown)) + sum(line_tokens(h, shown) for h in top) if top else 0
+        return context_tokens(hits[:c], shown)
 
     def _metrics(self, q: EvalQuestion, main: Sequence[Hit], deep: Sequence[Hit] | None,
                  shown: ContextConfig = DEFAULT_CONTEXT) -> dict[str, Any]:
@@ -166,6 +172,9 @@ class _Run:
             src = main if c <= self.k or deep is None else deep
             turns, sessions = _units(src)
             m.update(retrieval_metrics(q.evidence, turns, [c]))
+            if any(h.context for h in src[:c]):  # recall of the hits alone, beside that of what is read
+                alone = retrieval_metrics(q.evidence, _units(src, context=False)[0], [c], prefix="hit_")
+                m[f"hit_recall@{c}"] = alone[f"hit_recall@{c}"]
             m.update(retrieval_metrics(q.evidence_sessions, session_units(sessions), [c], prefix="session_"))
             if c != self.k:
                 m[f"tokens@{c}"] = self._tokens_at(src, c, shown)

@@ -132,6 +132,10 @@ class RetrievalConfig:
       among the session's candidates divided by the best score of all (so the best session's turns gain
       the full weight): turns of a session that matches the question strongly rise over isolated matches
       elsewhere. 0 turns it off.
+    - ``window``: each of the k hits is shown with up to this many adjacent turns of its session on each
+      side (same kind, read under the same filters), as its ``Hit.context``: a reply is read with the turn
+      it answers. The context counts in the token budget and in tokens@k; a turn is shown once however many
+      hits it is next to. It does not change which k hits are returned. 0: hits alone.
     """
 
     signals: tuple[Signal, ...] = (Signal.VECTOR,)
@@ -153,6 +157,7 @@ class RetrievalConfig:
     date_weight: float = 0.0
     neighbour_weight: float = 0.0
     session_weight: float = 0.0
+    window: int = 0
 
     def __post_init__(self) -> None:
         put = object.__setattr__
@@ -180,6 +185,7 @@ class RetrievalConfig:
             raise InvalidInputError(f"future_filter must be True or False, got {self.future_filter!r}")
         _int(self.k, "k", lo=1, optional=True)
         _int(self.token_budget, "token_budget", lo=1, optional=True)
+        _int(self.window, "window", lo=0)
         if self.kinds is not None:
             kinds = _seq(self.kinds, "kinds")
             if not kinds or not all(isinstance(x, str) and x in KINDS for x in kinds) or len(set(kinds)) != len(kinds):
@@ -209,6 +215,7 @@ class RetrievalConfig:
             "token_budget": self.token_budget, "kinds": list(self.kinds) if self.kinds is not None else None,
             "speaker_weight": self.speaker_weight, "date_weight": self.date_weight,
             "neighbour_weight": self.neighbour_weight, "session_weight": self.session_weight,
+            "window": self.window,
         }
 
     @classmethod

@@ -146,6 +146,24 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, ran
     return out
 
 
+def with_window(store: MemoryStore, user_id: str, hits: list[Hit], window: int, filters: SearchFilters,
+                now: datetime | None) -> list[Hit]:
+    """``hits`` with their ``context``: the turns up to ``window`` positions before and after each, in its
+    session and of its kind, read from the store under the same ``filters`` (so a context turn is one the
+    search could have returned), in session order. One read of the hits' sessions; ``window`` 0: as is."""
+    if window <= 0 or not hits:
+        return hits
+    sessions = tuple(sorted({h.record.session_id for h in hits}))
+    records = store.list_records(user_id, replace(filters, session_ids=sessions), now=now)
+    at = {(r.session_id, r.kind, r.position): r for r in records}
+    out = []
+    for h in hits:
+        r = h.record
+        near = (at.get((r.session_id, r.kind, r.position + step)) for step in range(-window, window + 1) if step)
+        out.append(replace(h, context=tuple(n for n in near if n is not None)))
+    return out
+
+
 def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int | None) -> int:
     if k is not None:
         return k
@@ -183,8 +201,9 @@ def retrieve(
 
     Each signal fetches its candidates (``candidates``); several signals are fused; then, each only when the
     config asks for it: the speaker and date boosts (the question's period resolved against
-    ``reference_date``, else ``now``), the neighbour and session terms (``context_boost``), the BM25 re-rank of the first ``rerank_pool``, the recency order of
-    the first ``recency_pool``; the cut to k; the token budget."""
+    ``reference_date``, else ``now``), the neighbour and session terms (``context_boost``), the BM25 re-rank
+    of the first ``rerank_pool``, the recency order of the first ``recency_pool``; the cut to k; each hit's
+    adjacent turns (``window``); the token budget."""
     config = recipe.retrieval
     k = resolve_k(config, store, user_id, k)
     f = filters or SearchFilters()
@@ -218,10 +237,10 @@ def retrieve(
     if config.order is Order.RECENCY:
         pool = ranked[: config.recency_pool]
         ranked = sorted(pool, key=lambda h: (h.record.occurred_at, h.record.position), reverse=True)
-    ranked = ranked[:k]
+    ranked = with_window(store, user_id, ranked[:k], config.window, f, now)
 
     ranked = fit(ranked, config.token_budget, recipe.context)  # the context stage's one budget rule
-    return [Hit(h.record, h.score, h.signals, h.ranks, recipe.name) for h in ranked]
+    return [replace(h, recipe=recipe.name) for h in ranked]
 
 
 def explain(hits: list[Hit]) -> list[dict[str, object]]:

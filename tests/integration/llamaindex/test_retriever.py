@@ -41,10 +41,15 @@ def test_nodes_follow_the_recipes_reading(seeded):
     from cbmemory.context import ContextConfig
     from cbmemory.retrieval import RECIPES
 
-    undated = RECIPES["default"].with_(name="undated", context=ContextConfig(dates=False, resolve_dates=False))
-    [node] = CbMemoryRetriever(seeded, "alice", k=1, recipe=undated).retrieve("Which city did I move to?")
+    undated = ContextConfig(dates=False, resolve_dates=False)
+    alone = RECIPES["default_no_window"].with_(name="undated", context=undated)
+    [node] = CbMemoryRetriever(seeded, "alice", k=1, recipe=alone).retrieve("Which city did I move to?")
     shown = node.node.get_content(MetadataMode.LLM)
     assert "date:" not in shown and "May 2023" not in shown and "speaker:" in shown, shown
+    windowed = RECIPES["default"].with_(name="undated_window", context=undated)
+    [node] = CbMemoryRetriever(seeded, "alice", k=1, recipe=windowed).retrieve("Which city did I move to?")
+    shown = node.node.get_content(MetadataMode.LLM)  # one line per turn, each with its speaker, none dated
+    assert len(shown.splitlines()) > 1 and "May 2023" not in shown and "date:" not in shown, shown
 
 
 def test_user_isolation(seeded):
