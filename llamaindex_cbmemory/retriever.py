@@ -39,7 +39,8 @@ DateLike = datetime | str
 TOOL_NAME = "search_memory"
 TOOL_DESCRIPTION = (
     "Search the user's memory of earlier conversations. Input: what to look for, in plain words. Each "
-    "result is a message from a past conversation with the date of that conversation: a relative date in it "
+    "result is a message from a past conversation (with the messages around it, when the recipe shows them) "
+    "with the date of that conversation: a relative date in it "
     "('yesterday', 'last week') is relative to that date, not to today, and where it could be worked out, "
     "the date it means follows it in brackets."
 )

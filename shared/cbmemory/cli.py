@@ -261,7 +261,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         rows = [{"turn_id": h.record.turn_id, "session_id": h.record.session_id, "score": h.score,
                  "text": h.record.text, "occurred_at": h.record.occurred_at.isoformat(),
                  "speaker": h.record.speaker, "recipe": h.recipe, "signals": dict(h.signals),
-                 "ranks": dict(h.ranks)} for h in hits]
+                 "ranks": dict(h.ranks),
+                 "context": [{"turn_id": r.turn_id, "position": r.position, "speaker": r.speaker, "role": r.role,
+                              "text": r.text} for r in h.context]} for h in hits]
         if args.explain:
             for row, signals in zip(rows, _explained(hits), strict=True):
                 row["explain"] = signals
@@ -269,9 +271,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     elif args.explain:
         _print_explained(hits)
     else:
-        for h in hits:
-            print(f"{h.score:8.4f}  {h.record.turn_id or '-':>8}  {h.record.occurred_at.date()}  "
-                  f"{h.record.speaker or h.record.role}: {h.record.text}")
+        from .context import passage
+
+        for h in hits:  # the hit's window, if the recipe has one, around it and indented
+            for r in passage(h):
+                lead = f"{h.score:8.4f}" if r is h.record else " " * 6 + "··"
+                print(f"{lead}  {r.turn_id or '-':>8}  {r.occurred_at.date()}  {r.speaker or r.role}: {r.text}")
     if not hits and not warned:
         _say("note", f"no memory of {args.user!r} matches with recipe {recipe.name!r}")
     return 0

@@ -25,6 +25,15 @@ def test_cli_ingest_search_stats_forget(tmp_path, capsys):
     hits = json.loads(capsys.readouterr().out)
     assert len(hits) == 10 and {"turn_id", "session_id", "score", "text"} <= set(hits[0])
     assert "D1:3" in [h["turn_id"] for h in hits]
+    # the default shows each hit between its neighbours: in the JSON as its context, in text indented around it
+    top = hits[0]
+    session, n = top["turn_id"].split(":")
+    assert top["context"] and all(c["turn_id"].split(":")[0] == session and abs(int(c["turn_id"].split(":")[1])
+                                  - int(n)) == 1 for c in top["context"])
+    assert main(["search", "When did Caroline go to the LGBTQ support group?", "--db", db, "--user", "conv-26",
+                 "--k", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 + len(top["context"]) and sum(not ln.startswith(" " * 6 + "··") for ln in lines) == 1
     assert main(["stats", "--db", db]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert stats["records"] == ingest["turns"]
