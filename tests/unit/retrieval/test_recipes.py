@@ -30,7 +30,8 @@ def retrieval_configs(draw) -> RetrievalConfig:
         order=draw(st.sampled_from(list(Order))), recency_pool=draw(counts), future_filter=draw(st.booleans()),
         k=draw(st.none() | counts), token_budget=draw(st.none() | counts),
         kinds=draw(st.none() | st.lists(st.sampled_from(KINDS), min_size=1, unique=True).map(tuple)),
-        speaker_weight=draw(weights),
+        speaker_weight=draw(weights), date_weight=draw(weights), neighbour_weight=draw(weights),
+        session_weight=draw(weights), window=draw(st.integers(0, 50)),
     )
 
 
@@ -120,6 +121,7 @@ BAD_RETRIEVAL = [
     {"weights": [["vector", 1.0], ["vector", 2.0]]}, {"weights": [["vector"]]}, {"weights": "vector"},
     {"kinds": []}, {"kinds": ["thought"]}, {"kinds": "turn"}, {"kinds": ["turn", "turn"]},
     {"speaker_weight": float("inf")}, {"speaker_weight": -0.5}, {"speaker_weight": None},
+    {"window": -1}, {"window": 1.5}, {"window": "1"}, {"window": None}, {"window": True},
     {"colour": "blue"},
 ]
 
