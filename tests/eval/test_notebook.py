@@ -1,5 +1,5 @@
 """Eval layer: notebooks/evaluate_memory.ipynb runs top to bottom in a fresh kernel, offline (a small LoCoMo
-evaluation, the heatmap, a drill-down into a missed temporal question; its own asserts check them)."""
+evaluation, the heatmap, a drill-down into a question the default missed; its own asserts check them)."""
 
 import pytest
 
@@ -15,6 +15,7 @@ def test_evaluation_notebook_runs_offline(tmp_path, monkeypatch):
     assert "conv-26: Caroline and Melanie" in outputs
     assert "**recall@10**" in outputs and "| default |" in outputs
     assert "best recipe per category:" in outputs
-    assert "retrieved by default (vector+bm25, weighted fusion; rank, turn, date, signals, text):" in outputs
+    assert "retrieved by default (vector+bm25, weighted fusion, each hit shown with its neighbours;" in outputs
+    assert "miss evidence at k=10" in outputs
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(images) == 1
