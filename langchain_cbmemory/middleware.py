@@ -16,7 +16,6 @@ assistant turns; message ids are the turn ids, so a retried turn is not stored t
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -24,11 +23,11 @@ from langchain.agents.middleware import AgentMiddleware, AgentState, ModelReques
 from langchain_core.messages import BaseMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from cbmemory.context import ContextConfig, FormattedContext, fit, format_context, memory_prompt
+from cbmemory.context import ContextConfig, FormattedContext, fit, format_context, memory_prompt, unseen
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.memory import AgentMemory
-from cbmemory.models import Hit, MemoryRecord, Message
+from cbmemory.models import Hit, Message
 from cbmemory.retrieval.recipes import Recipe, get_recipe
 
 from ._convert import context_value, conversation_turns, latest_user_text, message_text
@@ -65,16 +64,7 @@ def not_in_thread(hits: Sequence[Hit], messages: Sequence[BaseMessage]) -> list[
     roles = {"human": "user", "ai": "assistant"}
     pairs = {(roles.get(m.type, m.type), message_text(m)) for m in messages}
 
-    def in_thread(r: MemoryRecord) -> bool:
-        return r.turn_id in ids or (r.role, r.text) in pairs
-
-    kept = []
-    for h in hits:
-        if in_thread(h.record):
-            continue
-        context = tuple(r for r in h.context if not in_thread(r))
-        kept.append(h if len(context) == len(h.context) else replace(h, context=context))
-    return kept
+    return unseen(hits, lambda r: r.turn_id in ids or (r.role, r.text) in pairs)
 
 
 class CbMemoryMiddleware(AgentMiddleware):

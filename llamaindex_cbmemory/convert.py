@@ -28,6 +28,7 @@ from cbmemory.context import (
     memory_prompt,
     passage,
     resolved_text,
+    unseen,
 )
 from cbmemory.dates import anchor_label, iso
 from cbmemory.models import Hit, MemoryRecord, Message
@@ -119,16 +120,7 @@ def without(hits: Sequence[Hit], *, record_ids: Iterable[str] = (),
     window's adjacent turns) loses the turns already in the prompt in the same way, so none is shown twice."""
     ids, pairs = set(record_ids), set(turns)
 
-    def in_prompt(r: MemoryRecord) -> bool:
-        return r.record_id in ids or (r.role, r.text) in pairs
-
-    kept = []
-    for h in hits:
-        if in_prompt(h.record):
-            continue
-        context = tuple(r for r in h.context if not in_prompt(r))
-        kept.append(h if len(context) == len(h.context) else replace(h, context=context))
-    return kept
+    return unseen(hits, lambda r: r.record_id in ids or (r.role, r.text) in pairs)
 
 
 def widened_k(k: int | None, extra: int) -> int | None:

@@ -18,10 +18,12 @@ from .render import (
     passage,
     resolved_text,
     shown_records,
+    unseen,
 )
 
 __all__ = [
     "DEFAULT_CONTEXT", "READINGS", "ContextConfig", "FormattedContext", "answer_messages", "context_tokens",
     "count_tokens", "date_guidance", "fit", "format_context", "header", "line_tokens", "memory_line",
     "memory_prompt", "passage", "resolved_text", "shown_records", "today_line",
+    "unseen",
 ]

@@ -11,8 +11,8 @@ first.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -93,6 +93,18 @@ def _new_records(hit: Hit, shown: set[str]) -> list[MemoryRecord]:
     new = [r for r in passage(hit) if r.record_id not in shown]
     shown.update(r.record_id for r in new)
     return new
+
+
+def unseen(hits: Sequence[Hit], seen: Callable[[MemoryRecord], bool]) -> list[Hit]:
+    """``hits`` minus those whose record the prompt already shows (``seen``), and each kept hit's context
+    minus such turns: what an agent adapter passes on so that no memory is shown twice."""
+    kept = []
+    for h in hits:
+        if seen(h.record):
+            continue
+        context = tuple(r for r in h.context if not seen(r))
+        kept.append(h if len(context) == len(h.context) else replace(h, context=context))
+    return kept
 
 
 def context_tokens(hits: Sequence[Hit], config: ContextConfig = DEFAULT_CONTEXT) -> int:

@@ -14,6 +14,7 @@ from cbmemory.context import (
     line_tokens,
     passage,
     shown_records,
+    unseen,
 )
 from cbmemory.models import Hit, MemoryRecord
 
@@ -71,3 +72,12 @@ def test_chronological_order_sorts_hits_and_keeps_each_passage_in_session_order(
     lines = format_context(hits, ContextConfig(order="chronological")).text.splitlines()[1:]
     assert [line.split(": ", 1)[1] for line in lines] == [
         "We adopted a cat.", "A beagle.", "Cute. Any trips planned?", "Paris in June."]
+
+
+def test_memories_the_prompt_already_shows_are_dropped_from_hits_and_from_their_windows():
+    hits = [windowed(1), windowed(4, score=0.5)]
+    in_prompt = {"s1-2", "s1-4"}  # the turn after the first hit; the second hit itself
+    kept = unseen(hits, lambda r: r.record_id in in_prompt)
+    assert [h.record.position for h in kept] == [1]
+    assert [r.position for r in kept[0].context] == [0]
+    assert unseen(hits, lambda r: False) == hits and kept[0].record is hits[0].record
