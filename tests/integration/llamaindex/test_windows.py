@@ -14,28 +14,8 @@ from llama_index.core.memory import Memory
 from llama_index.core.schema import MetadataMode
 
 from llamaindex_cbmemory import CbMemoryBlock, CbMemoryChatMemory, CbMemoryRetriever
+from tests.support.window_turns import AFTER, ALICE, ALICE_Q, BEFORE, BOB, BOB_Q, DAY, HIT, line
 
-DAY = "Sunday, 7 May 2023"
-ALICE = [("user", "I spent last week hiking in the Alps with my brother."),
-         ("assistant", "How was the weather up there?"),
-         ("user", "We saw a golden eagle circling above the Aletsch glacier."),
-         ("assistant", "That must have been unforgettable."),
-         ("user", "Next month I start pottery classes downtown.")]
-BOB = [("user", "I repaired the roof of my cabin on Saturday."),
-       ("assistant", "Was it a big job?"),
-       ("user", "My neighbour lent me a ladder and we replaced forty tiles."),
-       ("assistant", "Good neighbours are worth a lot."),
-       ("user", "Tomorrow I am baking sourdough bread for the first time.")]
-ALICE_Q = "Which bird did I see above the glacier?"
-BOB_Q = "Who lent me a ladder?"
-
-
-def line(turns, i: int) -> str:
-    role, text = turns[i]
-    return f"[{DAY}] {role}: {text}"
-
-
-BEFORE, HIT, AFTER = (line(ALICE, i) for i in (1, 2, 3))
 LAST = f"[{DAY}] user: Next month [June 2023] I start pottery classes downtown."  # its relative date resolved
 
 
