@@ -192,20 +192,31 @@ def v2_scores(q: Question, u: User, *, pool: int = 50, alpha: float = 0.5, lam: 
     """Fused score + alpha * the best adjacent turn's fused score + lam * the session's aggregate of fused
     scores (normalised to the best session); candidates: the union and its neighbours."""
     fused, union, best = fused_scores(q, u, pool=pool, w_vec=w_vec, vec=vec, bm25=bm25)
-    score = fused.copy()
+    score, cand = rescore(fused, union, u, alpha, lam, agg)
+    return score, cand, best
+
+
+def rescore(fused: np.ndarray, union: np.ndarray, u: User, alpha: float, lam: float, agg: str = "max"
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """The neighbour and session terms over ``fused`` (read as 0 outside ``union``): each record's score,
+    and the candidates (the union and, with ``alpha``, its neighbours)."""
+    mask = np.zeros(fused.size, bool)
+    mask[union] = True
+    f = np.where(mask, fused, 0.0)
+    score = f.copy()
     if alpha:
-        prev_s = np.where(u.prev >= 0, fused[np.maximum(u.prev, 0)], 0.0)
-        next_s = np.where(u.next >= 0, fused[np.maximum(u.next, 0)], 0.0)
+        prev_s = np.where(u.prev >= 0, f[np.maximum(u.prev, 0)], 0.0)
+        next_s = np.where(u.next >= 0, f[np.maximum(u.next, 0)], 0.0)
         score += alpha * np.maximum(prev_s, next_s)
     if lam:
-        ss = session_scores(fused, union, u, agg)
+        ss = session_scores(f, union, u, agg)
         if ss.max() > 0:
             score += lam * ss[u.sess] / ss.max()
     cand = union
     if alpha:
         nb = np.concatenate([u.prev[union], u.next[union]])
         cand = np.unique(np.concatenate([union, nb[nb >= 0]]))
-    return score, cand, best
+    return score, cand
 
 
 def make_v2(pool: int = 50, alpha: float = 0.5, lam: float = 1.0, agg: str = "max", w_vec: float = 1.0) -> Ranker:
@@ -369,20 +380,5 @@ def make_decomposed(corpus, gamma: float, alpha: float = 0.5, lam: float = 0.5, 
 
 def _v2_order(fused: np.ndarray, union: np.ndarray, best: dict[int, int], u: User, alpha: float,
               lam: float) -> list[int]:
-    mask = np.zeros(fused.size, bool)
-    mask[union] = True
-    f = np.where(mask, fused, 0.0)
-    score = f.copy()
-    if alpha:
-        prev_s = np.where(u.prev >= 0, f[np.maximum(u.prev, 0)], 0.0)
-        next_s = np.where(u.next >= 0, f[np.maximum(u.next, 0)], 0.0)
-        score += alpha * np.maximum(prev_s, next_s)
-    if lam:
-        ss = session_scores(f, union, u, "max")
-        if ss.max() > 0:
-            score += lam * ss[u.sess] / ss.max()
-    cand = union
-    if alpha:
-        nb = np.concatenate([u.prev[union], u.next[union]])
-        cand = np.unique(np.concatenate([union, nb[nb >= 0]]))
+    score, cand = rescore(fused, union, u, alpha, lam)
     return order(cand, score, best, u)
