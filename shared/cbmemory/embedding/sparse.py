@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -138,4 +139,19 @@ class SparseMatrix:
         return best, s[best]
 
 
-__all__ = ["SparseMatrix", "SparseVector", "sparse_dot"]
+@runtime_checkable
+class SparseEncoder(Protocol):
+    """Turns texts into ``SparseVector`` s (documents and queries may be encoded differently).
+
+    ``name`` identifies the model and its settings; a store records it and refuses another, so vectors of two
+    encoders are never compared (``SpladeEncoder`` is the offline one).
+    """
+
+    name: str
+
+    def encode_documents(self, texts: Sequence[str]) -> list[SparseVector]: ...
+
+    def encode_query(self, text: str) -> SparseVector: ...
+
+
+__all__ = ["SparseEncoder", "SparseMatrix", "SparseVector", "sparse_dot"]

@@ -3,7 +3,8 @@
 Score contract, stated once: every search method returns hits ordered best first with ``score`` higher
 is better. ``vector`` scores are cosine similarities in [-1, 1] (vectors are L2-normalised);
 ``bm25`` and ``entity`` scores are positive BM25 values (unbounded, comparable only within one call),
-computed over the queried user's records only: another user's data changes neither a score nor the cost.
+computed over the queried user's records only: another user's data changes neither a score nor the cost;
+``sparse`` scores are positive dot products of learned sparse vectors (SPLADE), records scoring 0 never hit.
 Every method takes exactly one ``user_id`` and never returns a record of any other user. Which records
 a search may return is :func:`cbmemory.store.filters.admits` (expired records, ``expires_at`` at or before
 ``now``, never are), whatever the backend.
@@ -21,6 +22,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError
 from ..models import NO_FILTERS, ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
 from ..text import LONE_SURROGATE
@@ -46,6 +48,18 @@ class MemoryStore(ABC):
         bound = self.bound_embedder
         return None if bound is None else bound[1]
 
+    @abstractmethod
+    def bind_sparse_encoder(self, name: str) -> None:
+        """Record the sparse encoder (``SparseEncoder.name``) whose vectors every record will carry. Binding
+        the bound one again does nothing; another raises ``EmbedderMismatchError``; a store that already holds
+        records without sparse vectors refuses (``InvalidInputError``): their sparse search would miss them.
+        A read-only store only checks."""
+
+    @property
+    @abstractmethod
+    def bound_sparse_encoder(self) -> str | None:
+        """The name of the sparse encoder whose vectors the store holds; ``None``: the store holds none."""
+
     def _check_writable(self) -> None:
         """Raise if this store may not be written at all (e.g. opened read-only); called before any other
         check of a write. Nothing to check by default."""
@@ -53,7 +67,7 @@ class MemoryStore(ABC):
 
     def write(
         self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray, *,
-        mode: WriteMode = "merge",
+        mode: WriteMode = "merge", sparse: Sequence[SparseVector] | None = None,
     ) -> IngestResult:
         """Store sessions and records (row i of ``vectors`` belongs to ``records[i]``). With atomic batches
         (see the module docstring), after a crash either all of them are visible or none; elsewhere each
@@ -68,8 +82,9 @@ class MemoryStore(ABC):
 
         Checked here, for every backend, before anything is sent (``InvalidInputError``): a known mode, an
         embedder bound, one finite vector of the bound dimension per record, no record id twice, text
-        that is valid Unicode (no lone surrogates, which no file or server can encode). The
-        backend's :meth:`_write` then stores the checked batch."""
+        that is valid Unicode (no lone surrogates, which no file or server can encode); ``sparse``: one
+        ``SparseVector`` per record exactly when a sparse encoder is bound, none otherwise. The backend's
+        :meth:`_write` then stores the checked batch."""
         self._check_writable()
         if mode not in WRITE_MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(map(repr, WRITE_MODES))}, got {mode!r}")
@@ -90,12 +105,28 @@ class MemoryStore(ABC):
             texts = (r.text, r.index_text, r.speaker or "", *r.annotations.keys(), *r.annotations.values())
             if any(LONE_SURROGATE.search(t) for t in texts):
                 raise InvalidInputError(f"record {r.record_id} holds a lone surrogate (not valid Unicode text)")
-        return self._write(sessions, records, vecs, mode)
+        return self._write(sessions, records, vecs, mode, self._checked_sparse(records, sparse))
+
+    def _checked_sparse(self, records: Sequence[MemoryRecord], sparse: Sequence[SparseVector] | None
+                        ) -> list[SparseVector] | None:
+        bound = self.bound_sparse_encoder
+        if sparse is None:
+            if bound is not None and records:
+                raise InvalidInputError(f"this store holds sparse vectors from {bound!r}: write one per record")
+            return None
+        if bound is None:
+            raise InvalidInputError("bind a sparse encoder to the store before writing sparse vectors")
+        if isinstance(sparse, (str, bytes)) or len(sparse) != len(records):
+            raise InvalidInputError(f"sparse must hold one SparseVector per record ({len(records)})")
+        if not all(isinstance(v, SparseVector) for v in sparse):
+            raise InvalidInputError("sparse must hold SparseVector objects")
+        return list(sparse)
 
     @abstractmethod
     def _write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray,
-               mode: WriteMode) -> IngestResult:
-        """Store a batch :meth:`write` has checked (``vectors``: float32, C-contiguous, one row per record)."""
+               mode: WriteMode, sparse: list[SparseVector] | None) -> IngestResult:
+        """Store a batch :meth:`write` has checked (``vectors``: float32, C-contiguous, one row per record;
+        ``sparse``: one vector per record when a sparse encoder is bound, else ``None``)."""
 
     @abstractmethod
     def vector_search(
@@ -117,6 +148,15 @@ class MemoryStore(ABC):
         now: datetime | None = None,
     ) -> list[Hit]:
         """Records containing any of ``phrases`` as exact phrases, BM25-ranked (signal ``entity``)."""
+
+    @abstractmethod
+    def sparse_search(
+        self, user_id: str, query: SparseVector, k: int, filters: SearchFilters = NO_FILTERS,
+        now: datetime | None = None,
+    ) -> list[Hit]:
+        """The user's records by dot product of their sparse vector with ``query``, positive scores only,
+        best first, ties in the backend's stable order (signal ``sparse``); no hits when no sparse encoder is
+        bound."""
 
     @abstractmethod
     def get_records(self, user_id: str, record_ids: Sequence[str]) -> list[MemoryRecord]:
