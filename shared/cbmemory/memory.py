@@ -27,6 +27,7 @@ import numpy as np
 from .context import ContextConfig, FormattedContext, format_context
 from .dates import MAX_INSTANT, to_utc, utcnow
 from .embedding.base import CachedEmbedder, Embedder
+from .embedding.sparse import SparseEncoder
 from .errors import (
     EmbedderMismatchError,
     InvalidDateError,
@@ -46,6 +47,7 @@ from .models import (
     Session,
     frozen_mapping,
 )
+from .retrieval.config import Signal
 from .retrieval.engine import retrieve
 from .retrieval.recipes import Recipe, get_recipe
 from .store.base import MemoryStore, WriteMode
@@ -65,6 +67,27 @@ def _default_embedder() -> Embedder:
     return MiniLMEmbedder()
 
 
+def _sparse_encoder(given: SparseEncoder | None, wanted: str | None, stored: str | None) -> SparseEncoder | None:
+    """The memory's sparse encoder: ``given``, else the bundled one the ingest settings (``wanted``) or the
+    store's vectors (``stored``) name; ``None`` when neither names one. Never one the store's vectors are not from."""
+    if wanted is not None and stored is not None and wanted != stored:
+        raise EmbedderMismatchError(f"the store holds sparse vectors from {stored!r}; its records cannot be "
+                                    f"written with {wanted!r} (the ingest settings' sparse encoder)")
+    name = wanted or stored
+    if given is not None:
+        if not isinstance(given, SparseEncoder):
+            raise InvalidInputError(f"sparse_encoder must be a SparseEncoder, got {type(given).__name__}")
+        if name is not None and given.name != name:
+            raise EmbedderMismatchError(f"sparse_encoder {given.name!r} does not make the sparse vectors "
+                                        f"{'the store holds' if stored else 'the ingest settings name'} ({name!r})")
+        return given
+    if name is None:
+        return None
+    from .embedding.splade import encoder_named
+
+    return encoder_named(name)
+
+
 _MADE_BY = {"summary": "summary", "event": "events"}  # derived record kinds and the enrich mode making them
 
 
@@ -81,16 +104,22 @@ class AgentMemory:
         default_ttl: timedelta | None = None,
         clock: Callable[[], datetime] = utcnow,
         enricher: Enricher | None = None,
+        sparse_encoder: SparseEncoder | None = None,
     ):
         """``enricher``: an optional ``cbmemory.ingest.enrich.Enricher`` that plans the LLM modes of
         ``ingest.enrich`` (summaries, events, facts); each write stores the raw records first, then the
-        records it derives. Without one, records stay raw."""
+        records it derives. Without one, records stay raw.
+
+        ``sparse_encoder``: what makes each record's sparse vector (the ``sparse`` signal). By default the
+        bundled SPLADE-tiny encoder when the ingest settings (``IngestConfig.sparse``, e.g. the
+        ``default_sparse`` recipe's) or the store's existing vectors name it; otherwise none is made."""
         self.store = store
         self.enricher = enricher
         inner = embedder or _default_embedder()
         self.embedder = inner if isinstance(inner, CachedEmbedder) else CachedEmbedder(inner, lookup=store.lookup_vectors)
         self.recipe = get_recipe(recipe)
         self.ingest = ingest if ingest is not None else self.recipe.ingest  # index the way the recipe expects
+        self.sparse_encoder = _sparse_encoder(sparse_encoder, self.ingest.sparse, store.bound_sparse_encoder)
         self._warned: set[str] = set()  # recipes already warned about (RecipeMismatchWarning)
         self.default_ttl = check_ttl(default_ttl, "default_ttl") if default_ttl is not None else None
         self.clock = clock
@@ -118,6 +147,8 @@ class AgentMemory:
     def _bind(self) -> None:
         if not self._bound:
             self.store.bind_embedder(self.embedder.name, self.embedder.dimension)
+            if self.sparse_encoder is not None:
+                self.store.bind_sparse_encoder(self.sparse_encoder.name)
             self._bound = True
 
     # ------------------------------------------------------------------ writes
@@ -160,7 +191,9 @@ class AgentMemory:
 
     def _store(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], mode: WriteMode) -> IngestResult:
         vectors = self.embedder.embed_records(records)  # checked: finite, right shape
-        return self.store.write(sessions, records, vectors, mode=mode)
+        sparse = (self.sparse_encoder.encode_documents([r.index_text for r in records])
+                  if self.sparse_encoder is not None else None)
+        return self.store.write(sessions, records, vectors, mode=mode, sparse=sparse)
 
     def _stored_raw(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
         """The stored raw records of the sessions ``records`` belong to: the enricher's context."""
@@ -327,6 +360,10 @@ class AgentMemory:
             check_k(k)
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
         self._check_recipe(cfg)
+        if Signal.SPARSE in cfg.retrieval.signals and self.sparse_encoder is None:
+            raise InvalidInputError(
+                f"recipe {cfg.name!r} searches sparse vectors, which this memory does not write: open it with "
+                f"recipe={cfg.name!r} (or ingest=recipe.ingest) before adding memories, so each record gets one")
         if not query.strip():
             return []
         self._bind()
@@ -334,8 +371,10 @@ class AgentMemory:
         def embed_query(text: str) -> np.ndarray:
             return self.embedder.embed_query(text, user_id=user_id)
 
+        encoder = self.sparse_encoder
         return retrieve(self.store, embed_query, cfg, user_id, query, k=k, filters=filters,
-                        reference_date=ref, now=self.clock())
+                        reference_date=ref, now=self.clock(),
+                        encode_sparse=encoder.encode_query if encoder is not None else None)
 
     def _check_recipe(self, recipe: Recipe) -> None:
         """Warn (once per recipe) when ``recipe`` expects records made otherwise than this memory makes them."""

@@ -7,10 +7,11 @@ from typing import Any
 
 
 class ListStore:
-    def __init__(self, vector: Any = (), bm25: Any = (), sessions: int = 1):
-        self.lists = {"vector": list(vector), "bm25": list(bm25)}
+    def __init__(self, vector: Any = (), bm25: Any = (), sessions: int = 1, sparse: Any = ()):
+        self.lists = {"vector": list(vector), "bm25": list(bm25), "sparse": list(sparse)}
         self.sessions = sessions
         self.calls: list[tuple[str, int]] = []
+        self.sparse_queries: list[Any] = []
 
     def vector_search(self, user_id, vector, k, filters=None, now=None):
         self.calls.append(("vector", k))
@@ -19,6 +20,11 @@ class ListStore:
     def text_search(self, user_id, query, k, filters=None, now=None):
         self.calls.append(("bm25", k))
         return self.lists["bm25"][:k]
+
+    def sparse_search(self, user_id, query, k, filters=None, now=None):
+        self.calls.append(("sparse", k))
+        self.sparse_queries.append(query)
+        return self.lists["sparse"][:k]
 
     def phrase_search(self, user_id, phrases, k, filters=None, now=None):
         self.calls.append(("entity", k))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -365,8 +366,21 @@ class SpladeEncoder:
         return self.encode_documents([text])[0]
 
 
+_NAMED = re.compile(r"splade-tiny-f16(?:-top([1-9][0-9]*))?\Z")
+
+
+def encoder_named(name: str) -> SpladeEncoder:
+    """The ``SpladeEncoder`` whose ``name`` is ``name`` (``splade-tiny-f16`` or ``splade-tiny-f16-top<N>``);
+    ``InvalidInputError`` for any other name (a custom encoder is passed as an object instead)."""
+    m = _NAMED.match(name) if isinstance(name, str) else None
+    if m is None:
+        raise InvalidInputError(f"no bundled sparse encoder is named {name!r}; the bundled ones are "
+                                "'splade-tiny-f16' and 'splade-tiny-f16-top<N>' (pass any other as an object)")
+    return SpladeEncoder(max_terms=int(m[1]) if m[1] else None)
+
+
 __all__ = [
     "HEADS", "LAYER_NORM_EPS", "MAX_TOKENS", "SOURCE_SHA256", "WEIGHTS_FILE", "WEIGHTS_SHA256", "ModelFileError", "SparseMatrix",
-    "SparseVector", "SpladeEncoder", "SpladeModel", "bundled_weights", "dump_safetensors", "erf", "gelu",
+    "SparseVector", "SpladeEncoder", "SpladeModel", "bundled_weights", "dump_safetensors", "encoder_named", "erf", "gelu",
     "layer_norm", "load_model", "load_tokenizer", "parse_safetensors", "sparse_dot",
 ]

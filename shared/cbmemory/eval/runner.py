@@ -201,15 +201,17 @@ class _Run:
             recipe = row.recipe
             assert recipe is not None
             cfg = recipe.retrieval
-            store = self.ensure_user(row.variant, recipe.ingest, q.user_id).store
+            mem = self.ensure_user(row.variant, recipe.ingest, q.user_id)
+            store = mem.store
+            sparse = functools.lru_cache(maxsize=1)(mem.sparse_encoder.encode_query) if mem.sparse_encoder is not None else None
             now = utcnow()
-            start = time.perf_counter()
+            start = time.perf_counter()  # the query's sparse vector (if any) is made inside, and timed
             main = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.k,
-                            reference_date=q.question_date, now=now)
+                            reference_date=q.question_date, now=now, encode_sparse=sparse)
             search_ms = (time.perf_counter() - start) * 1000
             if self.deep_k > self.k:
                 deep = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.deep_k,
-                                reference_date=q.question_date, now=now)
+                                reference_date=q.question_date, now=now, encode_sparse=sparse)
             metrics.update(self._metrics(q, main, deep, shown))
             uses_vector = "vector" in cfg.signals
             metrics["latency_ms"] = search_ms
@@ -217,7 +219,7 @@ class _Run:
             context_hits, budget = main, cfg.token_budget
             if cfg.k is None:  # the recipe picks its own k: also score what it returns then
                 own = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=None,
-                               reference_date=q.question_date, now=now)
+                               reference_date=q.question_date, now=now, encode_sparse=sparse)
                 turns, sessions = _units(own)
                 auto = retrieval_metrics(q.evidence, turns, [len(own)])
                 metrics.update({name.replace(f"@{len(own)}", "@auto"): v for name, v in auto.items()})

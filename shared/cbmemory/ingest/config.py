@@ -101,6 +101,9 @@ class IngestConfig:
       text; ``None`` leaves the text as it is.
     - ``enrich``: optional LLM modes run after the raw write (``EnrichConfig``: summary, events, facts);
       they need an ``Enricher`` on the ``AgentMemory``. ``None``: raw records only.
+    - ``sparse``: the name of the sparse encoder (``SparseEncoder.name``) whose vector of each record's
+      indexed text is stored beside its dense vector, for the ``sparse`` signal; an ``AgentMemory`` makes the
+      offline SPLADE-tiny encoder for its names (``cbmemory.embedding.splade.encoder_named``). ``None``: none.
     """
 
     anchor_dates: bool = True
@@ -109,6 +112,7 @@ class IngestConfig:
     with_previous_turn: bool = False
     date_rules: str | None = None
     enrich: EnrichConfig | None = None
+    sparse: str | None = None
 
     def __post_init__(self) -> None:
         if self.unit not in UNITS:
@@ -121,6 +125,8 @@ class IngestConfig:
             check_date_rules(self.date_rules)
         if self.enrich is not None and not isinstance(self.enrich, EnrichConfig):
             raise InvalidInputError(f"enrich must be an EnrichConfig or None, got {type(self.enrich).__name__}")
+        if self.sparse is not None and (not isinstance(self.sparse, str) or not self.sparse.strip()):
+            raise InvalidInputError(f"sparse must be a sparse encoder's name or None, got {self.sparse!r}")
 
     @property
     def rewrites_raw(self) -> bool:
@@ -133,14 +139,15 @@ class IngestConfig:
         return (
             f"anchor={int(self.anchor_dates)},unit={self.unit},ann={'+'.join(self.index_annotation_keys)},"
             f"prev={int(self.with_previous_turn)},dates={self.date_rules or 'none'}"
-        ) + (f",enrich={self.enrich.key}" if self.enrich is not None else "")
+        ) + (f",enrich={self.enrich.key}" if self.enrich is not None else "") + (
+            f",sparse={self.sparse}" if self.sparse is not None else "")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (lists for tuples, ``enrich`` as its own dict or ``None``)."""
         return {"anchor_dates": self.anchor_dates, "unit": self.unit,
                 "index_annotation_keys": list(self.index_annotation_keys),
                 "with_previous_turn": self.with_previous_turn, "date_rules": self.date_rules,
-                "enrich": self.enrich.to_dict() if self.enrich is not None else None}
+                "enrich": self.enrich.to_dict() if self.enrich is not None else None, "sparse": self.sparse}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> IngestConfig:

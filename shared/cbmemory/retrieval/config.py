@@ -38,6 +38,7 @@ class Signal(_Choice):
     VECTOR = "vector"  # cosine similarity
     BM25 = "bm25"  # full text over the user's whole corpus
     ENTITY = "entity"  # exact phrases extracted from the query, through the full-text index
+    SPARSE = "sparse"  # learned sparse vectors (SPLADE): dot product over the user's records
 
 
 class Fusion(_Choice):
@@ -97,8 +98,9 @@ class RetrievalConfig:
     """Everything that decides what a search returns (the ingest side lives in the ``Recipe``).
 
     - ``signals``: which ranked lists run: ``vector`` (cosine), ``bm25`` (full text over the user's whole
-      corpus), ``entity`` (exact phrases extracted from the query, through the full-text index).
-    - ``vector_pool`` / ``text_pool`` / ``entity_pool``: the candidate pool of each signal, fetched where
+      corpus), ``entity`` (exact phrases extracted from the query, through the full-text index), ``sparse``
+      (learned sparse vectors; needs records ingested with ``IngestConfig.sparse``).
+    - ``vector_pool`` / ``text_pool`` / ``entity_pool`` / ``sparse_pool``: the candidate pool of each signal, fetched where
       candidates past k can change the result (several signals fused, the speaker or the date boost); a
       signal also fetches ``rerank_pool`` when re-ranking and ``recency_pool`` when ordering by recency, and
       never fewer than k. One signal alone with none of these fetches k: its top k is the same whatever its
@@ -142,6 +144,7 @@ class RetrievalConfig:
     vector_pool: int = 50
     text_pool: int = 50
     entity_pool: int = 30
+    sparse_pool: int = 50
     fusion: Fusion = Fusion.RRF
     rrf_k: int = 60
     weights: tuple[tuple[Signal, float], ...] = ()
@@ -166,7 +169,7 @@ class RetrievalConfig:
             raise InvalidInputError(f"signals must be a non-empty list of distinct names from {SIGNALS}, "
                                     f"got {self.signals!r}")
         put(self, "signals", tuple(s for s in Signal if s in signals))  # one canonical order
-        for name in ("vector_pool", "text_pool", "entity_pool", "rrf_k", "rerank_pool", "recency_pool"):
+        for name in ("vector_pool", "text_pool", "entity_pool", "sparse_pool", "rrf_k", "rerank_pool", "recency_pool"):
             _int(getattr(self, name), name, lo=1)
         put(self, "fusion", _choice(Fusion, self.fusion, "fusion"))
         put(self, "rerank", _choice(Rerank, self.rerank, "rerank"))
@@ -208,7 +211,8 @@ class RetrievalConfig:
         """JSON-ready fields: enums as their strings, tuples as lists, ``weights`` as [signal, weight] pairs."""
         return {
             "signals": [s.value for s in self.signals], "vector_pool": self.vector_pool,
-            "text_pool": self.text_pool, "entity_pool": self.entity_pool, "fusion": self.fusion.value,
+            "text_pool": self.text_pool, "entity_pool": self.entity_pool, "sparse_pool": self.sparse_pool,
+            "fusion": self.fusion.value,
             "rrf_k": self.rrf_k, "weights": [[s.value, w] for s, w in self.weights],
             "rerank": self.rerank.value, "rerank_pool": self.rerank_pool, "order": self.order.value,
             "recency_pool": self.recency_pool, "future_filter": self.future_filter, "k": self.k,

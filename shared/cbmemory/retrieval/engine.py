@@ -11,6 +11,8 @@ from datetime import datetime
 import numpy as np
 
 from ..context import fit
+from ..embedding.sparse import SparseVector
+from ..errors import InvalidInputError
 from ..models import Hit, SearchFilters, frozen_mapping
 from ..store.base import MemoryStore
 from ..text import words
@@ -22,6 +24,7 @@ from .recipes import Recipe
 from .rerank import bm25_rerank
 
 QueryEmbedder = Callable[[str], np.ndarray]
+SparseQueryEncoder = Callable[[str], SparseVector]
 
 
 def _with_future_filter(filters: SearchFilters, reference: datetime) -> SearchFilters:
@@ -196,8 +199,10 @@ def retrieve(
     filters: SearchFilters | None = None,
     reference_date: datetime | None = None,
     now: datetime | None = None,
+    encode_sparse: SparseQueryEncoder | None = None,
 ) -> list[Hit]:
     """``recipe``'s top hits for ``query`` within ``user_id``'s memory, each stamped with the recipe name.
+    ``encode_sparse``: the query's sparse vector, for recipes with the ``sparse`` signal (required by them).
 
     Each signal fetches its candidates (``candidates``); several signals are fused; then, each only when the
     config asks for it: the speaker and date boosts (the question's period resolved against
@@ -224,6 +229,12 @@ def retrieve(
         phrases = [p for p in extract_entities(query) if p.lower() not in speakers]
         lists["entity"] = store.phrase_search(user_id, phrases, candidates(config, k, config.entity_pool), f,
                                               now) if phrases else []
+
+    if Signal.SPARSE in config.signals:
+        if encode_sparse is None:
+            raise InvalidInputError(f"recipe {recipe.name!r} searches sparse vectors: give a sparse query encoder")
+        lists["sparse"] = store.sparse_search(user_id, encode_sparse(query),
+                                              candidates(config, k, config.sparse_pool), f, now)
 
     ranked = fuse(config, lists)
     if config.speaker_weight > 0 or config.date_weight > 0:  # the question's period: reference_date, else now

@@ -68,7 +68,7 @@ def scores(hits):
 def test_the_weights_are_off_by_default_and_in_every_recipe_but_the_v2_ones():
     assert RetrievalConfig().neighbour_weight == 0.0 and RetrievalConfig().session_weight == 0.0
     on = {n for n, r in RECIPES.items() if r.retrieval.neighbour_weight > 0 or r.retrieval.session_weight > 0}
-    assert on == {"default", "default_no_window", "default_v2_scale"}
+    assert on == {"default", "default_no_window", "default_v2_scale", "default_sparse"}
     v2 = RECIPES["default_no_window"]
     assert v2.retrieval == PLAIN.retrieval.with_(vector_pool=100, text_pool=100, neighbour_weight=0.5,
                                                  session_weight=0.5)

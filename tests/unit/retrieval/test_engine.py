@@ -131,3 +131,44 @@ def test_a_recipe_without_k_picks_it_from_the_number_of_sessions(sessions, k):
     store = ListStore(ranked(100), ranked(100), sessions=sessions)
     assert len(search(store, RECIPES["hybrid_scaled"])) == k
     assert len(search(store, RECIPES["hybrid_scaled"], k=7)) == 7
+
+
+# ---------------------------------------------------------------------------- the sparse signal
+def test_the_sparse_signal_fetches_its_pool_with_the_encoded_query_and_joins_the_fusion():
+    from cbmemory.embedding.sparse import SparseVector
+
+    # the sparse list's own best (s0) is in neither other list: only the sparse signal can bring it, and
+    # weighted above the two others together it comes first
+    store = ListStore(ranked(200), ranked(200), sparse=ranked(200, prefix="s"))
+    # (the neighbour and session terms off: these preset hits share one session and their positions collide)
+    recipe = RECIPES["default_sparse"].with_(weights=(("vector", 1.0), ("bm25", 1.0), ("sparse", 3.0)),
+                                             neighbour_weight=0.0, session_weight=0.0, window=0)
+    encoded = []
+
+    def encode(text):
+        encoded.append(text)
+        return SparseVector([3, 9], [0.5, 1.0])
+
+    hits = search(store, recipe, query="corgi?", encode_sparse=encode)
+    assert ("sparse", 100) in store.calls and encoded == ["corgi?"]
+    assert store.sparse_queries == [SparseVector([3, 9], [0.5, 1.0])]
+    assert ids(hits)[0] == "s0" and hits[0].ranks == {"sparse": 1}
+
+
+def test_a_sparse_recipe_without_a_query_encoder_is_refused_before_any_search():
+    from cbmemory.errors import InvalidInputError
+
+    store = ListStore(ranked(20), ranked(20), sparse=ranked(20, prefix="s"))
+    with pytest.raises(InvalidInputError, match="sparse"):
+        search(store, RECIPES["default_sparse"])
+    assert not [c for c in store.calls if c[0] == "sparse"]
+
+
+def test_recipes_without_the_sparse_signal_never_call_the_sparse_search_or_encoder():
+    store = ListStore(ranked(50), ranked(50), sparse=ranked(50, prefix="s"))
+
+    def encode(text):
+        raise AssertionError("not asked for")
+
+    search(store, RECIPES["default"], encode_sparse=encode)
+    assert "sparse" not in {s for s, _ in store.calls}
