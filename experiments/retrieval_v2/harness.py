@@ -135,7 +135,7 @@ class Corpus:
         return m.vectors[: m.n] @ np.asarray(qv, np.float32)
 
 
-def _store_path(cache_dir: Path, scale: int) -> tuple[Path, Any]:
+def _store_path(cache_dir: Path, scale: int, ingest: Any = None) -> tuple[Path, Any]:
     from cbmemory.datasets.locomo import load_locomo
     from cbmemory.eval.questions import from_locomo
     from cbmemory.eval.runner import _store_name, haystack_fingerprint
@@ -145,14 +145,14 @@ def _store_path(cache_dir: Path, scale: int) -> tuple[Path, Any]:
     convs = load_locomo(DATA)
     hs = scaled_haystacks(convs, scale, others=convs, seed=0) if scale > 1 else None
     es = from_locomo(convs, haystacks=hs)
-    name = _store_name(haystack_fingerprint(es), RECIPES["default"].ingest, EMBEDDER)
+    name = _store_name(haystack_fingerprint(es), ingest or RECIPES["default"].ingest, EMBEDDER)
     return cache_dir / name, es
 
 
-def open_store(cache_dir: Path, scale: int) -> tuple[Any, Any]:
+def open_store(cache_dir: Path, scale: int, ingest: Any = None) -> tuple[Any, Any]:
     from cbmemory.store.sqlite import SQLiteStore
 
-    path, es = _store_path(cache_dir, scale)
+    path, es = _store_path(cache_dir, scale, ingest)
     if not path.exists():
         raise SystemExit(f"no store {path}: run cbmemory eval locomo --scale {scale} --cache-dir {cache_dir}")
     return SQLiteStore(path, create=False, read_only=True), es

@@ -78,7 +78,7 @@ def main() -> None:
         print("|---" * (len(cats) + 3) + "|")
         table = {}
         for w in WEIGHTS:
-            def ranker(q, u, w=w):
+            def ranker(q, u, w=w, sp=sp):
                 return three_way(q, u, sp[q.qid], pool=100, w_vec=1.0, w_sp=w, alpha=0.5, lam=0.5)
             rows = run(corpus, ranker, 10, 1)
             table[w] = {c: float(np.mean(rows[c]["r"])) for c in cats if c in rows}
