@@ -5,12 +5,15 @@ collections:
 
 - ``memory``: one document per record, keyed by the record id (itself a hash of user, session, kind and
   turn, so re-ingesting the same turn rewrites the same document). The body carries the record (its
-  ``index_text`` and raw ``text`` are the two full-text fields), its vector (``embedding``) and a few
+  ``index_text`` and raw ``text`` are the two full-text fields), its vector (``embedding``), when the store
+  has a sparse encoder bound its learned sparse vector (``sparse``: ``[{"t": term id, "w": weight}, ...]`` in
+  increasing term order, the form SQL++ unnests and scores server-side) and a few
   derived fields the indexes need: epoch-second copies of the clocks
   (``*_ts``, for SQL++ ranges and ordering), ``has_expiry`` (whether the Search index checks the expiry)
   and ``annotation_terms`` (``key\\x1fvalue`` strings, exact-matched by the Search index).
 - ``sessions``: one document per (user, session) with the session date and annotations.
-- ``users``: one document per user, plus the ``cbmemory::meta`` document binding the store to an embedder.
+- ``users``: one document per user, plus the ``cbmemory::meta`` document binding the store to an embedder
+  (``embedder_name``, ``embedder_dimension``) and, once one is bound, a sparse encoder (``sparse_encoder``).
 
 Times are stored as RFC 3339 UTC strings with microseconds (``2023-05-07T13:56:00.000000Z``), which the
 Search service's default ``dateTimeOptional`` parser reads and which round-trip exactly. The Search service
@@ -32,13 +35,17 @@ from typing import Any
 import numpy as np
 
 from ..dates import to_utc
-from ..errors import InvalidInputError
+from ..embedding.sparse import SparseVector
+from ..errors import InvalidInputError, InvalidVectorError
 from ..models import MemoryRecord, Session, frozen_mapping
 
 SCHEMA_VERSION = 1
 META_KEY = "cbmemory::meta"
 ANNOTATION_SEP = "\x1f"  # annotation keys are ids, which may not contain control characters
 VECTOR_FIELD = "embedding"
+SPARSE_FIELD = "sparse"  # [{"t": term id, "w": weight}, ...]
+SPARSE_TERM, SPARSE_WEIGHT = "t", "w"
+SPARSE_META = "sparse_encoder"  # the meta document's field naming the bound sparse encoder
 TEXT_FIELDS = ("index_text", "text")  # full-text fields of the Search index: the indexed text, the raw turn
 DEFAULT_SCOPE = "agentmemory"
 DEFAULT_INDEX = "cbmemory_memory"
@@ -137,9 +144,11 @@ def annotation_terms(annotations: Mapping[str, str]) -> list[str]:
     return [f"{k}{ANNOTATION_SEP}{v}" for k, v in sorted(annotations.items())]
 
 
-def record_body(record: MemoryRecord, vector: np.ndarray) -> dict[str, Any]:
-    """The JSON body of a record's document (``vector`` is its L2-normalised embedding)."""
-    return {
+def record_body(record: MemoryRecord, vector: np.ndarray,
+                sparse: SparseVector | None = None) -> dict[str, Any]:
+    """The JSON body of a record's document (``vector`` is its L2-normalised embedding; ``sparse``, when
+    given, its learned sparse vector: the ``sparse`` field, absent otherwise)."""
+    body: dict[str, Any] = {
         "schema": SCHEMA_VERSION,
         "record_id": record.record_id,
         "user_id": record.user_id,
@@ -166,6 +175,42 @@ def record_body(record: MemoryRecord, vector: np.ndarray) -> dict[str, Any]:
         "content_hash": record.content_hash,
         VECTOR_FIELD: [float(x) for x in np.asarray(vector, dtype=np.float32).reshape(-1)],
     }
+    if sparse is not None:
+        body[SPARSE_FIELD] = sparse_terms(sparse)
+    return body
+
+
+def sparse_terms(vector: SparseVector) -> list[dict[str, Any]]:
+    """A sparse vector as stored: one ``{"t": term id, "w": weight}`` object per term, in term order (the
+    weights are the float32 values, exactly, as JSON doubles)."""
+    return [{SPARSE_TERM: int(t), SPARSE_WEIGHT: float(w)}
+            for t, w in zip(vector.ids.tolist(), vector.weights.tolist(), strict=True)]
+
+
+def _is_number(x: object, integral: bool = False) -> bool:
+    kinds: tuple[type, ...] = (int,) if integral else (int, float)
+    return isinstance(x, kinds) and not isinstance(x, bool)
+
+
+def body_sparse(body: Mapping[str, Any]) -> SparseVector | None:
+    """A stored record's sparse vector; ``None`` when the document has none (written with no sparse encoder
+    bound). A field that is not a well-formed sparse vector (not a list of ``{"t": int, "w": number}``,
+    ids not increasing int32, weights not finite) raises ``InvalidVectorError``: a search skips such a
+    document."""
+    raw = body.get(SPARSE_FIELD)
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not all(isinstance(e, Mapping) for e in raw):
+        raise InvalidVectorError(f"the {SPARSE_FIELD!r} field is not a list of term objects")
+    ids = [e.get(SPARSE_TERM) for e in raw]
+    weights = [e.get(SPARSE_WEIGHT) for e in raw]
+    if not all(_is_number(t, integral=True) for t in ids) or not all(_is_number(w) for w in weights):
+        raise InvalidVectorError(f"the {SPARSE_FIELD!r} field holds a term without an integer id or a weight")
+    try:
+        with np.errstate(over="ignore"):  # a weight past float32 becomes inf, which SparseVector refuses
+            return SparseVector(np.asarray(ids, dtype=np.int64), np.asarray(weights, dtype=np.float64))
+    except OverflowError as exc:  # an id past int64
+        raise InvalidVectorError(f"the {SPARSE_FIELD!r} field holds an out-of-range term id") from exc
 
 
 def body_to_record(body: Mapping[str, Any]) -> MemoryRecord:
@@ -188,9 +233,10 @@ def body_vector(body: Mapping[str, Any]) -> np.ndarray:
 
 def record_signature(body: Mapping[str, Any]) -> tuple[object, ...]:
     """What decides "unchanged" on re-ingest (as in the embedded store): content, event time, expiry and
-    annotations. Works on stored bodies and on bodies about to be written alike."""
+    annotations, and whether it carries a sparse vector (a document written before a sparse encoder was bound
+    is rewritten with one). Works on stored bodies and on bodies about to be written alike."""
     return (body.get("content_hash"), body.get("occurred_at"), body.get("expires_at"),
-            json.dumps(body.get("annotations") or {}, sort_keys=True))
+            json.dumps(body.get("annotations") or {}, sort_keys=True), body.get(SPARSE_FIELD) is not None)
 
 
 def session_body(session: Session) -> dict[str, Any]:
@@ -213,8 +259,23 @@ def user_body(user_id: str) -> dict[str, Any]:
     return {"schema": SCHEMA_VERSION, "user_id": user_id}
 
 
+def embedder_meta(embedder_name: str, dimension: int) -> dict[str, Any]:
+    """The meta document's fields binding the store to an embedder."""
+    return {"embedder_name": embedder_name, "embedder_dimension": dimension}
+
+
+def sparse_meta(encoder_name: str) -> dict[str, Any]:
+    """The meta document's field binding the store to a sparse encoder."""
+    return {SPARSE_META: encoder_name}
+
+
+def meta_doc(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A new meta document holding ``fields`` (``embedder_meta`` and/or ``sparse_meta``)."""
+    return {"schema": SCHEMA_VERSION, **fields}
+
+
 def meta_body(embedder_name: str, dimension: int) -> dict[str, Any]:
-    return {"schema": SCHEMA_VERSION, "embedder_name": embedder_name, "embedder_dimension": dimension}
+    return meta_doc(embedder_meta(embedder_name, dimension))
 
 
 # ------------------------------------------------------------------ Search index definition

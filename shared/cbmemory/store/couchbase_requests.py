@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError, MissingDependencyError
 from ..models import SearchFilters
 from ..text import content_words, words
@@ -37,6 +38,9 @@ from .couchbase_docs import (
     RECORD_FIELDS,
     SEARCH_TIME_MAX,
     SEARCH_TIME_MIN,
+    SPARSE_FIELD,
+    SPARSE_TERM,
+    SPARSE_WEIGHT,
     TEXT_FIELDS,
     VECTOR_FIELD,
     check_index_name,
@@ -407,6 +411,29 @@ def lookup_vectors(collection: str, user_id: str, content_hashes: Sequence[str])
                      {"user_id": user_id, "hashes": list(content_hashes)})
 
 
+def sparse_search(collection: str, user_id: str, query: SparseVector, filters: SearchFilters, now: datetime,
+                  limit: int) -> Statement:
+    """The user's live records admitted by ``filters``, scored server-side by the dot product of their stored
+    sparse vector with ``query``: best first (ties by document key), positive scores only, at most ``limit``.
+
+    Each record's ``sparse`` array is unnested; only its terms among the query's (``$terms``, the query's ids
+    in increasing order) are kept, each weighed by the query's weight of that term (``$weights``, at the
+    same position: ``ARRAY_POSITION``, never -1 there, as the term is in ``$terms``), and summed per record
+    (``GROUP BY`` its key). A record without the field, or whose field holds no such term, has no row. The
+    term predicate leads the ``cbm_memory_sparse`` array index (``secondary_indexes``), which an UNNEST scan
+    can use. Rows: ``{"key": document key, "score": number}``."""
+    where, params = record_where(user_id, filters, now)
+    t, w = _f("e", SPARSE_TERM), _f("e", SPARSE_WEIGHT)
+    key = "META(m).id"
+    params.update(terms=[int(x) for x in query.ids.tolist()],
+                  weights=[float(x) for x in query.weights.tolist()], limit=limit)
+    return Statement(
+        f"SELECT {key} AS `key`, `score` FROM {ident(collection)} AS m UNNEST {_f('m', SPARSE_FIELD)} AS e "
+        f"WHERE {where} AND {t} IN $terms GROUP BY {key} "
+        f"LETTING `score` = SUM({w} * $weights[ARRAY_POSITION($terms, {t})]) HAVING `score` > 0 "
+        f"ORDER BY `score` DESC, {key} ASC LIMIT $limit", params)
+
+
 def kind_counts(collection: str) -> Statement:
     k = _f("m", "kind")
     return Statement(f"SELECT {k}, COUNT(1) AS n FROM {ident(collection)} AS m "
@@ -420,14 +447,21 @@ def count_all(collection: str) -> Statement:
 def secondary_indexes(memory: str, sessions: str) -> list[Statement]:
     """The GSI indexes the statements above use (``CREATE INDEX name IF NOT EXISTS ON ...``). An index of
     the same name made by an older version is kept as it is (``IF NOT EXISTS``): drop it and call
-    ``ensure_schema`` to get the current keys (e.g. ``cbm_memory_hash`` on ``(user_id, content_hash)``)."""
+    ``ensure_schema`` to get the current keys (e.g. ``cbm_memory_hash`` on ``(user_id, content_hash)``).
+
+    ``cbm_memory_sparse`` indexes every term of each record's sparse vector, then its user, for
+    ``sparse_search``: an UNNEST scan uses an array index only when the array key leads (Couchbase's
+    "Array Indexing" reference), so the term comes first; its variable ``e`` and ``ALL`` (every element, as
+    UNNEST yields them) match that statement's ``UNNEST m.sparse AS e``."""
     def create(name: str, coll: str, keys: Sequence[str]) -> Statement:
-        cols = ", ".join(f"`{k}`" for k in keys)
+        cols = ", ".join(k if k.startswith("ALL ARRAY ") else f"`{k}`" for k in keys)
         return Statement(f"CREATE INDEX {ident(name, 'index')} IF NOT EXISTS ON {ident(coll)}({cols})")
+    terms = f"ALL ARRAY e.`{SPARSE_TERM}` FOR e IN `{SPARSE_FIELD}` END"
     return [
         create("cbm_memory_user", memory, ("user_id", "session_id", "occurred_ts", "position")),
         create("cbm_memory_expiry", memory, ("expires_ts",)),
         create("cbm_memory_hash", memory, ("user_id", "content_hash")),
+        create("cbm_memory_sparse", memory, (terms, "user_id")),
         create("cbm_sessions_user", sessions, ("user_id", "occurred_ts", "session_id")),
     ]
 
@@ -436,6 +470,6 @@ __all__ = [
     "FIELD_BOOSTS", "Statement", "append_conflict", "check_index_name", "count_all", "count_records",
     "erase_empty_sessions", "erase_records", "erase_sessions", "filter_clauses", "ident", "kind_counts",
     "list_records", "list_sessions", "list_users", "lookup_vectors", "prefilter", "purge_expired", "record_where",
-    "sdk", "search_body", "search_options", "secondary_indexes", "session_records", "text_clause", "text_query",
-    "text_request", "users_with_records", "vector_request",
+    "sdk", "search_body", "search_options", "secondary_indexes", "session_records", "sparse_search",
+    "text_clause", "text_query", "text_request", "users_with_records", "vector_request",
 ]

@@ -1,5 +1,5 @@
-"""Unit layer: the Couchbase documents (record, session), their keys, times and TTL, and the Search index
-definition, built offline; TTL options go through the SDK's own option processing. No server involved.
+"""Unit layer: the Couchbase documents (record, session, meta), their keys, times, TTL and sparse vectors, and
+the Search index definition, built offline; TTL options go through the SDK's own option processing. No server involved.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from cbmemory.dates import MAX_INSTANT, MIN_INSTANT, to_utc
-from cbmemory.errors import InvalidInputError
+from cbmemory.embedding.sparse import SparseVector
+from cbmemory.errors import InvalidInputError, InvalidVectorError
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
 from cbmemory.store import couchbase_docs as d
@@ -84,6 +85,51 @@ def test_signature_decides_unchanged():
     assert d.record_signature(a) == d.record_signature(json.loads(json.dumps(a)))
     assert d.record_signature(a) != d.record_signature(d.record_body(_record(annotations={"x": "y"}), V))
     assert d.record_signature(a) != d.record_signature(d.record_body(_record(expires_at=NOW), V))
+
+
+# ------------------------------------------------------------------ sparse vectors and the meta document
+SV = SparseVector(np.array([3, 17, 2000]), np.array([0.1, 1.5, 2.25], dtype=np.float32))
+
+
+def test_a_sparse_vector_is_stored_as_term_objects_sql_can_unnest():
+    rec = _record()
+    got = d.record_body(rec, V, SV)
+    assert got == {**d.record_body(rec, V), "sparse": [{"t": 3, "w": float(np.float32(0.1))}, {"t": 17, "w": 1.5},
+                                                        {"t": 2000, "w": 2.25}]}
+    assert [type(e["t"]) for e in got["sparse"]] == [int] * 3  # JSON numbers, not numpy scalars
+    stored = json.loads(json.dumps(got))
+    assert d.body_sparse(stored) == SV  # exactly: float32 weights survive as JSON doubles
+    assert d.body_to_record(stored) == rec  # the record reads back the same with or without the field
+    assert "sparse" not in d.record_body(rec, V) and d.body_sparse(d.record_body(rec, V)) is None
+    empty = d.record_body(rec, V, SparseVector(np.array([], dtype=np.int32), np.array([], dtype=np.float32)))
+    assert empty["sparse"] == [] and len(d.body_sparse(empty)) == 0
+
+
+@pytest.mark.parametrize("bad", [
+    "3:0.5", {"t": 3, "w": 0.5}, [3, 0.5], [{"t": 3}], [{"w": 0.5}], [{"t": "3", "w": 0.5}], [{"t": 3.0, "w": 0.5}],
+    [{"t": True, "w": 0.5}], [{"t": 3, "w": "0.5"}], [{"t": 3, "w": None}], [{"t": 3, "w": False}],
+    [{"t": 5, "w": 1.0}, {"t": 3, "w": 1.0}], [{"t": 3, "w": 1.0}, {"t": 3, "w": 1.0}], [{"t": -1, "w": 1.0}],
+    [{"t": 2 ** 31, "w": 1.0}], [{"t": 2 ** 70, "w": 1.0}], [{"t": 3, "w": 1e300}], [None],
+])
+def test_a_malformed_sparse_field_is_a_typed_error(bad):
+    body = {**d.record_body(_record(), V), "sparse": bad}
+    with pytest.raises(InvalidVectorError):
+        d.body_sparse(body)
+    assert d.body_to_record(body) == _record()  # reading the record itself never looks at it
+
+
+def test_a_document_without_a_sparse_vector_counts_as_changed_once_one_is_written():
+    rec = _record()
+    assert d.record_signature(d.record_body(rec, V)) != d.record_signature(d.record_body(rec, V, SV))
+    assert d.record_signature(d.record_body(rec, V, SV)) == d.record_signature(json.loads(json.dumps(
+        d.record_body(rec, V, SV))))
+
+
+def test_meta_document_fields():
+    assert d.meta_body("e", 4) == {"schema": 1, "embedder_name": "e", "embedder_dimension": 4}
+    assert d.meta_doc(d.sparse_meta("splade")) == {"schema": 1, "sparse_encoder": "splade"}
+    assert d.meta_doc({**d.embedder_meta("e", 4), **d.sparse_meta("splade")}) == {
+        "schema": 1, "embedder_name": "e", "embedder_dimension": 4, "sparse_encoder": "splade"}
 
 
 def test_an_expiry_past_the_search_range_is_left_to_the_key_check():

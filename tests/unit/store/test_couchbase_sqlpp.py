@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+import numpy as np
 import pytest
 
+from cbmemory.embedding.sparse import SparseVector
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import SearchFilters
 from cbmemory.store import couchbase_docs as d
@@ -104,8 +106,42 @@ def test_other_statements_golden():
         "CREATE INDEX `cbm_memory_user` IF NOT EXISTS ON `memory`(`user_id`, `session_id`, `occurred_ts`, `position`)",
         "CREATE INDEX `cbm_memory_expiry` IF NOT EXISTS ON `memory`(`expires_ts`)",
         "CREATE INDEX `cbm_memory_hash` IF NOT EXISTS ON `memory`(`user_id`, `content_hash`)",
+        # the array key leads: an UNNEST scan uses an array index only then; same variable as the statement's
+        "CREATE INDEX `cbm_memory_sparse` IF NOT EXISTS ON `memory`(ALL ARRAY e.`t` FOR e IN `sparse` END, `user_id`)",
         "CREATE INDEX `cbm_sessions_user` IF NOT EXISTS ON `sessions`(`user_id`, `occurred_ts`, `session_id`)",
     ]
+
+
+SPARSE_Q = SparseVector(np.array([7, 1012, 30521]), np.array([0.5, 1.25, 2.0], dtype=np.float32))
+
+
+def test_sparse_search_golden():
+    st = q.sparse_search("memory", "u1", SPARSE_Q, SearchFilters(), NOW, 20)
+    assert st.to_json() == {
+        "statement": "SELECT META(m).id AS `key`, `score` FROM `memory` AS m UNNEST m.`sparse` AS e "
+                     "WHERE m.`user_id` = $user_id AND (m.`expires_ts` IS NOT VALUED OR m.`expires_ts` > $now) "
+                     "AND e.`t` IN $terms GROUP BY META(m).id "
+                     "LETTING `score` = SUM(e.`w` * $weights[ARRAY_POSITION($terms, e.`t`)]) HAVING `score` > 0 "
+                     "ORDER BY `score` DESC, META(m).id ASC LIMIT $limit",
+        "named_parameters": {"user_id": "u1", "now": NOW.timestamp(), "terms": [7, 1012, 30521],
+                             "weights": [0.5, 1.25, 2.0], "limit": 20},
+    }
+    params = st.params
+    assert all(type(t) is int for t in params["terms"]) and all(type(w) is float for w in params["weights"])
+
+
+def test_sparse_search_takes_the_same_filters_as_the_listing():
+    st = q.sparse_search("memory", "u1", SPARSE_Q, FULL, NOW, 4)
+    where = st.sql.split(" WHERE ", 1)[1].split(" AND e.`t` IN $terms")[0]
+    listing = q.list_records("memory", "u1", FULL, NOW)
+    assert where == listing.sql.split(" WHERE ", 1)[1].split(" ORDER BY ")[0]
+    assert {k: v for k, v in st.params.items() if k not in ("terms", "weights", "limit")} == listing.params
+
+
+def test_sparse_weights_travel_as_the_exact_float32_values():
+    odd = SparseVector(np.array([3]), np.array([0.1], dtype=np.float32))
+    (w,) = q.sparse_search("memory", "u1", odd, SearchFilters(), NOW, 1).params["weights"]
+    assert w == float(np.float32(0.1)) and w != 0.1  # as stored in documents (couchbase_docs.sparse_terms)
 
 
 def _all_statements(user, session, filt, hashes):
@@ -117,6 +153,7 @@ def _all_statements(user, session, filt, hashes):
         q.erase_empty_sessions("sessions", "memory", [user]), q.users_with_records("memory", [user]),
         q.session_records("memory", user, session),
         q.append_conflict("memory", user, session, hashes[0], 0, [session]),
+        q.sparse_search("memory", user, SPARSE_Q, filt, NOW, 5),
     ]
 
 
@@ -141,6 +178,10 @@ def test_sdk_encodes_named_parameters_as_json(evil):
     assert params["statement"] == st.sql and params["scan_consistency"] == "request_plus"
     assert params["named_parameters"]["$user_id"] == json.dumps(evil).encode()
     assert params["named_parameters"]["$session_ids"] == json.dumps([evil]).encode()
+    st = q.sparse_search("memory", evil, SPARSE_Q, SearchFilters(), NOW, 3)
+    params = N1QLQuery.create_query_object(st.sql, st.options()).params["named_parameters"]
+    assert params["$user_id"] == json.dumps(evil).encode()
+    assert json.loads(params["$terms"]) == [7, 1012, 30521] and json.loads(params["$weights"]) == [0.5, 1.25, 2.0]
 
 
 @pytest.mark.parametrize("name", ["mem`ory", "memory` WHERE 1=1 --", "_system", "%x", "a.b", "a b", "", "m\u00e9m",
