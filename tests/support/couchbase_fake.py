@@ -3,6 +3,8 @@
 It is NOT a Couchbase backend and gives NO backend coverage: KV is a dict, and SQL++ and Search answers
 are whatever the test scripts. It exists only to check the store's orchestration: which request objects
 it sends, in which batches, with which options (expiry, consistency), and what it does with the answers.
+Sub-document mutations (``mutate_in``) support only ``subdocument.insert`` of a top-level field (fails with
+``PathExistsException`` when the field is there, writing none of the specs), the one the store sends.
 The backend itself is covered by the live contract suite (tests/integration/couchbase/test_live_contract.py).
 A helper shared by the tiers (unit/store, contract), not a test module.
 """
@@ -18,10 +20,12 @@ from couchbase.exceptions import (
     CollectionAlreadyExistsException,
     DocumentExistsException,
     DocumentNotFoundException,
+    PathExistsException,
     ScopeAlreadyExistsException,
     SearchIndexNotFoundException,
 )
 from couchbase.result import MutationToken
+from couchbase.subdocument import SubDocOp
 
 
 class _Got:
@@ -115,6 +119,23 @@ class FakeCollection:
         if key in self.docs:
             raise DocumentExistsException()
         self.docs[key] = copy.deepcopy(body)
+        return _Mutated(self._token())
+
+    def mutate_in(self, key, specs):
+        """``subdocument.insert`` specs of top-level fields, all or none applied (like the server)."""
+        self.s.check()
+        specs = [tuple(spec) for spec in specs]  # (op, path, create_parents, xattr, expand_macros, value)
+        self.s.calls.append(("mutate_in", self.name, key, specs))
+        if key not in self.docs:
+            raise DocumentNotFoundException()
+        doc = self.docs[key]
+        for op, path, *_ in specs:
+            if op != SubDocOp.DICT_ADD or "." in path:
+                raise NotImplementedError(f"the fake only inserts top-level fields, got {op} {path}")
+            if path in doc:
+                raise PathExistsException()
+        for spec in specs:
+            doc[spec[1]] = copy.deepcopy(spec[5])
         return _Mutated(self._token())
 
     def remove(self, key):

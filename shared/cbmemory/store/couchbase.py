@@ -11,6 +11,8 @@ the calls in ``couchbase_client``, schema management in ``couchbase_schema``):
   ``mode="replace"`` lists the session's records (SQL++) and removes its leftovers (KV ``remove_multi``),
   ``mode="append"`` checks the session's positions first (SQL++);
 - ``vector_search``: one Search request, k-NN with the user and filters as pre-filter;
+- ``sparse_search``: one SQL++ statement that scores the user's records server-side (``UNNEST`` of each
+  record's stored sparse vector, summed per record), at ``request_plus`` consistency;
 - ``text_search`` / ``phrase_search``: one Search request, each query word (``match``) or phrase
   (``match_phrase``) on both text fields, with the filters as zero-boost conjuncts;
 - ``list_records``, ``count``, ``users``, ``list_sessions``, ``forget``, ``purge_expired``, ``lookup_vectors``:
@@ -19,7 +21,8 @@ the calls in ``couchbase_client``, schema management in ``couchbase_schema``):
 Every hit is fetched back by key and checked again (the user, then ``filters.admits``) before it is
 returned, so a lagging Search index can never surface another user's record, an erased record or an
 expired one. Vector scores are recomputed exactly from the stored (normalised) vectors: cosine
-similarities, as in the embedded store. Searches wait (``at_plus``) for this store's own writes to be indexed.
+similarities, as in the embedded store; sparse scores likewise (``sparse_dot`` of the stored and the query
+vector). Searches wait (``at_plus``) for this store's own writes to be indexed.
 
 Not the embedded store's guarantees: batches are not atomic (each document write is, and a retried ingest
 is idempotent, so re-running it repairs a crash mid-batch); ``append``'s position check and the clean-ups
@@ -56,6 +59,7 @@ from typing import Any
 import numpy as np
 
 from ..dates import utcnow
+from ..embedding.sparse import SparseVector, sparse_dot
 from ..errors import (
     CbMemoryError,
     EmbedderMismatchError,
@@ -104,8 +108,9 @@ class CouchbaseStore(MemoryStore):
     the scope, collections, SQL++ indexes and Search index when missing (:meth:`ensure_schema`).
 
     ``candidates_per_k``: a vector search asks the Search service for ``k * candidates_per_k`` nearest
-    neighbours and keeps the exact top k. ``consistency``: ``"at_plus"`` (searches wait until this store's
-    own writes are indexed) or ``"not_bounded"``.
+    neighbours (a sparse search asks SQL++ for as many best-scoring keys) and keeps the exact top k.
+    ``consistency``: ``"at_plus"`` (searches wait until this store's own writes are indexed) or
+    ``"not_bounded"``.
     """
 
     def __init__(self, cluster: Any, bucket: str, *, scope: str = d.DEFAULT_SCOPE,
@@ -129,6 +134,7 @@ class CouchbaseStore(MemoryStore):
         self.consistency = consistency
         self._close_cluster = close_cluster
         self._dim: int | None = None
+        self._sparse: str | None = None  # the bound sparse encoder, once seen (a binding never changes)
         self._schema_ready = False
         self._collections_seen = False
 
@@ -170,22 +176,31 @@ class CouchbaseStore(MemoryStore):
             return None
         return self._c.get_one(self.users_collection, d.META_KEY)
 
+    def _claim_meta(self, what: str, fields: Mapping[str, Any], *, exists: bool) -> bool:
+        """Write ``fields`` into the meta document (created when missing), unless another process set one
+        of them first: ``False`` then, and nothing is written (each is set once, never overwritten)."""
+        if not exists:
+            e = sdk_exceptions()
+            try:
+                self._c.io(what, self._c.handle(self.users_collection).insert, d.META_KEY, d.meta_doc(fields))
+                return True
+            except e.DocumentExistsException:  # another process made it first: add to it
+                pass
+        return self._c.add_fields(self.users_collection, d.META_KEY, fields)
+
     def bind_embedder(self, name: str, dimension: int) -> None:
         meta = self._read_meta()
-        if meta is not None:
+        has_embedder = meta is not None and "embedder_name" in meta  # not when only a sparse encoder is bound
+        if has_embedder and meta is not None:
             self._check_meta(meta, name, dimension)
         if self.auto_schema and not self._schema_ready:
             self.ensure_schema(dimension)
         elif not self._collections_exist():
             raise CbMemoryError(f"{self.bucket_name}.{self.scope_name} has no cbmemory collections; call "
                                 f"ensure_schema({dimension}) or construct the store with auto_schema=True")
-        if meta is None:
-            e = sdk_exceptions()
-            try:
-                self._c.io("bind embedder", self._c.handle(self.users_collection).insert, d.META_KEY,
-                           d.meta_body(name, dimension))
-            except e.DocumentExistsException:  # another process bound it first
-                self._check_meta(self._read_meta() or {}, name, dimension)
+        if not has_embedder and not self._claim_meta("bind embedder", d.embedder_meta(name, dimension),
+                                                     exists=meta is not None):
+            self._check_meta(self._read_meta() or {}, name, dimension)  # another process bound it first
         self._dim = dimension
 
     def _check_meta(self, meta: Mapping[str, Any], name: str, dimension: int) -> None:
@@ -198,9 +213,51 @@ class CouchbaseStore(MemoryStore):
     @property
     def bound_embedder(self) -> tuple[str, int] | None:
         meta = self._read_meta()
-        if not meta:
+        if not meta or "embedder_name" not in meta:
             return None
         return meta["embedder_name"], int(meta["embedder_dimension"])
+
+    def bind_sparse_encoder(self, name: str) -> None:
+        """Record ``name`` in the meta document (``sparse_encoder``, next to the embedder's fields; created
+        with the collections when missing, under ``auto_schema``). A store that holds live records and no
+        sparse encoder refuses (``InvalidInputError``). That check (a SQL++ count) and the binding are two
+        requests, not one transaction: a record written by another process in between carries no sparse
+        vector, and ``sparse_search`` never finds it until it is rewritten (re-ingesting it does that)."""
+        if not isinstance(name, str) or not name:
+            raise InvalidInputError(f"a sparse encoder's name must be a non-empty string, got {name!r}")
+        meta = self._read_meta()
+        have = None if meta is None else meta.get(d.SPARSE_META)
+        if have is not None:
+            self._check_sparse(have, name)
+            return
+        if self._collections_exist() and self.count():
+            raise InvalidInputError(
+                f"{self.bucket_name}.{self.scope_name} already holds records without sparse vectors; bind a "
+                f"sparse encoder to an empty store (or re-ingest into a new one)")
+        if not self._collections_exist():
+            if not self.auto_schema:
+                raise CbMemoryError(f"{self.bucket_name}.{self.scope_name} has no cbmemory collections; call "
+                                    f"ensure_schema(dimension) or construct the store with auto_schema=True")
+            schema.ensure_collections(self._c, time.monotonic() + self.schema_timeout)
+            self._collections_seen = True
+        if not self._claim_meta("bind sparse encoder", d.sparse_meta(name), exists=meta is not None):
+            self._check_sparse((self._read_meta() or {}).get(d.SPARSE_META), name)  # bound by another first
+        self._sparse = name
+
+    def _check_sparse(self, have: object, name: str) -> None:
+        if have != name:
+            raise EmbedderMismatchError(
+                f"{self.bucket_name}.{self.scope_name} holds sparse vectors from {have!r}; it cannot be used "
+                f"with {name!r}")
+        self._sparse = name
+
+    @property
+    def bound_sparse_encoder(self) -> str | None:
+        if self._sparse is None:
+            meta = self._read_meta()
+            have = None if meta is None else meta.get(d.SPARSE_META)
+            self._sparse = have if isinstance(have, str) else None
+        return self._sparse
 
     def _dimension(self) -> int | None:
         if self._dim is None:
@@ -218,7 +275,7 @@ class CouchbaseStore(MemoryStore):
 
     # ---------------------------------------------------------------- writes
     def _write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray,
-               mode: WriteMode) -> IngestResult:
+               mode: WriteMode, sparse: list[SparseVector] | None) -> IngestResult:
         """Not atomic on Couchbase: each document write is, and re-running an interrupted write completes
         it. Records are written first, then sessions, then users, then (``replace``) the session's
         leftovers are removed.
@@ -228,7 +285,8 @@ class CouchbaseStore(MemoryStore):
         records, so a retried append completes) and raises ``WriteConflictError`` before anything is
         written; a writer that appends between that check and the upserts is not detected.
         ``replace`` lists each session's stored records (SQL++), keeps what ``sessions.leftovers`` keeps
-        and removes the rest by key after the batch is written."""
+        and removes the rest by key after the batch is written. Each record's sparse vector, when given,
+        goes into its document (``couchbase_docs.record_body``)."""
         keys = [d.record_key(r.record_id) for r in records]
         if mode == "append":
             self._check_append(records)
@@ -241,8 +299,9 @@ class CouchbaseStore(MemoryStore):
         expiry: dict[str, timedelta] = {}
         inserted = replaced = unchanged = 0
         written: set[tuple[str, str]] = set()  # sessions with a record inserted or replaced
-        for rec, vec, key in zip(records, vectors, keys, strict=True):
-            body = d.record_body(rec, vec)
+        sparse_vectors: Sequence[SparseVector | None] = [None] * len(records) if sparse is None else sparse
+        for rec, vec, sv, key in zip(records, vectors, sparse_vectors, keys, strict=True):
+            body = d.record_body(rec, vec, sv)
             old = existing.get(key)
             if old is not None and d.record_signature(old) == d.record_signature(body):
                 unchanged += 1
@@ -357,6 +416,36 @@ class CouchbaseStore(MemoryStore):
         return [Hit(rec, s, frozen_mapping({"vector": s}), frozen_mapping({"vector": i}))
                 for i, (s, rec) in enumerate(found[:k], 1)]
 
+    def sparse_search(self, user_id: str, query: SparseVector, k: int, filters: SearchFilters = NO_FILTERS,
+                      now: datetime | None = None) -> list[Hit]:
+        """One SQL++ statement (``couchbase_requests.sparse_search``) scores the user's records server-side
+        and returns the best ``k * candidates_per_k`` keys; each document is then fetched by key and checked
+        again (the user, ``filters.admits``), its score recomputed exactly from the stored vector
+        (``sparse_dot``, as the embedded store scores), and the best ``k`` with a positive score are returned
+        (ties: by document key, the statement's order). A document whose ``sparse`` field is malformed is
+        skipped. Nothing is sent when no sparse encoder is bound or the query has no term."""
+        if not isinstance(query, SparseVector):
+            raise InvalidInputError(f"query must be a SparseVector, got {type(query).__name__}")
+        if len(query) == 0 or admits_nothing(filters) or self.bound_sparse_encoder is None:
+            return []
+        now = now or utcnow()
+        n = max(k, k * self.candidates_per_k)
+        rows = self._c.query(q.sparse_search(self.memory_collection, user_id, query, filters, now, n))
+        keys = dict.fromkeys(row["key"] for row in rows
+                             if isinstance(row, Mapping) and isinstance(row.get("key"), str))
+        found: list[tuple[float, MemoryRecord]] = []
+        for _, rec, body in self._checked([(key, 0.0) for key in keys], user_id, filters, now):
+            try:
+                stored = d.body_sparse(body)
+            except CbMemoryError:  # a malformed sparse field: the document cannot be scored
+                continue
+            score = 0.0 if stored is None else sparse_dot(stored, query)
+            if score > 0:
+                found.append((score, rec))
+        found.sort(key=lambda x: -x[0])  # stable: ties keep the statement's order (by key)
+        return [Hit(rec, s, frozen_mapping({"sparse": s}), frozen_mapping({"sparse": i}))
+                for i, (s, rec) in enumerate(found[:k], 1)]
+
     def _text_hits(self, signal: str, user_id: str, request: Any, k: int, filters: SearchFilters,
                    now: datetime) -> list[Hit]:
         if request is None:
@@ -439,6 +528,7 @@ class CouchbaseStore(MemoryStore):
             "records_by_kind": kinds,
             "embedder": bound[0] if bound else None,
             "dimension": bound[1] if bound else None,
+            "sparse_encoder": self.bound_sparse_encoder,
             "schema_version": d.SCHEMA_VERSION,
         }
 

@@ -135,6 +135,19 @@ class CouchbaseClient:
                 out[key] = value.content_as[dict]
         return out
 
+    def add_fields(self, collection: str, key: str, fields: Mapping[str, Any]) -> bool:
+        """Add ``fields`` to an existing document in one atomic sub-document mutation that fails when any of
+        them is already there: ``False`` then, and nothing is written (another writer set it first)."""
+        import couchbase.subdocument as SD
+
+        e = sdk_exceptions()
+        specs = [SD.insert(name, value) for name, value in fields.items()]
+        try:
+            self.io("mutate_in", self.handle(collection).mutate_in, key, specs)
+        except e.PathExistsException:
+            return False
+        return True
+
     def upsert_many(self, collection: str, docs: Mapping[str, dict[str, Any]],
                     expiry: Mapping[str, timedelta] | None = None) -> None:
         from couchbase.options import UpsertMultiOptions, UpsertOptions

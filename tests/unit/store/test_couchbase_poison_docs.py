@@ -1,5 +1,6 @@
 """Unit layer: Couchbase documents written before cbmemory refused out-of-range instants (``datetime.max`` as
-an expiry or a session date) read back clamped into the supported range instead of crashing a read, against
+an expiry or a session date) read back clamped into the supported range instead of crashing a read, and
+documents with a malformed sparse vector are skipped by ``sparse_search``, against
 the in-process fake of the SDK objects (tests/support/couchbase_fake.py; not backend coverage)."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import numpy as np
 
 from cbmemory import AgentMemory
 from cbmemory.dates import MAX_INSTANT, MIN_INSTANT
+from cbmemory.embedding.sparse import SparseVector
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
 from cbmemory.store import couchbase_docs as d
@@ -52,3 +54,27 @@ def test_stored_out_of_range_times_are_clamped_on_every_read():
     memory = AgentMemory(store, FourDims(), clock=lambda: NOW)
     (listed,) = memory.session_records("u1")
     assert listed.occurred_at == MAX_INSTANT and listed.expires_at == MAX_INSTANT
+
+
+def test_a_malformed_sparse_field_is_skipped_by_sparse_search_and_never_breaks_a_read():
+    """A document whose ``sparse`` field is not a sparse vector (written by hand, or by another program) is
+    left out of ``sparse_search`` (it cannot be scored) instead of failing the call; every other read of it
+    ignores the field."""
+    state = FakeState()
+    store = CouchbaseStore(FakeCluster(state), "cbm", scope="team_a")
+    store.bind_embedder("test-embedder", 4)
+    store.bind_sparse_encoder("test-sparse")
+    msgs = validate_messages([{"role": "user", "content": f"turn {i}", "turn_id": f"t{i}"} for i in range(6)])
+    recs = build_records("u1", "s1", msgs, T0, NOW)
+    vectors = [SparseVector(np.array([1]), np.array([float(i + 1)], dtype=np.float32)) for i in range(6)]
+    store.write([Session("u1", "s1", T0)], recs, np.ones((6, 4), dtype=np.float32) / 2, sparse=vectors)
+    docs = state.docs["team_a.memory"]
+    for rec, bad in zip(recs[1:], ("1:2.0", [{"t": "1", "w": 2.0}], [{"t": 1, "w": float("nan")}],
+                                   [{"t": 1, "w": 1.0}, {"t": 1, "w": 1.0}]), strict=False):
+        docs[rec.record_id]["sparse"] = bad
+    del docs[recs[5].record_id]["sparse"]  # and one with none at all
+    state.query_answer = lambda sql, o: [{"key": r.record_id, "score": 1.0} for r in reversed(recs)]
+    query = SparseVector(np.array([1]), np.array([1.0], dtype=np.float32))
+    hits = store.sparse_search("u1", query, 10, now=NOW)
+    assert [(h.record.text, h.score) for h in hits] == [("turn 0", 1.0)]
+    assert store.get_records("u1", [r.record_id for r in recs]) == recs
