@@ -1,9 +1,11 @@
-"""The embedded default store: one SQLite file (WAL) with records, their float32 vectors and term ids.
+"""The embedded default store: one SQLite file (WAL) with records, their float32 vectors, term ids and
+(with a sparse encoder bound) learned sparse vectors.
 
 Searches read the queried user's records only. Vector search is exact over the user's vectors, kept in
 memory as one numpy matrix; full-text search is BM25 over the user's own records (lexical.py), from term
-ids kept beside the vectors. Both are loaded on first use and kept in sync with the file (sqlite_cache.py),
-so writes from other processes are seen on the next search. Filters mean ``filters.admits``: in SQL
+ids kept beside the vectors; sparse search is the dot product with the user's sparse vectors, inverted by
+term. All are loaded on first use and kept in sync with the file (sqlite_cache.py), so writes from other
+processes are seen on the next search. Filters mean ``filters.admits``: in SQL
 (sqlite_sql.filter_clause) for listings, as masks over the in-memory columns for searches.
 
 Elsewhere: write transactions in sqlite_write.py (a write is one transaction: batches are atomic); opening
@@ -25,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..dates import utcnow
+from ..embedding.sparse import SparseVector
 from ..errors import (
     CbMemoryError,
     EmbedderMismatchError,
@@ -127,14 +130,15 @@ class SQLiteStore(MemoryStore):
         if sf.prepare(self._conn, self.path, create=create, read_only=self.read_only):
             self._checked = True  # made by this object: nothing to check before writing
         version = self._meta("schema_version")
-        if version == "2":
+        if version in sf.UPGRADABLE:
             if self.read_only:
-                raise ReadOnlyStoreError(f"{self.path} has schema version 2, which must be upgraded (a write) "
-                                         "before it can be read; open it once without read_only=True")
+                raise ReadOnlyStoreError(f"{self.path} has schema version {version}, which must be upgraded (a "
+                                         "write) before it can be read; open it once without read_only=True")
             self._check_writable()  # the upgrade writes: not into a damaged file
-            with self._tx() as c:  # schema 2 -> 3 in one transaction
-                sf.upgrade_from_2(c)
-            self._wipe()  # the old index's pages held every user's words
+            with self._tx() as c:  # every step (2 -> 3 -> 4) in one transaction
+                pending = sf.upgrade(c)
+            if pending:
+                self._wipe()  # from 2: the old index's pages held every user's words
             version = self._meta("schema_version")
         if version != q.SCHEMA_VERSION:
             raise NotAStoreError(f"{self.path} has schema version {version!r}; expected {q.SCHEMA_VERSION}")
@@ -179,12 +183,41 @@ class SQLiteStore(MemoryStore):
     def _dimension(self) -> int | None:
         return self._dim
 
+    def bind_sparse_encoder(self, name: str) -> None:
+        if not isinstance(name, str) or not name:
+            raise InvalidInputError(f"a sparse encoder's name must be a non-empty string, got {name!r}")
+        if self.read_only:  # check only
+            with self._tx(write=False) as c:
+                self._check_sparse_binding(c, name)
+            return
+        self._check_writable()
+        with self._tx() as c:
+            if self._check_sparse_binding(c, name):
+                c.execute("INSERT INTO meta VALUES ('sparse_encoder_name', ?)", (name,))
+
+    def _check_sparse_binding(self, c: sqlite3.Connection, name: str) -> bool:
+        """Whether ``name`` may be bound and is not yet (raises when it may not be)."""
+        have = sf.meta(c, "sparse_encoder_name")
+        if have == name:
+            return False
+        if have is not None:
+            raise EmbedderMismatchError(f"{self.path} holds sparse vectors from {have!r}; it cannot be searched "
+                                        f"or written with {name!r}")
+        if c.execute("SELECT 1 FROM records LIMIT 1").fetchone() is not None:
+            raise InvalidInputError(f"{self.path} already holds records without sparse vectors: sparse search "
+                                    f"would miss them, so {name!r} cannot be bound (use a new store)")
+        return True
+
+    @property
+    def bound_sparse_encoder(self) -> str | None:
+        return self._meta("sparse_encoder_name")
+
     # ---------------------------------------------------------------- writes
     def _write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray,
-               mode: WriteMode) -> IngestResult:
+               mode: WriteMode, sparse: list[SparseVector] | None) -> IngestResult:
         """One transaction (sqlite_write.write_batch): the batch is all-or-nothing."""
         with self._tx() as c:
-            result, touched = w.write_batch(c, sessions, records, vectors, mode)
+            result, touched = w.write_batch(c, sessions, records, vectors, mode, sparse)
             w.mark_users(c, touched)
             pending = w.wipe_pending(c) is not None
         if pending:
@@ -253,25 +286,28 @@ class SQLiteStore(MemoryStore):
         self._cache.put(user_id, m)
         return m
 
-    def _mask(self, m: UserColumns, user_id: str, filters: SearchFilters, now: float) -> np.ndarray:
-        """Which of the user's records pass ``filters`` at ``now`` (``filters.admits``, on the columns).
-        Ids are compared as Python strings (object arrays): a numpy string array would drop trailing NULs."""
-        mask = m.expires[: m.n] > now
+    def _mask(self, m: UserColumns, user_id: str, filters: SearchFilters, now: float,
+              at: np.ndarray | slice | None = None) -> np.ndarray:
+        """Which of the user's records pass ``filters`` at ``now`` (``filters.admits``, on the columns): all
+        of them, or those at positions ``at``. Ids are compared as Python strings (object arrays): a numpy
+        string array would drop trailing NULs."""
+        at = slice(0, m.n) if at is None else at
+        mask = m.expires[at] > now
         if filters.session_ids is not None:
-            mask &= np.isin(m.sessions[: m.n], np.array(filters.session_ids, dtype=object))
+            mask &= np.isin(m.sessions[at], np.array(filters.session_ids, dtype=object))
         if filters.kinds is not None:
-            mask &= np.isin(m.kinds[: m.n], np.array(filters.kinds, dtype=object))
+            mask &= np.isin(m.kinds[at], np.array(filters.kinds, dtype=object))
         for arr, lo, hi in ((m.occurred, filters.occurred_after, filters.occurred_before),
                             (m.ingested, filters.ingested_after, filters.ingested_before)):
             if lo is not None:
-                mask &= arr[: m.n] >= lo.timestamp()
+                mask &= arr[at] >= lo.timestamp()
             if hi is not None:
-                mask &= arr[: m.n] <= hi.timestamp()
+                mask &= arr[at] <= hi.timestamp()
         if filters.annotations:
             where, params = q.filter_clause(user_id, SearchFilters(annotations=filters.annotations), now)
             with self._lock:
                 allowed = [r[0] for r in self._conn.execute(f"SELECT r.rowid FROM records r WHERE {where}", params)]
-            mask &= np.isin(m.rowids[: m.n], allowed)
+            mask &= np.isin(m.rowids[at], allowed)
         return mask
 
     def _records_by_rowid(self, c: sqlite3.Connection, user_id: str, m: UserColumns,
@@ -351,6 +387,26 @@ class SQLiteStore(MemoryStore):
         ids = {tuple(lexical.term_ids(p)) for p in phrases}
         return self._lexical("entity", user_id, [np.array(t, np.int64) for t in sorted(ids) if t], k, filters, now)
 
+    def sparse_search(self, user_id: str, query: SparseVector, k: int, filters: SearchFilters = NO_FILTERS,
+                      now: datetime | None = None) -> list[Hit]:
+        """Dot products over the user's sparse vectors (sqlite_cache.SparseIndex: the postings of the query's
+        terms); positive scores only, ties by rowid (the earlier written first)."""
+        if not isinstance(query, SparseVector):
+            raise InvalidInputError(f"query must be a SparseVector, got {type(query).__name__}")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidInputError(f"k must be a positive integer, got {k!r}")
+        t_now = (now or utcnow()).timestamp()
+        with self._tx(write=False) as c:
+            if len(query) == 0 or sf.meta(c, "sparse_encoder_name") is None:
+                return []
+            m = self._refresh(c, user_id)
+            if m.n == 0:
+                return []
+            scores = m.sparse.scores(query)
+            cand = np.flatnonzero(scores > 0)
+            idx = cand[self._mask(m, user_id, filters, t_now, cand)]
+            return self._hits(c, "sparse", user_id, m, idx, scores, k)
+
     def get_records(self, user_id: str, record_ids: Sequence[str]) -> list[MemoryRecord]:
         out: list[MemoryRecord] = []
         with self._lock:
@@ -425,6 +481,9 @@ class SQLiteStore(MemoryStore):
                 "records_by_kind": kinds,
                 "embedder": self._meta("embedder_name"),
                 "dimension": self._dim,
+                "sparse_encoder": self._meta("sparse_encoder_name"),
+                "sparse_records": c.execute(
+                    "SELECT count(*) FROM records WHERE sparse_ids IS NOT NULL").fetchone()[0],
                 "schema_version": self._meta("schema_version"),
             }
         if self.path != ":memory:":

@@ -1,4 +1,5 @@
-"""What the embedded store keeps in memory per user: vectors, filter columns and the full-text index.
+"""What the embedded store keeps in memory per user: vectors, filter columns, the full-text index and the
+sparse vectors (inverted by term, :class:`SparseIndex`).
 
 Each user's columns are loaded on first use and kept in sync with the file through two numbers of the
 user's row (``write_seq``, ``delete_seq``), taken from one counter of the whole file, so they never repeat:
@@ -8,15 +9,109 @@ a new write appends the new rows, a deletion (or a forgotten user written again)
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..embedding.sparse import SparseMatrix, SparseVector
+from ..errors import CorruptStoreError
 from ..models import MemoryRecord
 from .lexical import LexicalIndex
 
-# Columns of ``records`` read into memory, in this order (the last one is the record's term ids).
-LOAD_COLUMNS = "rowid, vector, occurred_at, ingested_at, expires_at, session_id, kind, terms"
+# Columns of ``records`` read into memory, in this order (then the record's term ids and sparse vector).
+LOAD_COLUMNS = ("rowid, vector, occurred_at, ingested_at, expires_at, session_id, kind, terms, "
+                "sparse_ids, sparse_weights")
+_TAIL_ENTRIES = 16_384  # sparse entries scanned directly before they are merged into the postings
+
+
+class SparseIndex:
+    """One user's sparse vectors (in the order of the user's columns), scored against a query by dot product.
+
+    A :class:`SparseMatrix` (postings by term) covers the records up to some point; the entries of records
+    appended since (``tail``) are scanned directly, and merged into a new matrix once they outgrow an
+    eighth of it (and at least ``_TAIL_ENTRIES``), so a search right after an append costs no rebuild and
+    a search's cost is the postings of its terms plus that bounded tail. The matrix is only built by a
+    search: a user never sparse-searched keeps the entries as they were read.
+    """
+
+    def __init__(self) -> None:
+        self.n = 0  # records
+        self.matrix: SparseMatrix | None = None  # the first ``matrix.n_docs`` records
+        self._size = 0  # used length of the tail arrays
+        self._ids = np.empty(0, np.int32)
+        self._weights = np.empty(0, np.float32)
+        self._rows = np.empty(0, np.int32)  # record position of each tail entry, increasing
+
+    @property
+    def nnz(self) -> int:
+        return (0 if self.matrix is None else self.matrix.nnz) + self._size
+
+    def append(self, ids: Sequence[bytes | None], weights: Sequence[bytes | None]) -> None:
+        """Records' stored sparse vectors (sqlite_write.sparse_blobs); ``None`` for a record without one."""
+        lengths = np.zeros(len(ids), np.int64)
+        for i, (a, b) in enumerate(zip(ids, weights, strict=True)):
+            if a is None and b is None:
+                continue
+            if a is None or b is None or len(a) % 4 or len(a) != len(b):
+                raise CorruptStoreError("a record's stored sparse vector is damaged (ids and weights differ "
+                                        "in length); restore the store from a backup")
+            lengths[i] = len(a) // 4
+        total = int(lengths.sum())
+        if total:
+            end = self._size + total
+            if end > self._ids.size:
+                cap = max(2 * self._ids.size, end, 1024)
+                for name in ("_ids", "_weights", "_rows"):
+                    old = getattr(self, name)
+                    new = np.empty(cap, old.dtype)
+                    new[: self._size] = old[: self._size]
+                    setattr(self, name, new)
+            self._ids[self._size : end] = np.frombuffer(b"".join(a for a in ids if a), dtype="<i4")
+            self._weights[self._size : end] = np.frombuffer(b"".join(b for b in weights if b), dtype="<f4")
+            self._rows[self._size : end] = np.repeat(np.arange(self.n, self.n + len(ids), dtype=np.int32), lengths)
+            self._size = end
+        self.n += len(ids)
+
+    def _merge(self) -> None:
+        """One matrix of every record: the old matrix's postings and the tail, by term then record."""
+        m = self.matrix
+        tail = slice(0, self._size)
+        if m is None:
+            ids, rows, weights = self._ids[tail], self._rows[tail], self._weights[tail]
+        else:
+            ids = np.concatenate([np.repeat(m.terms, np.diff(m.indptr)), self._ids[tail]])
+            rows = np.concatenate([m.rows, self._rows[tail]])
+            weights = np.concatenate([m.weights, self._weights[tail]])
+        # the matrix's entries are in (term, record) order and every tail record comes after them, in
+        # record order: a stable sort by term keeps the records of each term in order
+        order = np.argsort(ids, kind="stable")
+        terms, counts = np.unique(ids[order], return_counts=True)
+        indptr = np.zeros(terms.size + 1, np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        arrays = (terms.astype(np.int32), indptr, rows[order].astype(np.int32), weights[order].astype(np.float32))
+        for a in arrays:
+            a.setflags(write=False)
+        self.matrix = SparseMatrix(self.n, *arrays)
+        self._size = 0
+        for name, dtype in (("_ids", np.int32), ("_weights", np.float32), ("_rows", np.int32)):
+            setattr(self, name, np.empty(0, dtype))
+
+    def scores(self, query: SparseVector) -> np.ndarray:
+        """Every record's dot product with ``query`` (float64, one per record, in column order)."""
+        indexed = 0 if self.matrix is None else self.matrix.nnz
+        if self._size > max(_TAIL_ENTRIES, indexed // 8):
+            self._merge()
+        out = np.zeros(self.n)
+        if self.matrix is not None:
+            out[: self.matrix.n_docs] = self.matrix.scores(query)
+        if self._size and len(query):
+            ids = self._ids[: self._size]
+            pos = np.minimum(np.searchsorted(query.ids, ids), len(query) - 1)
+            hit = np.flatnonzero(query.ids[pos] == ids)
+            contrib = self._weights[hit].astype(np.float64) * query.weights[pos[hit]].astype(np.float64)
+            out += np.bincount(self._rows[hit], weights=contrib, minlength=self.n)
+        return out
 
 
 @dataclass
@@ -34,6 +129,7 @@ class UserColumns:
     sessions: np.ndarray
     kinds: np.ndarray
     lexical: LexicalIndex = field(default_factory=LexicalIndex)
+    sparse: SparseIndex = field(default_factory=SparseIndex)
     # records already read, by rowid: valid as long as these columns are (a row never changes under its
     # rowid; replacing or deleting one changes delete_seq, which reloads the columns and so empties this)
     records: dict[int, MemoryRecord] = field(default_factory=dict)
@@ -69,6 +165,7 @@ class UserColumns:
         self.sessions[s] = cols[5]
         self.kinds[s] = cols[6]
         self.lexical.append(cols[7])
+        self.sparse.append(cols[8], cols[9])
         self.n += m
 
     @classmethod

@@ -291,6 +291,23 @@ def prepare(c: sqlite3.Connection, path: str, *, create: bool, read_only: bool) 
     return True
 
 
+UPGRADABLE = ("2", "3")  # older schema versions an open upgrades in place
+
+
+def upgrade(c: sqlite3.Connection) -> bool:
+    """Bring an older schema (``UPGRADABLE``) to the current one, inside the caller's write transaction, one
+    step after another (2 -> 3 -> 4). The version is read here, inside the transaction, so a store that
+    another connection upgraded meanwhile is left as it is. Returns whether a wipe is pending (the caller
+    runs it once the transaction is committed)."""
+    version = meta(c, "schema_version")
+    if version == "2":
+        upgrade_from_2(c)
+        version = "3"
+    if version == "3":
+        upgrade_from_3(c)
+    return wipe_pending(c) is not None
+
+
 def upgrade_from_2(c: sqlite3.Connection) -> None:
     """Schema 2 -> 3, inside the caller's write transaction: term ids for every record, no shared FTS5
     index. Marks a wipe pending (the old index's pages held every user's words): the caller runs it."""
@@ -299,8 +316,16 @@ def upgrade_from_2(c: sqlite3.Connection) -> None:
     rows = c.execute("SELECT rowid, index_text, text FROM records").fetchall()
     c.executemany("UPDATE records SET terms = ? WHERE rowid = ?",
                   [(lexical.encode(index_text, text), rowid) for rowid, index_text, text in rows])
-    c.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (q.SCHEMA_VERSION,))
+    c.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     set_wipe_pending(c, "rebuild")
+
+
+def upgrade_from_3(c: sqlite3.Connection) -> None:
+    """Schema 3 -> 4, inside the caller's write transaction: room for a sparse vector per record (none for
+    the records already there; no sparse encoder is bound). Rewrites no row and erases nothing."""
+    for stmt in q.MIGRATE_FROM_3:
+        c.execute(stmt)
+    c.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
 
 
 def wipe(c: sqlite3.Connection, timeout_ms: int) -> bool:

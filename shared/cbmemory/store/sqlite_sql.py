@@ -16,7 +16,10 @@ from ..models import MemoryRecord, SearchFilters, frozen_mapping
 
 # 2: the FTS index has a second field, the raw turn. 3: no FTS5 table shared by every user; each record
 # keeps its term ids (``terms``) and each user's full-text index is built from them (see lexical.py).
-SCHEMA_VERSION = "3"
+# 4: each record may carry a learned sparse vector (``sparse_ids``: int32, ``sparse_weights``: float32, both
+# little-endian, one entry per term; both NULL when the store has no sparse encoder, see meta
+# ``sparse_encoder_name``).
+SCHEMA_VERSION = "4"
 APPLICATION_ID = 0x43424D45  # "CBME": marks a SQLite file as a cbmemory store
 
 SCHEMA = [
@@ -50,7 +53,9 @@ SCHEMA = [
         source_ids TEXT NOT NULL DEFAULT '[]',
         content_hash TEXT NOT NULL,
         vector BLOB NOT NULL,
-        terms BLOB NOT NULL)""",
+        terms BLOB NOT NULL,
+        sparse_ids BLOB,
+        sparse_weights BLOB)""",
     "CREATE INDEX IF NOT EXISTS records_user ON records (user_id, session_id, position)",
     "CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at) WHERE expires_at IS NOT NULL",
     # the embedding cache looks vectors up by content hash within one user only
@@ -65,6 +70,13 @@ MIGRATE_FROM_2 = [
     "DROP TABLE IF EXISTS records_fts",
     "DROP INDEX IF EXISTS records_hash",
     "CREATE INDEX IF NOT EXISTS records_user_hash ON records (user_id, content_hash)",
+]
+
+# From schema 3: the records gain their sparse vector, NULL for every record written before (adding a
+# column without a default rewrites no row).
+MIGRATE_FROM_3 = [
+    "ALTER TABLE records ADD COLUMN sparse_ids BLOB",
+    "ALTER TABLE records ADD COLUMN sparse_weights BLOB",
 ]
 
 RECORD_COLUMNS = (

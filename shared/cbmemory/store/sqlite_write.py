@@ -12,7 +12,8 @@ from typing import Literal
 
 import numpy as np
 
-from ..errors import WriteConflictError
+from ..embedding.sparse import SparseVector
+from ..errors import InvalidInputError, WriteConflictError
 from ..models import IngestResult, MemoryRecord, Session
 from . import lexical
 from .base import WriteMode
@@ -23,9 +24,17 @@ WipeStep = Literal["rebuild", "checkpoint"]
 _CHUNK = 500  # bound on parameters per IN (...) list
 _INSERT = (
     "INSERT INTO records (record_id, user_id, session_id, kind, position, turn_id, role, speaker, text, "
-    "index_text, occurred_at, ingested_at, expires_at, annotations, source_ids, content_hash, vector, terms) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "index_text, occurred_at, ingested_at, expires_at, annotations, source_ids, content_hash, vector, terms, "
+    "sparse_ids, sparse_weights) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+
+
+def sparse_blobs(vector: SparseVector | None) -> tuple[bytes | None, bytes | None]:
+    """How a record's sparse vector is stored: its ids (int32) and weights (float32), little-endian;
+    ``(None, None)`` for a record without one."""
+    if vector is None:
+        return None, None
+    return vector.ids.astype("<i4").tobytes(), vector.weights.astype("<f4").tobytes()
 
 
 def _in(ids: Sequence[object]) -> str:
@@ -54,14 +63,20 @@ def _check_append(c: sqlite3.Connection, records: Sequence[MemoryRecord]) -> Non
 
 
 def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Sequence[MemoryRecord],
-                vectors: np.ndarray, mode: WriteMode) -> tuple[IngestResult, dict[str, bool]]:
-    """Store ``records`` (row i of ``vectors`` is record i's) and their ``sessions``.
+                vectors: np.ndarray, mode: WriteMode, sparse: Sequence[SparseVector] | None = None,
+                ) -> tuple[IngestResult, dict[str, bool]]:
+    """Store ``records`` (row i of ``vectors`` is record i's, and ``sparse[i]`` its sparse vector when the
+    store has a sparse encoder) and their ``sessions``. A record stored unchanged keeps its stored vectors.
 
     ``merge`` upserts; ``replace`` makes each of ``sessions`` exactly the batch's records (records of the
     session not in the batch are deleted); ``append`` refuses a batch whose positions another writer has
     taken since they were read (``WriteConflictError``). Returns the result and, per user written,
     whether any of their rows was deleted or replaced.
     """
+    if sparse is None and records and c.execute(
+            "SELECT 1 FROM meta WHERE key = 'sparse_encoder_name'").fetchone() is not None:
+        # bound by another connection since the caller checked: these records would be missed by sparse search
+        raise InvalidInputError("this store holds sparse vectors: write one per record")
     if mode == "append":
         _check_append(c, records)
     old_dates: dict[tuple[str, str], float | None] = {}  # what replace compares the new dates with
@@ -87,7 +102,8 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
     stale: list[int] = []  # rowids
     touched: dict[str, bool] = {}  # user written -> whether any of their rows were replaced or deleted
     written_sessions: set[tuple[str, str]] = set()
-    for rec, vec in zip(records, vectors, strict=True):
+    sparse_of: Sequence[SparseVector | None] = [None] * len(records) if sparse is None else sparse
+    for rec, vec, sv in zip(records, vectors, sparse_of, strict=True):
         old = existing.get(rec.record_id)
         sig = _signature(rec)
         if old is not None:
@@ -104,7 +120,7 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
             rec.record_id, rec.user_id, rec.session_id, rec.kind, rec.position, rec.turn_id, rec.role,
             rec.speaker, rec.text, rec.index_text, sig[1], rec.ingested_at.timestamp(), sig[2],
             json.dumps(dict(rec.annotations)), json.dumps(list(rec.source_ids)), rec.content_hash,
-            vec.tobytes(), lexical.encode(rec.index_text, rec.text),
+            vec.tobytes(), lexical.encode(rec.index_text, rec.text), *sparse_blobs(sv),
         ))
     if mode == "replace":
         for s in sessions:
