@@ -13,9 +13,10 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import pytest
 
+from cbmemory.embedding.sparse import SparseVector
 from cbmemory.errors import EmbedderMismatchError, InvalidInputError, WriteConflictError
 from cbmemory.ingest import build_records, validate_messages
-from cbmemory.models import ForgetResult, SearchFilters, Session
+from cbmemory.models import NO_FILTERS, ForgetResult, SearchFilters, Session
 from cbmemory.store import MemoryStore
 
 DIM = 8
@@ -29,6 +30,12 @@ def unit(i: int, j: int | None = None, w: float = 0.0) -> np.ndarray:
     if j is not None:
         v[j] = w
     return v / np.linalg.norm(v)
+
+
+def sparse(weights: dict[int, float]) -> SparseVector:
+    """A hand-made sparse vector: term id -> weight."""
+    ids = sorted(weights)
+    return SparseVector(np.array(ids, dtype=np.int32), np.array([weights[i] for i in ids], dtype=np.float32))
 
 
 def session_batch(user, session, texts, *, date=T0, expires_at=None, annotations=None, ingested=NOW):
@@ -46,9 +53,14 @@ class StoreContract:
         store.bind_embedder("test-embedder", DIM)
         return store
 
-    def write(self, store, user, session, texts, vectors, **kw):
+    @pytest.fixture
+    def sparse_bound(self, bound):
+        bound.bind_sparse_encoder("test-sparse")
+        return bound
+
+    def write(self, store, user, session, texts, vectors, *, sparse=None, mode="merge", **kw):
         sess, recs = session_batch(user, session, texts, **kw)
-        return store.write([sess], recs, np.stack(vectors)), recs
+        return store.write([sess], recs, np.stack(vectors), mode=mode, sparse=sparse), recs
 
     # -------------------------------------------------------------- writes
     def test_round_trip_keeps_text_verbatim_and_both_clocks(self, bound):
@@ -267,3 +279,131 @@ class StoreContract:
     def test_get_records_never_crosses_users(self, bound):
         _, recs = self.write(bound, "u2", "s1", ["private"], [unit(0)])
         assert bound.get_records("u1", [recs[0].record_id]) == []
+
+    # -------------------------------------------------------------- sparse vectors
+    def sparse_texts(self, store, user, query, k=10, filters=NO_FILTERS, now=NOW):
+        return [h.record.text for h in store.sparse_search(user, query, k, filters, now=now)]
+
+    def test_sparse_search_ranks_by_dot_product_and_keeps_positive_scores_only(self, sparse_bound):
+        self.write(sparse_bound, "u1", "s1", ["a", "b", "c", "d", "e"], [unit(0)] * 5,
+                   sparse=[sparse({1: 1.0, 2: 0.5}), sparse({2: 2.0, 9: 4.0}), sparse({3: 1.0}),
+                           sparse({1: -1.0}), sparse({})])
+        query = sparse({1: 1.0, 2: 1.0, 7: 3.0})
+        hits = sparse_bound.sparse_search("u1", query, 10, now=NOW)
+        # b: 2.0 * 1; a: 1.0 * 1 + 0.5 * 1; c shares no term, d scores -1 and e has no terms: never hits
+        assert [h.record.text for h in hits] == ["b", "a"]
+        assert [h.score for h in hits] == pytest.approx([2.0, 1.5])
+        assert dict(hits[0].signals) == {"sparse": hits[0].score} and dict(hits[0].ranks) == {"sparse": 1}
+        assert dict(hits[1].ranks) == {"sparse": 2}
+        assert self.sparse_texts(sparse_bound, "u1", query, k=1) == ["b"]
+        assert self.sparse_texts(sparse_bound, "u1", sparse({3: 0.25})) == ["c"]
+        assert self.sparse_texts(sparse_bound, "u1", sparse({4: 1.0})) == []
+        assert self.sparse_texts(sparse_bound, "u1", sparse({})) == []
+
+    def test_sparse_search_is_user_scoped(self, sparse_bound):
+        self.write(sparse_bound, "u1", "s1", ["mine", "also mine"], [unit(0), unit(1)],
+                   sparse=[sparse({5: 1.0}), sparse({5: 0.5, 6: 2.0})])
+        query = sparse({5: 2.0, 6: 1.0})
+        before = [(h.record.record_id, h.score) for h in sparse_bound.sparse_search("u1", query, 10, now=NOW)]
+        self.write(sparse_bound, "u2", "s1", ["other user's exact match", "another"], [unit(0), unit(1)],
+                   sparse=[sparse({5: 1.0}), sparse({5: 9.0})])
+        hits = sparse_bound.sparse_search("u1", query, 10, now=NOW)
+        assert [h.record.text for h in hits] == ["also mine", "mine"]  # 0.5 * 2 + 2 * 1 = 3; 1 * 2 = 2
+        assert [h.score for h in hits] == pytest.approx([3.0, 2.0])
+        assert all(h.record.user_id == "u1" for h in hits)
+        assert [(h.record.record_id, h.score) for h in hits] == before  # others' data changes no score
+        assert self.sparse_texts(sparse_bound, "u2", query) == ["another", "other user's exact match"]
+        assert self.sparse_texts(sparse_bound, "u3", query) == []
+
+    def test_sparse_search_respects_filters_and_expiry(self, sparse_bound):
+        d1, d2 = T0, T0 + timedelta(days=30)
+        q = sparse({1: 1.0})
+        self.write(sparse_bound, "u1", "s1", ["first session text"], [unit(0)], date=d1, annotations={"k": "a"},
+                   sparse=[sparse({1: 3.0})])
+        self.write(sparse_bound, "u1", "s2", ["second session text"], [unit(0)], date=d2, annotations={"k": "b"},
+                   sparse=[sparse({1: 2.0})])
+        self.write(sparse_bound, "u1", "s3", ["third session text"], [unit(0)], date=d2,
+                   ingested=NOW + timedelta(hours=1), expires_at=NOW + timedelta(days=2), sparse=[sparse({1: 1.0})])
+        day = NOW + timedelta(days=1)
+        assert self.sparse_texts(sparse_bound, "u1", q, now=day) == [
+            "first session text", "second session text", "third session text"]
+        for f, want in ((SearchFilters(session_ids=("s1",)), ["first session text"]),
+                        (SearchFilters(session_ids=()), []),
+                        (SearchFilters(occurred_after=d2), ["second session text", "third session text"]),
+                        (SearchFilters(occurred_before=d1), ["first session text"]),
+                        (SearchFilters(annotations={"k": "b"}), ["second session text"]),
+                        (SearchFilters(annotations={"k": "zzz"}), []),
+                        (SearchFilters(ingested_after=NOW + timedelta(minutes=1)), ["third session text"]),
+                        (SearchFilters(kinds=("round",)), []),
+                        (SearchFilters(kinds=("turn",)), ["first session text", "second session text",
+                                                          "third session text"])):
+            assert self.sparse_texts(sparse_bound, "u1", q, filters=f, now=day) == want, f
+        # expired (at or after its expires_at): never returned, then purged
+        assert self.sparse_texts(sparse_bound, "u1", q, now=NOW + timedelta(days=2)) == [
+            "first session text", "second session text"]
+        assert sparse_bound.purge_expired(NOW + timedelta(days=3)) == 1
+        assert self.sparse_texts(sparse_bound, "u1", q, now=day) == ["first session text", "second session text"]
+
+    def test_sparse_encoder_binding(self, bound):
+        assert bound.bound_sparse_encoder is None
+        assert bound.sparse_search("u1", sparse({1: 1.0}), 5, now=NOW) == []  # none bound: no hits
+        bound.bind_sparse_encoder("test-sparse")
+        assert bound.bound_sparse_encoder == "test-sparse"
+        bound.bind_sparse_encoder("test-sparse")  # the same one again: nothing happens
+        with pytest.raises(EmbedderMismatchError):
+            bound.bind_sparse_encoder("other-sparse")
+        assert bound.bound_sparse_encoder == "test-sparse"
+        self.write(bound, "u1", "s1", ["one"], [unit(0)], sparse=[sparse({1: 1.0})])
+        bound.bind_sparse_encoder("test-sparse")  # with records too
+        assert self.sparse_texts(bound, "u1", sparse({1: 1.0})) == ["one"]
+
+    def test_a_store_holding_records_without_sparse_vectors_refuses_a_sparse_encoder(self, bound):
+        self.write(bound, "u2", "s1", ["written before any sparse encoder"], [unit(0)])
+        with pytest.raises(InvalidInputError):
+            bound.bind_sparse_encoder("test-sparse")
+        assert bound.bound_sparse_encoder is None
+        assert bound.sparse_search("u2", sparse({1: 1.0}), 5, now=NOW) == []
+
+    def test_sparse_vectors_are_checked_and_a_refused_write_stores_nothing(self, bound):
+        sess, recs = session_batch("u1", "s1", ["one", "two"])
+        two = np.stack([unit(0), unit(1)])
+        with pytest.raises(InvalidInputError):  # no sparse encoder bound
+            bound.write([sess], recs, two, sparse=[sparse({1: 1.0}), sparse({2: 1.0})])
+        assert bound.count("u1") == 0
+        bound.bind_sparse_encoder("test-sparse")
+        for bad in (None, [sparse({1: 1.0})], [sparse({1: 1.0})] * 3, [sparse({1: 1.0}), "not a vector"]):
+            with pytest.raises(InvalidInputError):
+                bound.write([sess], recs, two, sparse=bad)
+        assert bound.count("u1") == 0 and bound.list_sessions("u1") == []
+        bound.write([sess], recs, two, sparse=[sparse({1: 1.0}), sparse({2: 1.0})])
+        assert bound.count("u1") == 2
+
+    def test_forget_removes_sparse_vectors(self, sparse_bound):
+        q = sparse({1: 1.0})
+        self.write(sparse_bound, "u1", "s1", ["keep me"], [unit(0)], sparse=[sparse({1: 1.0})])
+        self.write(sparse_bound, "u1", "s2", ["erase me"], [unit(1)], sparse=[sparse({1: 2.0})])
+        self.write(sparse_bound, "u2", "s1", ["someone else"], [unit(0)], sparse=[sparse({1: 1.0})])
+        assert self.sparse_texts(sparse_bound, "u1", q) == ["erase me", "keep me"]  # both cached
+        sparse_bound.forget("u1", "s2")
+        assert self.sparse_texts(sparse_bound, "u1", q) == ["keep me"]
+        sparse_bound.forget("u1")
+        assert self.sparse_texts(sparse_bound, "u1", q) == []
+        assert self.sparse_texts(sparse_bound, "u2", q) == ["someone else"]
+
+    def test_replaced_records_get_their_new_sparse_vectors(self, sparse_bound):
+        self.write(sparse_bound, "u1", "s1", ["one", "two", "three"], [unit(0), unit(1), unit(2)],
+                   sparse=[sparse({1: 1.0}), sparse({2: 1.0}), sparse({3: 1.0})])
+        later = T0 + timedelta(days=1)
+        res, _ = self.write(sparse_bound, "u1", "s1", ["one", "two"], [unit(0), unit(1)], date=later, mode="replace",
+                            sparse=[sparse({4: 1.0}), sparse({2: 0.5, 5: 1.0})])
+        assert (res.inserted, res.replaced, res.unchanged) == (0, 2, 0)
+        assert self.sparse_texts(sparse_bound, "u1", sparse({1: 1.0})) == []
+        assert self.sparse_texts(sparse_bound, "u1", sparse({3: 1.0})) == []  # dropped by replace
+        assert self.sparse_texts(sparse_bound, "u1", sparse({4: 1.0})) == ["one"]
+        hits = sparse_bound.sparse_search("u1", sparse({2: 1.0, 5: 1.0}), 5, now=NOW)
+        assert [(h.record.text, h.score) for h in hits] == [("two", pytest.approx(1.5))]
+        # a record whose text changed (merge) is replaced with its new vector too
+        self.write(sparse_bound, "u1", "s1", ["one", "two changed"], [unit(0), unit(1)], date=later,
+                   sparse=[sparse({4: 1.0}), sparse({6: 1.0})])
+        assert self.sparse_texts(sparse_bound, "u1", sparse({5: 1.0})) == []
+        assert self.sparse_texts(sparse_bound, "u1", sparse({6: 1.0})) == ["two changed"]
