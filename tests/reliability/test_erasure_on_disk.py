@@ -1,6 +1,7 @@
 """Reliability layer: real SQLite files and real processes. After ``forget`` and TTL expiry nothing of the
 erased memories is left in the file: not in the rows, not in the full-text index, not in the vectors, and
-not in the bytes of the database, its WAL and its shared-memory index (read directly). One transaction
+not in the sparse vectors, and not in the bytes of the database, its WAL and its shared-memory index (read
+directly). One transaction
 erases a user's records (raw and derived), sessions and user row; the wipe follows. A reader's snapshot
 that blocks the wipe is reported (``ForgetResult.wiped``, the CLI) and the next write by any store on the
 file, in any process, completes it. A process killed with SIGKILL inside a forget leaves the user all
@@ -24,8 +25,11 @@ import pytest
 
 from cbmemory import AgentMemory
 from cbmemory.cli import main
-from cbmemory.ingest import record_id
+from cbmemory.embedding.sparse import SparseVector
+from cbmemory.ingest import build_records, record_id, validate_messages
+from cbmemory.models import Session
 from cbmemory.store import SQLiteStore
+from cbmemory.store.sqlite_write import sparse_blobs
 from cbmemory.text import content_hash
 
 from .test_crash_and_concurrency import spawn
@@ -224,6 +228,52 @@ def test_erasure_during_a_long_read_is_wiped_once_the_reader_is_done(tmp_path):
     assert_gone(db, [token("alicereader")], erased)  # wiped on the next write, with the file still open
     memory.close()
     assert_gone(db, [token("alicereader")], erased)
+
+
+def sparse_session(store: SQLiteStore, user: str, session_id: str, seed: int, n: int = 4,
+                   expires_at: datetime | None = None) -> list[bytes]:
+    """``n`` records with random sparse vectors (random ids and weights: their bytes occur nowhere else);
+    returns the stored bytes of each vector's ids and of its weights."""
+    rng = np.random.default_rng(seed)
+    msgs = [{"role": "user", "content": f"sparse note {i} of {session_id}"} for i in range(n)]
+    recs = build_records(user, session_id, validate_messages(msgs), START, START, expires_at=expires_at)
+    vectors = [SparseVector(np.sort(rng.choice(2**31 - 1, 24, replace=False)), rng.random(24) + 0.5)
+               for _ in recs]
+    store.write([Session(user, session_id, START)], recs, HashEmbedder().embed([r.index_text for r in recs]),
+                sparse=vectors)
+    return [b for v in vectors for b in sparse_blobs(v) if b is not None]
+
+
+def test_erased_sparse_vectors_leave_no_trace_in_the_bytes(tmp_path):
+    """forget (a session, a user) and purge_expired erase each record's sparse vector with its row."""
+    db = tmp_path / "m.db"
+    store = SQLiteStore(db)
+    store.bind_embedder(HashEmbedder().name, HashEmbedder().dimension)
+    store.bind_sparse_encoder("test-sparse")
+    kept = sparse_session(store, "bob", "b1", seed=1)
+    one_session = sparse_session(store, "alice", "a1", seed=2)
+    whole_user = sparse_session(store, "alice", "a2", seed=3)
+    expiring = sparse_session(store, "carol", "c1", seed=4, expires_at=START + timedelta(hours=1))
+    data = file_bytes(db)
+    assert all(b in data for b in kept + one_session + whole_user + expiring)  # the check can see them
+    ids = np.unique(np.concatenate([np.frombuffer(b, "<i4") for b in (one_session + whole_user + expiring)[::2]]))
+    query = SparseVector(ids, np.ones(ids.size))  # every term of alice's and carol's records
+    assert len(store.sparse_search("alice", query, 50, now=START)) == 8  # the user's index warm in memory
+    assert len(store.sparse_search("carol", query, 50, now=START)) == 4
+    assert store.forget("alice", "a1").wiped
+    assert not any(b in file_bytes(db) for b in one_session)
+    assert all(b in file_bytes(db) for b in whole_user)
+    assert store.forget("alice").wiped
+    assert store.purge_expired(START + timedelta(hours=2)) == 4
+    data = file_bytes(db)
+    assert not any(b in data for b in one_session + whole_user + expiring)
+    assert all(b in data for b in kept)
+    assert store.sparse_search("alice", query, 50, now=START) == []
+    assert store.sparse_search("carol", query, 50, now=START) == []
+    store.close()
+    data = file_bytes(db)
+    assert not any(b in data for b in one_session + whole_user + expiring)
+    assert all(b in data for b in kept)
 
 
 # ------------------------------------------------------------------ issue 12, part 3: every field, every path

@@ -1,5 +1,6 @@
-"""Reliability layer: a store written by cbmemory 0.1.0 (schema 2, one FTS5 index shared by every user)
-opens, is upgraded in place in one transaction, and searches as before. Real SQLite files."""
+"""Reliability layer: a store of an older schema opens, is upgraded in place in one transaction, and
+searches as before. Schema 2 (cbmemory 0.1.0: one FTS5 index shared by every user) goes through 3 to 4;
+schema 3 (term ids per record, no sparse vectors) to 4 (a sparse vector per record). Real SQLite files."""
 
 from __future__ import annotations
 
@@ -8,11 +9,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from cbmemory.embedding.sparse import SparseVector
+from cbmemory.errors import InvalidInputError, NotAStoreError, ReadOnlyStoreError
 from cbmemory.ingest import build_records, validate_messages
-from cbmemory.store import SQLiteStore
+from cbmemory.models import Session
+from cbmemory.store import SQLiteStore, lexical
+from cbmemory.store import sqlite_sql as q
 
-SCHEMA_V2 = (Path(__file__).parents[1] / "fixtures" / "schema_v2.sql").read_text()
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+SCHEMA_V2 = (FIXTURES / "schema_v2.sql").read_text()
+SCHEMA_V3 = (FIXTURES / "schema_v3.sql").read_text()
 T0 = datetime(2023, 5, 7, tzinfo=timezone.utc)
 NOW = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
@@ -41,13 +49,15 @@ def test_a_schema_2_store_is_upgraded_and_searchable(tmp_path):
     path = tmp_path / "old.db"
     v2_file(path)
     with SQLiteStore(path) as store:
-        assert store.stats()["schema_version"] == "3"
+        assert store.stats()["schema_version"] == "4"
         assert [h.record.text for h in store.text_search("alice", "cello", 5, now=NOW)] == ["my sister plays the cello"]
         assert [h.record.text for h in store.text_search("bob", "cello", 5, now=NOW)] == ["bob's cello lessons on Tuesday"]
     con = sqlite3.connect(path)
     names = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
     assert not any(n.startswith("records_fts") for n in names) and "records_ai" not in names
     assert con.execute("SELECT count(*) FROM records WHERE length(terms) = 0").fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM records WHERE sparse_ids IS NULL AND sparse_weights IS NULL"
+                       ).fetchone()[0] == 2  # through schema 3 to 4
     con.close()
     # the old index's pages are wiped: the word is left only in the two rows (raw and indexed text)
     assert file_bytes(path).count(b"cello") == 4
@@ -62,3 +72,120 @@ def test_the_v2_fixture_holds_the_words_in_its_index_too(tmp_path):
     path = tmp_path / "old.db"
     v2_file(path)
     assert file_bytes(path).count(b"cello") > 4
+
+
+# ------------------------------------------------------------------ schema 3 -> 4
+
+TEXTS = (("alice", "my sister plays the cello"), ("bob", "bob's cello lessons on Tuesday"))
+
+
+def v3_file(path: Path, texts=TEXTS) -> None:
+    con = sqlite3.connect(path)
+    con.executescript(SCHEMA_V3)
+    con.execute("INSERT INTO meta VALUES ('schema_version', '3'), ('embedder_name', 'test'), "
+                "('embedder_dimension', '4'), ('seq', '1')")
+    con.execute("PRAGMA application_id = 1128418629")  # "CBME"
+    for user, text in texts:
+        [rec] = build_records(user, "s1", validate_messages([{"role": "user", "content": text}]), T0, NOW)
+        con.execute("INSERT INTO users VALUES (?, 1, 0)", (user,))
+        con.execute("INSERT INTO sessions VALUES (?, 's1', ?, '{}')", (user, T0.timestamp()))
+        con.execute(
+            "INSERT INTO records (record_id, user_id, session_id, kind, position, turn_id, role, speaker, text, "
+            "index_text, occurred_at, ingested_at, expires_at, annotations, source_ids, content_hash, vector, "
+            "terms) VALUES (?, ?, 's1', 'turn', 0, NULL, 'user', NULL, ?, ?, ?, ?, NULL, '{}', '[]', ?, ?, ?)",
+            (rec.record_id, user, text, rec.index_text, T0.timestamp(), NOW.timestamp(), rec.content_hash,
+             np.full(4, 0.5, np.float32).tobytes(), lexical.encode(rec.index_text, text)))
+    con.commit()
+    con.close()
+
+
+def columns(path: Path) -> set[str]:
+    con = sqlite3.connect(path)
+    names = {r[1] for r in con.execute("PRAGMA table_info(records)")}
+    con.close()
+    return names
+
+
+def schema_version(path: Path) -> str:
+    con = sqlite3.connect(path)
+    version = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+    con.close()
+    return version
+
+
+def test_the_v3_fixture_is_the_schema_before_sparse_vectors():
+    """The fixture differs from the current schema by the sparse columns only."""
+    assert "sparse" not in SCHEMA_V3
+    assert columns_of_schema(SCHEMA_V3) | {"sparse_ids", "sparse_weights"} == columns_of_schema(";".join(q.SCHEMA))
+
+
+def columns_of_schema(sql: str) -> set[str]:
+    con = sqlite3.connect(":memory:")
+    con.executescript(sql)
+    names = {r[1] for r in con.execute("PRAGMA table_info(records)")}
+    con.close()
+    return names
+
+
+def test_a_schema_3_store_is_upgraded_and_keeps_its_data(tmp_path):
+    path = tmp_path / "v3.db"
+    v3_file(path)
+    assert "sparse_ids" not in columns(path)
+    with SQLiteStore(path) as store:
+        assert store.stats()["schema_version"] == "4"
+        assert store.bound_embedder == ("test", 4) and store.bound_sparse_encoder is None
+        assert [h.record.text for h in store.text_search("alice", "cello", 5, now=NOW)] == [TEXTS[0][1]]
+        assert [h.record.text for h in store.vector_search("bob", np.full(4, 0.5), 5, now=NOW)] == [TEXTS[1][1]]
+        assert store.count() == 2 and store.users() == ["alice", "bob"]
+        # its records have no sparse vectors: a sparse encoder is refused, as on any store holding such records
+        with pytest.raises(InvalidInputError):
+            store.bind_sparse_encoder("test-sparse")
+        assert store.sparse_search("alice", SparseVector(np.array([1]), np.array([1.0])), 5, now=NOW) == []
+    assert {"sparse_ids", "sparse_weights"} <= columns(path)
+    with SQLiteStore(path) as again:  # opened again: nothing more to upgrade
+        assert again.stats()["schema_version"] == "4" and again.count() == 2
+
+
+def test_a_schema_3_store_without_records_takes_a_sparse_encoder_after_the_upgrade(tmp_path):
+    path = tmp_path / "v3.db"
+    v3_file(path, texts=())
+    with SQLiteStore(path) as store:
+        store.bind_sparse_encoder("test-sparse")
+        [rec] = build_records("carol", "s1", validate_messages([{"role": "user", "content": "a cello"}]), T0, NOW)
+        store.write([Session("carol", "s1", T0)], [rec], np.full((1, 4), 0.5),
+                    sparse=[SparseVector(np.array([7, 9]), np.array([1.0, 2.0]))])
+        hits = store.sparse_search("carol", SparseVector(np.array([9]), np.array([0.5])), 5, now=NOW)
+        assert [(h.record.text, h.score) for h in hits] == [("a cello", 1.0)]
+    with SQLiteStore(path) as again:
+        assert again.bound_sparse_encoder == "test-sparse"
+
+
+def test_a_schema_3_store_opened_read_only_is_refused_and_left_as_it_is(tmp_path):
+    path = tmp_path / "v3.db"
+    v3_file(path)
+    with pytest.raises(ReadOnlyStoreError, match="schema version 3"):
+        SQLiteStore(path, read_only=True)
+    assert schema_version(path) == "3" and "sparse_ids" not in columns(path)
+
+
+def test_a_failed_upgrade_changes_nothing(tmp_path, monkeypatch):
+    """The upgrade is one transaction: a failure in its last step leaves the file at schema 3."""
+    path = tmp_path / "v3.db"
+    v3_file(path)
+    monkeypatch.setattr(q, "MIGRATE_FROM_3", [*q.MIGRATE_FROM_3, "ALTER TABLE no_such_table ADD COLUMN x"])
+    with pytest.raises(NotAStoreError):
+        SQLiteStore(path)
+    assert schema_version(path) == "3" and "sparse_ids" not in columns(path)
+    monkeypatch.undo()
+    with SQLiteStore(path) as store:
+        assert store.stats()["schema_version"] == "4" and store.count() == 2
+
+
+def test_a_schema_2_store_upgrade_failing_at_its_step_to_4_stays_at_2(tmp_path, monkeypatch):
+    path = tmp_path / "old.db"
+    v2_file(path)
+    monkeypatch.setattr(q, "MIGRATE_FROM_3", ["ALTER TABLE no_such_table ADD COLUMN x"])
+    with pytest.raises(NotAStoreError):
+        SQLiteStore(path)
+    assert schema_version(path) == "2"
+    assert "terms" not in columns(path)
