@@ -120,6 +120,8 @@ class AgentMemory:
         self.recipe = get_recipe(recipe)
         self.ingest = ingest if ingest is not None else self.recipe.ingest  # index the way the recipe expects
         self.sparse_encoder = _sparse_encoder(sparse_encoder, self.ingest.sparse, store.bound_sparse_encoder)
+        if self.sparse_encoder is not None:  # what is written: every record with its sparse vector
+            self.ingest = dataclasses.replace(self.ingest, sparse=self.sparse_encoder.name)
         self._warned: set[str] = set()  # recipes already warned about (RecipeMismatchWarning)
         self.default_ttl = check_ttl(default_ttl, "default_ttl") if default_ttl is not None else None
         self.clock = clock
@@ -359,11 +361,11 @@ class AgentMemory:
         if k is not None:
             check_k(k)
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
-        self._check_recipe(cfg)
         if Signal.SPARSE in cfg.retrieval.signals and self.sparse_encoder is None:
             raise InvalidInputError(
                 f"recipe {cfg.name!r} searches sparse vectors, which this memory does not write: open it with "
                 f"recipe={cfg.name!r} (or ingest=recipe.ingest) before adding memories, so each record gets one")
+        self._check_recipe(cfg)
         if not query.strip():
             return []
         self._bind()
@@ -377,8 +379,14 @@ class AgentMemory:
                         encode_sparse=encoder.encode_query if encoder is not None else None)
 
     def _check_recipe(self, recipe: Recipe) -> None:
-        """Warn (once per recipe) when ``recipe`` expects records made otherwise than this memory makes them."""
-        if recipe.ingest == self.ingest or recipe.name in self._warned:
+        """Warn (once per recipe) when ``recipe`` expects records made otherwise than this memory makes them
+        (whether they carry sparse vectors matters only to a recipe that searches them)."""
+        uses_sparse = Signal.SPARSE in recipe.retrieval.signals
+
+        def made(ingest: IngestConfig) -> IngestConfig:
+            return ingest if uses_sparse else dataclasses.replace(ingest, sparse=None)
+
+        if made(recipe.ingest) == made(self.ingest) or recipe.name in self._warned:
             return
         self._warned.add(recipe.name)
         made = set(self.ingest.enrich.modes) if self.ingest.enrich is not None else set()

@@ -26,6 +26,8 @@ def ingest_label(cfg: IngestConfig) -> str:
         parts.append(f"annotations indexed: {', '.join(cfg.index_annotation_keys) or 'none'}")
     if cfg.enrich is not None:
         parts.append(f"LLM {'+'.join(cfg.enrich.modes)}")
+    if cfg.sparse is not None:
+        parts.append(f"sparse vectors ({cfg.sparse})")
     return ", ".join(parts)
 
 

@@ -11,6 +11,8 @@ from cbmemory.retrieval import RECIPES
 def test_labels_say_how_records_are_made():
     assert ingest_label(RECIPES["default"].ingest) == "dates on, previous turn on"
     assert ingest_label(RECIPES["vector_no_dates"].ingest) == "dates off, previous turn off"
+    assert ingest_label(RECIPES["default_sparse"].ingest) == (
+        "dates on, previous turn on, sparse vectors (splade-tiny-f16-top128)")
     cfg = IngestConfig(unit="round", date_rules="rules-v1", index_annotation_keys=(),
                        enrich=EnrichConfig(modes=("summary", "events")))
     assert ingest_label(cfg) == ("dates on, previous turn off, one record per round, relative dates resolved "

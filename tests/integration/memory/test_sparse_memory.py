@@ -1,0 +1,95 @@
+"""Integration layer: the sparse signal end to end: AgentMemory over a real SQLite file, the real offline
+MiniLM embedder and the real SPLADE-tiny encoder (its shipped weights). Which records carry sparse vectors,
+what a search finds through them alone, and the errors when a memory and its store disagree."""
+
+from __future__ import annotations
+
+import pytest
+
+from cbmemory import AgentMemory, EmbedderMismatchError
+from cbmemory.embedding.splade import SpladeEncoder
+from cbmemory.errors import InvalidInputError
+from cbmemory.ingest import IngestConfig
+from cbmemory.retrieval import RECIPES, Recipe, RetrievalConfig
+
+TURNS = [
+    {"role": "user", "speaker": "Caroline", "content": "I went to the LGBTQ support group yesterday."},
+    {"role": "assistant", "speaker": "Melanie", "content": "That sounds powerful! How did it feel?"},
+    {"role": "user", "speaker": "Caroline", "content": "Amazing. I also adopted a puppy named Biscuit."},
+    {"role": "assistant", "speaker": "Melanie", "content": "I bought a new car last week, a red Toyota."},
+]
+# the sparse list alone, so what it finds is what the learned expansion finds ("vehicle" -> car)
+SPARSE_ONLY = Recipe("sparse_only", ingest=RECIPES["default_sparse"].ingest,
+                     retrieval=RetrievalConfig(signals=("sparse",), k=4))
+
+
+@pytest.fixture
+def sparse_memory(tmp_path, minilm):
+    mem = AgentMemory.open(tmp_path / "sparse.db", embedder=minilm, recipe="default_sparse")
+    yield mem
+    mem.close()
+
+
+def texts(hits):
+    return [h.record.text for h in hits]
+
+
+def test_a_sparse_recipe_memory_writes_and_searches_learned_sparse_vectors(sparse_memory):
+    assert sparse_memory.sparse_encoder.name == "splade-tiny-f16-top128"
+    sparse_memory.add_session("alice", "s1", TURNS, date="2023-05-08")
+    assert sparse_memory.store.bound_sparse_encoder == "splade-tiny-f16-top128"
+    # no word of the question is in the answer: SPLADE's expansion of "vehicle" / "purchase" finds it
+    hits = sparse_memory.search("Which vehicle did Melanie purchase?", "alice", recipe=SPARSE_ONLY)
+    assert texts(hits)[0] == "I bought a new car last week, a red Toyota." and hits[0].ranks == {"sparse": 1}
+    # records scoring 0 are no hits: only the puppy turn and the turn indexed with it (the one answering it)
+    pet = sparse_memory.search("pet", "alice", recipe=SPARSE_ONLY)
+    assert set(texts(pet)) == {TURNS[2]["content"], TURNS[3]["content"]}
+    fused = sparse_memory.search("Which vehicle did Melanie purchase?", "alice")
+    assert fused[0].recipe == "default_sparse" and "sparse" in fused[0].ranks
+
+
+def test_a_reopened_store_keeps_writing_sparse_vectors_with_any_recipe(tmp_path, minilm):
+    path = tmp_path / "reopen.db"
+    with AgentMemory.open(path, embedder=minilm, recipe="default_sparse") as mem:
+        mem.add_session("alice", "s1", TURNS[:2], date="2023-05-08")
+    with AgentMemory.open(path, embedder=minilm) as mem:  # the default recipe: the store names the encoder
+        assert mem.sparse_encoder is not None and mem.sparse_encoder.name == "splade-tiny-f16-top128"
+        mem.add_session("alice", "s2", TURNS[2:], date="2023-05-09")
+        hits = mem.search("Which vehicle did Melanie purchase?", "alice", recipe=SPARSE_ONLY)
+        assert texts(hits)[0] == "I bought a new car last week, a red Toyota."
+
+
+def test_searching_sparse_vectors_a_memory_does_not_write_is_refused(memory):
+    memory.add_session("alice", "s1", TURNS, date="2023-05-08")
+    with pytest.raises(InvalidInputError, match="open it with recipe='default_sparse'"):
+        memory.search("car", "alice", recipe="default_sparse")
+
+
+def test_a_store_of_records_without_sparse_vectors_refuses_a_sparse_memory_and_keeps_its_records(
+        tmp_path, minilm):
+    path = tmp_path / "old.db"
+    with AgentMemory.open(path, embedder=minilm) as mem:
+        mem.add_session("alice", "s1", TURNS[:2], date="2023-05-08")
+    with AgentMemory.open(path, embedder=minilm, recipe="default_sparse") as mem:
+        with pytest.raises(InvalidInputError):
+            mem.add_session("alice", "s2", TURNS[2:], date="2023-05-09")
+        assert mem.store.count("alice") == 2 and mem.store.bound_sparse_encoder is None
+
+
+def test_another_sparse_encoder_than_the_stores_is_refused(tmp_path, minilm):
+    path = tmp_path / "enc.db"
+    with AgentMemory.open(path, embedder=minilm, recipe="default_sparse") as mem:
+        mem.add_session("alice", "s1", TURNS, date="2023-05-08")
+    with pytest.raises(EmbedderMismatchError):
+        AgentMemory.open(path, embedder=minilm, sparse_encoder=SpladeEncoder(max_terms=64))
+    with pytest.raises(InvalidInputError, match="no bundled sparse encoder"):
+        AgentMemory.open(tmp_path / "other.db", embedder=minilm,
+                         ingest=IngestConfig(sparse="my-encoder"))
+
+
+def test_another_users_sparse_match_is_never_returned(sparse_memory):
+    sparse_memory.add_session("bob", "s1", TURNS[3:], date="2023-05-08")
+    sparse_memory.add_session("alice", "s1", TURNS[:1], date="2023-05-08")
+    hits = sparse_memory.search("Which vehicle did Melanie purchase?", "alice", recipe=SPARSE_ONLY)
+    assert {h.record.user_id for h in hits} <= {"alice"}
+    assert "I bought a new car last week, a red Toyota." not in texts(hits)
