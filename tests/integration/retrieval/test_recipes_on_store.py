@@ -61,7 +61,8 @@ def test_hybrid_finds_what_vector_search_ranks_outside_its_pool(tmp_path, minilm
     m.close()
 
 
-def test_every_hit_names_its_recipe_and_explains_signals(memory):
+def test_every_hit_names_its_recipe_and_explains_signals(tmp_path, minilm):
+    memory = AgentMemory.open(tmp_path / "all.db", embedder=minilm, recipe="default_sparse")  # sparse vectors too
     fill(memory)
     for name in RECIPES:
         if RECIPES[name].ingest.enrich is not None:  # LLM-made kinds: none in a raw store (integration/ingest)
@@ -69,3 +70,4 @@ def test_every_hit_names_its_recipe_and_explains_signals(memory):
         hits = memory.search("pottery vase", "u", k=3, recipe=name)
         assert hits and all(h.recipe == name for h in hits)
         assert all(h.ranks for h in hits)
+    memory.close()
