@@ -383,10 +383,10 @@ class AgentMemory:
         (whether they carry sparse vectors matters only to a recipe that searches them)."""
         uses_sparse = Signal.SPARSE in recipe.retrieval.signals
 
-        def made(ingest: IngestConfig) -> IngestConfig:
+        def relevant(ingest: IngestConfig) -> IngestConfig:
             return ingest if uses_sparse else dataclasses.replace(ingest, sparse=None)
 
-        if made(recipe.ingest) == made(self.ingest) or recipe.name in self._warned:
+        if relevant(recipe.ingest) == relevant(self.ingest) or recipe.name in self._warned:
             return
         self._warned.add(recipe.name)
         made = set(self.ingest.enrich.modes) if self.ingest.enrich is not None else set()
