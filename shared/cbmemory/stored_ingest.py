@@ -48,7 +48,8 @@ def _first_session(store: MemoryStore, user_id: str) -> list[MemoryRecord]:
 def records_ingest(store: MemoryStore, user_id: str, wanted: IngestConfig,
                    candidates: Sequence[IngestConfig] = ()) -> IngestConfig | None:
     """The ingest settings the user's records were made with: ``wanted`` when they match it, else the first
-    of ``candidates`` that rebuilds them (without the enrichment whose records are missing). ``None`` when
+    of ``candidates`` that rebuilds them (without the enrichment whose records are missing), with the sparse
+    encoder the store holds vectors from (every record has one when the store names one). ``None`` when
     no setting tried rebuilds them (a custom setting, facts rewritten into the index text) or the user has
     no raw records: the records do not tell."""
     sample = _first_session(store, user_id)
@@ -59,6 +60,7 @@ def records_ingest(store: MemoryStore, user_id: str, wanted: IngestConfig,
             break
     else:
         return None
+    cfg = dataclasses.replace(cfg, sparse=store.bound_sparse_encoder)
     if cfg.enrich is None:
         return cfg
     made = [mode for mode, kind in DERIVED.items()

@@ -93,3 +93,16 @@ def test_another_users_sparse_match_is_never_returned(sparse_memory):
     hits = sparse_memory.search("Which vehicle did Melanie purchase?", "alice", recipe=SPARSE_ONLY)
     assert {h.record.user_id for h in hits} <= {"alice"}
     assert "I bought a new car last week, a red Toyota." not in texts(hits)
+
+
+def test_the_ingest_told_from_stored_records_names_the_stores_sparse_encoder(tmp_path, minilm):
+    from cbmemory.stored_ingest import records_ingest
+
+    sparse_ingest, plain_ingest = RECIPES["default_sparse"].ingest, RECIPES["default"].ingest
+    with AgentMemory.open(tmp_path / "plain.db", embedder=minilm) as plain:
+        plain.add_session("alice", "s1", TURNS, date="2023-05-08")
+        # the same index texts, but no sparse vector in the store: the records were not made the sparse way
+        assert records_ingest(plain.store, "alice", sparse_ingest) == plain_ingest
+    with AgentMemory.open(tmp_path / "sparse.db", embedder=minilm, recipe="default_sparse") as sparse:
+        sparse.add_session("alice", "s1", TURNS, date="2023-05-08")
+        assert records_ingest(sparse.store, "alice", plain_ingest) == sparse_ingest
