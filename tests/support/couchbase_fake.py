@@ -249,3 +249,13 @@ class FakeCluster:
 
     def close(self):
         self.closed = True
+
+
+def bound_store(state: FakeState, dimension: int = 4):
+    """A ``CouchbaseStore`` over ``state`` with an embedder bound (no sparse encoder), its calls forgotten."""
+    from cbmemory.store.couchbase import CouchbaseStore
+
+    store = CouchbaseStore(FakeCluster(state), "cbm", scope="team_a")
+    store.bind_embedder("test-embedder", dimension)
+    state.calls.clear()
+    return store

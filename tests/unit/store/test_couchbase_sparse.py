@@ -23,7 +23,7 @@ from cbmemory.models import SearchFilters, Session
 from cbmemory.store import couchbase_docs as d
 from cbmemory.store import couchbase_requests as q
 from cbmemory.store.couchbase import CouchbaseStore
-from tests.support.couchbase_fake import FakeCluster, FakeState
+from tests.support.couchbase_fake import FakeCluster, FakeState, bound_store
 
 DIM = 4
 T0 = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)
@@ -60,10 +60,7 @@ def state():
 @pytest.fixture
 def store(state):
     """A store bound to an embedder only."""
-    s = CouchbaseStore(FakeCluster(state), "cbm", scope="team_a")
-    s.bind_embedder("test-embedder", DIM)
-    state.calls.clear()
-    return s
+    return bound_store(state, DIM)
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from cbmemory.models import ForgetResult, SearchFilters, Session
 from cbmemory.store import couchbase_docs as d
 from cbmemory.store import couchbase_requests as q
 from cbmemory.store.couchbase import CouchbaseStore
-from tests.support.couchbase_fake import FakeCluster, FakeState, SearchRow
+from tests.support.couchbase_fake import FakeCluster, FakeState, SearchRow, bound_store
 
 DIM = 4
 T0 = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)
@@ -55,10 +55,8 @@ def state():
 
 @pytest.fixture
 def store(state):
-    s = CouchbaseStore(FakeCluster(state), "cbm", scope="team_a")
-    s.bind_embedder("test-embedder", DIM)
-    state.calls.clear()
-    return s
+    """A store bound to an embedder only."""
+    return bound_store(state, DIM)
 
 
 def calls(state, kind):
