@@ -1,6 +1,6 @@
 """Reliability layer, property-based (Hypothesis): over users x filters x recipes x queries (hostile strings
 and arbitrary text), no hit ever belongs to another user, is expired, or falls outside the filters, through
-the facade and through each store search method.
+the facade and through each store search method (the sparse one included).
 
 The users are chosen to be confusable (case, trailing space, zero-width space, SQL and LIKE characters),
 they share session ids, annotation values and most words, and each has one secret word no other user has.
@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cbmemory import AgentMemory
+from cbmemory.embedding.splade import SpladeEncoder
 from cbmemory.models import SearchFilters
 from cbmemory.retrieval.recipes import RECIPES
 from tests.support.hostile import HOSTILE
@@ -42,7 +43,9 @@ class Clock:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     clock = Clock()
-    memory = AgentMemory.open(tmp_path_factory.mktemp("iso") / "iso.db", embedder=HashEmbedder(), clock=clock)
+    # with sparse vectors too (the real SPLADE-tiny encoder), so every recipe and the sparse search run
+    memory = AgentMemory.open(tmp_path_factory.mktemp("iso") / "iso.db", embedder=HashEmbedder(), clock=clock,
+                              sparse_encoder=SpladeEncoder(max_terms=128))
     for i, user in enumerate(USERS):
         for j, sid in enumerate(SESSIONS):
             msgs = [{"role": "user", "content": f"coffee in Paris with the project team, note {j}"},
@@ -112,6 +115,8 @@ def test_no_hit_ever_belongs_to_another_user(world, user, filters, recipe, query
         assert len(vector_hits) == min(k, 6)  # the search really ran over the user's live records
     _check(store.text_search(user, query, k, filters, now), user, filters, now)
     _check(store.phrase_search(user, [query, "Paris"], k, filters, now), user, filters, now)
+    sparse_hits = store.sparse_search(user, memory.sparse_encoder.encode_query(query), k, filters, now)
+    _check(sparse_hits, user, filters, now)
     _check(store.list_records(user, filters, limit=k, now=now), user, filters, now)
 
 
