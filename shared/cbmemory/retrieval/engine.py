@@ -210,6 +210,8 @@ def retrieve(
     of the first ``rerank_pool``, the recency order of the first ``recency_pool``; the cut to k; each hit's
     adjacent turns (``window``); the token budget."""
     config = recipe.retrieval
+    if Signal.SPARSE in config.signals and encode_sparse is None:
+        raise InvalidInputError(f"recipe {recipe.name!r} searches sparse vectors: give a sparse query encoder")
     k = resolve_k(config, store, user_id, k)
     f = filters or SearchFilters()
     if config.kinds is not None and f.kinds is None:
@@ -230,9 +232,7 @@ def retrieve(
         lists["entity"] = store.phrase_search(user_id, phrases, candidates(config, k, config.entity_pool), f,
                                               now) if phrases else []
 
-    if Signal.SPARSE in config.signals:
-        if encode_sparse is None:
-            raise InvalidInputError(f"recipe {recipe.name!r} searches sparse vectors: give a sparse query encoder")
+    if Signal.SPARSE in config.signals and encode_sparse is not None:  # (None refused above)
         lists["sparse"] = store.sparse_search(user_id, encode_sparse(query),
                                               candidates(config, k, config.sparse_pool), f, now)
 
