@@ -50,10 +50,11 @@ class MemoryStore(ABC):
 
     @abstractmethod
     def bind_sparse_encoder(self, name: str) -> None:
-        """Record the sparse encoder (``SparseEncoder.name``) whose vectors every record will carry. Binding
-        the bound one again does nothing; another raises ``EmbedderMismatchError``; a store that already holds
-        records without sparse vectors refuses (``InvalidInputError``): their sparse search would miss them.
-        A read-only store only checks."""
+        """Record the sparse encoder (``SparseEncoder.name``) whose vectors every record written from now on
+        carries. Binding the bound one again does nothing; another raises ``EmbedderMismatchError``. Records
+        written before (a store that held records when it was bound) have no sparse vector until
+        :meth:`set_sparse` gives them one, and no sparse search returns them until then
+        (:meth:`users_missing_sparse` says whose). A read-only store only checks."""
 
     @property
     @abstractmethod
@@ -157,6 +158,23 @@ class MemoryStore(ABC):
         """The user's records by dot product of their sparse vector with ``query``, positive scores only,
         best first, ties in the backend's stable order (signal ``sparse``); no hits when no sparse encoder is
         bound."""
+
+    @abstractmethod
+    def users_missing_sparse(self) -> list[str]:
+        """The users who have live records without a sparse vector while a sparse encoder is bound (user ids
+        only, never records); ``[]`` when none is bound."""
+
+    @abstractmethod
+    def records_without_sparse(self, user_id: str, *, limit: int | None = None) -> list[MemoryRecord]:
+        """The user's live records (every kind) without a sparse vector, in conversation order, at most
+        ``limit``; ``[]`` when no sparse encoder is bound."""
+
+    @abstractmethod
+    def set_sparse(self, user_id: str, vectors: Mapping[str, SparseVector]) -> int:
+        """Give the user's records (by record id) their sparse vectors, where they have none; a record that has
+        one keeps it, ids of other users' or unknown records are ignored. Returns how many were set.
+        ``InvalidInputError`` when no sparse encoder is bound or a value is no ``SparseVector`` (then nothing
+        is set)."""
 
     @abstractmethod
     def get_records(self, user_id: str, record_ids: Sequence[str]) -> list[MemoryRecord]:
