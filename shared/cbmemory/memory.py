@@ -112,7 +112,9 @@ class AgentMemory:
 
         ``sparse_encoder``: what makes each record's sparse vector (the ``sparse`` signal). By default the
         bundled SPLADE-tiny encoder when the ingest settings (``IngestConfig.sparse``, e.g. the
-        ``default_sparse`` recipe's) or the store's existing vectors name it; otherwise none is made."""
+        ``default_sparse`` recipe's) or the store's existing vectors name it; otherwise none is made. With one,
+        the first write or search binds it to the store and encodes the records already stored without a
+        sparse vector (once: about 170 turns a second on 2 cores)."""
         self.store = store
         self.enricher = enricher
         inner = embedder or _default_embedder()
@@ -151,7 +153,21 @@ class AgentMemory:
             self.store.bind_embedder(self.embedder.name, self.embedder.dimension)
             if self.sparse_encoder is not None:
                 self.store.bind_sparse_encoder(self.sparse_encoder.name)
+                self._fill_sparse(self.sparse_encoder)
             self._bound = True
+
+    def _fill_sparse(self, encoder: SparseEncoder, batch: int = 256) -> int:
+        """Give the records written before the store had a sparse encoder their vectors (encoded from their
+        indexed text, user by user, ``batch`` at a time); later writes carry their own. Returns how many."""
+        filled = 0
+        for user in self.store.users_missing_sparse():
+            while records := self.store.records_without_sparse(user, limit=batch):
+                vectors = encoder.encode_documents([r.index_text for r in records])
+                added = self.store.set_sparse(user, {r.record_id: v for r, v in zip(records, vectors, strict=True)})
+                filled += added
+                if added == 0:  # nothing left that this call could fill (e.g. filled meanwhile)
+                    break
+        return filled
 
     # ------------------------------------------------------------------ writes
     def _expiry(self, now: datetime, ttl: timedelta | None, expires_at: DateLike | None) -> datetime | None:
@@ -369,6 +385,9 @@ class AgentMemory:
         if not query.strip():
             return []
         self._bind()
+        if Signal.SPARSE in cfg.retrieval.signals and self.store.bound_sparse_encoder is None:  # read-only
+            raise InvalidInputError(f"recipe {cfg.name!r} searches sparse vectors, and this read-only store holds "
+                                    "none: open it once writable with that recipe, which adds them")
         ref = to_utc(reference_date) if reference_date is not None else None
         def embed_query(text: str) -> np.ndarray:
             return self.embedder.embed_query(text, user_id=user_id)

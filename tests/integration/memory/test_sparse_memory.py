@@ -65,15 +65,19 @@ def test_searching_sparse_vectors_a_memory_does_not_write_is_refused(memory):
         memory.search("car", "alice", recipe="default_sparse")
 
 
-def test_a_store_of_records_without_sparse_vectors_refuses_a_sparse_memory_and_keeps_its_records(
-        tmp_path, minilm):
+def test_a_sparse_memory_gives_an_existing_stores_records_their_vectors_once(tmp_path, minilm):
     path = tmp_path / "old.db"
-    with AgentMemory.open(path, embedder=minilm) as mem:
-        mem.add_session("alice", "s1", TURNS[:2], date="2023-05-08")
+    with AgentMemory.open(path, embedder=minilm) as mem:  # written without sparse vectors
+        mem.add_session("alice", "s1", TURNS, date="2023-05-08")
+        mem.add_session("bob", "s1", TURNS[:2], date="2023-05-08")
+    with AgentMemory.open(path, embedder=minilm, recipe="default_sparse", read_only=True) as mem:
+        with pytest.raises(InvalidInputError, match="read-only"):  # cannot add them: refused, not half-found
+            mem.search("Which vehicle did Melanie purchase?", "alice", recipe=SPARSE_ONLY)
     with AgentMemory.open(path, embedder=minilm, recipe="default_sparse") as mem:
-        with pytest.raises(InvalidInputError):
-            mem.add_session("alice", "s2", TURNS[2:], date="2023-05-09")
-        assert mem.store.count("alice") == 2 and mem.store.bound_sparse_encoder is None
+        hits = mem.search("Which vehicle did Melanie purchase?", "alice", recipe=SPARSE_ONLY)
+        assert texts(hits)[0] == "I bought a new car last week, a red Toyota."  # written before: found now
+        assert mem.store.users_missing_sparse() == [] and mem.store.records_without_sparse("bob") == []
+        assert mem.store.bound_sparse_encoder == "splade-tiny-f16-top128" and mem.store.count() == 6
 
 
 def test_another_sparse_encoder_than_the_stores_is_refused(tmp_path, minilm):
