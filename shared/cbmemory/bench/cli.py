@@ -61,10 +61,16 @@ def _names(text: str) -> tuple[str, ...]:
 def cmd_bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ..errors import InvalidInputError
     from ..eval.peers import expand
+    from ..retrieval.config import Signal
     from ..retrieval.recipes import get_recipe
     from .runner import BenchConfig, run_bench
 
+    chosen = [get_recipe(r) for r in (*args.recipes, *args.neighbour_recipes)]
+    sparse = [r.name for r in chosen if Signal.SPARSE in r.retrieval.signals]
+    if sparse:  # its stores are written without sparse vectors
+        raise InvalidInputError(f"the bench does not run recipes with the sparse signal yet ({', '.join(sparse)})")
     recipes = tuple(get_recipe(r).name for r in args.recipes)
     neighbour_recipes = tuple(get_recipe(r).name for r in args.neighbour_recipes)
     peers = () if args.no_peers or not args.sizes else expand(args.peers)
