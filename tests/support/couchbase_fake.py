@@ -4,7 +4,10 @@ It is NOT a Couchbase backend and gives NO backend coverage: KV is a dict, and S
 are whatever the test scripts. It exists only to check the store's orchestration: which request objects
 it sends, in which batches, with which options (expiry, consistency), and what it does with the answers.
 Sub-document mutations (``mutate_in``) support only ``subdocument.insert`` of a top-level field (fails with
-``PathExistsException`` when the field is there, writing none of the specs), the one the store sends.
+``PathExistsException`` when the field is there, writing none of the specs), the one the store sends, and a
+``cas`` option (``CasMismatchException`` unless it is the document's). Every KV write gives the document a
+new CAS (``FakeState.cas``); a document a test puts straight into ``FakeState.docs`` has CAS 0, which matches
+anything, as an option of 0 means "no check" in the SDK.
 The backend itself is covered by the live contract suite (tests/integration/couchbase/test_live_contract.py).
 A helper shared by the tiers (unit/store, contract), not a test module.
 """
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from couchbase.exceptions import (
+    CasMismatchException,
     CollectionAlreadyExistsException,
     DocumentExistsException,
     DocumentNotFoundException,
@@ -29,8 +33,9 @@ from couchbase.subdocument import SubDocOp
 
 
 class _Got:
-    def __init__(self, body: dict):
+    def __init__(self, body: dict, cas: int = 0):
         self.content_as = {dict: copy.deepcopy(body)}  # the SDK's ``result.content_as[dict]``
+        self.cas = cas
 
 
 class _Mutated:
@@ -70,6 +75,7 @@ class FakeState:
     """Everything the fake remembers: documents per collection and every call made."""
 
     docs: dict[str, dict[str, dict]] = field(default_factory=dict)
+    cas: dict[str, dict[str, int]] = field(default_factory=dict)  # per collection, per key (absent: 0)
     scopes: dict[str, set[str]] = field(default_factory=dict)
     search_indexes: dict[str, Any] = field(default_factory=dict)
     calls: list[tuple] = field(default_factory=list)
@@ -88,10 +94,13 @@ class FakeCollection:
     def __init__(self, state: FakeState, scope: str, name: str):
         self.s, self.name = state, name
         self.docs = state.docs.setdefault(f"{scope}.{name}", {})
+        self.cas = state.cas.setdefault(f"{scope}.{name}", {})
 
-    def _token(self) -> dict:
+    def _token(self, key: str) -> dict:
+        """A write of ``key``: a new sequence number, which is also the document's new CAS."""
         self.s.seq += 1
         self.s.last_seq[self.name] = self.s.seq
+        self.cas[key] = self.s.seq
         return {"partition_id": self.s.seq % 4, "partition_uuid": 77, "sequence_number": self.s.seq,
                 "bucket_name": "cbm"}
 
@@ -100,34 +109,40 @@ class FakeCollection:
         self.s.calls.append(("get", self.name, key))
         if key not in self.docs:
             raise DocumentNotFoundException()
-        return _Got(self.docs[key])
+        return _Got(self.docs[key], self.cas.get(key, 0))
 
     def get_multi(self, keys):
         self.s.check()
         self.s.calls.append(("get_multi", self.name, list(keys)))
-        return _Multi({k: _Got(self.docs[k]) if k in self.docs else DocumentNotFoundException() for k in keys})
+        return _Multi({k: _Got(self.docs[k], self.cas.get(k, 0)) if k in self.docs else DocumentNotFoundException()
+                       for k in keys})
 
     def upsert_multi(self, docs, options):
         self.s.check()
         self.s.calls.append(("upsert_multi", self.name, dict(docs), options))
         for k, v in docs.items():
             self.docs[k] = copy.deepcopy(v)
-        return _Multi({k: _Mutated(self._token()) for k in docs})
+        return _Multi({k: _Mutated(self._token(k)) for k in docs})
 
     def insert(self, key, body):
         self.s.calls.append(("insert", self.name, key))
         if key in self.docs:
             raise DocumentExistsException()
         self.docs[key] = copy.deepcopy(body)
-        return _Mutated(self._token())
+        return _Mutated(self._token(key))
 
-    def mutate_in(self, key, specs):
-        """``subdocument.insert`` specs of top-level fields, all or none applied (like the server)."""
+    def mutate_in(self, key, specs, *opts):
+        """``subdocument.insert`` specs of top-level fields, all or none applied (like the server), under an
+        optional ``MutateInOptions(cas=...)``. Calls are recorded as ``("mutate_in", collection, key, specs,
+        options)``, the options as a plain dict."""
         self.s.check()
         specs = [tuple(spec) for spec in specs]  # (op, path, create_parents, xattr, expand_macros, value)
-        self.s.calls.append(("mutate_in", self.name, key, specs))
+        options = dict(opts[0]) if opts else {}
+        self.s.calls.append(("mutate_in", self.name, key, specs, options))
         if key not in self.docs:
             raise DocumentNotFoundException()
+        if options.get("cas") and options["cas"] != self.cas.get(key, 0):
+            raise CasMismatchException()
         doc = self.docs[key]
         for op, path, *_ in specs:
             if op != SubDocOp.DICT_ADD or "." in path:
@@ -136,13 +151,14 @@ class FakeCollection:
                 raise PathExistsException()
         for spec in specs:
             doc[spec[1]] = copy.deepcopy(spec[5])
-        return _Mutated(self._token())
+        return _Mutated(self._token(key))
 
     def remove(self, key):
         self.s.calls.append(("remove", self.name, key))
         if key not in self.docs:
             raise DocumentNotFoundException()
         del self.docs[key]
+        self.cas.pop(key, None)
 
     def remove_multi(self, keys):
         """Like the SDK's (``return_exceptions`` on): a missing key comes back as its exception."""
@@ -152,7 +168,8 @@ class FakeCollection:
         for k in keys:
             if k in self.docs:
                 del self.docs[k]
-                out[k] = _Mutated(self._token())
+                out[k] = _Mutated(self._token(k))
+                self.cas.pop(k, None)
             else:
                 out[k] = DocumentNotFoundException()
         return _Multi(out)

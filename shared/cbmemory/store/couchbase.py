@@ -15,8 +15,11 @@ the calls in ``couchbase_client``, schema management in ``couchbase_schema``):
   record's stored sparse vector, summed per record), at ``request_plus`` consistency;
 - ``text_search`` / ``phrase_search``: one Search request, each query word (``match``) or phrase
   (``match_phrase``) on both text fields, with the filters as zero-boost conjuncts;
-- ``list_records``, ``count``, ``users``, ``list_sessions``, ``forget``, ``purge_expired``, ``lookup_vectors``:
-  SQL++ with named parameters, at ``request_plus`` consistency.
+- ``list_records``, ``count``, ``users``, ``list_sessions``, ``forget``, ``purge_expired``, ``lookup_vectors``,
+  ``users_missing_sparse``, ``records_without_sparse``: SQL++ with named parameters, at ``request_plus``
+  consistency;
+- ``set_sparse``: one KV ``get_multi`` per batch of ids (bodies and CAS), then per document that needs it
+  one sub-document insert of its ``sparse`` field, sent with the CAS read.
 
 Every hit is fetched back by key and checked again (the user, then ``filters.admits``) before it is
 returned, so a lagging Search index can never surface another user's record, an erased record or an
@@ -219,10 +222,12 @@ class CouchbaseStore(MemoryStore):
 
     def bind_sparse_encoder(self, name: str) -> None:
         """Record ``name`` in the meta document (``sparse_encoder``, next to the embedder's fields; created
-        with the collections when missing, under ``auto_schema``). A store that holds live records and no
-        sparse encoder refuses (``InvalidInputError``). That check (a SQL++ count) and the binding are two
-        requests, not one transaction: a record written by another process in between carries no sparse
-        vector, and ``sparse_search`` never finds it until it is rewritten (re-ingesting it does that)."""
+        with the collections when missing, under ``auto_schema``), with one atomic sub-document insert: of
+        two processes binding at once, the first wins and the other compares names. A store that already
+        holds records may be bound: their documents have no ``sparse`` field, ``sparse_search`` never finds
+        them, and ``users_missing_sparse`` / ``records_without_sparse`` list them until ``set_sparse`` (or
+        re-ingesting them) gives them one. So does a record written meanwhile by another process that read
+        the meta document before the binding."""
         if not isinstance(name, str) or not name:
             raise InvalidInputError(f"a sparse encoder's name must be a non-empty string, got {name!r}")
         meta = self._read_meta()
@@ -230,10 +235,6 @@ class CouchbaseStore(MemoryStore):
         if have is not None:
             self._check_sparse(have, name)
             return
-        if self._collections_exist() and self.count():
-            raise InvalidInputError(
-                f"{self.bucket_name}.{self.scope_name} already holds records without sparse vectors; bind a "
-                f"sparse encoder to an empty store (or re-ingest into a new one)")
         if not self._collections_exist():
             if not self.auto_schema:
                 raise CbMemoryError(f"{self.bucket_name}.{self.scope_name} has no cbmemory collections; call "
@@ -470,6 +471,63 @@ class CouchbaseStore(MemoryStore):
         now = now or utcnow()
         return self._text_hits("entity", user_id, q.text_request(user_id, filters, now, phrases=phrases),
                                k, filters, now)
+
+    # ---------------------------------------------------------------- records without sparse vectors
+    def users_missing_sparse(self) -> list[str]:
+        """One SQL++ statement (``couchbase_requests.users_missing_sparse``: the distinct users of live
+        documents without a ``sparse`` field), sorted; ``[]`` without a request when no sparse encoder is
+        bound."""
+        if self.bound_sparse_encoder is None:
+            return []
+        rows = self._c.query(q.users_missing_sparse(self.memory_collection, utcnow()))
+        return sorted({row for row in rows if isinstance(row, str)})
+
+    def records_without_sparse(self, user_id: str, *, limit: int | None = None) -> list[MemoryRecord]:
+        """One SQL++ statement (``couchbase_requests.records_without_sparse``: ``list_records``' listing of
+        the user's live records, every kind, restricted to documents without a ``sparse`` field); ``[]``
+        without a request when no sparse encoder is bound."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise InvalidInputError(f"limit must be a non-negative integer or None, got {limit!r}")
+        if self.bound_sparse_encoder is None:
+            return []
+        st = q.records_without_sparse(self.memory_collection, user_id, utcnow(), limit=limit)
+        return [d.body_to_record(row) for row in self._c.query(st)]
+
+    def set_sparse(self, user_id: str, vectors: Mapping[str, SparseVector]) -> int:
+        """Every id and vector is checked before anything is sent; then the documents are read by key (KV
+        ``get_multi``, with their CAS) and each that is the user's record of that id and has no ``sparse``
+        field gets one: a sub-document insert of the field, sent with the CAS read
+        (``CouchbaseClient.insert_field``). The document keeps its expiry and every other field. Not set (and
+        not counted): another user's or an unknown id, a document that has the field (its vector is kept;
+        also when another writer added it between the read and the insert) and one rewritten or erased since
+        it was read (the CAS no longer matches: a concurrent re-ingest, which writes its own vector, or a
+        forget). Records are not checked for expiry: a vector given to an expired record is never read."""
+        if not isinstance(vectors, Mapping):
+            raise InvalidInputError(f"vectors must map record ids to SparseVector objects, got "
+                                    f"{type(vectors).__name__}")
+        items = list(vectors.items())
+        for record_id, vector in items:
+            if not isinstance(record_id, str):
+                raise InvalidInputError(f"record ids must be strings, got {record_id!r}")
+            if not isinstance(vector, SparseVector):
+                raise InvalidInputError(f"the vector of record {record_id!r} is a {type(vector).__name__}, "
+                                        f"not a SparseVector")
+        if self.bound_sparse_encoder is None:
+            raise InvalidInputError("bind a sparse encoder to the store before setting sparse vectors")
+        wanted = {d.record_key(record_id): (record_id, vector) for record_id, vector in items}
+        found = self._c.get_many_cas(self.memory_collection, list(wanted))
+        done = 0
+        for key, (record_id, vector) in wanted.items():
+            got = found.get(key)
+            if got is None:
+                continue
+            body, cas = got
+            if body.get("user_id") != user_id or body.get("record_id") != record_id or d.SPARSE_FIELD in body:
+                continue
+            outcome = self._c.insert_field(self.memory_collection, key, d.SPARSE_FIELD, d.sparse_terms(vector),
+                                           cas=cas)
+            done += outcome == "set"
+        return done
 
     # ---------------------------------------------------------------- reads
     def get_records(self, user_id: str, record_ids: Sequence[str]) -> list[MemoryRecord]:

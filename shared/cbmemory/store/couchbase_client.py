@@ -122,8 +122,12 @@ class CouchbaseClient:
 
     def get_many(self, collection: str, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Bodies of the documents that exist, by key (missing keys are absent)."""
+        return {key: body for key, (body, _) in self.get_many_cas(collection, keys).items()}
+
+    def get_many_cas(self, collection: str, keys: Sequence[str]) -> dict[str, tuple[dict[str, Any], int]]:
+        """Body and CAS of each document that exists, by key (missing keys are absent)."""
         e = sdk_exceptions()
-        out: dict[str, dict[str, Any]] = {}
+        out: dict[str, tuple[dict[str, Any], int]] = {}
         unique = list(dict.fromkeys(keys))
         for i in range(0, len(unique), CHUNK):
             res = self.io("get", self.handle(collection).get_multi, unique[i : i + CHUNK])
@@ -132,7 +136,7 @@ class CouchbaseClient:
                     continue
                 if isinstance(value, Exception):
                     self._raise_kv(key, value)
-                out[key] = value.content_as[dict]
+                out[key] = (value.content_as[dict], value.cas)
         return out
 
     def add_fields(self, collection: str, key: str, fields: Mapping[str, Any]) -> bool:
@@ -147,6 +151,27 @@ class CouchbaseClient:
         except e.PathExistsException:
             return False
         return True
+
+    def insert_field(self, collection: str, key: str, name: str, value: Any, *, cas: int) -> str:
+        """Add the top-level field ``name`` to the document ``key``, read at ``cas``, in one sub-document insert
+        sent with that CAS: ``"set"``; ``"exists"`` when the document already has the field; ``"changed"``
+        when it was rewritten or removed since it was read. Nothing is written but in the first case. The
+        document keeps its expiry: a sub-document mutation that sets none leaves it as it is (the SDK refuses
+        ``preserve_expiry`` with an insert spec)."""
+        import couchbase.subdocument as SD
+        from couchbase.options import MutateInOptions
+
+        e = sdk_exceptions()
+        try:
+            res = self.io("mutate_in", self.handle(collection).mutate_in, key, [SD.insert(name, value)],
+                          MutateInOptions(cas=cas))
+        except e.PathExistsException:
+            return "exists"
+        except (e.CasMismatchException, e.DocumentNotFoundException):
+            return "changed"
+        if collection == self.memory:
+            self._remember([res])
+        return "set"
 
     def upsert_many(self, collection: str, docs: Mapping[str, dict[str, Any]],
                     expiry: Mapping[str, timedelta] | None = None) -> None:

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError, MissingDependencyError
-from ..models import SearchFilters
+from ..models import NO_FILTERS, SearchFilters
 from ..text import content_words, words
 from .couchbase_docs import (
     ANNOTATION_SEP,
@@ -304,6 +304,30 @@ def list_records(collection: str, user_id: str, filters: SearchFilters, now: dat
                  limit: int | None = None, newest_first: bool = False) -> Statement:
     """The user's records in conversation order; also the time-range lookup without a query."""
     where, params = record_where(user_id, filters, now)
+    return _listing(collection, where, params, limit=limit, newest_first=newest_first)
+
+
+def records_without_sparse(collection: str, user_id: str, now: datetime, *, limit: int | None = None) -> Statement:
+    """The user's live records (every kind) whose document has no ``sparse`` field, in conversation order (the
+    listing of ``list_records``, one condition added), at most ``limit``. ``IS MISSING``, not ``IS NOT
+    VALUED``: exactly the documents a sub-document insert of the field can complete (``set_sparse``); the
+    store never writes the field as ``null``."""
+    where, params = record_where(user_id, NO_FILTERS, now)
+    return _listing(collection, f"{where} AND {_f('m', SPARSE_FIELD)} IS MISSING", params, limit=limit)
+
+
+def users_missing_sparse(collection: str, now: datetime) -> Statement:
+    """The users who have a live record whose document has no ``sparse`` field (ids only; the same
+    ``IS MISSING`` as ``records_without_sparse``)."""
+    u, e = _f("m", "user_id"), _f("m", "expires_ts")
+    return Statement(f"SELECT DISTINCT RAW {u} FROM {ident(collection)} AS m WHERE {u} IS VALUED "
+                     f"AND {_f('m', SPARSE_FIELD)} IS MISSING AND ({e} IS NOT VALUED OR {e} > $now)",
+                     {"now": epoch(now)})
+
+
+def _listing(collection: str, where: str, params: dict[str, object], *, limit: int | None = None,
+             newest_first: bool = False) -> Statement:
+    """Records' listed fields under ``where``, in conversation order (then by key), at most ``limit``."""
     o = "DESC" if newest_first else "ASC"
     fields = ", ".join(_f("m", name) for name in RECORD_FIELDS)
     sql = (f"SELECT {fields} FROM {ident(collection)} AS m WHERE {where} "
@@ -469,7 +493,8 @@ def secondary_indexes(memory: str, sessions: str) -> list[Statement]:
 __all__ = [
     "FIELD_BOOSTS", "Statement", "append_conflict", "check_index_name", "count_all", "count_records",
     "erase_empty_sessions", "erase_records", "erase_sessions", "filter_clauses", "ident", "kind_counts",
-    "list_records", "list_sessions", "list_users", "lookup_vectors", "prefilter", "purge_expired", "record_where",
-    "sdk", "search_body", "search_options", "secondary_indexes", "session_records", "sparse_search",
-    "text_clause", "text_query", "text_request", "users_with_records", "vector_request",
+    "list_records", "list_sessions", "list_users", "lookup_vectors", "prefilter", "purge_expired",
+    "record_where", "records_without_sparse", "sdk", "search_body", "search_options", "secondary_indexes",
+    "session_records", "sparse_search", "text_clause", "text_query", "text_request", "users_missing_sparse",
+    "users_with_records", "vector_request",
 ]

@@ -5,17 +5,25 @@ Checked here: the binding in the meta document (``sparse_encoder`` next to the e
 with an atomic sub-document insert), the ``sparse`` field ``write`` puts in each document (none when no
 encoder is bound), and what ``sparse_search`` does: the one SQL++ statement it sends (its text is golden in
 test_couchbase_sqlpp.py), and what it keeps of the rows (the documents re-read by key: other users', erased,
-filtered-out, expired and unscorable ones dropped; scores recomputed exactly; cut to k). Whether a server
-scores the statement as intended is the live contract suite's (tests/integration/couchbase/).
+filtered-out, expired and unscorable ones dropped; scores recomputed exactly; cut to k). Records written
+before the binding: binding a store that holds them sends no count and leaves them without a vector;
+``users_missing_sparse`` / ``records_without_sparse`` send their one statement (text golden in
+test_couchbase_sqlpp.py) and nothing when no encoder is bound; ``set_sparse`` reads the documents by key and
+sends one CAS-guarded sub-document insert per document of the user that has no vector, and nothing at all
+for refused input. Whether a server scores the statement as intended, and keeps a document's expiry through
+the insert, is the live contract suite's (tests/integration/couchbase/).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
+from couchbase.subdocument import SubDocOp
 
+from cbmemory.dates import utcnow
 from cbmemory.embedding.sparse import SparseVector, sparse_dot
 from cbmemory.errors import CbMemoryError, EmbedderMismatchError, InvalidInputError
 from cbmemory.ingest import build_records, validate_messages
@@ -76,9 +84,7 @@ def test_binding_adds_the_encoder_to_the_meta_document_once(store, state):
     store.bind_sparse_encoder("test-sparse")
     assert state.docs[USERS][d.META_KEY] == {"schema": 1, "embedder_name": "test-embedder",
                                              "embedder_dimension": DIM, "sparse_encoder": "test-sparse"}
-    (count,) = calls(state, "query")  # "already holds records?": the count query, at request_plus
-    assert count[1] == q.count_records("memory", NOW).sql
-    assert count[2]["scan_consistency"].value == "request_plus"
+    assert not calls(state, "query")  # no "already holds records?" count: a store holding records may be bound
     (mutation,) = calls(state, "mutate_in")  # an atomic insert of the field: never overwrites another's
     assert mutation[1:3] == ("users", d.META_KEY) and [s[1] for s in mutation[3]] == ["sparse_encoder"]
     assert not calls(state, "insert") and not calls(state, "upsert_multi")
@@ -100,25 +106,32 @@ def test_binding_the_same_encoder_again_does_nothing_and_another_is_refused(spar
     assert not calls(state, "mutate_in")
 
 
-def test_a_store_holding_records_refuses_a_sparse_encoder(store, state):
-    write(store, "u1", "s1", ["written without a sparse vector"])
-    state.query_answer = lambda sql, o: [1] if "COUNT(1)" in sql else []
-    with pytest.raises(InvalidInputError, match="already holds records"):
-        store.bind_sparse_encoder("test-sparse")
-    assert "sparse_encoder" not in state.docs[USERS][d.META_KEY] and store.bound_sparse_encoder is None
+def test_a_store_holding_records_may_be_bound_and_its_old_records_are_left_without_vectors(store, state):
+    old = write(store, "u1", "s1", ["written without a sparse vector"])
+    state.query_answer = lambda sql, o: [1] if "COUNT(1)" in sql else []  # were the store to count: it holds one
+    state.calls.clear()
+    store.bind_sparse_encoder("test-sparse")
+    assert state.docs[USERS][d.META_KEY]["sparse_encoder"] == "test-sparse"
+    assert store.bound_sparse_encoder == "test-sparse"
+    assert not calls(state, "query")  # nothing counted
+    assert [c[2] for c in calls(state, "mutate_in")] == [d.META_KEY]  # the meta document only
+    assert "sparse" not in state.docs[MEMORY][old[0].record_id]
+    answer_rows(state, [old[0].record_id])  # even a stale row for it: the re-read document has no vector
+    assert store.sparse_search("u1", sv({1: 1.0}), 5, now=NOW) == []
 
 
 def test_an_encoder_bound_by_another_process_meanwhile_wins(store, state):
     """Between this store's read of the meta document and its write, another process binds an encoder (here
-    during the count query): the sub-document insert fails, nothing is overwritten, and the names are
+    just before the sub-document insert): the insert fails, nothing is overwritten, and the names are
     compared."""
     meta = state.docs[USERS][d.META_KEY]
+    real_add = store._c.add_fields
 
-    def count(sql, options):
+    def racing(collection, key, fields):
         meta.setdefault("sparse_encoder", "theirs")
-        return [0]
+        return real_add(collection, key, fields)
 
-    state.query_answer = count
+    store._c.add_fields = racing
     with pytest.raises(EmbedderMismatchError, match="'theirs'"):
         store.bind_sparse_encoder("mine")
     assert meta["sparse_encoder"] == "theirs" and store.bound_sparse_encoder == "theirs"
@@ -286,3 +299,144 @@ def test_no_hits_without_a_sparse_encoder(store, state):
     state.calls.clear()
     assert store.sparse_search("u1", QUERY, 5, now=NOW) == []
     assert not calls(state, "query")
+
+
+# ------------------------------------------------------------------ records written before the binding
+@pytest.fixture
+def backlog(store, state):
+    """u1's three records and u2's one, written before the encoder was bound (one of u1's with an id that is
+    not a plain key, one expiring), then the binding and one record of u1 written with its vector."""
+    sess, recs = records("u1", "s1", ["old one", "old two"])
+    recs = [recs[0], replace(recs[1], record_id="a custom id")]
+    store.write([sess], recs, np.stack([VEC, VEC]))
+    recs += write(store, "u1", "s2", ["old expiring"], expires_at=NOW + timedelta(days=400))
+    theirs = write(store, "u2", "s1", ["u2's old record"])
+    store.bind_sparse_encoder("test-sparse")
+    fresh = write(store, "u1", "s3", ["written with a vector"], sparse=[sv({4: 1.0})])
+    state.calls.clear()
+    return recs, theirs[0], fresh[0]
+
+
+def _key(record):
+    return d.record_key(record.record_id)
+
+
+def test_without_a_sparse_encoder_the_listings_are_empty_and_set_sparse_is_refused(store, state):
+    recs = write(store, "u1", "s1", ["one"])
+    state.query_answer = lambda sql, o: ["u1"]  # were a statement sent, it would find something
+    state.calls.clear()
+    assert store.users_missing_sparse() == [] and store.records_without_sparse("u1") == []
+    assert not calls(state, "query")
+    with pytest.raises(InvalidInputError, match="bind a sparse encoder"):
+        store.set_sparse("u1", {recs[0].record_id: sv({1: 1.0})})
+    with pytest.raises(InvalidInputError, match="bind a sparse encoder"):
+        store.set_sparse("u1", {})
+    assert not calls(state, "get_multi") and not calls(state, "mutate_in") and not calls(state, "query")
+    assert "sparse" not in state.docs[MEMORY][recs[0].record_id]
+
+
+def test_users_missing_sparse_sends_one_statement(sparse_store, state):
+    state.query_answer = lambda sql, o: ["u2", "u1", "u2", None, 3]
+    before = utcnow()
+    assert sparse_store.users_missing_sparse() == ["u1", "u2"]  # distinct, sorted, malformed rows ignored
+    (query,) = calls(state, "query")
+    assert query[1] == q.users_missing_sparse("memory", NOW).sql
+    params = query[2]["named_parameters"]
+    assert set(params) == {"now"} and before.timestamp() <= params["now"] <= utcnow().timestamp()
+    assert query[2]["scan_consistency"].value == "request_plus"
+
+
+def test_records_without_sparse_sends_the_listing_and_keeps_the_servers_order(store, state, backlog):
+    recs, theirs, _ = backlog
+    rows = [{f: state.docs[MEMORY][_key(r)][f] for f in d.RECORD_FIELDS} for r in reversed(recs)]
+    state.query_answer = lambda sql, o: rows
+    before = utcnow()
+    assert store.records_without_sparse("u1", limit=10) == list(reversed(recs))
+    (query,) = calls(state, "query")
+    expected = q.records_without_sparse("memory", "u1", NOW, limit=10)
+    assert query[1] == expected.sql and "IS MISSING" in query[1]
+    params = query[2]["named_parameters"]
+    assert {k: v for k, v in params.items() if k != "now"} == {"user_id": "u1", "limit": 10}
+    assert before.timestamp() <= params["now"] <= utcnow().timestamp()
+    assert query[2]["scan_consistency"].value == "request_plus"
+    state.calls.clear()
+    store.records_without_sparse("u1")
+    assert "limit" not in calls(state, "query")[0][2]["named_parameters"]
+    for bad in (-1, 1.5, True, "3"):
+        with pytest.raises(InvalidInputError, match="limit"):
+            store.records_without_sparse("u1", limit=bad)
+
+
+def test_set_sparse_inserts_the_field_into_the_users_documents_without_one(store, state, backlog):
+    recs, theirs, fresh = backlog
+    vectors = {r.record_id: sv({i + 1: 0.5 + i}) for i, r in enumerate(recs)}
+    cas_before = {_key(r): state.cas[MEMORY][_key(r)] for r in recs}
+    fresh_doc = dict(state.docs[MEMORY][fresh.record_id])
+    given = {**vectors, theirs.record_id: sv({9: 9.0}), fresh.record_id: sv({9: 9.0}), "unknown": sv({9: 9.0})}
+    assert store.set_sparse("u1", given) == 3
+    (fetch,) = calls(state, "get_multi")  # every id's document read by key, in one batch
+    assert fetch[1] == "memory" and sorted(fetch[2]) == sorted(d.record_key(rid) for rid in given)
+    mutations = calls(state, "mutate_in")
+    assert [m[2] for m in mutations] == [_key(r) for r in recs]  # u1's documents without a vector only
+    assert _key(recs[1]).startswith("r::")  # a hashed key, found from the record id
+    for m, r in zip(mutations, recs, strict=True):
+        assert m[1] == "memory"
+        (spec,) = m[3]  # one sub-document insert of the field, nothing else
+        assert spec[:2] == (SubDocOp.DICT_ADD, "sparse") and spec[5] == d.sparse_terms(vectors[r.record_id])
+        assert m[4] == {"cas": cas_before[_key(r)]}  # the CAS read; no expiry option: the document keeps its own
+    for r in recs:
+        doc = state.docs[MEMORY][_key(r)]
+        assert d.body_sparse(doc) == vectors[r.record_id]
+        assert {k: v for k, v in doc.items() if k != "sparse"} == d.record_body(r, VEC)  # nothing else changed
+    assert "sparse" not in state.docs[MEMORY][theirs.record_id]  # another user's record: untouched
+    assert state.docs[MEMORY][fresh.record_id] == fresh_doc  # one that had a vector keeps it
+    assert not calls(state, "upsert_multi") and not calls(state, "query")
+    newest = max(t.sequence_number for t in store._c._tokens.values())
+    assert newest == state.last_seq["memory"]  # the inserts' mutation tokens are kept for at_plus searches
+    state.calls.clear()
+    assert store.set_sparse("u1", vectors) == 0  # again: every one has its vector now
+    assert not calls(state, "mutate_in")
+    sess, same = records("u1", "s1", ["old one"])
+    assert store.write([sess], same, np.stack([VEC]), sparse=[vectors[recs[0].record_id]]).unchanged == 1
+    answer_rows(state, [_key(recs[2]), _key(recs[0])])
+    hits = store.sparse_search("u1", sv({1: 1.0, 3: 1.0}), 5, now=NOW)
+    assert [(h.record.text, h.score) for h in hits] == [("old expiring", 2.5), ("old one", 0.5)]
+
+
+def test_a_document_changed_between_the_read_and_the_insert_is_not_counted(store, state, backlog):
+    """Another writer adds the field (the insert finds it: its vector is kept), rewrites a document (the CAS
+    no longer matches) or erases one, after set_sparse read them: none is set, none counted."""
+    recs, _, _ = backlog
+    docs, cas = state.docs[MEMORY], state.cas[MEMORY]
+    real_read = store._c.get_many_cas
+
+    def racing_read(collection, keys):
+        found = real_read(collection, keys)
+        docs[_key(recs[0])]["sparse"] = [{"t": 7, "w": 7.0}]  # theirs, the CAS left as read
+        cas[_key(recs[1])] += 100  # rewritten since
+        del docs[_key(recs[2])]  # erased since
+        return found
+
+    store._c.get_many_cas = racing_read
+    assert store.set_sparse("u1", {r.record_id: sv({1: 1.0}) for r in recs}) == 0
+    assert len(calls(state, "mutate_in")) == 3
+    assert docs[_key(recs[0])]["sparse"] == [{"t": 7, "w": 7.0}] and "sparse" not in docs[_key(recs[1])]
+
+
+@pytest.mark.parametrize("bad", [
+    {"r1": {1: 1.0}}, {"r1": None}, {"r1": [(1, 1.0)]}, {1: "sv"}, [("r1", "sv")], "r1",
+])
+def test_set_sparse_refuses_bad_input_before_sending_anything(store, state, backlog, bad):
+    recs, _, _ = backlog
+    good = {r.record_id: sv({1: 1.0}) for r in recs}
+    if isinstance(bad, dict):
+        bad = {**good, **{k: (sv({1: 1.0}) if v == "sv" else v) for k, v in bad.items()}}
+    with pytest.raises(InvalidInputError):
+        store.set_sparse("u1", bad)
+    assert state.calls == []  # not even a read
+    assert all("sparse" not in state.docs[MEMORY][_key(r)] for r in recs)
+
+
+def test_set_sparse_of_nothing_sends_nothing(sparse_store, state):
+    assert sparse_store.set_sparse("u1", {}) == 0
+    assert state.calls == []

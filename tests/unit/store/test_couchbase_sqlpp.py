@@ -144,6 +144,43 @@ def test_sparse_weights_travel_as_the_exact_float32_values():
     assert w == float(np.float32(0.1)) and w != 0.1  # as stored in documents (couchbase_docs.sparse_terms)
 
 
+LISTED = ("m.`record_id`, m.`user_id`, m.`session_id`, m.`kind`, m.`position`, m.`turn_id`, m.`role`, "
+          "m.`speaker`, m.`text`, m.`index_text`, m.`occurred_at`, m.`ingested_at`, m.`expires_at`, "
+          "m.`annotations`, m.`source_ids`, m.`content_hash`")
+
+
+def test_records_without_sparse_golden():
+    assert q.records_without_sparse("memory", "u1", NOW, limit=50).to_json() == {
+        "statement": f"SELECT {LISTED} FROM `memory` AS m "
+                     "WHERE m.`user_id` = $user_id AND (m.`expires_ts` IS NOT VALUED OR m.`expires_ts` > $now) "
+                     "AND m.`sparse` IS MISSING "
+                     "ORDER BY m.`occurred_ts` ASC, m.`session_id` ASC, m.`position` ASC, META(m).id ASC "
+                     "LIMIT $limit",
+        "named_parameters": {"user_id": "u1", "now": NOW.timestamp(), "limit": 50},
+    }
+    unlimited = q.records_without_sparse("memory", "u1", NOW)
+    assert not unlimited.sql.endswith("LIMIT $limit") and dict(unlimited.params) == {"user_id": "u1",
+                                                                                      "now": NOW.timestamp()}
+
+
+def test_records_without_sparse_is_the_listing_with_one_condition_more():
+    """Same fields, same live-records condition, same conversation order as ``list_records`` (every kind: no
+    kind or session restriction)."""
+    listing = q.list_records("memory", "u1", SearchFilters(), NOW, limit=7)
+    missing = q.records_without_sparse("memory", "u1", NOW, limit=7)
+    head, tail = listing.sql.split(" ORDER BY ")
+    assert missing.sql == f"{head} AND m.`sparse` IS MISSING ORDER BY {tail}"
+    assert missing.params == listing.params
+
+
+def test_users_missing_sparse_golden():
+    assert q.users_missing_sparse("memory", NOW).to_json() == {
+        "statement": "SELECT DISTINCT RAW m.`user_id` FROM `memory` AS m WHERE m.`user_id` IS VALUED "
+                     "AND m.`sparse` IS MISSING AND (m.`expires_ts` IS NOT VALUED OR m.`expires_ts` > $now)",
+        "named_parameters": {"now": NOW.timestamp()},
+    }
+
+
 def _all_statements(user, session, filt, hashes):
     return [
         q.list_records("memory", user, filt, NOW, limit=3),
@@ -154,6 +191,7 @@ def _all_statements(user, session, filt, hashes):
         q.session_records("memory", user, session),
         q.append_conflict("memory", user, session, hashes[0], 0, [session]),
         q.sparse_search("memory", user, SPARSE_Q, filt, NOW, 5),
+        q.records_without_sparse("memory", user, NOW, limit=4),
     ]
 
 
