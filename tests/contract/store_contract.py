@@ -357,12 +357,99 @@ class StoreContract:
         bound.bind_sparse_encoder("test-sparse")  # with records too
         assert self.sparse_texts(bound, "u1", sparse({1: 1.0})) == ["one"]
 
-    def test_a_store_holding_records_without_sparse_vectors_refuses_a_sparse_encoder(self, bound):
-        self.write(bound, "u2", "s1", ["written before any sparse encoder"], [unit(0)])
-        with pytest.raises(InvalidInputError):
-            bound.bind_sparse_encoder("test-sparse")
-        assert bound.bound_sparse_encoder is None
-        assert bound.sparse_search("u2", sparse({1: 1.0}), 5, now=NOW) == []
+    def test_a_store_holding_records_takes_a_sparse_encoder_and_sparse_search_skips_them(self, bound):
+        self.write(bound, "u1", "s1", ["written before any sparse encoder"], [unit(0)])
+        bound.bind_sparse_encoder("test-sparse")
+        assert bound.bound_sparse_encoder == "test-sparse"
+        q = sparse({1: 1.0})
+        assert bound.sparse_search("u1", q, 5, now=NOW) == []  # no sparse vector: scores 0, never a hit
+        self.write(bound, "u1", "s2", ["written after"], [unit(1)], sparse=[sparse({1: 2.0})])
+        assert self.sparse_texts(bound, "u1", q) == ["written after"]
+        assert len(bound.vector_search("u1", unit(0), 5, now=NOW)) == 2  # the other searches find both
+        sess, recs = session_batch("u1", "s3", ["no vector"])
+        with pytest.raises(InvalidInputError):  # from now on every write carries them
+            bound.write([sess], recs, np.stack([unit(2)]))
+        assert bound.count("u1") == 2
+
+    def write_backlog(self, store) -> None:
+        """Records written before any sparse encoder: u1's in two sessions (written out of date order), one
+        derived record, one expired and one expiring after the test; u2's; u3's, all expired."""
+        later = datetime.now(timezone.utc) + timedelta(days=30)
+        self.write(store, "u1", "late", ["c", "d"], [unit(0), unit(1)], date=T0 + timedelta(days=1))
+        sess, recs = session_batch("u1", "early", ["a", "b"])
+        derived = replace(recs[1], record_id="derived-1", kind="summary", position=7, text="summary of early",
+                          index_text="summary of early", content_hash="h" * 64)
+        store.write([sess], [*recs, derived], np.stack([unit(0), unit(1), unit(2)]))
+        self.write(store, "u1", "gone", ["expired"], [unit(2)], date=T0 + timedelta(days=2),
+                   expires_at=NOW + timedelta(hours=1))
+        self.write(store, "u1", "kept", ["expires later"], [unit(3)], date=T0 + timedelta(days=3), expires_at=later)
+        self.write(store, "u2", "s1", ["someone else"], [unit(0)])
+        self.write(store, "u3", "s1", ["only expired"], [unit(0)], expires_at=NOW + timedelta(hours=1))
+
+    BACKLOG_U1 = ["a", "b", "summary of early", "c", "d", "expires later"]  # conversation order, live only
+
+    def test_records_without_sparse_vectors_are_listed_per_user_once_an_encoder_is_bound(self, bound):
+        self.write_backlog(bound)
+        assert bound.users_missing_sparse() == []  # no sparse encoder bound: nothing is missing
+        assert bound.records_without_sparse("u1") == []
+        bound.bind_sparse_encoder("test-sparse")
+        assert sorted(bound.users_missing_sparse()) == ["u1", "u2"]  # u3's records are all expired
+        got = bound.records_without_sparse("u1")
+        assert [r.text for r in got] == self.BACKLOG_U1
+        assert {r.user_id for r in got} == {"u1"} and {r.kind for r in got} == {"turn", "summary"}
+        assert got[2].record_id == "derived-1"
+        assert [r.text for r in bound.records_without_sparse("u1", limit=2)] == ["a", "b"]
+        assert [r.text for r in bound.records_without_sparse("u1", limit=100)] == self.BACKLOG_U1
+        assert bound.records_without_sparse("u1", limit=0) == []
+        assert [r.text for r in bound.records_without_sparse("u2")] == ["someone else"]
+        assert bound.records_without_sparse("u3") == [] and bound.records_without_sparse("nobody") == []
+        # records written with their vectors are never listed
+        self.write(bound, "u4", "s1", ["with a vector"], [unit(0)], sparse=[sparse({1: 1.0})])
+        assert bound.records_without_sparse("u4") == [] and "u4" not in bound.users_missing_sparse()
+
+    def test_set_sparse_gives_records_their_vectors_where_they_have_none(self, bound):
+        self.write_backlog(bound)
+        bound.bind_sparse_encoder("test-sparse")
+        q = sparse({1: 1.0, 2: 2.0})
+        assert bound.sparse_search("u1", q, 10, now=NOW) == []  # searched once before: nothing
+        ids = {r.text: r.record_id for r in bound.records_without_sparse("u1")}
+        [theirs] = bound.records_without_sparse("u2")
+        n = bound.set_sparse("u1", {ids["a"]: sparse({1: 1.0, 2: 0.5}), ids["summary of early"]: sparse({1: 3.0}),
+                                    theirs.record_id: sparse({1: 9.0}), "no-such-record": sparse({1: 9.0})})
+        assert n == 2  # another user's record and an unknown id are ignored
+        hits = bound.sparse_search("u1", q, 10, now=NOW)
+        # summary: 3 * 1; a: 1 * 1 + 0.5 * 2
+        assert [(h.record.text, h.score) for h in hits] == [("summary of early", pytest.approx(3.0)),
+                                                          ("a", pytest.approx(2.0))]
+        assert all(h.record.user_id == "u1" for h in hits) and dict(hits[0].ranks) == {"sparse": 1}
+        assert self.sparse_texts(bound, "u2", q) == []
+        assert [r.text for r in bound.records_without_sparse("u2")] == ["someone else"]
+        assert [r.text for r in bound.records_without_sparse("u1")] == ["b", "c", "d", "expires later"]
+        # a record that has a vector keeps it
+        assert bound.set_sparse("u1", {ids["a"]: sparse({1: 100.0}), ids["b"]: sparse({2: 0.25})}) == 1
+        assert [(h.record.text, h.score) for h in bound.sparse_search("u1", q, 10, now=NOW)] == [
+            ("summary of early", pytest.approx(3.0)), ("a", pytest.approx(2.0)), ("b", pytest.approx(0.5))]
+        assert sorted(bound.users_missing_sparse()) == ["u1", "u2"]
+        # the rest of u1's: the user is no longer missing any
+        rest = bound.records_without_sparse("u1")
+        assert bound.set_sparse("u1", {r.record_id: sparse({5: float(i + 1)}) for i, r in enumerate(rest)}) == 3
+        assert bound.records_without_sparse("u1") == [] and bound.users_missing_sparse() == ["u2"]
+        assert self.sparse_texts(bound, "u1", sparse({5: 1.0})) == ["expires later", "d", "c"]
+        assert bound.set_sparse("u2", {theirs.record_id: sparse({1: 9.0})}) == 1
+        assert bound.users_missing_sparse() == []
+        assert self.sparse_texts(bound, "u2", q) == ["someone else"]
+
+    def test_set_sparse_refuses_values_that_are_not_sparse_vectors_and_an_unbound_store(self, bound):
+        _, recs = self.write(bound, "u1", "s1", ["one", "two"], [unit(0), unit(1)])
+        with pytest.raises(InvalidInputError):  # no sparse encoder bound
+            bound.set_sparse("u1", {recs[0].record_id: sparse({1: 1.0})})
+        bound.bind_sparse_encoder("test-sparse")
+        for bad in ({1: 1.0}, np.ones(3), [(1, 1.0)], None, "not a vector"):
+            with pytest.raises(InvalidInputError):
+                bound.set_sparse("u1", {recs[0].record_id: sparse({1: 1.0}), recs[1].record_id: bad})
+        assert [r.text for r in bound.records_without_sparse("u1")] == ["one", "two"]  # nothing set
+        assert bound.sparse_search("u1", sparse({1: 1.0}), 5, now=NOW) == []
+        assert bound.set_sparse("u1", {}) == 0
 
     def test_sparse_vectors_are_checked_and_a_refused_write_stores_nothing(self, bound):
         sess, recs = session_batch("u1", "s1", ["one", "two"])

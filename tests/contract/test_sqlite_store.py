@@ -1,14 +1,16 @@
 """Contract layer: the embedded SQLite store (a real file in WAL mode) against the store contract, and what
-the contract leaves to each backend: the order of ties (the earlier written first) and how sparse vectors
-are kept in step between two stores on one file."""
+the contract leaves to each backend: the order of ties (the earlier written first), how sparse vectors
+(written, erased, or given later by set_sparse) are kept in step between two stores on one file, and what a
+read-only store does with them."""
 
 import sqlite3
 
 import numpy as np
 import pytest
 
-from cbmemory.errors import EmbedderMismatchError, InvalidInputError
+from cbmemory.errors import EmbedderMismatchError, InvalidInputError, ReadOnlyStoreError
 from cbmemory.store import SQLiteStore
+from cbmemory.store import sqlite_write as w
 
 from .store_contract import NOW, StoreContract, session_batch, sparse, unit
 
@@ -134,12 +136,116 @@ def test_a_read_only_store_only_checks_the_sparse_encoder(db, tmp_path):
     plain = tmp_path / "plain.db"
     with SQLiteStore(plain) as s:
         s.bind_embedder("test-embedder", 8)
-    with SQLiteStore(plain, read_only=True) as ro:
-        ro.bind_sparse_encoder("test-sparse")  # an empty store: nothing to refuse, nothing recorded
-        assert ro.bound_sparse_encoder is None
-    with SQLiteStore(plain) as s:
-        assert s.bound_sparse_encoder is None
         sess, recs = session_batch("u1", "s1", ["no sparse vector"])
         s.write([sess], recs, np.stack([unit(0)]))
-    with SQLiteStore(plain, read_only=True) as ro, pytest.raises(InvalidInputError):
-        ro.bind_sparse_encoder("test-sparse")  # as a writable store would refuse it
+    with SQLiteStore(plain, read_only=True) as ro:
+        ro.bind_sparse_encoder("test-sparse")  # nothing to refuse (records or not), nothing recorded
+        assert ro.bound_sparse_encoder is None
+        assert ro.users_missing_sparse() == [] and ro.records_without_sparse("u1") == []
+    with SQLiteStore(plain) as s:
+        assert s.bound_sparse_encoder is None
+
+
+def test_a_read_only_store_lists_records_without_sparse_vectors_and_refuses_to_set_them(tmp_path):
+    path = tmp_path / "ro.db"
+    with SQLiteStore(path) as s:
+        s.bind_embedder("test-embedder", 8)
+        sess, recs = session_batch("u1", "s1", ["one"])
+        s.write([sess], recs, np.stack([unit(0)]))
+        s.bind_sparse_encoder("test-sparse")
+    with SQLiteStore(path, read_only=True) as ro:
+        assert ro.users_missing_sparse() == ["u1"]
+        assert [r.text for r in ro.records_without_sparse("u1")] == ["one"]
+        with pytest.raises(ReadOnlyStoreError):
+            ro.set_sparse("u1", {recs[0].record_id: sparse({1: 1.0})})
+        with pytest.raises(ReadOnlyStoreError):  # refused as a write before its values are looked at
+            ro.set_sparse("u1", {recs[0].record_id: "not a vector"})
+    with SQLiteStore(path) as s:
+        assert s.users_missing_sparse() == ["u1"]
+
+
+def backlog(path):
+    """A store whose records (u1: "one", "two"; u2: "theirs") were written before its sparse encoder."""
+    with SQLiteStore(path) as s:
+        s.bind_embedder("test-embedder", 8)
+        for user, items in (("u1", ["one", "two"]), ("u2", ["theirs"])):
+            sess, recs = session_batch(user, "s1", items)
+            s.write([sess], recs, np.stack([unit(0)] * len(recs)))
+        s.bind_sparse_encoder("test-sparse")
+
+
+def test_a_second_store_on_the_file_sees_the_vectors_set_sparse_gives(tmp_path):
+    """Two stores on one file, as two processes would hold it: set_sparse changes no row count, yet the
+    other's warm index (and its cache of records read) follows it on its next search."""
+    path = tmp_path / "backfill.db"
+    backlog(path)
+    q = sparse({1: 1.0})
+    with SQLiteStore(path) as a, SQLiteStore(path) as b:
+        assert b.sparse_search("u1", q, 5, now=NOW) == []  # b's index is warm, without vectors
+        assert len(b.vector_search("u1", unit(0), 5, now=NOW)) == 2
+        ids = {r.text: r.record_id for r in a.records_without_sparse("u1")}
+        assert a.set_sparse("u1", {ids["two"]: sparse({1: 2.0})}) == 1
+        assert [(h.record.text, h.score) for h in b.sparse_search("u1", q, 5, now=NOW)] == [("two", 2.0)]
+        assert a.set_sparse("u1", {ids["one"]: sparse({1: 0.5, 3: 1.0})}) == 1
+        assert texts(b.sparse_search("u1", q, 5, now=NOW)) == ["two", "one"]
+        assert texts(a.sparse_search("u1", sparse({3: 1.0}), 5, now=NOW)) == ["one"]
+        assert b.users_missing_sparse() == ["u2"] and b.records_without_sparse("u1") == []
+        assert b.stats()["sparse_records"] == 2
+        assert texts(b.vector_search("u1", unit(0), 5, now=NOW)) == ["one", "two"]  # nothing else changed
+
+
+def test_set_sparse_is_one_transaction(tmp_path, monkeypatch):
+    """A failure after the rows were updated (here: marking the user for other processes) sets nothing."""
+    path = tmp_path / "tx.db"
+    backlog(path)
+    with SQLiteStore(path) as s:
+        ids = [r.record_id for r in s.records_without_sparse("u1")]
+
+        def fail(c, touched):
+            raise RuntimeError("crash after the updates")
+
+        monkeypatch.setattr(w, "mark_users", fail)
+        with pytest.raises(RuntimeError):
+            s.set_sparse("u1", {i: sparse({1: 1.0}) for i in ids})
+        monkeypatch.undo()
+        assert len(s.records_without_sparse("u1")) == 2 and s.stats()["sparse_records"] == 0
+        assert s.set_sparse("u1", {i: sparse({1: 1.0}) for i in ids}) == 2
+
+
+@pytest.mark.parametrize("vectors", [[("id", None)], "id", None, {7: sparse({1: 1.0})}])
+def test_set_sparse_refuses_what_is_not_a_mapping_of_record_ids_to_sparse_vectors(tmp_path, vectors):
+    path = tmp_path / "bad.db"
+    backlog(path)
+    with SQLiteStore(path) as s, pytest.raises(InvalidInputError):
+        s.set_sparse("u1", vectors)
+
+
+@pytest.mark.parametrize("limit", [-1, 1.5, True, "2"])
+def test_records_without_sparse_refuses_a_bad_limit(tmp_path, limit):
+    path = tmp_path / "limit.db"
+    backlog(path)
+    with SQLiteStore(path) as s, pytest.raises(InvalidInputError, match="limit"):
+        s.records_without_sparse("u1", limit=limit)
+
+
+def test_records_written_before_the_binding_are_indexed_until_they_get_their_vectors(tmp_path):
+    """Binding makes a partial index of the records without a sparse vector (those written before), so
+    users_missing_sparse reads it rather than the table; records written since never enter it."""
+    path = tmp_path / "index.db"
+    backlog(path)
+    with SQLiteStore(path) as s:
+        write(s, "u3", "s1", {"after": {1: 1.0}})
+        s.set_sparse("u1", {s.records_without_sparse("u1")[0].record_id: sparse({1: 1.0})})
+        plan = " ".join(r[3] for r in s._conn.execute(
+            "EXPLAIN QUERY PLAN SELECT DISTINCT user_id FROM records WHERE sparse_ids IS NULL "
+            "AND (expires_at IS NULL OR expires_at > 0) ORDER BY user_id"))
+        assert "records_without_sparse" in plan
+    con = sqlite3.connect(path)
+    indexed = con.execute("SELECT user_id FROM records INDEXED BY records_without_sparse "
+                          "WHERE sparse_ids IS NULL ORDER BY user_id").fetchall()
+    con.close()
+    assert indexed == [("u1",), ("u2",)]
+    with SQLiteStore(tmp_path / "never.db") as s:  # never bound: no index, nothing written to one
+        s.bind_embedder("test-embedder", 8)
+        assert s._conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'records_without_sparse'"
+                               ).fetchone()[0] == 0

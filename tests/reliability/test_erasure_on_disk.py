@@ -276,6 +276,39 @@ def test_erased_sparse_vectors_leave_no_trace_in_the_bytes(tmp_path):
     assert all(b in data for b in kept)
 
 
+def test_records_given_sparse_vectors_after_the_binding_leave_no_trace_when_erased(tmp_path):
+    """Records written before the sparse encoder was bound: the index of records without a sparse vector
+    holds their user's id, set_sparse writes their vectors into the rows; forget erases both."""
+    db = tmp_path / "m.db"
+    user = token("backfilled")
+    store = SQLiteStore(db)
+    store.bind_embedder(HashEmbedder().name, HashEmbedder().dimension)
+    for u in (user, "bob"):
+        msgs = [{"role": "user", "content": f"plain note {i} of {u}"} for i in range(3)]
+        recs = build_records(u, "s1", validate_messages(msgs), START, START)
+        store.write([Session(u, "s1", START)], recs, HashEmbedder().embed([r.index_text for r in recs]))
+    store.bind_sparse_encoder("test-sparse")
+    rng = np.random.default_rng(5)
+    missing = store.records_without_sparse(user)
+    vectors = {r.record_id: SparseVector(np.sort(rng.choice(2**31 - 1, 24, replace=False)), rng.random(24) + 0.5)
+               for r in missing[:2]}  # one record left without: it stays in the index until erased
+    assert store.set_sparse(user, vectors) == 2
+    blobs = [b for v in vectors.values() for b in sparse_blobs(v) if b is not None]
+    ids = np.unique(np.concatenate([v.ids for v in vectors.values()]))
+    query = SparseVector(ids, np.ones(ids.size))  # every term of the vectors set
+    assert len(store.sparse_search(user, query, 10, now=START)) == 2  # the user's index warm in memory
+    data = file_bytes(db)
+    assert user.encode() in data and all(b in data for b in blobs)  # the check can see them
+    assert sorted(store.users_missing_sparse()) == sorted(["bob", user])
+    assert store.forget(user).wiped
+    data = file_bytes(db)
+    assert user.encode() not in data and not any(b in data for b in blobs)
+    assert store.users_missing_sparse() == ["bob"] and store.sparse_search(user, query, 10, now=START) == []
+    store.close()
+    data = file_bytes(db)
+    assert user.encode() not in data and not any(b in data for b in blobs)
+
+
 # ------------------------------------------------------------------ issue 12, part 3: every field, every path
 # Each field a user's memory puts on disk holds its own token, so a byte search of the three files finds
 # exactly that field. The first letter after ``zyx`` differs between the fields that are full-text indexed

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from cbmemory.embedding.sparse import SparseVector
-from cbmemory.errors import InvalidInputError, NotAStoreError, ReadOnlyStoreError
+from cbmemory.errors import NotAStoreError, ReadOnlyStoreError
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
 from cbmemory.store import SQLiteStore, lexical
@@ -137,13 +137,23 @@ def test_a_schema_3_store_is_upgraded_and_keeps_its_data(tmp_path):
         assert [h.record.text for h in store.text_search("alice", "cello", 5, now=NOW)] == [TEXTS[0][1]]
         assert [h.record.text for h in store.vector_search("bob", np.full(4, 0.5), 5, now=NOW)] == [TEXTS[1][1]]
         assert store.count() == 2 and store.users() == ["alice", "bob"]
-        # its records have no sparse vectors: a sparse encoder is refused, as on any store holding such records
-        with pytest.raises(InvalidInputError):
-            store.bind_sparse_encoder("test-sparse")
-        assert store.sparse_search("alice", SparseVector(np.array([1]), np.array([1.0])), 5, now=NOW) == []
+        # its records have no sparse vectors: a sparse encoder may be bound; they are listed as missing theirs,
+        # never found by sparse search until set_sparse gives them one
+        query = SparseVector(np.array([1]), np.array([1.0]))
+        assert store.users_missing_sparse() == []  # none bound yet
+        store.bind_sparse_encoder("test-sparse")
+        assert store.sparse_search("alice", query, 5, now=NOW) == []
+        assert store.users_missing_sparse() == ["alice", "bob"]
+        [rec] = store.records_without_sparse("alice")
+        assert rec.text == TEXTS[0][1]
+        assert store.set_sparse("alice", {rec.record_id: SparseVector(np.array([1]), np.array([2.0]))}) == 1
+        assert [(h.record.text, h.score) for h in store.sparse_search("alice", query, 5, now=NOW)] == [
+            (TEXTS[0][1], 2.0)]
+        assert store.users_missing_sparse() == ["bob"]
     assert {"sparse_ids", "sparse_weights"} <= columns(path)
     with SQLiteStore(path) as again:  # opened again: nothing more to upgrade
         assert again.stats()["schema_version"] == "4" and again.count() == 2
+        assert again.bound_sparse_encoder == "test-sparse" and again.users_missing_sparse() == ["bob"]
 
 
 def test_a_schema_3_store_without_records_takes_a_sparse_encoder_after_the_upgrade(tmp_path):

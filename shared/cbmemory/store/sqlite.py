@@ -1,5 +1,6 @@
 """The embedded default store: one SQLite file (WAL) with records, their float32 vectors, term ids and
-(with a sparse encoder bound) learned sparse vectors.
+(with a sparse encoder bound) learned sparse vectors; records written before the binding have none until
+``set_sparse`` gives them one.
 
 Searches read the queried user's records only. Vector search is exact over the user's vectors, kept in
 memory as one numpy matrix; full-text search is BM25 over the user's own records (lexical.py), from term
@@ -194,18 +195,19 @@ class SQLiteStore(MemoryStore):
         with self._tx() as c:
             if self._check_sparse_binding(c, name):
                 c.execute("INSERT INTO meta VALUES ('sparse_encoder_name', ?)", (name,))
+                # the records already here (if any) have no sparse vector: indexed until set_sparse gives
+                # them one, so users_missing_sparse reads no record written since
+                c.execute(q.WITHOUT_SPARSE_INDEX)
 
     def _check_sparse_binding(self, c: sqlite3.Connection, name: str) -> bool:
-        """Whether ``name`` may be bound and is not yet (raises when it may not be)."""
+        """Whether ``name`` may be bound and is not yet (raises when it may not be). A store holding records
+        may be bound: they have no sparse vector until :meth:`set_sparse` gives them one."""
         have = sf.meta(c, "sparse_encoder_name")
         if have == name:
             return False
         if have is not None:
             raise EmbedderMismatchError(f"{self.path} holds sparse vectors from {have!r}; it cannot be searched "
                                         f"or written with {name!r}")
-        if c.execute("SELECT 1 FROM records LIMIT 1").fetchone() is not None:
-            raise InvalidInputError(f"{self.path} already holds records without sparse vectors: sparse search "
-                                    f"would miss them, so {name!r} cannot be bound (use a new store)")
         return True
 
     @property
@@ -223,6 +225,32 @@ class SQLiteStore(MemoryStore):
         if pending:
             self._wipe()
         return result
+
+    def set_sparse(self, user_id: str, vectors: Mapping[str, SparseVector]) -> int:
+        """One transaction. A record given its vector changes the user's ``delete_seq`` (as a replaced record
+        does), so every process reloads the user's columns, sparse index included, on its next search."""
+        self._check_writable()
+        if not isinstance(vectors, Mapping):
+            raise InvalidInputError("vectors must map record ids to SparseVector objects, got "
+                                    f"{type(vectors).__name__}")
+        for rid, vec in vectors.items():
+            if not isinstance(rid, str):
+                raise InvalidInputError(f"record ids must be strings, got {rid!r}")
+            if not isinstance(vec, SparseVector):
+                raise InvalidInputError(f"the sparse vector of record {rid!r} is a {type(vec).__name__}, "
+                                        "not a SparseVector")
+        with self._tx() as c:
+            if sf.meta(c, "sparse_encoder_name") is None:
+                raise InvalidInputError("bind a sparse encoder to the store before setting sparse vectors")
+            n = w.set_sparse(c, user_id, vectors)
+            touched = {user_id: True} if n else {}
+            w.mark_users(c, touched)
+            pending = w.wipe_pending(c) is not None
+        for user in touched:
+            self._cache.drop(user)
+        if pending:
+            self._wipe()
+        return n
 
     def _wipe(self) -> bool:
         """Finish a pending wipe of erased records from the file's bytes (sqlite_file.wipe)."""
@@ -406,6 +434,30 @@ class SQLiteStore(MemoryStore):
             cand = np.flatnonzero(scores > 0)
             idx = cand[self._mask(m, user_id, filters, t_now, cand)]
             return self._hits(c, "sparse", user_id, m, idx, scores, k)
+
+    def users_missing_sparse(self) -> list[str]:
+        """In user id order. Read from the partial index of records without a sparse vector that binding
+        makes (its records: those written before), not from the whole table."""
+        now = utcnow().timestamp()
+        with self._tx(write=False) as c:
+            if sf.meta(c, "sparse_encoder_name") is None:
+                return []
+            return [r[0] for r in c.execute(
+                "SELECT DISTINCT user_id FROM records WHERE sparse_ids IS NULL "
+                "AND (expires_at IS NULL OR expires_at > ?) ORDER BY user_id", (now,))]
+
+    def records_without_sparse(self, user_id: str, *, limit: int | None = None) -> list[MemoryRecord]:
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise InvalidInputError(f"limit must be a non-negative integer or None, got {limit!r}")
+        where, params = q.filter_clause(user_id, NO_FILTERS, utcnow().timestamp())
+        if limit is not None:
+            params["limit"] = limit
+        with self._tx(write=False) as c:
+            if sf.meta(c, "sparse_encoder_name") is None:
+                return []
+            rows = c.execute(q.list_select(f"{where} AND r.sparse_ids IS NULL", False, limit is not None),
+                             params).fetchall()
+        return [row_to_record(r) for r in rows]
 
     def get_records(self, user_id: str, record_ids: Sequence[str]) -> list[MemoryRecord]:
         out: list[MemoryRecord] = []

@@ -3,7 +3,8 @@ sparse vectors (inverted by term, :class:`SparseIndex`).
 
 Each user's columns are loaded on first use and kept in sync with the file through two numbers of the
 user's row (``write_seq``, ``delete_seq``), taken from one counter of the whole file, so they never repeat:
-a new write appends the new rows, a deletion (or a forgotten user written again) reloads them.
+a new write appends the new rows, a deletion (or a forgotten user written again) reloads them, and so
+does a record given its sparse vector afterwards (``set_sparse``: a changed row, like a replaced one).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from ..models import MemoryRecord, SearchFilters, frozen_mapping
 # keeps its term ids (``terms``) and each user's full-text index is built from them (see lexical.py).
 # 4: each record may carry a learned sparse vector (``sparse_ids``: int32, ``sparse_weights``: float32, both
 # little-endian, one entry per term; both NULL when the store has no sparse encoder, see meta
-# ``sparse_encoder_name``).
+# ``sparse_encoder_name``, and for a record written before one was bound, until set_sparse gives it one).
 SCHEMA_VERSION = "4"
 APPLICATION_ID = 0x43424D45  # "CBME": marks a SQLite file as a cbmemory store
 
@@ -78,6 +78,13 @@ MIGRATE_FROM_3 = [
     "ALTER TABLE records ADD COLUMN sparse_ids BLOB",
     "ALTER TABLE records ADD COLUMN sparse_weights BLOB",
 ]
+
+# Made when a sparse encoder is bound (not by the schema: a store never bound writes no entry to it): the
+# records without a sparse vector, i.e. those written before the binding until set_sparse gives them one,
+# so finding them reads this index, not the table. A store bound before it existed has none and reads the
+# table instead; the index changes no result.
+WITHOUT_SPARSE_INDEX = ("CREATE INDEX IF NOT EXISTS records_without_sparse ON records (user_id, expires_at) "
+                        "WHERE sparse_ids IS NULL")
 
 RECORD_COLUMNS = (
     "r.rowid, r.record_id, r.user_id, r.session_id, r.kind, r.position, r.turn_id, r.role, r.speaker, "

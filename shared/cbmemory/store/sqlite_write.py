@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import numpy as np
@@ -139,6 +139,15 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
         c.execute(f"DELETE FROM records WHERE rowid IN ({_in(rowids)})", rowids)
     c.executemany(_INSERT, rows)
     return IngestResult(inserted, replaced, unchanged, tuple(ids)), touched
+
+
+def set_sparse(c: sqlite3.Connection, user_id: str, vectors: Mapping[str, SparseVector]) -> int:
+    """Store each vector on the user's record of that id where the record has none (records of other users,
+    unknown ids and records that have a vector are left alone). Returns how many were set."""
+    cur = c.executemany("UPDATE records SET sparse_ids = ?, sparse_weights = ? "
+                        "WHERE user_id = ? AND record_id = ? AND sparse_ids IS NULL",
+                        [(*sparse_blobs(vec), user_id, rid) for rid, vec in vectors.items()])
+    return max(cur.rowcount, 0)  # summed over the statements
 
 
 def erase(c: sqlite3.Connection, user_id: str, session_id: str | None) -> tuple[int, int]:
