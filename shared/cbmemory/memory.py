@@ -114,7 +114,7 @@ class AgentMemory:
         bundled SPLADE-tiny encoder when the ingest settings (``IngestConfig.sparse``, e.g. the
         ``default_sparse`` recipe's) or the store's existing vectors name it; otherwise none is made. With one,
         the first write or search binds it to the store and encodes the records already stored without a
-        sparse vector (once: about 170 turns a second on 2 cores)."""
+        sparse vector (once: about 130 records a second on 2 cores)."""
         self.store = store
         self.enricher = enricher
         inner = embedder or _default_embedder()
