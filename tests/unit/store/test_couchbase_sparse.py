@@ -31,7 +31,7 @@ from cbmemory.models import SearchFilters, Session
 from cbmemory.store import couchbase_docs as d
 from cbmemory.store import couchbase_requests as q
 from cbmemory.store.couchbase import CouchbaseStore
-from tests.support.couchbase_fake import FakeCluster, FakeState, bound_store
+from tests.support.couchbase_fake import FakeCluster
 
 DIM = 4
 T0 = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)
@@ -60,15 +60,7 @@ def calls(state, kind):
     return [c for c in state.calls if c[0] == kind]
 
 
-@pytest.fixture
-def state():
-    return FakeState()
-
-
-@pytest.fixture
-def store(state):
-    """A store bound to an embedder only."""
-    return bound_store(state, DIM)
+# fixtures ``state`` (a FakeState) and ``store`` (bound to an embedder only): tests/unit/store/conftest.py
 
 
 @pytest.fixture

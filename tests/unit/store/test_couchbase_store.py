@@ -28,7 +28,7 @@ from cbmemory.models import ForgetResult, SearchFilters, Session
 from cbmemory.store import couchbase_docs as d
 from cbmemory.store import couchbase_requests as q
 from cbmemory.store.couchbase import CouchbaseStore
-from tests.support.couchbase_fake import FakeCluster, FakeState, SearchRow, bound_store
+from tests.support.couchbase_fake import FakeCluster, SearchRow
 
 DIM = 4
 T0 = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)
@@ -48,15 +48,7 @@ def records(user, session, texts, **kw):
     return Session(user, session, T0), build_records(user, session, msgs, T0, NOW, **kw)
 
 
-@pytest.fixture
-def state():
-    return FakeState()
-
-
-@pytest.fixture
-def store(state):
-    """A store bound to an embedder only."""
-    return bound_store(state, DIM)
+# fixtures ``state`` (a FakeState) and ``store`` (bound to an embedder only): tests/unit/store/conftest.py
 
 
 def calls(state, kind):
