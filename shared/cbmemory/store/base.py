@@ -164,17 +164,38 @@ class MemoryStore(ABC):
         """The users who have live records without a sparse vector while a sparse encoder is bound (user ids
         only, never records); ``[]`` when none is bound."""
 
-    @abstractmethod
     def records_without_sparse(self, user_id: str, *, limit: int | None = None) -> list[MemoryRecord]:
         """The user's live records (every kind) without a sparse vector, in conversation order, at most
-        ``limit``; ``[]`` when no sparse encoder is bound."""
+        ``limit`` (checked here: ``None`` or an integer of at least 0); ``[]`` when no sparse encoder is
+        bound. The backend's :meth:`_records_without_sparse` reads them."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+            raise InvalidInputError(f"limit must be a non-negative integer or None, got {limit!r}")
+        return self._records_without_sparse(user_id, limit)
 
     @abstractmethod
+    def _records_without_sparse(self, user_id: str, limit: int | None) -> list[MemoryRecord]: ...
+
     def set_sparse(self, user_id: str, vectors: Mapping[str, SparseVector]) -> int:
         """Give the user's records (by record id) their sparse vectors, where they have none; a record that has
         one keeps it, ids of other users' or unknown records are ignored. Returns how many were set.
-        ``InvalidInputError`` when no sparse encoder is bound or a value is no ``SparseVector`` (then nothing
-        is set)."""
+        Checked here before anything is written (``InvalidInputError``): a writable store, a mapping of
+        string ids to ``SparseVector`` s. The backend's :meth:`_set_sparse` then sets them, and refuses
+        (``InvalidInputError``, nothing set) when no sparse encoder is bound."""
+        self._check_writable()
+        if not isinstance(vectors, Mapping):
+            raise InvalidInputError(f"vectors must map record ids to SparseVector objects, got "
+                                    f"{type(vectors).__name__}")
+        for record_id, vector in vectors.items():
+            if not isinstance(record_id, str):
+                raise InvalidInputError(f"record ids must be strings, got {record_id!r}")
+            if not isinstance(vector, SparseVector):
+                raise InvalidInputError(f"the sparse vector of record {record_id!r} is a {type(vector).__name__}, "
+                                        "not a SparseVector")
+        return self._set_sparse(user_id, dict(vectors))
+
+    @abstractmethod
+    def _set_sparse(self, user_id: str, vectors: dict[str, SparseVector]) -> int:
+        """Set checked vectors (:meth:`set_sparse`)."""
 
     @abstractmethod
     def get_records(self, user_id: str, record_ids: Sequence[str]) -> list[MemoryRecord]:

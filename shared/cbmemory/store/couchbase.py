@@ -482,19 +482,17 @@ class CouchbaseStore(MemoryStore):
         rows = self._c.query(q.users_missing_sparse(self.memory_collection, utcnow()))
         return sorted({row for row in rows if isinstance(row, str)})
 
-    def records_without_sparse(self, user_id: str, *, limit: int | None = None) -> list[MemoryRecord]:
+    def _records_without_sparse(self, user_id: str, limit: int | None) -> list[MemoryRecord]:
         """One SQL++ statement (``couchbase_requests.records_without_sparse``: ``list_records``' listing of
         the user's live records, every kind, restricted to documents without a ``sparse`` field); ``[]``
         without a request when no sparse encoder is bound."""
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise InvalidInputError(f"limit must be a non-negative integer or None, got {limit!r}")
         if self.bound_sparse_encoder is None:
             return []
         st = q.records_without_sparse(self.memory_collection, user_id, utcnow(), limit=limit)
         return [d.body_to_record(row) for row in self._c.query(st)]
 
-    def set_sparse(self, user_id: str, vectors: Mapping[str, SparseVector]) -> int:
-        """Every id and vector is checked before anything is sent; then the documents are read by key (KV
+    def _set_sparse(self, user_id: str, vectors: dict[str, SparseVector]) -> int:
+        """The documents (their ids and vectors checked by ``set_sparse``) are read by key (KV
         ``get_multi``, with their CAS) and each that is the user's record of that id and has no ``sparse``
         field gets one: a sub-document insert of the field, sent with the CAS read
         (``CouchbaseClient.insert_field``). The document keeps its expiry and every other field. Not set (and
@@ -502,19 +500,9 @@ class CouchbaseStore(MemoryStore):
         also when another writer added it between the read and the insert) and one rewritten or erased since
         it was read (the CAS no longer matches: a concurrent re-ingest, which writes its own vector, or a
         forget). Records are not checked for expiry: a vector given to an expired record is never read."""
-        if not isinstance(vectors, Mapping):
-            raise InvalidInputError(f"vectors must map record ids to SparseVector objects, got "
-                                    f"{type(vectors).__name__}")
-        items = list(vectors.items())
-        for record_id, vector in items:
-            if not isinstance(record_id, str):
-                raise InvalidInputError(f"record ids must be strings, got {record_id!r}")
-            if not isinstance(vector, SparseVector):
-                raise InvalidInputError(f"the vector of record {record_id!r} is a {type(vector).__name__}, "
-                                        f"not a SparseVector")
         if self.bound_sparse_encoder is None:
             raise InvalidInputError("bind a sparse encoder to the store before setting sparse vectors")
-        wanted = {d.record_key(record_id): (record_id, vector) for record_id, vector in items}
+        wanted = {d.record_key(record_id): (record_id, vector) for record_id, vector in vectors.items()}
         found = self._c.get_many_cas(self.memory_collection, list(wanted))
         done = 0
         for key, (record_id, vector) in wanted.items():

@@ -226,19 +226,9 @@ class SQLiteStore(MemoryStore):
             self._wipe()
         return result
 
-    def set_sparse(self, user_id: str, vectors: Mapping[str, SparseVector]) -> int:
+    def _set_sparse(self, user_id: str, vectors: dict[str, SparseVector]) -> int:
         """One transaction. A record given its vector changes the user's ``delete_seq`` (as a replaced record
         does), so every process reloads the user's columns, sparse index included, on its next search."""
-        self._check_writable()
-        if not isinstance(vectors, Mapping):
-            raise InvalidInputError("vectors must map record ids to SparseVector objects, got "
-                                    f"{type(vectors).__name__}")
-        for rid, vec in vectors.items():
-            if not isinstance(rid, str):
-                raise InvalidInputError(f"record ids must be strings, got {rid!r}")
-            if not isinstance(vec, SparseVector):
-                raise InvalidInputError(f"the sparse vector of record {rid!r} is a {type(vec).__name__}, "
-                                        "not a SparseVector")
         with self._tx() as c:
             if sf.meta(c, "sparse_encoder_name") is None:
                 raise InvalidInputError("bind a sparse encoder to the store before setting sparse vectors")
@@ -446,9 +436,7 @@ class SQLiteStore(MemoryStore):
                 "SELECT DISTINCT user_id FROM records WHERE sparse_ids IS NULL "
                 "AND (expires_at IS NULL OR expires_at > ?) ORDER BY user_id", (now,))]
 
-    def records_without_sparse(self, user_id: str, *, limit: int | None = None) -> list[MemoryRecord]:
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise InvalidInputError(f"limit must be a non-negative integer or None, got {limit!r}")
+    def _records_without_sparse(self, user_id: str, limit: int | None) -> list[MemoryRecord]:
         where, params = q.filter_clause(user_id, NO_FILTERS, utcnow().timestamp())
         if limit is not None:
             params["limit"] = limit
