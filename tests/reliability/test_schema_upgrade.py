@@ -25,24 +25,39 @@ T0 = datetime(2023, 5, 7, tzinfo=timezone.utc)
 NOW = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
 
-def v2_file(path: Path) -> None:
+TEXTS = (("alice", "my sister plays the cello"), ("bob", "bob's cello lessons on Tuesday"))
+
+
+def old_file(path: Path, version: int, texts=TEXTS) -> None:
+    """A store file of schema ``version`` (2 or 3) as that version wrote it, one turn per (user, text):
+    schema 3 added the term ids column (and the ``seq`` meta key), which schema 2 kept in an FTS5 index."""
     con = sqlite3.connect(path)
-    con.executescript(SCHEMA_V2)
-    con.execute("INSERT INTO meta VALUES ('schema_version', '2'), ('embedder_name', 'test'), "
-                "('embedder_dimension', '4')")
+    con.executescript(SCHEMA_V2 if version == 2 else SCHEMA_V3)
+    con.execute("INSERT INTO meta VALUES ('schema_version', ?), ('embedder_name', 'test'), "
+                "('embedder_dimension', '4')", (str(version),))
+    if version == 3:
+        con.execute("INSERT INTO meta VALUES ('seq', '1')")
     con.execute("PRAGMA application_id = 1128418629")  # "CBME"
-    for user, text in (("alice", "my sister plays the cello"), ("bob", "bob's cello lessons on Tuesday")):
+    columns = ("record_id, user_id, session_id, kind, position, turn_id, role, speaker, text, index_text, "
+               "occurred_at, ingested_at, expires_at, annotations, source_ids, content_hash, vector")
+    marks = "?, ?, 's1', 'turn', 0, NULL, 'user', NULL, ?, ?, ?, ?, NULL, '{}', '[]', ?, ?"
+    for user, text in texts:
         [rec] = build_records(user, "s1", validate_messages([{"role": "user", "content": text}]), T0, NOW)
         con.execute("INSERT INTO users VALUES (?, 1, 0)", (user,))
         con.execute("INSERT INTO sessions VALUES (?, 's1', ?, '{}')", (user, T0.timestamp()))
-        con.execute(
-            "INSERT INTO records (record_id, user_id, session_id, kind, position, turn_id, role, speaker, text, "
-            "index_text, occurred_at, ingested_at, expires_at, annotations, source_ids, content_hash, vector) "
-            "VALUES (?, ?, 's1', 'turn', 0, NULL, 'user', NULL, ?, ?, ?, ?, NULL, '{}', '[]', ?, ?)",
-            (rec.record_id, user, text, rec.index_text, T0.timestamp(), NOW.timestamp(), rec.content_hash,
-             np.full(4, 0.5, np.float32).tobytes()))
+        values: tuple = (rec.record_id, user, text, rec.index_text, T0.timestamp(), NOW.timestamp(),
+                         rec.content_hash, np.full(4, 0.5, np.float32).tobytes())
+        if version == 3:
+            con.execute(f"INSERT INTO records ({columns}, terms) VALUES ({marks}, ?)",
+                        (*values, lexical.encode(rec.index_text, text)))
+        else:
+            con.execute(f"INSERT INTO records ({columns}) VALUES ({marks})", values)
     con.commit()
     con.close()
+
+
+def v2_file(path: Path) -> None:
+    old_file(path, 2)
 
 
 def test_a_schema_2_store_is_upgraded_and_searchable(tmp_path):
@@ -76,27 +91,8 @@ def test_the_v2_fixture_holds_the_words_in_its_index_too(tmp_path):
 
 # ------------------------------------------------------------------ schema 3 -> 4
 
-TEXTS = (("alice", "my sister plays the cello"), ("bob", "bob's cello lessons on Tuesday"))
-
-
 def v3_file(path: Path, texts=TEXTS) -> None:
-    con = sqlite3.connect(path)
-    con.executescript(SCHEMA_V3)
-    con.execute("INSERT INTO meta VALUES ('schema_version', '3'), ('embedder_name', 'test'), "
-                "('embedder_dimension', '4'), ('seq', '1')")
-    con.execute("PRAGMA application_id = 1128418629")  # "CBME"
-    for user, text in texts:
-        [rec] = build_records(user, "s1", validate_messages([{"role": "user", "content": text}]), T0, NOW)
-        con.execute("INSERT INTO users VALUES (?, 1, 0)", (user,))
-        con.execute("INSERT INTO sessions VALUES (?, 's1', ?, '{}')", (user, T0.timestamp()))
-        con.execute(
-            "INSERT INTO records (record_id, user_id, session_id, kind, position, turn_id, role, speaker, text, "
-            "index_text, occurred_at, ingested_at, expires_at, annotations, source_ids, content_hash, vector, "
-            "terms) VALUES (?, ?, 's1', 'turn', 0, NULL, 'user', NULL, ?, ?, ?, ?, NULL, '{}', '[]', ?, ?, ?)",
-            (rec.record_id, user, text, rec.index_text, T0.timestamp(), NOW.timestamp(), rec.content_hash,
-             np.full(4, 0.5, np.float32).tobytes(), lexical.encode(rec.index_text, text)))
-    con.commit()
-    con.close()
+    old_file(path, 3, texts)
 
 
 def columns(path: Path) -> set[str]:
