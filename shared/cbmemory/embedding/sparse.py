@@ -93,19 +93,23 @@ class SparseMatrix:
         n = len(vectors)
         lengths = np.fromiter((len(v) for v in vectors), dtype=np.int64, count=n)
         if n == 0 or lengths.sum() == 0:
-            empty_i = np.zeros(0, dtype=np.int32)
-            return cls(n, empty_i, np.zeros(1, dtype=np.int64), empty_i, np.zeros(0, dtype=np.float32))
-        ids = np.concatenate([v.ids for v in vectors])
-        weights = np.concatenate([v.weights for v in vectors])
-        rows = np.repeat(np.arange(n, dtype=np.int32), lengths)
-        order = np.lexsort((rows, ids))  # by term, then by document
+            return cls.from_entries(n, *(np.zeros(0, dtype=t) for t in (np.int32, np.int32, np.float32)))
+        return cls.from_entries(n, np.concatenate([v.ids for v in vectors]),
+                                np.repeat(np.arange(n, dtype=np.int32), lengths),
+                                np.concatenate([v.weights for v in vectors]))
+
+    @classmethod
+    def from_entries(cls, n_docs: int, ids: np.ndarray, rows: np.ndarray, weights: np.ndarray) -> SparseMatrix:
+        """The matrix of entries (term id, document position, weight), given so that each term's documents
+        come in increasing order (e.g. document by document): a stable sort by term keeps that order."""
+        order = np.argsort(ids, kind="stable")
         terms, counts = np.unique(ids[order], return_counts=True)
         indptr = np.zeros(terms.size + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
-        arrays = (terms.astype(np.int32), indptr, rows[order], weights[order])
+        arrays = (terms.astype(np.int32), indptr, rows[order].astype(np.int32), weights[order].astype(np.float32))
         for a in arrays:
             a.setflags(write=False)
-        return cls(n, *arrays)
+        return cls(n_docs, *arrays)
 
     @property
     def nnz(self) -> int:

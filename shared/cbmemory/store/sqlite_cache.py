@@ -85,15 +85,8 @@ class SparseIndex:
             rows = np.concatenate([m.rows, self._rows[tail]])
             weights = np.concatenate([m.weights, self._weights[tail]])
         # the matrix's entries are in (term, record) order and every tail record comes after them, in
-        # record order: a stable sort by term keeps the records of each term in order
-        order = np.argsort(ids, kind="stable")
-        terms, counts = np.unique(ids[order], return_counts=True)
-        indptr = np.zeros(terms.size + 1, np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        arrays = (terms.astype(np.int32), indptr, rows[order].astype(np.int32), weights[order].astype(np.float32))
-        for a in arrays:
-            a.setflags(write=False)
-        self.matrix = SparseMatrix(self.n, *arrays)
+        # record order: each term's records stay in order
+        self.matrix = SparseMatrix.from_entries(self.n, ids, rows, weights)
         self._size = 0
         for name, dtype in (("_ids", np.int32), ("_weights", np.float32), ("_rows", np.int32)):
             setattr(self, name, np.empty(0, dtype))
