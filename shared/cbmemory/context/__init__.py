@@ -7,12 +7,14 @@ from .config import READINGS, ContextConfig
 from .prompt import answer_messages, date_guidance, memory_prompt, today_line
 from .render import (
     DEFAULT_CONTEXT,
+    MAX_SHOWN_CHARS,
     FormattedContext,
     context_tokens,
     count_tokens,
     fit,
     format_context,
     header,
+    inline,
     line_tokens,
     memory_line,
     passage,
@@ -22,8 +24,8 @@ from .render import (
 )
 
 __all__ = [
-    "DEFAULT_CONTEXT", "READINGS", "ContextConfig", "FormattedContext", "answer_messages", "context_tokens",
-    "count_tokens", "date_guidance", "fit", "format_context", "header", "line_tokens", "memory_line",
+    "DEFAULT_CONTEXT", "MAX_SHOWN_CHARS", "READINGS", "ContextConfig", "FormattedContext", "answer_messages", "context_tokens",
+    "count_tokens", "date_guidance", "fit", "format_context", "header", "inline", "line_tokens", "memory_line",
     "memory_prompt", "passage", "resolved_text", "shown_records", "today_line",
     "unseen",
 ]

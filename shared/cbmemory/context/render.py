@@ -1,6 +1,12 @@
 """Hits → the text an LLM reads, and the one token-budget rule every consumer shares.
 
-A context is a header line and one line per memory. A hit with ``context`` (the recipe's ``window``) brings
+A context is a header line and one line per memory. What a memory holds can never add a line, a date or
+an instruction of its own: its text and speaker are shown *inline* (``inline``: line breaks of any kind
+folded to `` / ``, square brackets shown as round ones, other control characters dropped), so every line
+the model reads starts with a date prefix written here, and every ``[...]`` it reads is cbmemory's (the
+date prefix, a resolved date, the cut mark). The stored text stays verbatim; only what is shown changes.
+A memory longer than ``MAX_SHOWN_CHARS`` is shown cut, with a visible mark saying how much is left out, and
+its relative dates are resolved only in what is shown. A hit with ``context`` (the recipe's ``window``) brings
 its adjacent turns as lines of their own, in session order around it; a turn is shown once, however many
 hits it is next to. Its size is counted line by line, as ``tokens(header) + Σ (tokens(line) + 1)``
 (cl100k_base tokens; the 1 is the line break), so that a line's cost is known before the others are chosen,
@@ -11,8 +17,10 @@ first.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -27,6 +35,15 @@ if TYPE_CHECKING:
 DEFAULT_CONTEXT = ContextConfig()
 DATED_HEADER = "Relevant memories from earlier conversations (each starts with the date it was said):"
 UNDATED_HEADER = "Relevant memories from earlier conversations:"
+# About 500 tokens: a long memory (a pasted file, a log) is shown in part and cannot take a reader's whole
+# budget; LoCoMo's longest turn is ~1,100 characters, so conversation turns are shown whole.
+MAX_SHOWN_CHARS = 2_000
+LINE_BREAK = " / "  # what a line break inside a memory is shown as
+
+_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")  # what str.splitlines splits on
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+_BRACKETS = str.maketrans({"[": "(", "]": ")", "\uff3b": "(", "\uff3d": ")", "\u3010": "(", "\u3011": ")",
+                           "\u27e6": "(", "\u27e7": ")", "\u301a": "(", "\u301b": ")"})
 
 
 @lru_cache(maxsize=1)
@@ -53,22 +70,57 @@ def span_label(span: DateSpan) -> str:
     return span.label
 
 
-def resolved_text(record: MemoryRecord, rules: str) -> str:
-    """The record's text with the date each relative expression means after it, in brackets."""
-    text = record.text
+def inline(text: str) -> str:
+    """``text`` as one stretch of a line: line breaks folded to ``LINE_BREAK``, square brackets (and their
+    full-width and CJK look-alikes) shown as round ones, other control characters dropped (tabs kept)."""
+    return _CONTROLS.sub("", _BREAKS.sub(LINE_BREAK, text)).translate(_BRACKETS)
+
+
+def _cut(text: str) -> tuple[str, int]:
+    """The part of ``text`` that is shown (at most ``MAX_SHOWN_CHARS``, ended at a space when one is near)
+    and how many characters are left out."""
+    if len(text) <= MAX_SHOWN_CHARS:
+        return text, 0
+    head = text[:MAX_SHOWN_CHARS]
+    space = head.rfind(" ", MAX_SHOWN_CHARS - 200)
+    head = head[:space] if space > 0 else head
+    return head, len(text) - len(head)
+
+
+def cut_mark(left_out: int) -> str:
+    return f" [… {left_out:,} more characters not shown]"
+
+
+@lru_cache(maxsize=2048)
+def _shown(text: str, occurred_at: datetime, rules: str | None) -> str:
+    """``text`` (already cut) shown inline, with the date each relative expression means after it in
+    brackets (``rules``: the resolver's version; ``None``: no resolution)."""
+    if rules is None:
+        return inline(text)
     parts: list[str] = []
     pos = 0
-    for found in find_relative_dates(text, record.occurred_at, rules=rules):
-        parts += [text[pos:found.end], f" [{span_label(found.span)}]"]
+    for found in find_relative_dates(text, occurred_at, rules=rules):
+        parts += [inline(text[pos:found.end]), f" [{span_label(found.span)}]"]
         pos = found.end
-    return "".join(parts) + text[pos:] if parts else text
+    return "".join(parts) + inline(text[pos:])
+
+
+def _shown_text(record: MemoryRecord, rules: str | None) -> str:
+    head, left_out = _cut(record.text)
+    return _shown(head, record.occurred_at, rules) + (cut_mark(left_out) if left_out else "")
+
+
+def resolved_text(record: MemoryRecord, rules: str) -> str:
+    """The record's text as a model reads it (inline, cut past ``MAX_SHOWN_CHARS``), with the date each
+    relative expression means after it, in brackets."""
+    return _shown_text(record, rules)
 
 
 def memory_line(hit: Hit | MemoryRecord, config: ContextConfig = DEFAULT_CONTEXT) -> str:
-    """One memory as the model reads it: ``[Sunday, 7 May 2023] Caroline: ...`` (or undated)."""
+    """One memory as the model reads it: ``[Sunday, 7 May 2023] Caroline: ...`` (or undated), on one line
+    whatever its text or speaker holds."""
     r = hit.record if isinstance(hit, Hit) else hit
-    text = resolved_text(r, config.date_rules) if config.resolve_dates else r.text
-    line = f"{r.speaker or r.role}: {text}"
+    line = f"{inline(r.speaker or r.role)}: {_shown_text(r, config.date_rules if config.resolve_dates else None)}"
     return f"[{anchor_label(r.occurred_at)}] {line}" if config.dates else line
 
 

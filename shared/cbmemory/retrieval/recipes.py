@@ -240,12 +240,16 @@ DEFAULT_NO_WINDOW = DEFAULT_V1.with_(
 # no worse a use of tokens than a larger k (experiments/retrieval_v2/windows.py). Both folds picked 1
 # (window 2 lost to k=24/26 at equal tokens). Held out: recall@10 0.770 -> 0.817 and 0.823 -> 0.869, tokens@10
 # 451 -> ~760. It cannot lose recall in any category (the same hits, more turns read).
+# Its token budget (issue 22) bounds what one context costs, whatever is stored: 2,048 tokens leave a
+# 4k-token reader room for its instructions, the question and the answer. LoCoMo contexts of 10 hits with
+# their windows are ~760 tokens, so the budget cuts only contexts of unusually long memories.
+READER_BUDGET = 2_048
 DEFAULT = DEFAULT_NO_WINDOW.with_(
     name="default",
     description="Vector + BM25 over turns indexed with the turn they answer, weighted score fusion; turns next "
     "to a strong match and turns of strongly matching sessions rise; each hit shown with the turns before "
     "and after it.",
-    window=1,
+    window=1, token_budget=READER_BUDGET,
 )
 # default_v2_scale: the default (then named default_v2) with its numbers chosen by 2-fold CV by conversation over both haystack scales at once (each
 # fold: the best mean of x1 and x10 overall recall@10 on its own conversations; x10 had conv-26/41 and
