@@ -11,6 +11,20 @@ class InvalidInputError(CbMemoryError, ValueError):
     """A caller passed something cbmemory refuses to store or search with. Nothing was stored."""
 
 
+class SparseEncoderBoundError(InvalidInputError):
+    """A write brought no sparse vectors to a store that holds them (from the encoder named ``encoder``):
+    its writer did not know of the binding, which another process may have made since the writer checked.
+    Nothing was written; written again with one vector per record from that encoder, it is taken.
+    ``AgentMemory`` does so itself: it loads the bound encoder and retries the write once."""
+
+    def __init__(self, encoder: str, message: str):
+        super().__init__(message)
+        self.encoder = encoder
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:  # pickled with both arguments (e.g. across processes)
+        return type(self), (self.encoder, str(self))
+
+
 class InvalidDateError(InvalidInputError):
     """A date or time that does not parse as ISO 8601 or LoCoMo's ``1:56 pm on 8 May, 2023``, or that lies
     outside the supported range (``cbmemory.dates.MIN_INSTANT`` to ``MAX_INSTANT``)."""

@@ -27,12 +27,13 @@ import numpy as np
 from .context import ContextConfig, FormattedContext, format_context
 from .dates import MAX_INSTANT, to_utc, utcnow
 from .embedding.base import CachedEmbedder, Embedder
-from .embedding.sparse import SparseEncoder
+from .embedding.sparse import SparseEncoder, SparseVector
 from .errors import (
     EmbedderMismatchError,
     InvalidDateError,
     InvalidInputError,
     RecipeMismatchWarning,
+    SparseEncoderBoundError,
     WriteConflictError,
 )
 from .ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, record_id, validate_messages
@@ -50,6 +51,7 @@ from .models import (
 from .retrieval.config import Signal
 from .retrieval.engine import retrieve
 from .retrieval.recipes import Recipe, get_recipe
+from .sparse_binding import bound_encoder, fill_sparse, refuse_partial_sparse, sparse_encoder_for
 from .store.base import MemoryStore, WriteMode
 from .store.sqlite import SQLiteStore
 from .validation import check_annotations, check_id, check_k, check_query, check_ttl
@@ -65,27 +67,6 @@ def _default_embedder() -> Embedder:
     from .embedding.onnx import MiniLMEmbedder
 
     return MiniLMEmbedder()
-
-
-def _sparse_encoder(given: SparseEncoder | None, wanted: str | None, stored: str | None) -> SparseEncoder | None:
-    """The memory's sparse encoder: ``given``, else the bundled one the ingest settings (``wanted``) or the
-    store's vectors (``stored``) name; ``None`` when neither names one. Never one the store's vectors are not from."""
-    if wanted is not None and stored is not None and wanted != stored:
-        raise EmbedderMismatchError(f"the store holds sparse vectors from {stored!r}; its records cannot be "
-                                    f"written with {wanted!r} (the ingest settings' sparse encoder)")
-    name = wanted or stored
-    if given is not None:
-        if not isinstance(given, SparseEncoder):
-            raise InvalidInputError(f"sparse_encoder must be a SparseEncoder, got {type(given).__name__}")
-        if name is not None and given.name != name:
-            raise EmbedderMismatchError(f"sparse_encoder {given.name!r} does not make the sparse vectors "
-                                        f"{'the store holds' if stored else 'the ingest settings name'} ({name!r})")
-        return given
-    if name is None:
-        return None
-    from .embedding.splade import encoder_named
-
-    return encoder_named(name)
 
 
 _MADE_BY = {"summary": "summary", "event": "events"}  # derived record kinds and the enrich mode making them
@@ -114,14 +95,15 @@ class AgentMemory:
         bundled SPLADE-tiny encoder when the ingest settings (``IngestConfig.sparse``, e.g. the
         ``default_sparse`` recipe's) or the store's existing vectors name it; otherwise none is made. With one,
         the first write or search binds it to the store and encodes the records already stored without a
-        sparse vector (once: about 130 records a second on 2 cores)."""
+        sparse vector (once: about 130 records a second on 2 cores). A memory opened before another process
+        bound an encoder to the store loads it at its next write and does the same (sparse_binding.py)."""
         self.store = store
         self.enricher = enricher
         inner = embedder or _default_embedder()
         self.embedder = inner if isinstance(inner, CachedEmbedder) else CachedEmbedder(inner, lookup=store.lookup_vectors)
         self.recipe = get_recipe(recipe)
         self.ingest = ingest if ingest is not None else self.recipe.ingest  # index the way the recipe expects
-        self.sparse_encoder = _sparse_encoder(sparse_encoder, self.ingest.sparse, store.bound_sparse_encoder)
+        self.sparse_encoder = sparse_encoder_for(sparse_encoder, self.ingest.sparse, store.bound_sparse_encoder)
         if self.sparse_encoder is not None:  # what is written: every record with its sparse vector
             self.ingest = dataclasses.replace(self.ingest, sparse=self.sparse_encoder.name)
         self._warned: set[str] = set()  # recipes already warned about (RecipeMismatchWarning)
@@ -153,21 +135,19 @@ class AgentMemory:
             self.store.bind_embedder(self.embedder.name, self.embedder.dimension)
             if self.sparse_encoder is not None:
                 self.store.bind_sparse_encoder(self.sparse_encoder.name)
-                self._fill_sparse(self.sparse_encoder)
+                if not self.store.read_only:  # one cannot be filled: its sparse searches check (search)
+                    fill_sparse(self.store, self.sparse_encoder)
             self._bound = True
 
-    def _fill_sparse(self, encoder: SparseEncoder, batch: int = 256) -> int:
-        """Give the records written before the store had a sparse encoder their vectors (encoded from their
-        indexed text, user by user, ``batch`` at a time); later writes carry their own. Returns how many."""
-        filled = 0
-        for user in self.store.users_missing_sparse():
-            while records := self.store.records_without_sparse(user, limit=batch):
-                vectors = encoder.encode_documents([r.index_text for r in records])
-                added = self.store.set_sparse(user, {r.record_id: v for r, v in zip(records, vectors, strict=True)})
-                filled += added
-                if added == 0:  # nothing left that this call could fill (e.g. filled meanwhile)
-                    break
-        return filled
+    def _adopt_sparse(self, name: str) -> None:
+        """Another writer bound the sparse encoder ``name`` to the store since this memory opened without
+        one: do what opening after the binding does (load it, fill the records without a vector); every
+        later write carries vectors."""
+        encoder = bound_encoder(name)
+        self.store.bind_sparse_encoder(encoder.name)  # bound already: only checks
+        self.sparse_encoder = encoder
+        self.ingest = dataclasses.replace(self.ingest, sparse=encoder.name)
+        fill_sparse(self.store, encoder)
 
     # ------------------------------------------------------------------ writes
     def _expiry(self, now: datetime, ttl: timedelta | None, expires_at: DateLike | None) -> datetime | None:
@@ -209,9 +189,17 @@ class AgentMemory:
 
     def _store(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], mode: WriteMode) -> IngestResult:
         vectors = self.embedder.embed_records(records)  # checked: finite, right shape
-        sparse = (self.sparse_encoder.encode_documents([r.index_text for r in records])
-                  if self.sparse_encoder is not None else None)
-        return self.store.write(sessions, records, vectors, mode=mode, sparse=sparse)
+        try:
+            return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records))
+        except SparseEncoderBoundError as exc:  # bound by another writer since this memory opened: nothing written
+            if self.sparse_encoder is not None:
+                raise
+            self._adopt_sparse(exc.encoder)
+        return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records))
+
+    def _encode_sparse(self, records: Sequence[MemoryRecord]) -> list[SparseVector] | None:
+        encoder = self.sparse_encoder
+        return encoder.encode_documents([r.index_text for r in records]) if encoder is not None else None
 
     def _stored_raw(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
         """The stored raw records of the sessions ``records`` belong to: the enricher's context."""
@@ -385,9 +373,8 @@ class AgentMemory:
         if not query.strip():
             return []
         self._bind()
-        if Signal.SPARSE in cfg.retrieval.signals and self.store.bound_sparse_encoder is None:  # read-only
-            raise InvalidInputError(f"recipe {cfg.name!r} searches sparse vectors, and this read-only store holds "
-                                    "none: open it once writable with that recipe, which adds them")
+        if Signal.SPARSE in cfg.retrieval.signals and self.store.read_only:  # never filled by this memory
+            refuse_partial_sparse(self.store, user_id, cfg.name)
         ref = to_utc(reference_date) if reference_date is not None else None
         def embed_query(text: str) -> np.ndarray:
             return self.embedder.embed_query(text, user_id=user_id)

@@ -23,7 +23,7 @@ from typing import Literal, get_args
 import numpy as np
 
 from ..embedding.sparse import SparseVector
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, SparseEncoderBoundError
 from ..models import NO_FILTERS, ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
 from ..text import LONE_SURROGATE
 
@@ -33,6 +33,8 @@ WRITE_MODES: tuple[str, ...] = get_args(WriteMode)
 
 class MemoryStore(ABC):
     """Storage of memory records with their vectors, per user."""
+
+    read_only: bool = False  # opened only to read: every write raises ``ReadOnlyStoreError``
 
     @abstractmethod
     def bind_embedder(self, name: str, dimension: int) -> None:
@@ -113,7 +115,8 @@ class MemoryStore(ABC):
         bound = self.bound_sparse_encoder
         if sparse is None:
             if bound is not None and records:
-                raise InvalidInputError(f"this store holds sparse vectors from {bound!r}: write one per record")
+                raise SparseEncoderBoundError(bound, f"this store holds sparse vectors from {bound!r}: write one "
+                                              "per record")
             return None
         if bound is None:
             raise InvalidInputError("bind a sparse encoder to the store before writing sparse vectors")

@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 
 from ..embedding.sparse import SparseVector
-from ..errors import InvalidInputError, WriteConflictError
+from ..errors import SparseEncoderBoundError, WriteConflictError
 from ..models import IngestResult, MemoryRecord, Session
 from . import lexical
 from .base import WriteMode
@@ -73,10 +73,11 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
     taken since they were read (``WriteConflictError``). Returns the result and, per user written,
     whether any of their rows was deleted or replaced.
     """
-    if sparse is None and records and c.execute(
-            "SELECT 1 FROM meta WHERE key = 'sparse_encoder_name'").fetchone() is not None:
+    if sparse is None and records and (
+            bound := c.execute("SELECT value FROM meta WHERE key = 'sparse_encoder_name'").fetchone()) is not None:
         # bound by another connection since the caller checked: these records would be missed by sparse search
-        raise InvalidInputError("this store holds sparse vectors: write one per record")
+        raise SparseEncoderBoundError(bound[0], f"this store holds sparse vectors from {bound[0]!r} (bound since "
+                                      "the write was checked): write one per record")
     if mode == "append":
         _check_append(c, records)
     old_dates: dict[tuple[str, str], float | None] = {}  # what replace compares the new dates with

@@ -1,0 +1,83 @@
+"""How an ``AgentMemory`` keeps a store's learned sparse vectors whole: which encoder makes them, the backfill
+of records stored before the encoder was bound, and what a read-only store (which cannot be backfilled) may
+answer.
+
+A store's binding is made once and never changes, but it can appear while a memory is open: another process
+opens the file with ``recipe="default_sparse"`` and binds SPLADE. A memory opened before then writes no
+sparse vectors; its next write is refused by the store (``SparseEncoderBoundError``, also raised inside the
+SQLite write transaction, so a binding made between the store's check and the write is caught too), and the
+memory then does what it would have done had it been opened after the binding (:func:`bound_encoder`, then
+:func:`fill_sparse`) and writes again, with vectors.
+"""
+
+from __future__ import annotations
+
+from .embedding.sparse import SparseEncoder
+from .errors import EmbedderMismatchError, InvalidInputError
+from .store.base import MemoryStore
+
+
+def sparse_encoder_for(given: SparseEncoder | None, wanted: str | None, stored: str | None) -> SparseEncoder | None:
+    """The memory's sparse encoder: ``given``, else the bundled one the ingest settings (``wanted``) or the
+    store's vectors (``stored``) name; ``None`` when neither names one. Never one the store's vectors are not from."""
+    if wanted is not None and stored is not None and wanted != stored:
+        raise EmbedderMismatchError(f"the store holds sparse vectors from {stored!r}; its records cannot be "
+                                    f"written with {wanted!r} (the ingest settings' sparse encoder)")
+    name = wanted or stored
+    if given is not None:
+        if not isinstance(given, SparseEncoder):
+            raise InvalidInputError(f"sparse_encoder must be a SparseEncoder, got {type(given).__name__}")
+        if name is not None and given.name != name:
+            raise EmbedderMismatchError(f"sparse_encoder {given.name!r} does not make the sparse vectors "
+                                        f"{'the store holds' if stored else 'the ingest settings name'} ({name!r})")
+        return given
+    if name is None:
+        return None
+    from .embedding.splade import encoder_named
+
+    return encoder_named(name)
+
+
+def bound_encoder(name: str) -> SparseEncoder:
+    """The bundled encoder named ``name``, which another writer bound to the store after this memory opened;
+    ``EmbedderMismatchError`` (naming the fix) when it is not a bundled one."""
+    from .embedding.splade import encoder_named
+
+    try:
+        return encoder_named(name)
+    except InvalidInputError as exc:
+        raise EmbedderMismatchError(
+            f"another writer bound the sparse encoder {name!r} to this store since this memory was opened, and "
+            f"it is not a bundled one: open the memory with sparse_encoder=<that encoder> to write to it") from exc
+
+
+def fill_sparse(store: MemoryStore, encoder: SparseEncoder, batch: int = 256) -> int:
+    """Give the records written before the store had a sparse encoder their vectors (encoded from their
+    indexed text, user by user, ``batch`` at a time); later writes carry their own. Returns how many.
+    Never called on a read-only store (see :func:`refuse_partial_sparse`)."""
+    filled = 0
+    for user in store.users_missing_sparse():
+        while records := store.records_without_sparse(user, limit=batch):
+            vectors = encoder.encode_documents([r.index_text for r in records])
+            added = store.set_sparse(user, {r.record_id: v for r, v in zip(records, vectors, strict=True)})
+            filled += added
+            if added == 0:  # nothing left that this call could fill (e.g. filled meanwhile)
+                break
+    return filled
+
+
+def refuse_partial_sparse(store: MemoryStore, user_id: str, recipe: str) -> None:
+    """Before a sparse search of a read-only store: refuse it (``InvalidInputError``, at once, nothing
+    encoded) when the store holds no sparse vectors, or when some of the user's records have none (written
+    before the encoder was bound, and a backfill interrupted before it reached them), rather than answer from
+    part of the records. A user whose records all have theirs is answered."""
+    fix = f"open it once writable with recipe={recipe!r}, which adds them"
+    if store.bound_sparse_encoder is None:
+        raise InvalidInputError(f"recipe {recipe!r} searches sparse vectors, and this read-only store holds none: "
+                                f"{fix}")
+    if store.records_without_sparse(user_id, limit=1):
+        raise InvalidInputError(f"recipe {recipe!r} searches sparse vectors, and some of user {user_id!r}'s records "
+                                f"in this read-only store have none yet (their backfill was interrupted): {fix}")
+
+
+__all__ = ["bound_encoder", "fill_sparse", "refuse_partial_sparse", "sparse_encoder_for"]
