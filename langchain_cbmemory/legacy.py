@@ -9,6 +9,7 @@ LangChain 1.x agents take memory as middleware instead: use ``CbMemoryMiddleware
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from cbmemory.errors import InvalidInputError, MissingDependencyError
@@ -23,12 +24,11 @@ except ImportError as exc:  # the extra is not installed
 
 from pydantic import ConfigDict
 
+from cbmemory.agent import FaultHandler, recall, save
 from cbmemory.context import ContextConfig
 from cbmemory.memory import AgentMemory
 from cbmemory.models import Message
 from cbmemory.retrieval.recipes import Recipe, get_recipe
-
-from .middleware import memory_block
 
 
 def _only_key(values: dict[str, Any], given: str | None, skip: set[str], what: str) -> str:
@@ -55,6 +55,7 @@ class CbMemoryLegacyMemory(BaseMemory):
     input_key: str | None = None
     output_key: str | None = None
     say_today: bool = True
+    on_error: FaultHandler | None = None  # called with each cbmemory.agent.MemoryFault (the chain goes on)
 
     @property
     def memory_variables(self) -> list[str]:
@@ -74,22 +75,20 @@ class CbMemoryLegacyMemory(BaseMemory):
         return recipe.context.with_(say_today=recipe.context.say_today and self.say_today)
 
     def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
-        today = self.memory.clock()
-        found = self.memory.context(self._query(inputs), self.user_id, k=self.k, recipe=self.recipe,
-                                    reference_date=today)
-        return {self.memory_key: memory_block(found, today, self._shown)}
+        """The memories for the chain's input (fails open: no memories when recall cannot run)."""
+        found = recall(self.memory, self._query(inputs), self.user_id, today=self.memory.clock(), recipe=self.recipe,
+                       k=self.k, context=self._shown, on_error=self.on_error)
+        return {self.memory_key: found.text}
 
     async def aload_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
-        today = self.memory.clock()
-        found = await self.memory.acontext(self._query(inputs), self.user_id, k=self.k, recipe=self.recipe,
-                                           reference_date=today)
-        return {self.memory_key: memory_block(found, today, self._shown)}
+        return await asyncio.to_thread(self.load_memory_variables, inputs)
 
     def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        self.memory.add_messages(self.user_id, self.session_id, self._turns(inputs, outputs))
+        """Store the input and output as a user and an assistant turn (never raises: see ``cbmemory.agent``)."""
+        save(self.memory, self.user_id, self.session_id, self._turns(inputs, outputs), on_error=self.on_error)
 
     async def asave_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        await self.memory.aadd_messages(self.user_id, self.session_id, self._turns(inputs, outputs))
+        await asyncio.to_thread(self.save_context, inputs, outputs)
 
     def clear(self) -> None:
         self.memory.forget(self.user_id, self.session_id)

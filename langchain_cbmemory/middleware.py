@@ -11,10 +11,15 @@ the recipe says: each with the date of its session, relative dates resolved in p
 7 May 2023]"), how to read those dates, and "Today is ...". Once the agent's
 turn is over (``after_agent``: once per invoke, not after every tool step) it saves the new user and
 assistant turns; message ids are the turn ids, so a retried turn is not stored twice.
+
+Memory never stops the agent (``cbmemory.agent``): when recall cannot run, the model is called without
+memories; when a turn cannot be stored as it is, it is cleaned (or left out) and the agent returns. Each
+such fault is logged on the ``cbmemory.agent`` logger and handed to ``on_error``.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -23,7 +28,8 @@ from langchain.agents.middleware import AgentMiddleware, AgentState, ModelReques
 from langchain_core.messages import BaseMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from cbmemory.context import ContextConfig, FormattedContext, fit, format_context, memory_prompt, unseen
+from cbmemory.agent import FaultHandler, Recall, recall, save
+from cbmemory.context import ContextConfig, unseen
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.memory import AgentMemory
@@ -34,12 +40,6 @@ from ._convert import context_value, conversation_turns, latest_user_text, messa
 from .tools import memory_search_tool
 
 SAVE_ROLES = ("user", "assistant")
-
-
-def memory_block(context: FormattedContext, today: datetime | None, shown: ContextConfig | None = None) -> str:
-    """The text added to the system message: the context stage's memories, how to read their dates and
-    "Today is ..." (as ``shown``, the recipe's context settings, says)."""
-    return memory_prompt(context, today, shown or ContextConfig())
 
 
 def with_system_text(request: ModelRequest, text: str) -> ModelRequest:
@@ -56,14 +56,20 @@ def with_system_text(request: ModelRequest, text: str) -> ModelRequest:
     return request.override(system_message=SystemMessage(content=content, id=old.id, name=old.name))
 
 
-def not_in_thread(hits: Sequence[Hit], messages: Sequence[BaseMessage]) -> list[Hit]:
-    """Hits minus the memories the thread already shows: the same message id (stored turns keep it as their
-    turn id) or the same role and text. A kept hit's context (its window's adjacent turns) loses the turns
-    the thread shows in the same way, so no memory is shown twice."""
-    ids = {m.id for m in messages if m.id}
-    roles = {"human": "user", "ai": "assistant"}
-    pairs = {(roles.get(m.type, m.type), message_text(m)) for m in messages}
+_ROLES = {"human": "user", "ai": "assistant"}
 
+
+def thread_messages(messages: Sequence[BaseMessage]) -> list[Message]:
+    """The thread as the memories it already shows: each message's role, text and id (stored turns keep
+    their message id as turn id)."""
+    return [Message(_ROLES.get(m.type, m.type), message_text(m), turn_id=m.id or None) for m in messages]
+
+
+def not_in_thread(hits: Sequence[Hit], messages: Sequence[BaseMessage]) -> list[Hit]:
+    """Hits minus the memories the thread already shows: the same message id or the same role and text. A
+    kept hit's context (its window's adjacent turns) loses the turns the thread shows in the same way."""
+    ids = {m.id for m in messages if m.id}
+    pairs = {(_ROLES.get(m.type, m.type), message_text(m)) for m in messages}
     return unseen(hits, lambda r: r.turn_id in ids or (r.role, r.text) in pairs)
 
 
@@ -81,6 +87,8 @@ class CbMemoryMiddleware(AgentMiddleware):
     - ``save``: store the new turns after each agent turn (``False`` for a read-only agent); ``save_roles``:
       which turns (``("user",)`` keeps the agent's own answers, right or wrong, out of its memory).
     - ``say_today`` / ``order``: override the recipe's context settings (``None``: the recipe's).
+    - ``on_error``: called with a ``cbmemory.agent.MemoryFault`` whenever recall or saving could not be
+      done as asked (the agent goes on either way; each fault is also logged as a warning).
     - ``search_tool``: also give the agent ``memory_search_tool`` (as ``search_memory``), searching the same
       user with the same recipe, k and context settings, so the model can look further when the recalled
       memories are not enough. It is in ``self.tools``, which ``create_agent`` registers.
@@ -104,6 +112,7 @@ class CbMemoryMiddleware(AgentMiddleware):
         say_today: bool | None = None,
         order: str | None = None,
         search_tool: bool = False,
+        on_error: FaultHandler | None = None,
     ):
         super().__init__()
         roles = tuple(save_roles) if not isinstance(save_roles, str) else (save_roles,)
@@ -126,8 +135,10 @@ class CbMemoryMiddleware(AgentMiddleware):
         self.date_key = date_key
         self.save = save
         self.save_roles = roles
+        self.on_error = on_error
         self.tools = [memory_search_tool(memory, recipe=recipe, k=k, user_key=user_key, date_key=date_key,
-                                         user_id=user_id, say_today=say_today, order=order)] if search_tool else []
+                                         user_id=user_id, say_today=say_today, order=order,
+                                         on_error=on_error)] if search_tool else []
 
     @property
     def _recipe(self) -> Recipe:
@@ -164,15 +175,11 @@ class CbMemoryMiddleware(AgentMiddleware):
         return self.date_of(runtime) or self.memory.clock()
 
     # ---------------------------------------------------------------- recall
-    def _search_kwargs(self, today: datetime, thread: int) -> dict[str, Any]:
-        k = self.k or self._recipe.retrieval.k
-        return {"k": None if k is None else k + thread, "recipe": self._recipe, "reference_date": today}
-
-    def _block(self, hits: Sequence[Hit], messages: Sequence[BaseMessage], today: datetime) -> str:
-        k = self.k or self._recipe.retrieval.k
-        fresh = not_in_thread(hits, messages)
-        kept = fit(fresh[:k] if k is not None else fresh, self._recipe.retrieval.token_budget, self.shown)
-        return memory_block(format_context(kept, self.shown), today, self.shown)
+    def recall(self, request: ModelRequest, query: str) -> Recall:
+        """What the model reads from memory for ``query`` in this request (fails open: see the module)."""
+        return recall(self.memory, query, self.user_of(request.runtime), shown=thread_messages(request.messages),
+                      today=self.today_of(request.runtime), recipe=self._recipe, k=self.k, context=self.shown,
+                      on_error=self.on_error)
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
@@ -180,10 +187,7 @@ class CbMemoryMiddleware(AgentMiddleware):
         query = latest_user_text(request.messages)
         if query is None:
             return handler(request)
-        today = self.today_of(request.runtime)
-        hits = self.memory.search(query, self.user_of(request.runtime),
-                                  **self._search_kwargs(today, len(request.messages)))
-        return handler(with_system_text(request, self._block(hits, request.messages, today)))
+        return handler(with_system_text(request, self.recall(request, query).text))
 
     async def awrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
@@ -191,10 +195,8 @@ class CbMemoryMiddleware(AgentMiddleware):
         query = latest_user_text(request.messages)
         if query is None:
             return await handler(request)
-        today = self.today_of(request.runtime)
-        hits = await self.memory.asearch(query, self.user_of(request.runtime),
-                                         **self._search_kwargs(today, len(request.messages)))
-        return await handler(with_system_text(request, self._block(hits, request.messages, today)))
+        found = await asyncio.to_thread(self.recall, request, query)
+        return await handler(with_system_text(request, found.text))
 
     def _turns(self, state: AgentState) -> list[Message]:
         # turns stored before (same message id) are skipped by the core
@@ -203,17 +205,14 @@ class CbMemoryMiddleware(AgentMiddleware):
     # ---------------------------------------------------------------- save
     def after_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         turns = self._turns(state) if self.save else []
-        if turns:
-            self.memory.add_messages(self.user_of(runtime), self.session_of(runtime), turns,
-                                     date=self.date_of(runtime))
+        if turns:  # never raises: the model has answered (cbmemory.agent.save)
+            save(self.memory, self.user_of(runtime), self.session_of(runtime), turns, date=self.date_of(runtime),
+                 on_error=self.on_error)
         return None
 
     async def aafter_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        turns = self._turns(state) if self.save else []
-        if turns:
-            await self.memory.aadd_messages(self.user_of(runtime), self.session_of(runtime), turns,
-                                            date=self.date_of(runtime))
+        await asyncio.to_thread(self.after_agent, state, runtime)
         return None
 
 
-__all__ = ["CbMemoryMiddleware", "memory_block", "not_in_thread", "with_system_text"]
+__all__ = ["CbMemoryMiddleware", "not_in_thread", "thread_messages", "with_system_text"]

@@ -10,6 +10,7 @@ Every search keyword can also be given per call, the same in ``invoke`` and ``ai
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any, Literal
 
@@ -20,6 +21,7 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import BaseTool, create_retriever_tool
 from pydantic import ConfigDict
 
+from cbmemory.agent import FaultHandler, MemoryFault, report, search_query
 from cbmemory.context import ContextConfig
 from cbmemory.dates import to_utc
 from cbmemory.memory import AgentMemory
@@ -38,6 +40,8 @@ class CbMemoryRetriever(BaseRetriever):
     - ``k``: how many documents (the recipe's k when ``None``).
     - ``session_ids``: only these sessions; ``occurred_after`` / ``occurred_before``: only sessions dated
       in that range (inclusive). ``reference_date``: the question's date, for recipes with a future filter.
+    - A long query is cut, not refused; a search that cannot run returns no documents, logs a warning and
+      calls ``on_error`` with the ``cbmemory.agent.MemoryFault`` (the chain answers without memories).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -50,6 +54,7 @@ class CbMemoryRetriever(BaseRetriever):
     occurred_after: DateLike | None = None
     occurred_before: DateLike | None = None
     reference_date: DateLike | None = None
+    on_error: FaultHandler | None = None
 
     def _search_args(self, query: str, overrides: dict[str, Any]) -> dict[str, Any]:
         """``AgentMemory.search`` arguments: the retriever's fields, with per-call values taking over."""
@@ -86,7 +91,13 @@ class CbMemoryRetriever(BaseRetriever):
         args = self._search_args(query, {
             "k": k, "user_id": user_id, "recipe": recipe, "session_ids": session_ids,
             "occurred_after": occurred_after, "occurred_before": occurred_before, "reference_date": reference_date})
-        return [hit_to_document(h, self._shown(args["recipe"])) for h in self.memory.search(**args)]
+        try:  # the query never stops a chain: cut if long; a search that cannot run finds nothing (logged)
+            hits = self.memory.search(**{**args, "query": search_query(query)})
+        except Exception as exc:  # noqa: BLE001 - fails open, as every agent entry point (cbmemory.agent)
+            report(MemoryFault("recall", f"no memories retrieved ({type(exc).__name__}: {exc})", args["user_id"],
+                               error=exc), self.on_error)
+            return []
+        return [hit_to_document(h, self._shown(args["recipe"])) for h in hits]
 
     async def _aget_relevant_documents(
         self,
@@ -101,10 +112,10 @@ class CbMemoryRetriever(BaseRetriever):
         occurred_before: DateLike | None = None,
         reference_date: DateLike | None = None,
     ) -> list[Document]:
-        args = self._search_args(query, {
-            "k": k, "user_id": user_id, "recipe": recipe, "session_ids": session_ids,
-            "occurred_after": occurred_after, "occurred_before": occurred_before, "reference_date": reference_date})
-        return [hit_to_document(h, self._shown(args["recipe"])) for h in await self.memory.asearch(**args)]
+        return await asyncio.to_thread(
+            self._get_relevant_documents, query, run_manager=run_manager.get_sync(), k=k, user_id=user_id,
+            recipe=recipe, session_ids=session_ids, occurred_after=occurred_after, occurred_before=occurred_before,
+            reference_date=reference_date)
 
 
 MEMORY_TOOL_DESCRIPTION = (

@@ -14,6 +14,7 @@ dates resolved in place), followed by how to read those dates and "Today is ..."
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any, Literal
@@ -22,7 +23,7 @@ from langchain.tools import ToolRuntime
 from langchain_core.documents import Document
 from langchain_core.tools import BaseTool, StructuredTool
 
-from cbmemory.context import FormattedContext, memory_prompt
+from cbmemory.agent import FaultHandler, Recall, recall
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
 from cbmemory.memory import AgentMemory
@@ -32,6 +33,7 @@ from ._convert import context_value, hit_to_document
 from .retriever import MEMORY_TOOL_DESCRIPTION
 
 NOTHING_FOUND = "No memories found for this query."
+UNAVAILABLE = "Memory could not be searched just now; answer without it."
 ResponseFormat = Literal["content", "content_and_artifact"]
 
 
@@ -48,6 +50,7 @@ def memory_search_tool(
     name: str = "search_memory",
     description: str = MEMORY_TOOL_DESCRIPTION,
     response_format: ResponseFormat = "content",
+    on_error: FaultHandler | None = None,
 ) -> BaseTool:
     """A tool that searches the memory of the user named by the runtime context.
 
@@ -59,6 +62,8 @@ def memory_search_tool(
       and the question's date for recipes with a future filter; without it, the memory's clock.
     - ``response_format="content_and_artifact"``: the tool message also carries the hits as ``Document``s
       (``ToolMessage.artifact``), with the same metadata as ``CbMemoryRetriever``'s.
+    - A search that cannot run answers ``UNAVAILABLE`` rather than failing the agent's step (a long query is
+      cut, not refused); ``on_error`` gets the ``cbmemory.agent.MemoryFault``, which is also logged.
     """
     cfg = get_recipe(recipe) if recipe is not None else memory.recipe
     overrides = {field: v for field, v in (("say_today", say_today), ("order", order)) if v is not None}
@@ -74,21 +79,18 @@ def memory_search_tool(
         given = context_value(context, date_key)
         return str(user), to_utc(given) if given else memory.clock()
 
-    def reply(found: FormattedContext, today: datetime) -> str | tuple[str, list[Document]]:
-        text = memory_prompt(found, today, shown) if found.hits else NOTHING_FOUND
+    def reply(found: Recall) -> str | tuple[str, list[Document]]:
+        text = found.text if found.hits else UNAVAILABLE if found.fault else NOTHING_FOUND
         if response_format == "content_and_artifact":
             return text, [hit_to_document(h, shown) for h in found.hits]
         return text
 
     def search_memory(query: str, runtime: ToolRuntime[Any, Any]) -> str | tuple[str, list[Document]]:
         user, today = who_and_when(runtime)
-        found = memory.context(query, user, k=k, recipe=cfg, reference_date=today, order=shown.order)
-        return reply(found, today)
+        return reply(recall(memory, query, user, today=today, recipe=cfg, k=k, context=shown, on_error=on_error))
 
     async def asearch_memory(query: str, runtime: ToolRuntime[Any, Any]) -> str | tuple[str, list[Document]]:
-        user, today = who_and_when(runtime)
-        found = await memory.acontext(query, user, k=k, recipe=cfg, reference_date=today, order=shown.order)
-        return reply(found, today)
+        return await asyncio.to_thread(search_memory, query, runtime)
 
     func: Callable[..., Any] = search_memory
     coroutine: Callable[..., Awaitable[Any]] = asearch_memory
@@ -96,4 +98,4 @@ def memory_search_tool(
                                         response_format=response_format)
 
 
-__all__ = ["NOTHING_FOUND", "memory_search_tool"]
+__all__ = ["NOTHING_FOUND", "UNAVAILABLE", "memory_search_tool"]

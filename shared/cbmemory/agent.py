@@ -1,0 +1,201 @@
+"""The agent boundary: the two calls an agent framework makes around each model call, and the rule that
+neither stops the agent.
+
+- ``recall``: what the model reads from memory for this turn. It cuts an over-long query (its last
+  ``MAX_QUERY_CHARS`` characters: where a question usually is), widens k by what the prompt already shows
+  (at most ``MAX_EXTRA`` more), searches, drops what is shown, cuts to k, fits the recipe's token budget
+  once and renders the context stage's text (memories, how to read their dates, "Today is ...").
+- ``save``: store the turns of an agent step after the model has answered. What can be stored is stored:
+  NUL and other control characters are dropped, lone surrogates replaced, an over-long text cut, a speaker
+  cleaned, an id the store cannot take mapped to a stable one (``id:`` + its hash, the same on a retry),
+  a message sent twice in one step stored once.
+
+Both *fail open*: an error (a store that is locked or gone, an input no cleaning can save) is logged as a
+warning on the ``cbmemory.agent`` logger and handed to ``on_error`` as a ``MemoryFault``; ``recall`` then
+returns no memories (the model is called without them, still told what day it is) and ``save`` stores what
+it could. A memory layer may make an answer worse, never stop it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from .context import ContextConfig, FormattedContext, format_context, memory_prompt, unseen
+from .errors import InvalidInputError
+from .models import ROLES, Hit, IngestResult, MemoryRecord, Message
+from .retrieval.recipes import Recipe, get_recipe
+from .text import LONE_SURROGATE
+from .validation import MAX_ID_CHARS, MAX_QUERY_CHARS, MAX_TEXT_CHARS
+
+if TYPE_CHECKING:
+    from .memory import AgentMemory
+
+MAX_EXTRA = 50  # hits asked for beyond k, to make up for those the prompt already shows
+MAX_K = 10_000
+LOG = logging.getLogger("cbmemory.agent")
+_CONTROLS = str.maketrans({c: None for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)})
+_ID_CONTROLS = str.maketrans({c: None for c in (*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)})
+_CUT = " […]"
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFault:
+    """Something memory could not do for an agent step (it went on without it): ``stage`` is ``recall`` or
+    ``save``; ``detail`` says what was lost; ``error`` is the exception, when one was raised."""
+
+    stage: str
+    detail: str
+    user_id: str | None = None
+    session_id: str | None = None
+    error: BaseException | None = None
+
+
+FaultHandler = Callable[[MemoryFault], None]
+
+
+def report(fault: MemoryFault, on_error: FaultHandler | None = None) -> None:
+    """Log ``fault`` as a warning and hand it to ``on_error`` (whose own errors are logged, not raised)."""
+    LOG.warning("cbmemory %s for user %r: %s", fault.stage, fault.user_id, fault.detail,
+                exc_info=fault.error is not None and LOG.isEnabledFor(logging.DEBUG))
+    if on_error is not None:
+        try:
+            on_error(fault)
+        except Exception:  # noqa: BLE001 - a failing hook must not stop the agent either
+            LOG.exception("cbmemory: the on_error hook raised")
+
+
+@dataclass(frozen=True, slots=True)
+class Recall:
+    """What one agent turn gets from memory: ``text`` for the model (empty when there is nothing to say),
+    the ``context`` it was made from and its ``hits`` in the order shown; ``fault`` when recall failed open."""
+
+    text: str
+    context: FormattedContext
+    fault: MemoryFault | None = None
+
+    @property
+    def hits(self) -> tuple[Hit, ...]:
+        return self.context.hits
+
+
+def search_query(text: str) -> str:
+    """``text`` as a search can take it: lone surrogates replaced, NUL dropped, its last ``MAX_QUERY_CHARS``."""
+    return LONE_SURROGATE.sub("\ufffd", text).replace("\x00", "").strip()[-MAX_QUERY_CHARS:]
+
+
+def _seen(shown: Iterable[Message]) -> Callable[[MemoryRecord], bool]:
+    ids, pairs = set(), set()
+    for m in shown:
+        if m.turn_id:
+            ids.add(m.turn_id)
+        pairs.add((m.role, m.content))
+    return lambda r: (r.turn_id is not None and r.turn_id in ids) or (r.role, r.text) in pairs
+
+
+def recall(memory: AgentMemory, query: str, user_id: str, *, shown: Sequence[Message] = (),
+           today: datetime | None = None, recipe: str | Recipe | None = None, k: int | None = None,
+           context: ContextConfig | None = None, on_error: FaultHandler | None = None) -> Recall:
+    """The memories the model should read for ``query`` (see the module docstring). ``shown``: the messages
+    the prompt already holds (matched to memories by turn id, or by role and text); ``today``: the day of
+    the question ("Today is", and the reference of the recipe's date terms; default: the memory's clock);
+    ``context``: how the memories are shown (default: the recipe's); ``k``: default the recipe's."""
+    day = today if today is not None else memory.clock()
+    empty = FormattedContext("", 0, ())
+    try:
+        cfg = get_recipe(recipe) if recipe is not None else memory.recipe
+        shows = context if context is not None else cfg.context
+        q = search_query(query)
+        if not q:
+            return Recall(memory_prompt(empty, day, shows), empty)
+        want = k if k is not None else cfg.retrieval.k
+        wide = None if want is None else min(want + min(len(shown), MAX_EXTRA), MAX_K)
+        # searched without the budget: it is fitted once, below, to what is left once the shown are dropped
+        hits = memory.search(q, user_id, wide, recipe=cfg.with_(token_budget=None), reference_date=day)
+        fresh = unseen(hits, _seen(shown)) if shown else hits
+        found = format_context(fresh[:want] if want is not None else fresh, shows, budget=cfg.retrieval.token_budget)
+        return Recall(memory_prompt(found, day, shows), found)
+    except Exception as exc:  # noqa: BLE001 - recall fails open: the model is called without memories
+        fault = MemoryFault("recall", f"no memories recalled ({type(exc).__name__}: {exc})", user_id, None, exc)
+        report(fault, on_error)
+        return Recall(memory_prompt(empty, day, context or ContextConfig()), empty, fault)
+
+
+def _clean_text(text: str) -> str:
+    text = LONE_SURROGATE.sub("\ufffd", text).translate(_CONTROLS)
+    return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - len(_CUT)] + _CUT
+
+
+def _clean_id(value: str) -> str:
+    return LONE_SURROGATE.sub("\ufffd", value).translate(_ID_CONTROLS).strip()[:MAX_ID_CHARS]
+
+
+def _stable_id(value: str) -> str:
+    """An id the store takes for a message id it does not (too long, control characters, ``#...``)."""
+    clean = _clean_id(value)
+    if clean == value and not value.startswith("#"):
+        return value
+    return "id:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def storable(messages: Iterable[Message]) -> tuple[list[Message], list[str]]:
+    """The messages as the store can take them (see the module docstring), and what was changed or left
+    out, one line each."""
+    out: list[Message] = []
+    notes: list[str] = []
+    ids: set[str] = set()
+    for i, m in enumerate(messages):
+        if m.role not in ROLES:
+            notes.append(f"message {i}: role {m.role!r} is not stored")
+            continue
+        text = _clean_text(m.content)
+        if not text.strip():
+            notes.append(f"message {i}: no text left to store")
+            continue
+        if text != m.content:
+            notes.append(f"message {i}: text stored cleaned or cut")
+        speaker = (_clean_id(m.speaker) or None) if m.speaker is not None else None
+        turn_id = None
+        if m.turn_id:
+            turn_id = _stable_id(m.turn_id)
+            if turn_id != m.turn_id:
+                notes.append(f"message {i}: id {m.turn_id[:40]!r} stored as {turn_id!r}")
+            if turn_id in ids:
+                notes.append(f"message {i}: id {turn_id!r} sent twice in one step, stored once")
+                continue
+            ids.add(turn_id)
+        out.append(Message(m.role, text, speaker, turn_id))
+    return out, notes
+
+
+def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[Message], *,
+         date: datetime | None = None, on_error: FaultHandler | None = None) -> IngestResult | None:
+    """Append an agent step's turns to the session (``AgentMemory.add_messages``), never raising: what
+    cannot be stored is reported (``MemoryFault``) and the rest is stored. ``None`` when nothing was."""
+    try:
+        turns, notes = storable(messages)
+        if notes:
+            report(MemoryFault("save", "; ".join(notes), user_id, session_id), on_error)
+        if not turns:
+            return None
+        try:
+            return memory.add_messages(user_id, session_id, turns, date=date)
+        except InvalidInputError:  # one turn the store refuses: store the others, one by one, in order
+            if len(turns) == 1:
+                raise
+        results = [save(memory, user_id, session_id, [t], date=date, on_error=on_error) for t in turns]
+        done = [r for r in results if r is not None]
+        return IngestResult(sum(r.inserted for r in done), sum(r.replaced for r in done),
+                            sum(r.unchanged for r in done), tuple(i for r in done for i in r.record_ids)) if done else None
+    except Exception as exc:  # noqa: BLE001 - the model has answered: the turn must not be lost to an error
+        report(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", user_id, session_id, exc),
+               on_error)
+        return None
+
+
+__all__ = ["MAX_EXTRA", "FaultHandler", "MemoryFault", "Recall", "recall", "report", "save", "search_query",
+           "storable"]
