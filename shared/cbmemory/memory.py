@@ -96,7 +96,7 @@ class AgentMemory:
         ``default_sparse`` recipe's) or the store's existing vectors name it; otherwise none is made. With one,
         the first write or search binds it to the store and encodes the records already stored without a
         sparse vector (once: about 130 records a second on 2 cores). A memory opened before another process
-        bound an encoder to the store loads it at its next write and does the same (sparse_binding.py)."""
+        bound an encoder to the store loads it at its next write or sparse search (sparse_binding.py)."""
         self.store = store
         self.enricher = enricher
         inner = embedder or _default_embedder()
@@ -141,13 +141,14 @@ class AgentMemory:
 
     def _adopt_sparse(self, name: str) -> None:
         """Another writer bound the sparse encoder ``name`` to the store since this memory opened without
-        one: do what opening after the binding does (load it, fill the records without a vector); every
-        later write carries vectors."""
+        one (seen at a write or a sparse search): do what opening after the binding does (load it, fill the
+        records without a vector unless the store is read-only); every later write carries vectors."""
         encoder = bound_encoder(name)
         self.store.bind_sparse_encoder(encoder.name)  # bound already: only checks
         self.sparse_encoder = encoder
         self.ingest = dataclasses.replace(self.ingest, sparse=encoder.name)
-        fill_sparse(self.store, encoder)
+        if not self.store.read_only:
+            fill_sparse(self.store, encoder)
 
     # ------------------------------------------------------------------ writes
     def _expiry(self, now: datetime, ttl: timedelta | None, expires_at: DateLike | None) -> datetime | None:
@@ -366,9 +367,11 @@ class AgentMemory:
             check_k(k)
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
         if Signal.SPARSE in cfg.retrieval.signals and self.sparse_encoder is None:
-            raise InvalidInputError(
-                f"recipe {cfg.name!r} searches sparse vectors, which this memory does not write: open it with "
-                f"recipe={cfg.name!r} (or ingest=recipe.ingest) before adding memories, so each record gets one")
+            if (bound := self.store.bound_sparse_encoder) is None:
+                raise InvalidInputError(
+                    f"recipe {cfg.name!r} searches sparse vectors, which this memory does not write: open it with "
+                    f"recipe={cfg.name!r} (or ingest=recipe.ingest) before adding memories, so each record gets one")
+            self._adopt_sparse(bound)  # bound by another process since this memory opened
         self._check_recipe(cfg)
         if not query.strip():
             return []

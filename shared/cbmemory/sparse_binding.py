@@ -7,7 +7,7 @@ opens the file with ``recipe="default_sparse"`` and binds SPLADE. A memory opene
 sparse vectors; its next write is refused by the store (``SparseEncoderBoundError``, also raised inside the
 SQLite write transaction, so a binding made between the store's check and the write is caught too), and the
 memory then does what it would have done had it been opened after the binding (:func:`bound_encoder`, then
-:func:`fill_sparse`) and writes again, with vectors.
+:func:`fill_sparse`) and writes again, with vectors. A sparse search of such a memory does the same first.
 """
 
 from __future__ import annotations

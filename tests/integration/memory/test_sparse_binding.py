@@ -81,6 +81,19 @@ def test_a_binding_made_between_a_writers_check_and_its_transaction_is_caught_in
         assert b.users_missing_sparse() == [] and b.count("alice") == 3
 
 
+def test_a_memory_opened_before_another_bound_the_sparse_encoder_can_search_with_it(path, minilm):
+    with AgentMemory.open(path, embedder=minilm) as a, \
+            AgentMemory.open(path, embedder=minilm, read_only=True) as ro:  # both opened before the binding
+        a.add_session("alice", "s1", [*TURNS, CAR], date="2023-05-08")
+        with pytest.raises(InvalidInputError, match="this memory does not write"):  # none bound yet
+            a.search("Which vehicle did Melanie purchase?", "alice", recipe=SPARSE_ONLY)
+        with AgentMemory.open(path, embedder=minilm, recipe="default_sparse") as b:
+            b.search("support group", "alice")  # binds and fills
+        for mem in (a, ro):  # as if opened after the binding
+            assert texts(mem.search("Which vehicle did Melanie purchase?", "alice", recipe=SPARSE_ONLY))[0] == CAR["content"]
+            assert mem.sparse_encoder is not None and mem.sparse_encoder.name == ENCODER
+
+
 def test_another_writers_binding_of_an_encoder_that_is_not_bundled_names_the_fix(path, minilm):
     with AgentMemory.open(path, embedder=minilm) as a, SQLiteStore(path) as b:
         a.add_session("alice", "s1", TURNS, date="2023-05-08")
