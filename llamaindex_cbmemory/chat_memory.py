@@ -14,10 +14,14 @@
 - The window is read from the store, so another process (or a restart) continues the same session.
 - ``set`` stores the turns of a history that are not stored yet; ``reset`` empties the window only
   (the turns stay in long-term memory; erase them with ``AgentMemory.forget``).
+- Memory never stops the agent (``cbmemory.agent``): when recall or the window cannot be read, ``get``
+  returns what it could (at worst nothing); a message that cannot be stored as it is is cleaned or left
+  out. Each such fault is logged as a warning and handed to ``on_error``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
@@ -28,14 +32,15 @@ from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
 from llama_index.core.memory.types import BaseMemory
 
 from cbmemory import AgentMemory
-from cbmemory.context import fit
+from cbmemory.agent import MemoryFault, Recall, recall, report, save
+from cbmemory.context import ContextConfig
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
-from cbmemory.models import Hit, MemoryRecord
+from cbmemory.models import MemoryRecord, Message
 from cbmemory.retrieval.recipes import Recipe, get_recipe
 from cbmemory.validation import check_id, check_k
 
-from .convert import memory_text, plan_turns, query_of, widened_k, window_messages, without
+from .convert import plan_turns, query_of, window_messages
 
 DEFAULT_WINDOW = 20
 
@@ -56,12 +61,15 @@ class CbMemoryChatMemory(BaseMemory):
     k: int | None = Field(default=None, description="Memories per call; None: the recipe's k.")
     window: int = Field(default=DEFAULT_WINDOW, description="Recent turns of the session returned as messages.")
     say_today: bool = Field(default=True, description="Add 'Today is ...' to the memory message.")
+    on_error: Any = Field(default=None, exclude=True, description="Called with each cbmemory.agent.MemoryFault "
+                          "(recall or saving not done as asked; the agent goes on).")
 
     _window_start: int = PrivateAttr(default=-1)
 
     def __init__(self, *, memory: AgentMemory, user_id: str, session_id: str | None = None,
                  session_date: datetime | str | None = None, recipe: str | Recipe | None = None,
-                 k: int | None = None, window: int = DEFAULT_WINDOW, say_today: bool = True) -> None:
+                 k: int | None = None, window: int = DEFAULT_WINDOW, say_today: bool = True,
+                 on_error: Any = None) -> None:
         if not isinstance(memory, AgentMemory):
             raise InvalidInputError(f"memory must be a cbmemory.AgentMemory, got {type(memory).__name__}")
         check_id(user_id, "user_id")
@@ -73,7 +81,7 @@ class CbMemoryChatMemory(BaseMemory):
         super().__init__(memory=memory, user_id=user_id, session_id=session_id,
                          session_date=to_utc(session_date) if session_date is not None else None,
                          recipe=get_recipe(recipe) if recipe is not None else None, k=k, window=window,
-                         say_today=say_today)
+                         say_today=say_today, on_error=on_error)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name == "session_date" and value is not None:  # checked now, not at the next put
@@ -105,20 +113,26 @@ class CbMemoryChatMemory(BaseMemory):
     def _today(self) -> datetime:
         return self.session_date if self.session_date is not None else self.memory.clock()
 
-    def _search_args(self, query: str, window: Sequence[MemoryRecord]) -> dict[str, Any]:
-        return {"query": query, "user_id": self.user_id, "k": widened_k(self.k or self._recipe.retrieval.k, len(window)),
-                "recipe": self._recipe, "reference_date": self._today()}
+    @property
+    def _shown(self) -> ContextConfig:
+        context = self._recipe.context
+        return context.with_(say_today=context.say_today and self.say_today)
 
-    def _compose(self, window: Sequence[MemoryRecord], hits: Sequence[Hit] | None) -> list[ChatMessage]:
-        recent = window_messages(window)
-        if hits is None:  # nothing to search for
-            return recent
-        k = self.k or self._recipe.retrieval.k
-        shown = self._recipe.context
-        kept = fit(without(hits, record_ids=[r.record_id for r in window])[:k],
-                             self._recipe.retrieval.token_budget, shown)
-        text = memory_text(kept, self._today() if self.say_today else None, shown)
-        return ([ChatMessage(role="system", content=text)] if text else []) + recent
+    def _recall(self, query: str, window: Sequence[MemoryRecord]) -> Recall:
+        shown = [Message(r.role, r.text, turn_id=r.turn_id) for r in window]
+        return recall(self.memory, query, self.user_id, shown=shown, today=self._today(), recipe=self._recipe,
+                      k=self.k, context=self._shown, on_error=self.on_error)
+
+    def _window(self) -> list[MemoryRecord]:
+        """The session's last ``window`` turns (none when they cannot be read: reported, not raised)."""
+        if not self.window:
+            return []
+        try:
+            return self._visible(self.memory.session_records(**self._window_kwargs()))
+        except Exception as exc:  # noqa: BLE001 - the agent answers without its recent turns
+            report(MemoryFault("recall", f"recent turns not read ({type(exc).__name__}: {exc})", self.user_id,
+                               self.session_id, exc), self.on_error)
+            return []
 
     def _visible(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
         """Oldest first, after the last ``reset``."""
@@ -133,10 +147,11 @@ class CbMemoryChatMemory(BaseMemory):
 
     # ------------------------------------------------------------------ sync
     def get(self, input: str | ChatMessage | None = None, **kwargs: Any) -> list[ChatMessage]:
-        window = self._visible(self.memory.session_records(**self._window_kwargs())) if self.window else []
-        query = query_of(input, window_messages(window))
-        hits = self.memory.search(**self._search_args(query, window)) if query else None
-        return self._compose(window, hits)
+        window = self._window()
+        recent = window_messages(window)
+        query = query_of(input, recent)
+        found = self._recall(query, window) if query else None
+        return ([ChatMessage(role="system", content=found.text)] if found and found.text else []) + recent
 
     def get_all(self) -> list[ChatMessage]:
         return window_messages(self._visible(self.memory.session_records(self.user_id, self.session_id)))
@@ -155,16 +170,19 @@ class CbMemoryChatMemory(BaseMemory):
         self._window_start = last[0].position if last else -1
 
     def _store(self, messages: Sequence[ChatMessage], *, append: bool) -> None:
-        turns = plan_turns(messages, self.memory.session_records(self.user_id, self.session_id), append=append)
+        """Store the turns not stored yet; never raises (``cbmemory.agent.save``)."""
+        try:
+            turns = plan_turns(messages, self.memory.session_records(self.user_id, self.session_id), append=append)
+        except Exception as exc:  # noqa: BLE001 - the turns are lost, the agent is not
+            report(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", self.user_id,
+                               self.session_id, exc), self.on_error)
+            return
         if turns:
-            self.memory.add_messages(messages=turns, **self._write_kwargs())
+            save(self.memory, messages=turns, on_error=self.on_error, **self._write_kwargs())
 
     # ------------------------------------------------------------------ async (the core's a* methods)
     async def aget(self, input: str | ChatMessage | None = None, **kwargs: Any) -> list[ChatMessage]:
-        window = self._visible(await self.memory.asession_records(**self._window_kwargs())) if self.window else []
-        query = query_of(input, window_messages(window))
-        hits = await self.memory.asearch(**self._search_args(query, window)) if query else None
-        return self._compose(window, hits)
+        return await asyncio.to_thread(self.get, input)
 
     async def aget_all(self) -> list[ChatMessage]:
         return window_messages(self._visible(await self.memory.asession_records(self.user_id, self.session_id)))
@@ -183,10 +201,7 @@ class CbMemoryChatMemory(BaseMemory):
         self._window_start = last[0].position if last else -1
 
     async def _astore(self, messages: Sequence[ChatMessage], *, append: bool) -> None:
-        stored = await self.memory.asession_records(self.user_id, self.session_id)
-        turns = plan_turns(messages, stored, append=append)
-        if turns:
-            await self.memory.aadd_messages(messages=turns, **self._write_kwargs())
+        await asyncio.to_thread(self._store, messages, append=append)
 
 
 __all__ = ["CbMemoryChatMemory"]

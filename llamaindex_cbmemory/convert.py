@@ -24,11 +24,11 @@ from cbmemory.context import (
     DEFAULT_CONTEXT,
     ContextConfig,
     format_context,
+    inline,
     memory_line,
     memory_prompt,
     passage,
     resolved_text,
-    unseen,
 )
 from cbmemory.dates import anchor_label, iso
 from cbmemory.models import Hit, MemoryRecord, Message
@@ -114,21 +114,6 @@ def query_of(input: str | ChatMessage | None, recent: Sequence[ChatMessage]) -> 
     return text.strip()[-MAX_QUERY_CHARS:]
 
 
-def without(hits: Sequence[Hit], *, record_ids: Iterable[str] = (),
-            turns: Iterable[tuple[str, str]] = ()) -> list[Hit]:
-    """Hits minus those already in the prompt: by record id, or by (role, text). A kept hit's context (its
-    window's adjacent turns) loses the turns already in the prompt in the same way, so none is shown twice."""
-    ids, pairs = set(record_ids), set(turns)
-
-    return unseen(hits, lambda r: r.record_id in ids or (r.role, r.text) in pairs)
-
-
-def widened_k(k: int | None, extra: int) -> int | None:
-    """Ask for ``extra`` more hits than wanted, so that dropping the ones already in the prompt still
-    leaves ``k``; ``None`` (k chosen by the recipe from the haystack size) stays ``None``."""
-    return None if k is None else k + extra
-
-
 def memory_text(hits: Sequence[Hit], today: datetime | None, shown: ContextConfig = DEFAULT_CONTEXT) -> str:
     """The context stage's text for an agent: the memories as ``shown`` renders them, how to read their
     dates, and "Today is ..." (when ``shown`` says so and ``today`` is given); empty if nothing to say."""
@@ -146,7 +131,7 @@ def hit_to_node(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> NodeWithSco
     r = hit.record
     metadata: dict[str, Any] = {
         "date": anchor_label(r.occurred_at),
-        "speaker": r.speaker or r.role,
+        "speaker": inline(r.speaker or r.role),  # shown to the LLM: one line, no brackets of its own
         "session_id": r.session_id,
         "session_date": iso(r.occurred_at),
         "turn_id": r.turn_id,
@@ -185,6 +170,5 @@ def hits_to_nodes(hits: Sequence[Hit], shown: ContextConfig = DEFAULT_CONTEXT) -
 
 __all__ = [
     "CONVERSATION_ROLES", "conversational", "hit_to_node", "hits_to_nodes", "memory_text",
-    "plan_turns", "query_of", "record_to_message", "role_of", "text_of", "widened_k", "window_messages",
-    "without",
+    "plan_turns", "query_of", "record_to_message", "role_of", "text_of", "window_messages",
 ]

@@ -16,10 +16,15 @@ messages are stored in the cbmemory session named by ``Memory``'s ``session_id``
 
 Truncation: when ``Memory`` runs out of tokens it asks blocks with ``priority`` >= 1 (0 = never truncate;
 lower numbers are truncated first) to shrink; this block drops its lowest-ranked memories first.
+
+Memory never stops the agent (``cbmemory.agent``): a recall that cannot run gives an empty block, and
+flushed messages that cannot be stored as they are are cleaned or left out; each fault is logged as a
+warning and handed to ``on_error``.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
@@ -30,18 +35,18 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
 
 from cbmemory import AgentMemory
-from cbmemory.context import count_tokens, fit
+from cbmemory.agent import MemoryFault, recall, report, save
+from cbmemory.context import ContextConfig, count_tokens
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
-from cbmemory.models import Hit
+from cbmemory.models import Hit, Message
 from cbmemory.retrieval.recipes import Recipe, get_recipe
 from cbmemory.validation import check_id, check_k
 
-from .convert import conversational, memory_text, plan_turns, query_of, widened_k, without
+from .convert import conversational, memory_text, plan_turns, query_of
 
 DEFAULT_SESSION = "llamaindex-memory"
 _RENDERED_KEPT = 16  # contents remembered for atruncate (Memory truncates right after aget)
-_MAX_EXTRA = 50  # extra hits asked for, to make up for those already in the short-term buffer
 
 
 class CbMemoryBlock(BaseMemoryBlock[str]):
@@ -57,6 +62,8 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
     k: int | None = Field(default=None, description="Memories per call; None: the recipe's k.")
     today: datetime | None = Field(default=None, description="The 'Today is' date; None: the memory's clock.")
     say_today: bool = Field(default=True, description="Add 'Today is ...' to the block.")
+    on_error: Any = Field(default=None, exclude=True, description="Called with each cbmemory.agent.MemoryFault "
+                          "(recall or saving not done as asked; the agent goes on).")
 
     _rendered: OrderedDict[str, tuple[Hit, ...]] = PrivateAttr(default_factory=OrderedDict)
 
@@ -77,20 +84,23 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
     def _today(self) -> datetime:
         return self.today if self.today is not None else self.memory.clock()
 
+    @property
+    def _shown(self) -> ContextConfig:
+        context = self._recipe.context
+        return context.with_(say_today=context.say_today and self.say_today)
+
     def _render(self, hits: Sequence[Hit]) -> str:
-        return memory_text(hits, self._today() if self.say_today else None, self._recipe.context)
+        return memory_text(hits, self._today(), self._shown)
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         buffer = list(messages or [])
         query = query_of(None, buffer)
         if not query:
             return ""
-        k = self.k or self._recipe.retrieval.k
-        hits = await self.memory.asearch(query, self.user_id, widened_k(k, min(len(buffer), _MAX_EXTRA)),
-                                         recipe=self._recipe, reference_date=self._today())
-        kept = tuple(fit(without(hits, turns=conversational(buffer))[:k],
-                                   self._recipe.retrieval.token_budget, self._recipe.context))
-        text = self._render(kept)  # Memory's own token limit applies later, through atruncate
+        shown = [Message(role, text) for role, text in conversational(buffer)]
+        found = await asyncio.to_thread(recall, self.memory, query, self.user_id, shown=shown, today=self._today(),
+                                        recipe=self._recipe, k=self.k, context=self._shown, on_error=self.on_error)
+        kept, text = found.hits, found.text  # Memory's own token limit applies later, through atruncate
         self._rendered[text] = kept
         while len(self._rendered) > _RENDERED_KEPT:
             self._rendered.popitem(last=False)
@@ -110,16 +120,24 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
         return None
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
-        """Store the flushed user and assistant messages, in the session ``Memory`` names on them."""
+        """Store the flushed user and assistant messages, in the session ``Memory`` names on them (never
+        raises: see the module docstring)."""
+        await asyncio.to_thread(self._put, messages)
+
+    def _put(self, messages: list[ChatMessage]) -> None:
         by_session: dict[str, list[ChatMessage]] = {}
         for m in messages:
             session_id = m.additional_kwargs.get("session_id") or DEFAULT_SESSION
             by_session.setdefault(str(session_id), []).append(m)
         for session_id, batch in by_session.items():
-            stored = await self.memory.asession_records(self.user_id, session_id)
-            turns = plan_turns(batch, stored, append=True)
+            try:
+                turns = plan_turns(batch, self.memory.session_records(self.user_id, session_id), append=True)
+            except Exception as exc:  # noqa: BLE001 - the turns are lost, the agent is not
+                report(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", self.user_id,
+                                   session_id, exc), self.on_error)
+                continue
             if turns:
-                await self.memory.aadd_messages(self.user_id, session_id, turns, date=self.today)
+                save(self.memory, self.user_id, session_id, turns, date=self.today, on_error=self.on_error)
 
 
 __all__ = ["CbMemoryBlock"]

@@ -15,9 +15,9 @@ turn in one node only (``convert.hits_to_nodes``); ``context_record_ids`` names 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.callbacks.base import CallbackManager
@@ -25,6 +25,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.tools import RetrieverTool
 
 from cbmemory import AgentMemory
+from cbmemory.agent import FaultHandler, MemoryFault, report, search_query
 from cbmemory.context import ContextConfig
 from cbmemory.dates import to_utc
 from cbmemory.errors import InvalidInputError
@@ -52,7 +53,9 @@ class CbMemoryRetriever(BaseRetriever):
     ``k``: how many memories (None: the recipe's own); ``similarity_top_k`` is the same setting under the
     name LlamaIndex's retrievers give it (pass either; both with different values is an error). ``session_ids``: one session id or several (None: every session). ``occurred_after`` /
     ``occurred_before``: inclusive bounds on the session date. ``reference_date``: the question's date, for
-    recipes with the future filter.
+    recipes with the future filter. A long query is cut, not refused; a search that cannot run returns no
+    nodes, logs a warning and calls ``on_error`` with the ``cbmemory.agent.MemoryFault`` (the agent answers
+    without memories).
     """
 
     def __init__(
@@ -69,6 +72,7 @@ class CbMemoryRetriever(BaseRetriever):
         reference_date: DateLike | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
+        on_error: FaultHandler | None = None,
     ) -> None:
         if not isinstance(memory, AgentMemory):
             raise InvalidInputError(f"memory must be a cbmemory.AgentMemory, got {type(memory).__name__}")
@@ -88,6 +92,7 @@ class CbMemoryRetriever(BaseRetriever):
             occurred_before=to_utc(occurred_before) if occurred_before is not None else None,
         )
         self.reference_date = to_utc(reference_date) if reference_date is not None else None
+        self.on_error = on_error
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
     @property
@@ -104,16 +109,19 @@ class CbMemoryRetriever(BaseRetriever):
         """How the searching recipe shows memories to a model (its ``context`` settings)."""
         return (self.recipe or self.memory.recipe).context
 
-    def _search_args(self, query_bundle: QueryBundle) -> dict[str, Any]:
-        return {"query": query_bundle.query_str, "user_id": self.user_id, "k": self.k, "filters": self.filters,
-                "recipe": self.recipe, "reference_date": self.reference_date}
-
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return hits_to_nodes(self.memory.search(**self._search_args(query_bundle)), self._shown)
+        try:
+            hits = self.memory.search(search_query(query_bundle.query_str), self.user_id, self.k, self.filters,
+                                      recipe=self.recipe, reference_date=self.reference_date)
+        except Exception as exc:  # noqa: BLE001 - fails open, as every agent entry point (cbmemory.agent)
+            report(MemoryFault("recall", f"no memories retrieved ({type(exc).__name__}: {exc})", self.user_id,
+                               error=exc), self.on_error)
+            return []
+        return hits_to_nodes(hits, self._shown)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        """Runs the search in a worker thread (``AgentMemory.asearch``): the event loop keeps going."""
-        return hits_to_nodes(await self.memory.asearch(**self._search_args(query_bundle)), self._shown)
+        """Runs the search in a worker thread: the event loop keeps going."""
+        return await asyncio.to_thread(self._retrieve, query_bundle)
 
 
 def make_retriever_tool(retriever: CbMemoryRetriever, *, name: str = TOOL_NAME,

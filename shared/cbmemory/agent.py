@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from .context import ContextConfig, FormattedContext, format_context, memory_prompt, unseen
+from .context import ContextConfig, FormattedContext, fit, format_context, memory_prompt, unseen
 from .errors import InvalidInputError
 from .models import ROLES, Hit, IngestResult, MemoryRecord, Message
 from .retrieval.recipes import Recipe, get_recipe
@@ -72,15 +72,13 @@ def report(fault: MemoryFault, on_error: FaultHandler | None = None) -> None:
 @dataclass(frozen=True, slots=True)
 class Recall:
     """What one agent turn gets from memory: ``text`` for the model (empty when there is nothing to say),
-    the ``context`` it was made from and its ``hits`` in the order shown; ``fault`` when recall failed open."""
+    the ``context`` it was made from (its hits in the order shown), its ``hits`` best first, and ``fault``
+    when recall failed open."""
 
     text: str
     context: FormattedContext
+    hits: tuple[Hit, ...] = ()
     fault: MemoryFault | None = None
-
-    @property
-    def hits(self) -> tuple[Hit, ...]:
-        return self.context.hits
 
 
 def search_query(text: str) -> str:
@@ -117,12 +115,13 @@ def recall(memory: AgentMemory, query: str, user_id: str, *, shown: Sequence[Mes
         # searched without the budget: it is fitted once, below, to what is left once the shown are dropped
         hits = memory.search(q, user_id, wide, recipe=cfg.with_(token_budget=None), reference_date=day)
         fresh = unseen(hits, _seen(shown)) if shown else hits
-        found = format_context(fresh[:want] if want is not None else fresh, shows, budget=cfg.retrieval.token_budget)
-        return Recall(memory_prompt(found, day, shows), found)
+        kept = fit(fresh[:want] if want is not None else fresh, cfg.retrieval.token_budget, shows)
+        found = format_context(kept, shows)
+        return Recall(memory_prompt(found, day, shows), found, tuple(kept))
     except Exception as exc:  # noqa: BLE001 - recall fails open: the model is called without memories
         fault = MemoryFault("recall", f"no memories recalled ({type(exc).__name__}: {exc})", user_id, None, exc)
         report(fault, on_error)
-        return Recall(memory_prompt(empty, day, context or ContextConfig()), empty, fault)
+        return Recall(memory_prompt(empty, day, context or ContextConfig()), empty, (), fault)
 
 
 def _clean_text(text: str) -> str:
