@@ -19,6 +19,10 @@ than none, so ``wrong`` is reported as a count as well. ``HALVES`` splits the sa
 measures them out of sample.
 
     python -m cbmemory.eval.resolver_coverage tests/data/relative_dates/locomo_dev.jsonl [--rules rules-v2]
+
+Several samples may be named at once (their lines are scored together; the LoCoMo halves stay apart and any
+other conversation is its own row, "other"): ``tests/data/relative_dates/issue22_quotes_titles.jsonl`` holds
+the quoted titles and mid-sentence capitals of issue 22 that rules-v3 leaves alone, and their controls.
 """
 
 from __future__ import annotations
@@ -249,11 +253,12 @@ def report(items: Sequence[LabelledExpression], versions: Sequence[str]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cbmemory.eval.resolver_coverage",
                                      description="Precision and coverage of the relative-date resolver.")
-    parser.add_argument("path", help="the labelled JSONL sample")
+    parser.add_argument("paths", nargs="+", metavar="path", help="a labelled JSONL sample (one or more)")
     parser.add_argument("--rules", action="append", choices=sorted(RULE_TABLES),
                         help="a rules version (repeatable; default: every version)")
     args = parser.parse_args(argv)
-    print(report(load_sample(args.path), args.rules or sorted(RULE_TABLES)))
+    items = tuple(item for path in args.paths for item in load_sample(path))
+    print(report(items, args.rules or sorted(RULE_TABLES)))
     return 0
 
 

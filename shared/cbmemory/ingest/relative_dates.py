@@ -11,7 +11,8 @@ its resolver; it rewrites only the indexed text), so a config stays plain data. 
 the version (default ``LATEST_DATE_RULES``; an unknown one raises ``UnknownDateRulesError``).
 
 Everything is a pure function of (text, session date, version); each version's rules are one table
-(``RULE_TABLES``), which never changes once released: widened rules are a new version. Conventions
+(``RULE_TABLES``, with what it checks around a match in ``RULE_GUARDS``), which never changes once
+released: widened rules are a new version (one exception: the fix for look-alike letters, below). Conventions
 (English, ISO weeks from Monday to Sunday, northern-hemisphere meteorological seasons):
 
 | expression | resolves to |
@@ -35,7 +36,7 @@ Everything is a pure function of (text, session date, version); each version's r
 N is a numeral (1-999) or a word: a, an, one ... twelve, a couple of. Bare weekdays ("on Friday"),
 "recently" and "the other day" are left alone: the tense that would disambiguate them is not a date rule.
 
-``rules-v2`` (``RULES_V2``, the latest) keeps every row above and adds or changes these:
+``rules-v2`` (``RULES_V2``) keeps every row above and adds or changes these:
 
 | expression | resolves to |
 |---|---|
@@ -51,14 +52,31 @@ N is a numeral (1-999) or a word: a, an, one ... twelve, a couple of. Bare weekd
 | together next year, the economy last year | dates: v1 skipped them, reading "...her next year" as the owner word "her" |
 | this / that / your / its last year | not dates (v1 knew the, my, her, his, our, their; v2 reads all as whole words) |
 
-Not resolved in either version, on purpose: "the week before" and "the day before" without "last" (they
+``rules-v3`` (``RULES_V3``, the latest; issue 22) keeps v2's rows and leaves more words as written:
+
+| expression | resolves to |
+|---|---|
+| in quotation marks: my favourite song is "Yesterday", she said “see you tomorrow” | not a date (a title, or words whose "tomorrow" counts from when they were said) |
+| title-cased mid-sentence: we watched Yesterday at the cinema, I Know What You Did Last Summer | not a date (a title); "Yesterday I went..." at a sentence's start still is |
+| blast night, yesterdays, photonight | not a date (v1 and v2 bound the rows "yesterday, last night" and "today, tonight, this morning..." on their outer side only) |
+
+(``cbmemory.ingest.date_guards`` says which quotation marks pair and where a sentence starts.)
+
+Not resolved in any version, on purpose: "the week before" and "the day before" without "last" (they
 count back from a time the text names, not from the session day), "since we last talked", "in a few
 days", "the past week" (a duration), "soon", "lately".
+
+A fix in every version (issue 22): the rules are ASCII, matched in any case, and Unicode case folding took
+look-alike letters for theirs ("laſt week", long s; "thıs week", dotless i; "weeK", Kelvin sign; "İn"):
+the resolvers' look-ups raised KeyError, and "laſt May" was read as *next* May. A match is now a phrase
+only if it is ASCII; a look-alike letter or another script's digit ("٣ days ago") is not the phrase and
+is left as written. Such text was never stored resolved where it raised; where it did not, it was
+resolved by accident and no longer is ("yeſterday", "last weeK", "٣ days ago" stay as written in
+rules-v1 and rules-v2 too). A resolver that cannot read its words (``LookupError``) leaves them alone.
 """
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -66,50 +84,26 @@ from datetime import date, datetime, timedelta
 from types import MappingProxyType
 
 from ..errors import InvalidInputError
-
-GRANULARITIES = ("day", "week", "weekend", "month", "year", "season", "vague", "range")
+from .date_guards import quoted_or_titled
+from .date_spans import (
+    GRANULARITIES,
+    MONTHS,
+    DateSpan,
+    add_months,
+    day_span,
+    month_span,
+    season_span,
+    shift,
+    week_span,
+    weekend_span,
+    year_span,
+)
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-           "October", "November", "December")
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "couple of": 2,
             "a couple": 2}
 _SEASON_START = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
-
-
-@dataclass(frozen=True, slots=True)
-class DateSpan:
-    """A resolved date: the first and last day it covers, and how precise it is (``GRANULARITIES``).
-    ``anchor`` is the session day, used in the label of vague spans."""
-
-    start: date
-    end: date
-    granularity: str
-    anchor: date | None = None
-    unit: str = ""
-
-    @property
-    def label(self) -> str:
-        """How the span is written next to the expression: ``6 May 2023``, ``week of 1 May 2023``..."""
-        g = self.granularity
-        if g == "day":
-            return _day(self.start)
-        if g == "week":
-            return f"week of {_day(self.start)}"
-        if g == "weekend":
-            return f"weekend of {_range(self.start, self.end)}"
-        if g == "month":
-            return f"{_MONTHS[self.start.month - 1]} {self.start.year}"
-        if g == "year":
-            return str(self.start.year)
-        if g == "season":
-            name = _season_name(self.start.month)
-            years = str(self.start.year) if self.start.year == self.end.year else f"{self.start.year}–{self.end.year}"
-            return f"{name} {years}"
-        if g == "range":
-            return _day(self.start) if self.start == self.end else _range(self.start, self.end)
-        return f"a few {self.unit} before {_day(self.anchor or self.end)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,62 +117,6 @@ class RelativeDate:
     span: DateSpan
 
 
-# ---------------------------------------------------------------------------- calendar arithmetic
-def _day(d: date) -> str:
-    return f"{d.day} {_MONTHS[d.month - 1]} {d.year}"
-
-
-def _range(a: date, b: date) -> str:
-    if a.year != b.year:
-        return f"{_day(a)}–{_day(b)}"
-    if a.month != b.month:
-        return f"{a.day} {_MONTHS[a.month - 1]}–{_day(b)}"
-    return f"{a.day}–{_day(b)}"
-
-
-def _season_name(start_month: int) -> str:
-    return {3: "spring", 6: "summer", 9: "autumn", 12: "winter"}[start_month]
-
-
-def add_months(d: date, months: int) -> date:
-    """``d`` moved by whole calendar months, the day clamped to the target month's length
-    (31 March - 1 month = 28 February, or 29 in a leap year)."""
-    index = d.year * 12 + (d.month - 1) + months
-    year, month = divmod(index, 12)
-    month += 1
-    return date(year, month, min(d.day, calendar.monthrange(year, month)[1]))
-
-
-def _month_span(d: date) -> DateSpan:
-    last = calendar.monthrange(d.year, d.month)[1]
-    return DateSpan(d.replace(day=1), d.replace(day=last), "month")
-
-
-def _year_span(year: int) -> DateSpan:
-    return DateSpan(date(year, 1, 1), date(year, 12, 31), "year")
-
-
-def _week_span(d: date) -> DateSpan:
-    monday = d - timedelta(days=d.weekday())
-    return DateSpan(monday, monday + timedelta(days=6), "week")
-
-
-def _weekend_span(d: date) -> DateSpan:
-    saturday = d - timedelta(days=d.weekday()) + timedelta(days=5)
-    return DateSpan(saturday, saturday + timedelta(days=1), "weekend")
-
-
-def _day_span(d: date) -> DateSpan:
-    return DateSpan(d, d, "day")
-
-
-def _season_span(start_year: int, start_month: int) -> DateSpan:
-    start = date(start_year, start_month, 1)
-    last_month = add_months(start, 2)
-    end = last_month.replace(day=calendar.monthrange(last_month.year, last_month.month)[1])
-    return DateSpan(start, end, "season")
-
-
 # ---------------------------------------------------------------------------- rules
 _NUM = r"(?P<n>\d{1,3}|a couple of|couple of|an|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
@@ -190,26 +128,16 @@ def _count(m: re.Match[str]) -> int:
     return int(n) if n.isdigit() else _NUMBERS[n]
 
 
-def _shift(unit: str, n: int, today: date) -> DateSpan:
-    if unit == "day":
-        return _day_span(today + timedelta(days=n))
-    if unit == "week":
-        return _week_span(today + timedelta(weeks=n))
-    if unit == "month":
-        return _month_span(add_months(today, n))
-    return _year_span(today.year + n)
-
-
 def _offset(days: int) -> Callable[[re.Match[str], date], DateSpan]:
-    return lambda m, today: _day_span(today + timedelta(days=days))
+    return lambda m, today: day_span(today + timedelta(days=days))
 
 
 def _ago(m: re.Match[str], today: date) -> DateSpan:
-    return _shift(m["unit"].lower(), -_count(m), today)
+    return shift(m["unit"].lower(), -_count(m), today)
 
 
 def _ahead(m: re.Match[str], today: date) -> DateSpan:
-    return _shift(m["unit"].lower(), _count(m), today)
+    return shift(m["unit"].lower(), _count(m), today)
 
 
 def _few_ago(m: re.Match[str], today: date) -> DateSpan:
@@ -223,11 +151,11 @@ def _step(m: re.Match[str]) -> int:
 
 
 def _period(m: re.Match[str], today: date) -> DateSpan:
-    return _shift(m["unit"].lower(), _step(m), today)
+    return shift(m["unit"].lower(), _step(m), today)
 
 
 def _weekend(m: re.Match[str], today: date) -> DateSpan:
-    return _weekend_span(today + timedelta(weeks=_step(m)))
+    return weekend_span(today + timedelta(weeks=_step(m)))
 
 
 def _weekday(m: re.Match[str], today: date) -> DateSpan:
@@ -238,35 +166,35 @@ def _weekday_span(target: int, step: int, today: date) -> DateSpan:
     """The weekday ``target`` (0 = Monday) of the session's ISO week (``step`` 0), or the nearest one
     strictly before (-1) / after (+1) the session day."""
     if step == 0:
-        return _day_span(today - timedelta(days=today.weekday()) + timedelta(days=target))
+        return day_span(today - timedelta(days=today.weekday()) + timedelta(days=target))
     if step < 0:
         back = (today.weekday() - target) % 7 or 7
-        return _day_span(today - timedelta(days=back))
+        return day_span(today - timedelta(days=back))
     ahead = (target - today.weekday()) % 7 or 7
-    return _day_span(today + timedelta(days=ahead))
+    return day_span(today + timedelta(days=ahead))
 
 
 def _named_month(m: re.Match[str], today: date) -> DateSpan:
-    month = _MONTHS.index(m["month"]) + 1
+    month = MONTHS.index(m["month"]) + 1
     if m["dir"].lower() == "last":
         year = today.year if month < today.month else today.year - 1
     else:
         year = today.year if month > today.month else today.year + 1
-    return _month_span(date(year, month, 1))
+    return month_span(date(year, month, 1))
 
 
 def _season(m: re.Match[str], today: date) -> DateSpan:
     start_month = _SEASON_START[m["season"].lower()]
     # the season (by its start year) that contains today, or else the last one that began before today
     year = today.year if today.month >= start_month else today.year - 1
-    current = _season_span(year, start_month)
+    current = season_span(year, start_month)
     contains = current.start <= today <= current.end
     step = _step(m)
     if step == 0:  # this summer: the one we are in, else this year's (winter: the one starting this December)
-        return current if contains else _season_span(today.year, start_month)
+        return current if contains else season_span(today.year, start_month)
     if step < 0:  # the last one that has ended
-        return _season_span(year - 1, start_month) if contains else current
-    return _season_span(year + 1, start_month)
+        return season_span(year - 1, start_month) if contains else current
+    return season_span(year + 1, start_month)
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,7 +230,7 @@ def _calendar_rules(owners: str) -> tuple[Rule, ...]:
         _rule("weekend", rf"{_DIR} weekend", _weekend, not_a_period=True, owners=owners),
         _rule("period", rf"{_DIR} (?P<unit>week|month|year)", _period, not_a_period=True, owners=owners),
         _rule("weekday", rf"{_DIR} (?P<wd>{'|'.join(_WEEKDAYS)})", _weekday, not_a_period=True, owners=owners),
-        _rule("named_month", rf"(?P<dir>last|next) (?-i:(?P<month>{'|'.join(_MONTHS)}))", _named_month,
+        _rule("named_month", rf"(?P<dir>last|next) (?-i:(?P<month>{'|'.join(MONTHS)}))", _named_month,
               not_a_period=True, owners=owners),
         _rule("season", rf"{_DIR} (?P<season>spring|summer|autumn|fall|winter)", _season, not_a_period=True,
               owners=owners),
@@ -329,14 +257,14 @@ _NUM_V2 = _NUM.replace("a couple of|couple of|", "a couple of|couple of|a couple
 _WD_ABBREV = {"Mon": 0, "Tue": 1, "Tues": 1, "Wed": 2, "Thu": 3, "Thur": 3, "Thurs": 3, "Fri": 4, "Sat": 5,
               "Sun": 6}
 _PERIOD_SPAN: Mapping[str, Callable[[date], DateSpan]] = MappingProxyType({
-    "week": _week_span, "weekend": _weekend_span, "month": _month_span,
-    "year": lambda d: _year_span(d.year)})
+    "week": week_span, "weekend": weekend_span, "month": month_span,
+    "year": lambda d: year_span(d.year)})
 
 
 def _few_ago_v2(m: re.Match[str], today: date) -> DateSpan:
     """"a few weeks ago": every "N weeks ago" for N from 2 to 6 (ISO weeks, calendar months, years)."""
     unit = m["unit"].lower()
-    first, last = _shift(unit, -6, today), _shift(unit, -2, today)
+    first, last = shift(unit, -6, today), shift(unit, -2, today)
     return DateSpan(first.start, last.end, "vague", anchor=today, unit=unit + "s")
 
 
@@ -351,16 +279,16 @@ def _past_weekday(m: re.Match[str], today: date) -> DateSpan:
 def _past_weekend(m: re.Match[str], today: date) -> DateSpan | None:
     """"this past weekend": the weekend just gone, said from Monday to Friday; on a Saturday or Sunday it
     could be the weekend under way or the one before, so it is left alone."""
-    return _weekend_span(today - timedelta(weeks=1)) if today.weekday() < 5 else None
+    return weekend_span(today - timedelta(weeks=1)) if today.weekday() < 5 else None
 
 
 def _weekends_ago(m: re.Match[str], today: date) -> DateSpan:
-    return _weekend_span(today - timedelta(weeks=_count(m)))
+    return weekend_span(today - timedelta(weeks=_count(m)))
 
 
 def _before_last(m: re.Match[str], today: date) -> DateSpan:
     unit = m["unit"].lower()
-    return _weekend_span(today - timedelta(weeks=2)) if unit == "weekend" else _shift(unit, -2, today)
+    return weekend_span(today - timedelta(weeks=2)) if unit == "weekend" else shift(unit, -2, today)
 
 
 def _rest_of_period(m: re.Match[str], today: date) -> DateSpan | None:
@@ -391,10 +319,25 @@ RULES_V2: tuple[Rule, ...] = tuple(r for r in RULES_V1 if r.name in _V2_KEEPS) +
     _rule("rest_of_period", r"(?P<when>later|earlier) this (?P<unit>week|month|year)", _rest_of_period),
 )
 
+# ---------------------------------------------------------------------------- rules-v3: not every match is a date
+# v2's rows, with word boundaries on both sides of every alternative ("blast night", "yesterdays" and
+# "photonight" held v2's "last night", "yesterday" and "tonight"), and a guard on what is around the match
+# (``date_guards.quoted_or_titled``): quoted words and titles mid-sentence are left as written.
+_V3_GROUPED = {
+    "yesterday": _rule("yesterday", r"(?:yesterday|last night)", _offset(-1)),
+    "today": _rule("today", r"(?:today|tonight|this (?:morning|afternoon|evening))", _offset(0)),
+}
+RULES_V3: tuple[Rule, ...] = tuple(_V3_GROUPED.get(r.name, r) for r in RULES_V2)
+
 # A version's table never changes once released (stored index texts were made with it): a changed table
 # is a new version. ``IngestConfig.key`` carries the version, so stores made with two differ.
-RULE_TABLES: Mapping[str, tuple[Rule, ...]] = MappingProxyType({"rules-v1": RULES_V1, "rules-v2": RULES_V2})
-LATEST_DATE_RULES = "rules-v2"
+RULE_TABLES: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
+    {"rules-v1": RULES_V1, "rules-v2": RULES_V2, "rules-v3": RULES_V3})
+# What a version checks around a match before resolving it: given the text, whether the words at
+# (start, end) are left as written.
+Guard = Callable[[str], Callable[[int, int], bool]]
+RULE_GUARDS: Mapping[str, Guard] = MappingProxyType({"rules-v3": quoted_or_titled})
+LATEST_DATE_RULES = "rules-v3"
 RULES = RULE_TABLES[LATEST_DATE_RULES]  # the latest table
 
 
@@ -423,17 +366,22 @@ def find_relative_dates(text: str, session_date: datetime | date, *,
     found: list[tuple[int, int, Rule, re.Match[str]]] = []
     for rule in table:
         for m in rule.pattern.finditer(text):
-            found.append((m.start(), -m.end(), rule, m))
+            if m.group(0).isascii():  # else a look-alike letter ("laſt", "thıs") or digit ("٣"): not the phrase
+                found.append((m.start(), -m.end(), rule, m))
     found.sort(key=lambda f: (f[0], f[1]))
+    guard = RULE_GUARDS[rules](text) if found and rules in RULE_GUARDS else None
     out: list[RelativeDate] = []
     last_end = -1
     for start, neg_end, rule, m in found:
         if start < last_end:
             continue
+        if guard is not None and guard(start, -neg_end):  # quoted, or a title (rules-v3 on): left as written,
+            last_end = -neg_end                            # and nothing inside it is a date either
+            continue
         try:
             span = rule.resolve(m, today)
-        except (OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999): left unresolved
-            continue
+        except (LookupError, OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999), or
+            continue                                      # words the rule cannot read: left unresolved
         if span is None:  # the rule declined (rules-v2 on): the words stay as said
             last_end = -neg_end
             continue
@@ -487,7 +435,8 @@ def date_resolver(version: str) -> DateResolver:
     return DATE_RULES[check_date_rules(version)]
 
 
-__all__ = ["DATE_RULES", "GRANULARITIES", "LATEST_DATE_RULES", "RULES", "RULES_V1", "RULES_V2", "RULE_TABLES",
-           "DateResolver", "DateSpan", "RelativeDate", "Rule", "UnknownDateRulesError", "add_months",
+__all__ = ["DATE_RULES", "GRANULARITIES", "LATEST_DATE_RULES", "RULES", "RULES_V1", "RULES_V2", "RULES_V3",
+           "RULE_GUARDS", "RULE_TABLES", "DateResolver", "DateSpan", "Guard", "RelativeDate", "Rule",
+           "UnknownDateRulesError", "add_months",
            "check_date_rules", "date_resolver", "find_relative_dates", "resolve_expression",
            "resolve_relative_dates"]

@@ -29,7 +29,9 @@ nothing:
   2022 or in June 2023"). Where one period holds the others ("on 7 May 2023, in May 2023") it is that one.
 
 Month names are matched with their capital only ("May" the month, not "may" the verb), and a month
-without a year only after ``in``/``during``/``throughout`` ("May I ask" names no month).
+without a year only after ``in``/``during``/``throughout`` ("May I ask" names no month). Words and digits
+are read in ASCII only (issue 22): "in the ſummer of 2023" (long s) or "in ٢٠٢٢" names no period, and a
+form that cannot be read gives no span rather than an error.
 """
 
 from __future__ import annotations
@@ -240,21 +242,32 @@ class _Unresolvable(Exception):
     """The question has a date this module will not turn into a span (a bound, a vague anchor)."""
 
 
+def _plain(words: str) -> bool:
+    """Whether matched words are ASCII but for their spaces: the patterns match in any case, and Unicode
+    case folding takes look-alike letters for ASCII ones ("ſummer" for summer, "ı" for i, the Kelvin sign
+    for k), as ``\\d`` takes other scripts' digits; such words are not the pattern's."""
+    return all(c.isascii() or c.isspace() for c in words)
+
+
 def _absolute(question: str, today: date | None) -> list[_Found]:
     taken: list[_Found] = []
     for form in _FORMS:
         for m in form.pattern.finditer(question):
-            if any(m.start() < f.end and f.start < m.end() for f in taken):
+            if not _plain(m.group(0)) or any(m.start() < f.end and f.start < m.end() for f in taken):
                 continue
             try:
                 days = form.resolve(m, today)
-            except ValueError:  # 31 April, 29 February 2023: not a date, so no span (not the month's)
-                raise _Unresolvable(m.group(0)) from None
+            except (LookupError, OverflowError, ValueError):  # 31 April, 29 February 2023: not a date, so
+                raise _Unresolvable(m.group(0)) from None    # no span (not the month's); or unreadable words
             if days is None:
                 continue
             start, granularity, before = m.start(), form.granularity, question[: m.start()]
-            if form.is_day and (anchored := _ANCHORED.search(before)):
-                days, start, granularity = _anchored(anchored, days[0]), anchored.start(), "range"
+            anchored = _ANCHORED.search(before)
+            if form.is_day and anchored and _plain(anchored.group(0)):
+                try:
+                    days, start, granularity = _anchored(anchored, days[0]), anchored.start(), "range"
+                except (LookupError, OverflowError, ValueError):
+                    raise _Unresolvable(anchored.group(0)) from None
             elif form.is_day and _VAGUE_ANCHOR.search(before):
                 raise _Unresolvable(m.group(0))
             elif form.granularity != "range" and _BOUND.search(before):

@@ -26,12 +26,15 @@ from cbmemory.eval.resolver_coverage import (
 from cbmemory.ingest.relative_dates import RULE_TABLES, find_relative_dates
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "relative_dates" / "locomo_dev.jsonl"
+ISSUE_22 = SAMPLE.with_name("issue22_quotes_titles.jsonl")  # quoted titles, mid-sentence capitals, controls
 
 # Floors: the figures measured when the sample was committed, rounded down to 0.01
 # (python -m cbmemory.eval.resolver_coverage tests/data/relative_dates/locomo_dev.jsonl).
 FLOORS = {  # version: {half: (precision, coverage)}
     "rules-v1": {"tune": (0.97, 0.92), "held-out": (1.00, 0.90), "all": (0.98, 0.91)},
     "rules-v2": {"tune": (1.00, 1.00), "held-out": (1.00, 0.92), "all": (1.00, 0.96)},
+    # as v2: no turn of the sample has a quoted or title-cased expression
+    "rules-v3": {"tune": (1.00, 1.00), "held-out": (1.00, 0.92), "all": (1.00, 0.96)},
 }
 
 
@@ -141,7 +144,18 @@ def test_v2_makes_no_more_wrong_dates_than_v1_and_every_version_is_measured(samp
     assert set(FLOORS) == set(RULE_TABLES)
     wrong = {v: score(outcomes(sample, v)).wrong for v in RULE_TABLES}
     assert wrong["rules-v2"] <= wrong["rules-v1"]
-    assert wrong["rules-v2"] == 0
+    assert wrong["rules-v2"] == wrong["rules-v3"] == 0
+
+
+def test_v3_leaves_the_quoted_titles_alone_and_misses_only_the_capitals_after_a_comma_or_colon():
+    items = load_sample(ISSUE_22)
+    assert {i.conversation for i in items} == {"issue-22"} and len(items) >= 15
+    v2, v3 = score(outcomes(items, "rules-v2")), score(outcomes(items, "rules-v3"))
+    assert v2.wrong == sum(not i.resolvable for i in items) and v2.coverage == 1.0  # every title read as a date
+    assert v3.wrong == 0 and v3.precision == 1.0
+    missed = [o.item.text for o in outcomes(items, "rules-v3") if o.verdict == "missed"]
+    assert missed == ["Hey Mel, Yesterday I went hiking with the kids.",
+                      "Big news: Tomorrow we move into the new house!"]  # the price of the title rule
 
 
 def test_the_command_prints_a_row_per_version_and_half(capsys):
@@ -149,3 +163,6 @@ def test_the_command_prints_a_row_per_version_and_half(capsys):
     out = capsys.readouterr().out
     assert out.splitlines()[0].split()[:3] == ["rules", "half", "items"]
     assert sum(line.startswith("rules-v2 ") for line in out.splitlines()) == 3
+    assert main([str(SAMPLE), str(ISSUE_22), "--rules", "rules-v3"]) == 0  # two samples scored together
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith("rules-v3 ")]
+    assert [r[1] for r in rows] == ["tune", "held-out", "other", "all"] and rows[-1][2] == str(160 + 19)
