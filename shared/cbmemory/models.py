@@ -89,7 +89,8 @@ class SearchFilters:
 
     Time bounds are inclusive; datetimes, dates and ISO strings are accepted and kept as aware UTC (a bound
     beyond the supported date range is clamped to it). ``session_ids`` and ``kinds`` are collections of
-    strings (a list or set becomes a tuple; a bare string is refused). ``annotations`` must all match exactly.
+    strings (a list or set becomes a tuple; a bare string is refused). ``annotations`` must all match exactly;
+    at most ``validation.MAX_FILTER_ANNOTATIONS`` (16) pairs.
     """
 
     session_ids: tuple[str, ...] | None = None
@@ -117,6 +118,9 @@ class SearchFilters:
         keys, values = tuple(ann), tuple(ann.values())
         _filter_strings(keys, "annotations keys")
         _filter_strings(values, "annotations values")
+        from .validation import check_filter_annotations  # (validation imports this module)
+
+        check_filter_annotations(ann)  # at most MAX_FILTER_ANNOTATIONS pairs
         object.__setattr__(self, "annotations", frozen_mapping(dict(zip(keys, values, strict=True))))
 
 

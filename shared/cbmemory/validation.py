@@ -1,4 +1,23 @@
-"""Input checks shared by every entry point. Each failure is an ``InvalidInputError`` naming the field."""
+"""Input checks shared by every entry point. Each failure is an ``InvalidInputError`` naming the field.
+
+Annotations (``check_annotations``, ``check_annotation_limits``) are small metadata, and are bounded because
+they multiply: a session's annotations are copied onto every record of it, a round's onto the messages' own,
+and every record's are read back with it and matched by annotation filters. Limits, each refused with an
+``InvalidInputError`` that names it, before anything is stored:
+
+- a key is an id: at most ``MAX_ID_CHARS`` (256) characters, no control characters;
+- a value: at most ``MAX_ANNOTATION_CHARS`` (4,096) characters, no NUL (room for an image caption);
+- at most ``MAX_ANNOTATION_KEYS`` (64) keys per mapping: a message's, a session's, and a record's own, which
+  holds its session's merged under its messages' (a round's merges several messages');
+- at most ``MAX_ANNOTATION_BYTES`` (16 KiB) of UTF-8 in one mapping, keys and values together: three
+  values of the longest kind with room to spare, or all 64 keys with 250-byte values. A session's annotations are stored with each
+  of its records, so a 20,000-turn session holds at most 320 MB of them (without the limit, 10,000 keys of
+  4 KB made one search read gigabytes);
+- a search filter (``SearchFilters.annotations``, ``check_filter_annotations``): at most
+  ``MAX_FILTER_ANNOTATIONS`` (16) pairs; each pair is one exact match every backend evaluates (one lookup
+  in the embedded store's pair index, one term query in Couchbase Search, one SQL++ condition), and an
+  application filters by a few tags, not by dozens.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +39,10 @@ if TYPE_CHECKING:
 
 MAX_TEXT_CHARS = 100_000
 MAX_ID_CHARS = 256
-MAX_ANNOTATION_CHARS = 4_096
+MAX_ANNOTATION_CHARS = 4_096  # characters of one annotation value
+MAX_ANNOTATION_KEYS = 64  # keys of one annotation mapping (a message's, a session's, a record's)
+MAX_ANNOTATION_BYTES = 16_384  # UTF-8 bytes of one mapping's keys and values together
+MAX_FILTER_ANNOTATIONS = 16  # pairs of one search filter's annotations
 MAX_QUERY_CHARS = 10_000
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -67,20 +89,60 @@ def check_role(value: object) -> str:
 
 
 def check_annotations(value: object, what: str = "annotations") -> dict[str, str]:
-    """A mapping of str to str (``None`` for none), checked and copied; anything else is refused."""
+    """A mapping of str to str (``None`` for none), checked and copied; anything else is refused, and so is
+    one beyond the limits (module docstring)."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
         raise InvalidInputError(f"{what} must be a mapping of str to str")
+    if len(value) > MAX_ANNOTATION_KEYS:  # before reading a key: a huge mapping is refused at once
+        check_annotation_limits(value, what)
     out: dict[str, str] = {}
     for key, val in value.items():
         check_id(key, f"{what} key")
         if not isinstance(val, str):
             raise InvalidInputError(f"{what}[{key!r}] must be a string, got {type(val).__name__}")
-        if len(val) > MAX_ANNOTATION_CHARS or "\x00" in val:
-            raise InvalidInputError(f"{what}[{key!r}] is too long or contains NUL")
+        if len(val) > MAX_ANNOTATION_CHARS:
+            check_annotation_limits({key: val}, what)  # raises, naming the limit
+        if "\x00" in val:
+            raise InvalidInputError(f"{what}[{key!r}] contains NUL")
         out[key] = check_unicode(val, f"{what}[{key!r}]")
+    check_annotation_limits(out, what)  # value lengths, then the total
     return out
+
+
+def annotation_bytes(value: Mapping[str, str]) -> int:
+    """UTF-8 bytes of a mapping's keys and values together (what ``MAX_ANNOTATION_BYTES`` bounds)."""
+    return sum(len(k.encode("utf-8", "surrogatepass")) + len(v.encode("utf-8", "surrogatepass"))
+               for k, v in value.items())
+
+
+def check_annotation_limits(value: Mapping[str, str], what: str = "annotations") -> None:
+    """Refuse a mapping of annotations beyond the limits (module docstring): more than ``MAX_ANNOTATION_KEYS``
+    keys, a key longer than ``MAX_ID_CHARS``, a value longer than ``MAX_ANNOTATION_CHARS``, more than
+    ``MAX_ANNOTATION_BYTES`` in all. Types and characters are ``check_annotations``' to check."""
+    if len(value) > MAX_ANNOTATION_KEYS:
+        raise InvalidInputError(f"{what} has {len(value)} keys; the limit is {MAX_ANNOTATION_KEYS} "
+                                "(MAX_ANNOTATION_KEYS)")
+    for key, val in value.items():
+        if isinstance(key, str) and len(key) > MAX_ID_CHARS:
+            raise InvalidInputError(f"{what} key {key[:40]!r}... has {len(key)} characters; the limit is "
+                                    f"{MAX_ID_CHARS} (MAX_ID_CHARS)")
+        if isinstance(val, str) and len(val) > MAX_ANNOTATION_CHARS:
+            raise InvalidInputError(f"{what}[{key[:40]!r}] has {len(val)} characters; the limit is "
+                                    f"{MAX_ANNOTATION_CHARS} (MAX_ANNOTATION_CHARS)")
+    size = annotation_bytes(value)
+    if size > MAX_ANNOTATION_BYTES:
+        raise InvalidInputError(f"{what} hold {size:,} bytes of keys and values; the limit is "
+                                f"{MAX_ANNOTATION_BYTES:,} (MAX_ANNOTATION_BYTES)")
+
+
+def check_filter_annotations(value: Mapping[str, str]) -> None:
+    """Refuse a search filter's annotations beyond ``MAX_FILTER_ANNOTATIONS`` pairs (what a filter costs
+    grows with its pairs; a key or value longer than any stored one costs nothing more, and matches nothing)."""
+    if len(value) > MAX_FILTER_ANNOTATIONS:
+        raise InvalidInputError(f"SearchFilters.annotations has {len(value)} pairs; the limit is "
+                                f"{MAX_FILTER_ANNOTATIONS} (MAX_FILTER_ANNOTATIONS)")
 
 
 def check_query(value: object) -> str:

@@ -12,10 +12,11 @@ from cbmemory.errors import EmbedderMismatchError, InvalidInputError, ReadOnlySt
 from cbmemory.store import SQLiteStore
 from cbmemory.store import sqlite_write as w
 
+from .neighbours_contract import NeighboursContract
 from .store_contract import NOW, StoreContract, session_batch, sparse, unit
 
 
-class TestSQLiteStoreContract(StoreContract):
+class TestSQLiteStoreContract(StoreContract, NeighboursContract):
     @pytest.fixture
     def store(self, tmp_path):
         s = SQLiteStore(tmp_path / "contract.db")

@@ -3,7 +3,11 @@ first ``k`` and logging (signal, k). Only what ``retrieve`` calls; the engine is
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
+
+from cbmemory.models import SearchFilters
+from cbmemory.store.windows import in_windows, windows
 
 
 class ListStore:
@@ -37,6 +41,16 @@ class ListStore:
         return [r for r in seen.values()
                 if (filters is None or filters.session_ids is None or r.session_id in filters.session_ids)
                 and (filters is None or filters.kinds is None or r.kind in filters.kinds)]
+
+    def neighbours(self, user_id, anchors, radius, filters=None, now=None):
+        """The store contract's windows (cbmemory.store.windows) cut from ``list_records`` of the anchors'
+        sessions, so a double that lists records answers this too (and logs the listing)."""
+        merged = windows(anchors, radius)
+        if not merged:
+            return []
+        sessions = tuple(sorted({w.session_id for w in merged}))
+        listed = self.list_records(user_id, replace(filters or SearchFilters(), session_ids=sessions), now=now)
+        return [r for r in listed if in_windows(r, merged)]
 
     def list_sessions(self, user_id):
         return [object()] * self.sessions

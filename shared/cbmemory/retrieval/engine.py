@@ -92,10 +92,11 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, ran
     score + ``neighbour_weight`` x the larger score of its two adjacent turns in its session (same kind; 0
     for a turn that is no candidate) + ``session_weight`` x its session's best candidate score / the best
     score of all. With ``neighbour_weight``, the candidates' adjacent turns join the candidates (read from
-    the store under the same ``filters``, scored by those terms alone). Only the sessions of candidates
-    whose neighbours could reach the first ``depth`` are read, and only the first ``depth`` are returned:
-    exactly those of reading them all. Ties: the better rank in any signal list, then the record id. Each
-    hit's ``signals`` gain ``neighbour`` and ``session`` (the two terms before weighting)."""
+    the store under the same ``filters``, scored by those terms alone). Only the adjacent turns of candidates
+    that could reach the first ``depth`` are read (``store.neighbours``, by position), and only the first
+    ``depth`` are returned: exactly those of reading every candidate's session. Ties: the better rank in any
+    signal list, then the record id. Each hit's ``signals`` gain ``neighbour`` and ``session`` (the two terms
+    before weighting)."""
     if not ranked:
         return ranked
     best = max(h.score for h in ranked)
@@ -125,9 +126,9 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, ran
         bar = own[depth - 1] if len(own) >= depth else -math.inf
         # a turn that is no candidate scores at most nw * its best neighbour + the session term
         reach = [h for h in ranked if nw * h.score + config.session_weight * session_term(h) >= bar]
-        sessions = tuple(sorted({h.record.session_id for h in reach}))
-        if sessions:
-            records = store.list_records(user_id, replace(filters, session_ids=sessions), now=now)
+        if reach:  # the turns next to them, read by position (never their whole sessions)
+            records = store.neighbours(user_id, [(h.record.session_id, h.record.kind, h.record.position)
+                                                 for h in reach], 1, filters, now)
             where = {(r.session_id, r.kind, r.position): r for r in records}
             for h in reach:
                 r = h.record
@@ -153,11 +154,12 @@ def with_window(store: MemoryStore, user_id: str, hits: list[Hit], window: int, 
                 now: datetime | None) -> list[Hit]:
     """``hits`` with their ``context``: the turns up to ``window`` positions before and after each, in its
     session and of its kind, read from the store under the same ``filters`` (so a context turn is one the
-    search could have returned), in session order. One read of the hits' sessions; ``window`` 0: as is."""
+    search could have returned), in session order. One read of the hits' windows (``store.neighbours``: by
+    position, whatever the length of their sessions); ``window`` 0: as is."""
     if window <= 0 or not hits:
         return hits
-    sessions = tuple(sorted({h.record.session_id for h in hits}))
-    records = store.list_records(user_id, replace(filters, session_ids=sessions), now=now)
+    records = store.neighbours(user_id, [(h.record.session_id, h.record.kind, h.record.position) for h in hits],
+                               window, filters, now)
     at = {(r.session_id, r.kind, r.position): r for r in records}
     out = []
     for h in hits:

@@ -16,16 +16,20 @@ one without (Couchbase: per document) each record is atomic and re-running the w
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Literal, get_args
 
 import numpy as np
 
+from ..dates import utcnow
 from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError, SparseEncoderBoundError
 from ..models import NO_FILTERS, ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
 from ..text import LONE_SURROGATE
+from ..validation import check_annotation_limits
+from .filters import admits_nothing
+from .windows import Anchor, Window, windows
 
 WriteMode = Literal["merge", "replace", "append"]
 WRITE_MODES: tuple[str, ...] = get_args(WriteMode)
@@ -85,7 +89,8 @@ class MemoryStore(ABC):
 
         Checked here, for every backend, before anything is sent (``InvalidInputError``): a known mode, an
         embedder bound, one finite vector of the bound dimension per record, no record id twice, text
-        that is valid Unicode (no lone surrogates, which no file or server can encode); ``sparse``: one
+        that is valid Unicode (no lone surrogates, which no file or server can encode), annotations of each
+        record and session within ``validation``'s limits (keys, characters, bytes); ``sparse``: one
         ``SparseVector`` per record exactly when a sparse encoder is bound, none otherwise. The backend's
         :meth:`_write` then stores the checked batch."""
         self._check_writable()
@@ -105,9 +110,12 @@ class MemoryStore(ABC):
         if len({r.record_id for r in records}) != len(records):
             raise InvalidInputError("a batch holds the same record twice")
         for r in records:  # records built outside validate_messages (e.g. from an LLM's reply) too
+            check_annotation_limits(r.annotations, f"the annotations of record {r.record_id}")
             texts = (r.text, r.index_text, r.speaker or "", *r.annotations.keys(), *r.annotations.values())
             if any(LONE_SURROGATE.search(t) for t in texts):
                 raise InvalidInputError(f"record {r.record_id} holds a lone surrogate (not valid Unicode text)")
+        for s in sessions:
+            check_annotation_limits(s.annotations, f"the annotations of session {s.session_id}")
         return self._write(sessions, records, vecs, mode, self._checked_sparse(records, sparse))
 
     def _checked_sparse(self, records: Sequence[MemoryRecord], sparse: Sequence[SparseVector] | None
@@ -210,6 +218,28 @@ class MemoryStore(ABC):
         newest_first: bool = False, now: datetime | None = None,
     ) -> list[MemoryRecord]:
         """The user's records in conversation order (session date, then position)."""
+
+    def neighbours(self, user_id: str, anchors: Iterable[Anchor], radius: int, filters: SearchFilters = NO_FILTERS,
+                   now: datetime | None = None) -> list[MemoryRecord]:
+        """The user's records around ``anchors``: for each ``(session_id, kind, position)``, the records of that
+        session and kind at positions ``position - radius`` to ``position + radius`` (its own included), those
+        ``filters.admits`` at ``now``, each once, in ``list_records``' order. Exactly what a listing of the
+        anchors' sessions under ``filters`` holds at those places, read by position: the cost grows with the
+        anchors and the radius, never with the length of their sessions. Never another user's records.
+
+        Checked here (``InvalidInputError``): ``radius`` an integer of at least 0, each anchor a
+        ``(str, str, int)`` tuple. The anchors' windows are merged (``windows.windows``) and the backend's
+        :meth:`_neighbours` reads them; no anchor, or filters that admit nothing, read nothing."""
+        merged = windows(anchors, radius)
+        if not merged or admits_nothing(filters):
+            return []
+        return self._neighbours(user_id, merged, filters, now or utcnow())
+
+    @abstractmethod
+    def _neighbours(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
+                    now: datetime) -> list[MemoryRecord]:
+        """The user's records inside ``merged`` (non-overlapping windows) that ``filters.admits`` at ``now``,
+        in ``list_records``' order (:meth:`neighbours`)."""
 
     @abstractmethod
     def get_session(self, user_id: str, session_id: str) -> Session | None: ...

@@ -15,7 +15,7 @@ the calls in ``couchbase_client``, schema management in ``couchbase_schema``):
   record's stored sparse vector, summed per record), at ``request_plus`` consistency;
 - ``text_search`` / ``phrase_search``: one Search request, each query word (``match``) or phrase
   (``match_phrase``) on both text fields, with the filters as zero-boost conjuncts;
-- ``list_records``, ``count``, ``users``, ``list_sessions``, ``forget``, ``purge_expired``, ``lookup_vectors``,
+- ``list_records``, ``neighbours`` (windows of positions), ``count``, ``users``, ``list_sessions``, ``forget``, ``purge_expired``, ``lookup_vectors``,
   ``users_missing_sparse``, ``records_without_sparse``: SQL++ with named parameters, at ``request_plus``
   consistency;
 - ``set_sparse``: one KV ``get_multi`` per batch of ids (bodies and CAS), then per document that needs it
@@ -55,7 +55,7 @@ call, means anything.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -86,19 +86,7 @@ from .base import MemoryStore, WriteMode
 from .couchbase_client import CHUNK, CouchbaseClient, connect_cluster, sdk_exceptions
 from .filters import admits, admits_nothing
 from .sessions import leftovers
-
-
-def _best(scores: Iterable[float]) -> float:
-    """What text scores are divided by: the call's best server score (1.0 when there is no positive one)."""
-    return max((s for s in scores if s > 0), default=1.0)
-
-
-def _stored_date(body: Mapping[str, Any]) -> datetime | None:
-    """A stored session's date (``None`` when unreadable: the session then counts as changed)."""
-    try:
-        return d.parse_time(body["occurred_at"])
-    except (KeyError, TypeError, ValueError, CbMemoryError):
-        return None
+from .windows import Window
 
 
 class CouchbaseStore(MemoryStore):
@@ -348,7 +336,7 @@ class CouchbaseStore(MemoryStore):
         dates = {(s.user_id, s.session_id): s.occurred_at for s in sessions}  # the last one given is written
         for key, date in dates.items():
             old = old_sessions.get(d.session_key(*key))
-            changed = key in written or (old is not None and _stored_date(old) != date)
+            changed = key in written or (old is not None and d.session_date(old) != date)
             batch = {r.record_id for r in records if (r.user_id, r.session_id) == key}
             rows = self._c.query(q.session_records(self.memory_collection, *key))
             stored = [(row["record_id"], row["kind"]) for row in rows if isinstance(row, Mapping)]
@@ -453,7 +441,7 @@ class CouchbaseStore(MemoryStore):
             return []
         rows = self._c.search(request, max(k, k * self.candidates_per_k))
         found = [(s, rec) for s, rec, _ in self._checked(rows, user_id, filters, now)][:k]
-        scale = _best(s for s, _ in found)
+        scale = max((s for s, _ in found if s > 0), default=1.0)  # the best server score (1.0: none positive)
         return [Hit(rec, s / scale, frozen_mapping({signal: s / scale}), frozen_mapping({signal: i}))
                 for i, (s, rec) in enumerate(found, 1)]
 
@@ -534,6 +522,15 @@ class CouchbaseStore(MemoryStore):
         st = q.list_records(self.memory_collection, user_id, filters, now or utcnow(), limit=limit,
                             newest_first=newest_first)
         return [d.body_to_record(row) for row in self._c.query(st)]
+
+    def _neighbours(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
+                    now: datetime) -> list[MemoryRecord]:
+        """SQL++ (``couchbase_requests.neighbours``), ``CHUNK`` windows a statement, each read by position."""
+        records = [d.body_to_record(row) for i in range(0, len(merged), CHUNK) for row in self._c.query(
+            q.neighbours(self.memory_collection, user_id, merged[i : i + CHUNK], filters, now))]
+        if len(merged) > CHUNK:  # each statement's rows are in order; all of them, in list_records' order
+            records.sort(key=lambda r: (r.occurred_at, r.session_id, r.position, d.record_key(r.record_id)))
+        return records
 
     def get_session(self, user_id: str, session_id: str) -> Session | None:
         body = self._c.get_one(self.sessions_collection, d.session_key(user_id, session_id))

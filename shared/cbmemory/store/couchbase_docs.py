@@ -36,7 +36,7 @@ import numpy as np
 
 from ..dates import to_utc
 from ..embedding.sparse import SparseVector
-from ..errors import InvalidInputError, InvalidVectorError
+from ..errors import CbMemoryError, InvalidInputError, InvalidVectorError
 from ..models import MemoryRecord, Session, frozen_mapping
 
 SCHEMA_VERSION = 1
@@ -253,6 +253,14 @@ def session_body(session: Session) -> dict[str, Any]:
 def body_to_session(body: Mapping[str, Any]) -> Session:
     return Session(body["user_id"], body["session_id"], parse_time(body["occurred_at"]),
                    frozen_mapping(body.get("annotations") or {}))
+
+
+def session_date(body: Mapping[str, Any]) -> datetime | None:
+    """A stored session's date (``None`` when unreadable: the session then counts as changed)."""
+    try:
+        return parse_time(body["occurred_at"])
+    except (KeyError, TypeError, ValueError, CbMemoryError):
+        return None
 
 
 def user_body(user_id: str) -> dict[str, Any]:

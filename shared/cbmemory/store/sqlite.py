@@ -7,7 +7,7 @@ memory as one numpy matrix; full-text search is BM25 over the user's own records
 ids kept beside the vectors; sparse search is the dot product with the user's sparse vectors, inverted by
 term. All are loaded on first use and kept in sync with the file (sqlite_cache.py), so writes from other
 processes are seen on the next search. Filters mean ``filters.admits``: in SQL
-(sqlite_sql.filter_clause) for listings, as masks over the in-memory columns for searches.
+(sqlite_sql.filter_clause) for listings, as masks over the in-memory columns for searches (sqlite_mask.py).
 
 Elsewhere: write transactions in sqlite_write.py (a write is one transaction: batches are atomic); opening
 the file, making or upgrading its schema and wiping erased rows from its bytes in sqlite_file.py; SQL and
@@ -53,7 +53,9 @@ from . import sqlite_sql as q
 from . import sqlite_write as w
 from .base import MemoryStore, WriteMode
 from .sqlite_cache import LOAD_COLUMNS, UserCache, UserColumns
+from .sqlite_mask import column_mask
 from .sqlite_sql import row_to_record, stored_time
+from .windows import Window
 
 _CHUNK = 500  # bound on parameters per IN (...) list
 # Below this many rows per user the cosine scores come from a single-threaded numpy loop (einsum): a
@@ -304,30 +306,6 @@ class SQLiteStore(MemoryStore):
         self._cache.put(user_id, m)
         return m
 
-    def _mask(self, m: UserColumns, user_id: str, filters: SearchFilters, now: float,
-              at: np.ndarray | slice | None = None) -> np.ndarray:
-        """Which of the user's records pass ``filters`` at ``now`` (``filters.admits``, on the columns): all
-        of them, or those at positions ``at``. Ids are compared as Python strings (object arrays): a numpy
-        string array would drop trailing NULs."""
-        at = slice(0, m.n) if at is None else at
-        mask = m.expires[at] > now
-        if filters.session_ids is not None:
-            mask &= np.isin(m.sessions[at], np.array(filters.session_ids, dtype=object))
-        if filters.kinds is not None:
-            mask &= np.isin(m.kinds[at], np.array(filters.kinds, dtype=object))
-        for arr, lo, hi in ((m.occurred, filters.occurred_after, filters.occurred_before),
-                            (m.ingested, filters.ingested_after, filters.ingested_before)):
-            if lo is not None:
-                mask &= arr[at] >= lo.timestamp()
-            if hi is not None:
-                mask &= arr[at] <= hi.timestamp()
-        if filters.annotations:
-            where, params = q.filter_clause(user_id, SearchFilters(annotations=filters.annotations), now)
-            with self._lock:
-                allowed = [r[0] for r in self._conn.execute(f"SELECT r.rowid FROM records r WHERE {where}", params)]
-            mask &= np.isin(m.rowids[at], allowed)
-        return mask
-
     def _records_by_rowid(self, c: sqlite3.Connection, user_id: str, m: UserColumns,
                           rowids: Sequence[int]) -> dict[int, MemoryRecord]:
         cache = m.records
@@ -377,7 +355,7 @@ class SQLiteStore(MemoryStore):
                 return []
             scores = (np.einsum("ij,j->i", m.vectors[: m.n], qv) if m.n <= _SINGLE_THREAD_ROWS
                       else m.vectors[: m.n] @ qv)
-            idx = np.flatnonzero(self._mask(m, user_id, filters, t_now))
+            idx = np.flatnonzero(column_mask(c, user_id, m, filters, t_now))
             return self._hits(c, "vector", user_id, m, idx, scores, k)
 
     def _lexical(self, signal: str, user_id: str, phrases: list[np.ndarray], k: int, filters: SearchFilters,
@@ -392,7 +370,7 @@ class SQLiteStore(MemoryStore):
                 return []
             live = m.expires[: m.n] > t_now
             scores = m.lexical.bm25(phrases, live)
-            idx = np.flatnonzero((scores > 0) & self._mask(m, user_id, filters, t_now))
+            idx = np.flatnonzero((scores > 0) & column_mask(c, user_id, m, filters, t_now))
             return self._hits(c, signal, user_id, m, idx, scores, k)
 
     def text_search(self, user_id: str, query: str, k: int, filters: SearchFilters = NO_FILTERS,
@@ -422,7 +400,7 @@ class SQLiteStore(MemoryStore):
                 return []
             scores = m.sparse.scores(query)
             cand = np.flatnonzero(scores > 0)
-            idx = cand[self._mask(m, user_id, filters, t_now, cand)]
+            idx = cand[column_mask(c, user_id, m, filters, t_now, cand)]
             return self._hits(c, "sparse", user_id, m, idx, scores, k)
 
     def users_missing_sparse(self) -> list[str]:
@@ -464,6 +442,18 @@ class SQLiteStore(MemoryStore):
             params["limit"] = limit
         with self._lock:
             rows = self._conn.execute(q.list_select(where, newest_first, limit is not None), params).fetchall()
+        return [row_to_record(r) for r in rows]
+
+    def _neighbours(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
+                    now: datetime) -> list[MemoryRecord]:
+        """One statement per ``_CHUNK`` windows (sqlite_sql.window_select), each window read by position."""
+        rows: list[tuple] = []
+        with self._lock:
+            for i in range(0, len(merged), _CHUNK):
+                where, params = q.filter_clause(user_id, filters, now.timestamp())
+                rows += self._conn.execute(q.window_select(where, params, merged[i : i + _CHUNK]), params)
+        if len(merged) > _CHUNK:  # each chunk is in order; all of them, in list_records' order again
+            rows.sort(key=lambda r: (r[11], r[3], r[5], r[0]))  # occurred_at, session_id, position, rowid
         return [row_to_record(r) for r in rows]
 
     def get_session(self, user_id: str, session_id: str) -> Session | None:

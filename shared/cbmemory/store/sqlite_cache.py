@@ -1,5 +1,6 @@
-"""What the embedded store keeps in memory per user: vectors, filter columns, the full-text index and the
-sparse vectors (inverted by term, :class:`SparseIndex`).
+"""What the embedded store keeps in memory per user: vectors, filter columns, the full-text index, the
+sparse vectors (inverted by term, :class:`SparseIndex`) and, once an annotation filter needs them, the
+annotation pairs (inverted, annotation_index.py).
 
 Each user's columns are loaded on first use and kept in sync with the file through two numbers of the
 user's row (``write_seq``, ``delete_seq``), taken from one counter of the whole file, so they never repeat:
@@ -18,6 +19,7 @@ import numpy as np
 from ..embedding.sparse import SparseMatrix, SparseVector
 from ..errors import CorruptStoreError
 from ..models import MemoryRecord
+from .annotation_index import AnnotationIndex
 from .lexical import LexicalIndex
 
 # Columns of ``records`` read into memory, in this order (then the record's term ids and sparse vector).
@@ -124,6 +126,8 @@ class UserColumns:
     kinds: np.ndarray
     lexical: LexicalIndex = field(default_factory=LexicalIndex)
     sparse: SparseIndex = field(default_factory=SparseIndex)
+    # annotation pairs, read on the first search with an annotation filter (sqlite_mask.annotation_pairs)
+    pairs: AnnotationIndex = field(default_factory=AnnotationIndex)
     # records already read, by rowid: valid as long as these columns are (a row never changes under its
     # rowid; replacing or deleting one changes delete_seq, which reloads the columns and so empties this)
     records: dict[int, MemoryRecord] = field(default_factory=dict)

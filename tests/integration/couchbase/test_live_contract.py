@@ -19,6 +19,7 @@ import pytest
 
 from cbmemory.errors import EmbedderMismatchError
 from cbmemory.store.couchbase import CouchbaseStore
+from tests.contract.neighbours_contract import NeighboursContract
 from tests.contract.store_contract import DIM, StoreContract, session_batch, unit
 
 URL = os.environ.get("CBMEMORY_COUCHBASE_URL")
@@ -69,7 +70,7 @@ def fresh_store(cluster):
         s.close()
 
 
-class TestCouchbaseStoreContract(StoreContract):
+class TestCouchbaseStoreContract(StoreContract, NeighboursContract):
     @pytest.fixture
     def store(self, fresh_store):
         return fresh_store()

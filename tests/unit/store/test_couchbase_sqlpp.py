@@ -106,6 +106,8 @@ def test_other_statements_golden():
         "CREATE INDEX `cbm_memory_user` IF NOT EXISTS ON `memory`(`user_id`, `session_id`, `occurred_ts`, `position`)",
         "CREATE INDEX `cbm_memory_expiry` IF NOT EXISTS ON `memory`(`expires_ts`)",
         "CREATE INDEX `cbm_memory_hash` IF NOT EXISTS ON `memory`(`user_id`, `content_hash`)",
+        # neighbours: one span per window of (user, session, kind, positions)
+        "CREATE INDEX `cbm_memory_window` IF NOT EXISTS ON `memory`(`user_id`, `session_id`, `kind`, `position`)",
         # the array key leads: an UNNEST scan uses an array index only then; same variable as the statement's
         "CREATE INDEX `cbm_memory_sparse` IF NOT EXISTS ON `memory`(ALL ARRAY e.`t` FOR e IN `sparse` END, `user_id`)",
         "CREATE INDEX `cbm_sessions_user` IF NOT EXISTS ON `sessions`(`user_id`, `occurred_ts`, `session_id`)",
