@@ -54,6 +54,19 @@ def _neighbours(text: str) -> tuple[int, ...]:
     return values
 
 
+def _turns(text: str) -> int:
+    """A number of turns, or ``0`` / ``off`` for none."""
+    if text.strip().lower() in _OFF:
+        return 0
+    try:
+        n = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of turns or 'off', got {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("the number of turns cannot be negative")
+    return n
+
+
 def _names(text: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in text.split(",") if x.strip())
 
@@ -76,7 +89,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     peers = () if args.no_peers or not args.sizes else expand(args.peers)
     cfg = BenchConfig(out=Path(args.out), sizes=args.sizes, users=args.users, user_records=args.user_records,
                       neighbour=args.neighbour, neighbour_user_records=args.neighbour_user_records,
-                      neighbour_recipes=neighbour_recipes, neighbour_words=args.neighbour_words, keep=args.keep,
+                      neighbour_recipes=neighbour_recipes, neighbour_words=args.neighbour_words,
+                      long_session=args.long_session, keep=args.keep,
                       recipes=recipes, peers=peers, queries=args.queries, repeats=args.repeats, warmup=args.warmup,
                       k=args.k, embed_turns=args.embed_turns, peer_cap_s=args.peer_cap, seed=args.seed,
                       included=not args.no_included)
@@ -104,6 +118,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--neighbour-user-records", type=int, default=1_000, help="records of the measured user")
     b.add_argument("--neighbour-recipes", type=_names, default=("default", "bm25"))
     b.add_argument("--neighbour-words", type=int, default=3, help="query words each neighbour turn holds")
+    b.add_argument("--long-session", type=_turns, default=20_000,
+                   help="turns of the long-session row: one user whose turns are one session, `default` vs "
+                        "`default_no_window` (0: off)")
     b.add_argument("--keep", action="store_true", help="keep the SQLite files under OUT/work (several GB)")
     b.add_argument("--recipes", type=_names, default=("default", "vector", "bm25", "hybrid", "vector_bm25_rerank_50"))
     b.add_argument("--peers", type=_names, default=("langchain_ensemble", "llamaindex_fusion"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .long_session import LongSessionRow
 from .result import BenchResult, PeerCell
 from .rows import GoalCheck, MachineFacts, NeighbourRow, Timing, UsersRow
 
@@ -107,6 +108,22 @@ def format_users(rows: Sequence[UsersRow]) -> list[str]:
                            "other users' hits", "file MB", "ingest (turns/s)", "peak RSS MB", "cores / load"], body)
 
 
+def format_long_session(rows: Sequence[LongSessionRow]) -> list[str]:
+    """The long-session table: p50 / p95 / p99 per recipe and p95 against the first recipe's."""
+    if not rows:
+        return []
+    first = rows[0].latency
+    lines = ["", f"One long session: a user whose {rows[0].session_turns:,} turns are one session (one long-running "
+             f"agent thread); ms, query embedding excluded, median of {first.runs} runs x {first.queries} queries; "
+             "`default` shows each hit with the turns before and after it, `default_no_window` returns the same "
+             "hits alone; cores / load average (1, 5, 15 min) read at the start of each row:", ""]
+    body = [[f"`{r.recipe}`", f"{r.session_turns:,}", _ms(r.latency.p50_ms), _ms(r.latency.p95_ms),
+             _ms(r.latency.p99_ms), _ratio(r.latency.p95_ms, first.p95_ms), f"{r.needle_hit_rate:g}",
+             f"{r.leaked_hits}", _mb(r.file_bytes), _load(r.machine)] for r in rows]
+    return lines + _table(["recipe", "session turns", "p50", "p95", "p99", "p95 vs first", "needle found",
+                           "other users' hits", "file MB", "cores / load"], body)
+
+
 def format_goals(goals: Sequence[GoalCheck]) -> list[str]:
     if not goals:
         return []
@@ -132,6 +149,7 @@ def format_table(bench: BenchResult | Mapping[str, Any]) -> str:
                   f"({b.ingest.with_embedding.turns} turns through AgentMemory.add_sessions)."]
     lines += format_neighbour(b.neighbour or ())
     lines += format_users(b.users or ())
+    lines += format_long_session(b.long_session or ())
     if b.scaling.records:
         lines += ["", "p95 growth, smallest to largest size: " + ", ".join(
             f"`{r}` x{g.p95_growth}" for r, g in b.scaling.records.items())]
@@ -186,4 +204,4 @@ def _sizes_section(b: BenchResult) -> list[str]:
     return lines
 
 
-__all__ = ["format_goals", "format_neighbour", "format_table", "format_users"]
+__all__ = ["format_goals", "format_long_session", "format_neighbour", "format_table", "format_users"]

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from .long_session import LongSessionRow
 from .rows import (
     JSON,
     EmbedIngest,
@@ -47,6 +48,7 @@ class BenchConfig:
     neighbour_user_records: int = 1_000
     neighbour_recipes: tuple[str, ...] = NEIGHBOUR_RECIPES
     neighbour_words: int = 3  # query words each neighbour turn holds
+    long_session: int = 20_000  # turns of the long-session row's one session; 0 is off
     keep: bool = False  # keep the store files under OUT/work
     recipes: tuple[str, ...] = MAIN_RECIPES
     peers: tuple[str, ...] = MAIN_PEERS
@@ -269,8 +271,8 @@ def _by_size(d: Mapping[str, Any], read: Callable[[Mapping[str, Any]], T]) -> di
 @dataclass(frozen=True, slots=True)
 class BenchResult:
     """Everything one ``cbmemory bench`` run measured. ``search``, ``search_included``, ``peers`` map a
-    recipe or peer to ``{size: cell}``; ``query_embedding``, ``neighbour`` and ``users`` are None (and
-    absent from the JSON) when their runs were off."""
+    recipe or peer to ``{size: cell}``; ``query_embedding``, ``neighbour``, ``users`` and ``long_session`` are
+    None (and absent from the JSON) when their runs were off."""
 
     machine: BenchMachine
     config: BenchConfig
@@ -287,6 +289,7 @@ class BenchResult:
     goals: tuple[GoalCheck, ...]
     scaling: Scaling
     elapsed_s: float
+    long_session: tuple[LongSessionRow, ...] | None = None
 
     def to_json(self) -> JSON:
         out: JSON = {
@@ -304,12 +307,14 @@ class BenchResult:
             out["neighbour"] = [r.to_json() for r in self.neighbour]
         if self.users is not None:
             out["users"] = [r.to_json() for r in self.users]
+        if self.long_session is not None:
+            out["long_session"] = [r.to_json() for r in self.long_session]
         out.update(scaling=self.scaling.to_json(), elapsed_s=self.elapsed_s)
         return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> BenchResult:
-        qe, nb, us = d.get("query_embedding"), d.get("neighbour"), d.get("users")
+        qe, nb, us, ls = d.get("query_embedding"), d.get("neighbour"), d.get("users"), d.get("long_session")
         return cls(
             BenchMachine.from_json(d["machine"]), BenchConfig.from_json(d["config"]), str(d.get("data", "")),
             str(d.get("method", "")), IngestSummary.from_json(d.get("ingest", {})),
@@ -321,7 +326,8 @@ class BenchResult:
             None if nb is None else tuple(NeighbourRow.from_json(r) for r in nb),
             None if us is None else tuple(UsersRow.from_json(r) for r in us),
             tuple(GoalCheck.from_json(g) for g in d.get("goals", [])),
-            Scaling.from_json(d.get("scaling", {})), float(d.get("elapsed_s", 0.0)))
+            Scaling.from_json(d.get("scaling", {})), float(d.get("elapsed_s", 0.0)),
+            None if ls is None else tuple(LongSessionRow.from_json(r) for r in ls))
 
 
 __all__ = ["MAIN_PEERS", "MAIN_RECIPES", "NEIGHBOUR_RECIPES", "BenchConfig", "BenchMachine", "BenchResult", "Growth",

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .long_session import run_long_session
 from .report import format_table
 from .result import (
     MAIN_PEERS,
@@ -157,12 +158,15 @@ def run_bench(cfg: BenchConfig, log: Callable[[str], None] = lambda s: None) -> 
         users = run_worker("users", {**common, "db": str(work / "users.db"), "counts": counts,
                                      "per_user": cfg.user_records, "queries": cfg.queries, "recipe": "default"},
                            UsersSweep, progress=log).rows
+    long_session = (run_long_session(cfg.long_session, work, common, cfg.queries, log) if cfg.long_session > 0
+                    else None)
     result = BenchResult(
         machine=machine, config=cfg, data=DESCRIPTION, method=METHOD,
         ingest=IngestSummary(sizes.ingest, emb), search=sizes.search, search_included=sizes.search_included,
         query_embedding=sizes.query_embedding, peers=sizes.peers, storage=sizes.storage, neighbour=neighbour,
         users=users, goals=(*neighbour_goals(neighbour or ()), *users_goals(users or ())),
-        scaling=Scaling.of(sizes.search, users or ()), elapsed_s=round(time.time() - started, 1))
+        scaling=Scaling.of(sizes.search, users or ()), elapsed_s=round(time.time() - started, 1),
+        long_session=long_session)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.json").write_text(json.dumps(result.to_json(), indent=2))
     (out / "bench.md").write_text(format_table(result))

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from .long_session import task_long_session
 from .rows import (
     JSON,
     EmbedIngest,
@@ -412,6 +413,7 @@ def task_users(spec: Spec) -> UsersSweep:
 TASKS: dict[str, Callable[[Spec], Row]] = {
     "ingest": task_ingest, "embed_ingest": task_embed_ingest, "search": task_search, "peer": task_peer,
     "users": task_users, "neighbour_ingest": task_neighbour_ingest, "neighbour_search": task_neighbour_search,
+    "long_session": task_long_session,
 }
 
 

@@ -1,6 +1,6 @@
 """Integration layer (bench): a tiny ``cbmemory bench`` run (200 records per user, a 2,000-record tenant
-neighbour, 1 and 20 users) writes bench.json with every key the report promises and sane numbers, and prints
-the table. No timed assertions: the machine is shared. The bench's pure parts: tests/unit/bench/test_bench.py."""
+neighbour, 1 and 20 users, one session of 400 turns) writes bench.json with every key the report promises
+and sane numbers, and prints the table. No timed assertions: the machine is shared. The bench's pure parts: tests/unit/bench/test_bench.py."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+from cbmemory.bench.long_session import LongSessionRow
 from cbmemory.bench.report import format_table
 from cbmemory.bench.result import BenchResult
 from cbmemory.bench.rows import GoalCheck, Latency, MachineFacts, NeighbourRow, UsersRow, rows_of
@@ -21,7 +22,7 @@ def test_bench_smoke_run_writes_bench_json_and_prints_the_table(tmp_path, capsys
     out = tmp_path / "bench"
     rc = main(["bench", "--out", str(out), "--sizes", "200", "--users", "1,20", "--user-records", "40",
                "--neighbour", "0,2000", "--queries", "8", "--repeats", "2", "--warmup", "2", "--embed-turns", "20",
-               "--recipes", "default,vector,bm25", "--peer-cap", "120", "--quiet"])
+               "--recipes", "default,vector,bm25", "--peer-cap", "120", "--long-session", "400", "--quiet"])
     assert rc == 0
     bench = json.loads((out / "bench.json").read_text())
     assert bench["machine"]["cores"] >= 1 and bench["data"] and bench["config"]["sizes"] == [200]
@@ -62,6 +63,11 @@ def test_bench_smoke_run_writes_bench_json_and_prints_the_table(tmp_path, capsys
         _sane(u.latency, u.machine)
         assert u.leaked_hits == 0 and u.recipe == "default" and u.per_user_records == 40 and u.peak_rss_mb > 0
         assert u.ingest_turns_per_s > 0 and u.file_bytes > u.records * 384 * 4
+    long_session = rows_of(LongSessionRow, bench["long_session"])  # one session of 400 turns, with and without
+    assert [(r.recipe, r.session_turns) for r in long_session] == [("default", 400), ("default_no_window", 400)]
+    for r in long_session:
+        _sane(r.latency, r.machine)
+        assert r.leaked_hits == 0 and r.needle_hit_rate >= 0.75 and r.file_bytes > 400 * 384 * 4
     goals = rows_of(GoalCheck, bench["goals"])
     assert [(g.row, g.recipe, g.base, g.to) for g in goals] == [
         ("neighbour", "default", 0, 2000), ("neighbour", "bm25", 0, 2000), ("users", "default", 1, 20)]
@@ -72,6 +78,8 @@ def test_bench_smoke_run_writes_bench_json_and_prints_the_table(tmp_path, capsys
     assert "| cbmemory `default` |" in printed and "langchain_ensemble" in printed and "Users in one file" in printed
     assert "Tenant neighbour: one user with 1,000 records" in printed and "| `bm25` | 2,000 |" in printed
     assert "| 20 | 800 |" in printed and "neighbour `default`: p95" in printed and "goal <= x2" in printed
+    assert "One long session: a user whose 400 turns are one session" in printed
+    assert "| `default_no_window` | 400 |" in printed
     assert printed.strip() == (out / "bench.md").read_text().strip()
     typed = BenchResult.from_json(bench)  # bench.json reads back into the typed records, unchanged
     assert json.loads(json.dumps(typed.to_json())) == bench and format_table(typed).strip() == printed.strip()
@@ -89,12 +97,12 @@ def test_bench_rows_alone_with_keep(tmp_path, capsys):
     out = tmp_path / "bench"
     rc = main(["bench", "--out", str(out), "--sizes", "0", "--users", "0", "--neighbour", "0",
                "--neighbour-user-records", "60", "--neighbour-recipes", "bm25", "--queries", "4", "--repeats", "1",
-               "--warmup", "0", "--embed-turns", "0", "--keep", "--quiet"])
+               "--warmup", "0", "--embed-turns", "0", "--long-session", "off", "--keep", "--quiet"])
     assert rc == 0
     bench = json.loads((out / "bench.json").read_text())
     rows = rows_of(NeighbourRow, bench["neighbour"])
     assert len(rows) == 1 and rows[0].neighbour_records == 0 and rows[0].user_records == 60
-    assert "users" not in bench and bench["goals"] == [] and not bench["peers"]
+    assert "users" not in bench and "long_session" not in bench and bench["goals"] == [] and not bench["peers"]
     assert (out / "work" / "neighbour.db").exists()
     printed = capsys.readouterr().out
     assert "Tenant neighbour" in printed and "Search latency" not in printed and "Users in one file" not in printed
