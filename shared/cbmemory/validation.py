@@ -122,7 +122,7 @@ def check_annotation_limits(value: Mapping[str, str], what: str = "annotations")
     keys, a key longer than ``MAX_ID_CHARS``, a value longer than ``MAX_ANNOTATION_CHARS``, more than
     ``MAX_ANNOTATION_BYTES`` in all. Types and characters are ``check_annotations``' to check."""
     if len(value) > MAX_ANNOTATION_KEYS:
-        raise InvalidInputError(f"{what} has {len(value)} keys; the limit is {MAX_ANNOTATION_KEYS} "
+        raise InvalidInputError(f"{what}: {len(value)} keys; the limit is {MAX_ANNOTATION_KEYS} "
                                 "(MAX_ANNOTATION_KEYS)")
     for key, val in value.items():
         if isinstance(key, str) and len(key) > MAX_ID_CHARS:
@@ -133,7 +133,7 @@ def check_annotation_limits(value: Mapping[str, str], what: str = "annotations")
                                     f"{MAX_ANNOTATION_CHARS} (MAX_ANNOTATION_CHARS)")
     size = annotation_bytes(value)
     if size > MAX_ANNOTATION_BYTES:
-        raise InvalidInputError(f"{what} hold {size:,} bytes of keys and values; the limit is "
+        raise InvalidInputError(f"{what}: {size:,} bytes of keys and values; the limit is "
                                 f"{MAX_ANNOTATION_BYTES:,} (MAX_ANNOTATION_BYTES)")
 
 
