@@ -2,35 +2,36 @@
 what the records' annotations hold. Pure: no storage here (the embedded store reads the pairs into it,
 sqlite_cache.UserColumns keeps it).
 
-Each ``(key, value)`` pair is kept as a 128-bit digest (blake2b of the pair's JSON ``[key, value]``, which
-tells any two pairs of strings apart: no separator a key or value could hold) with the positions of the
-records holding it. A record's annotations are parsed once, when it is first indexed; a filter is then one
-binary search per pair over the digests and the positions found, whatever the size of the annotations
-(issue 22: a 500-key filter re-parsed every record's JSON once per key). Two distinct pairs share a digest
-with probability about n² / 2¹²⁹ for n distinct pairs: never, in practice; it is the only way a filter could
-admit a record without the pair.
+Each distinct ``(key, value)`` pair gets the positions of the records holding it (a compact array of
+int64). A record's annotations are parsed once, when it is first indexed; a filter is then one dict lookup
+per pair and the positions found, whatever the size of the annotations (issue 22: a filter re-parsed every
+record's JSON once per pair). Records holding the same annotations (a session's, copied onto each of its
+records) are parsed and keyed once.
 
-Records appended since the last lookup go into a small tail (a dict, digest -> positions), merged into the
-sorted arrays once it outgrows an eighth of them (and at least ``_TAIL_PAIRS``), so indexing an append costs
-no re-sort of everything.
+Pairs are kept exactly, except that a value longer than ``_SHORT`` characters is kept as its 128-bit digest
+(blake2b), so the index holds a few bytes per distinct pair, not the values themselves (image captions are
+up to 4,096 characters): two such values of one key share a digest with probability about n² / 2¹²⁹ for n
+distinct values, never in practice. A stored value that is not a string (only an older writer could have
+stored one) is not indexed: a filter's values are strings and never equal it (``filters.admits``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from array import array
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-_TAIL_PAIRS = 4_096
-_DIGEST = np.dtype("S16")  # fixed width: two different 16-byte digests never compare equal
+_SHORT = 64  # values up to this many characters are kept as they are; longer ones as their digest
 
 
-def pair_digest(key: str, value: object) -> bytes:
-    """The 16-byte digest of one annotation pair (``value`` as stored: a string, or whatever JSON held)."""
-    text = json.dumps([key, value], ensure_ascii=False, sort_keys=True)
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+def pair_key(key: str, value: str) -> tuple[str, str | bytes]:
+    """How a pair is kept and looked up: as it is, or with a long value's 16-byte digest in its place."""
+    if len(value) <= _SHORT:
+        return key, value
+    return key, hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 class AnnotationIndex:
@@ -38,40 +39,39 @@ class AnnotationIndex:
 
     def __init__(self) -> None:
         self.n = 0  # records indexed: positions below n
-        self.digests = np.empty(0, _DIGEST)  # sorted
-        self.rows = np.empty(0, np.int64)  # the position holding each digest (by digest, then position)
-        self._tail: dict[bytes, list[int]] = {}
-        self._tail_pairs = 0
+        self._postings: dict[tuple[str, str | bytes], array[int]] = {}  # pair -> increasing positions
 
-    def add(self, records: Iterable[tuple[int, Mapping[str, object]]], n: int) -> None:
-        """Index ``records`` (position, parsed annotations), every one at or after ``self.n`` and below ``n``,
-        in increasing position; afterwards positions below ``n`` are indexed (those not given hold none)."""
-        for position, pairs in records:
+    def add(self, records: Iterable[tuple[int, str | Mapping[str, object]]], n: int) -> None:
+        """Index ``records`` (position, annotations as stored JSON text or parsed), every one at or after
+        ``self.n`` and below ``n``, in increasing position; afterwards positions below ``n`` are indexed
+        (those not given hold none). Records holding the same text (a session's annotations are copied
+        onto each of its records) are parsed and keyed once."""
+        postings = self._postings
+        keyed: dict[str, list[array[int]]] = {}  # JSON text -> the postings of its pairs
+        for position, given in records:
             if not self.n <= position < n:
                 raise ValueError(f"position {position} is outside {self.n}..{n - 1}")
-            for key, value in pairs.items():
-                self._tail.setdefault(pair_digest(key, value), []).append(position)
-                self._tail_pairs += 1
+            targets = keyed.get(given) if isinstance(given, str) else None
+            if targets is None:
+                pairs = json.loads(given) if isinstance(given, str) else given
+                targets = []
+                for key, value in pairs.items():
+                    if isinstance(value, str):
+                        kept = pair_key(key, value)
+                        found = postings.get(kept)
+                        if found is None:
+                            postings[kept] = found = array("q")
+                        targets.append(found)
+                if isinstance(given, str):
+                    keyed[given] = targets
+            for found in targets:
+                found.append(position)
         self.n = max(self.n, n)
 
-    def _merge(self) -> None:
-        digests = np.fromiter((d for d, rows in self._tail.items() for _ in rows), _DIGEST, self._tail_pairs)
-        rows = np.fromiter((r for rs in self._tail.values() for r in rs), np.int64, self._tail_pairs)
-        digests, rows = np.concatenate([self.digests, digests]), np.concatenate([self.rows, rows])
-        order = np.lexsort((rows, digests))
-        self.digests, self.rows = digests[order], rows[order]
-        self._tail, self._tail_pairs = {}, 0
-
-    def positions(self, key: str, value: object) -> np.ndarray:
-        """Positions of the indexed records holding ``(key, value)``, increasing."""
-        if self._tail_pairs > max(_TAIL_PAIRS, self.digests.size // 8):
-            self._merge()
-        d = pair_digest(key, value)
-        probe = np.array([d], _DIGEST)
-        lo, hi = (int(np.searchsorted(self.digests, probe, side=side)[0]) for side in ("left", "right"))
-        main = self.rows[lo:hi]
-        tail = self._tail.get(d)
-        return main if not tail else np.union1d(main, np.asarray(tail, np.int64))
+    def positions(self, key: str, value: str) -> np.ndarray:
+        """Positions of the indexed records holding ``(key, value)``, increasing (a copy: the postings grow)."""
+        found = self._postings.get(pair_key(key, value))
+        return np.empty(0, np.int64) if found is None else np.frombuffer(found, dtype=np.int64).copy()
 
     def mask(self, pairs: Mapping[str, str], n: int) -> np.ndarray:
         """For positions ``0 .. n-1`` (all indexed): which hold every pair of ``pairs``."""
@@ -86,4 +86,4 @@ class AnnotationIndex:
         return out
 
 
-__all__ = ["AnnotationIndex", "pair_digest"]
+__all__ = ["AnnotationIndex", "pair_key"]

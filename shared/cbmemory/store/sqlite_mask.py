@@ -3,14 +3,13 @@
 
 Sessions, kinds, times and expiry are compared on the columns. Annotation filters use the user's
 annotation pairs (annotation_index.py), read from the file on the first search with an annotation filter
-(one JSON parse per record, only of the records that hold annotations) and, after that, only for the
+(one JSON parse per distinct annotations text of the records that hold any) and, after that, only for the
 records appended since: a filter's cost is then its pairs' lookups and the records they find, however large
 the records' annotations are.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
 import numpy as np
@@ -20,6 +19,8 @@ from .annotation_index import AnnotationIndex
 from .sqlite_cache import UserColumns
 from .sqlite_sql import ANNOTATIONS_AFTER
 
+_ROWS = 1_024  # records' annotations read at a time
+
 
 def annotation_pairs(c: sqlite3.Connection, user_id: str, m: UserColumns) -> AnnotationIndex:
     """The user's annotation pairs, indexed for every record of ``m`` (the ones not yet indexed are read now,
@@ -27,9 +28,11 @@ def annotation_pairs(c: sqlite3.Connection, user_id: str, m: UserColumns) -> Ann
     pairs = m.pairs
     if pairs.n < m.n:
         after = int(m.rowids[pairs.n - 1]) if pairs.n else 0
-        rows = c.execute(ANNOTATIONS_AFTER, (user_id, after, m.max_rowid)).fetchall()
-        at = np.searchsorted(m.rowids[: m.n], [r[0] for r in rows]).tolist()
-        pairs.add(zip(at, (json.loads(r[1]) for r in rows), strict=True), m.n)
+        cur = c.execute(ANNOTATIONS_AFTER, (user_id, after, m.max_rowid))
+        while rows := cur.fetchmany(_ROWS):  # in slices: never every record's annotations at once
+            at = np.searchsorted(m.rowids[: m.n], [r[0] for r in rows]).tolist()
+            pairs.add(zip(at, (r[1] for r in rows), strict=True), at[-1] + 1)
+        pairs.add((), m.n)
     return pairs
 
 

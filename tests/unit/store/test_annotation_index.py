@@ -11,7 +11,7 @@ import pytest
 
 from cbmemory.errors import InvalidInputError
 from cbmemory.store import annotation_index as ai
-from cbmemory.store.annotation_index import AnnotationIndex, pair_digest
+from cbmemory.store.annotation_index import AnnotationIndex, pair_key
 from cbmemory.store.windows import Window, windows
 
 
@@ -20,10 +20,11 @@ def _reference(records, pairs, n):
                      for i in range(n)], dtype=bool)
 
 
-def test_the_index_admits_exactly_the_records_holding_every_pair(monkeypatch):
-    monkeypatch.setattr(ai, "_TAIL_PAIRS", 8)  # merge often: the sorted arrays and the tail both answer
+def test_the_index_admits_exactly_the_records_holding_every_pair():
     rng = random.Random(7)
-    keys, values = ["topic", "lang", "a", "b\x1fc"], ["work", "fr", "", "x\x1fy", "é", "1"]
+    long = "a long caption " * 10  # kept as its digest (over ai._SHORT characters)
+    keys = ["topic", "lang", "a", "b\x1fc"]
+    values = ["work", "fr", "", "x\x1fy", "é", "1", long, long + ".", long[:-1], "x" * ai._SHORT]
     records = [{k: rng.choice(values) for k in rng.sample(keys, rng.randint(0, 3))} for _ in range(300)]
     index = AnnotationIndex()
     done = 0
@@ -36,10 +37,20 @@ def test_the_index_admits_exactly_the_records_holding_every_pair(monkeypatch):
     assert index.mask({}, 300).all()
 
 
-def test_pairs_are_told_apart_whatever_they_hold():
-    assert pair_digest("a\x1fb", "c") != pair_digest("a", "b\x1fc")
-    assert pair_digest("a", "1") != pair_digest("a", 1) != pair_digest("a", None)
-    assert pair_digest("k", "v") == pair_digest("k", "v") and len(pair_digest("k", "v")) == 16
+def test_pairs_are_kept_exactly_or_by_the_digest_of_a_long_value():
+    assert pair_key("a\x1fb", "c") != pair_key("a", "b\x1fc")
+    assert pair_key("k", "x" * ai._SHORT) == ("k", "x" * ai._SHORT)
+    long = pair_key("k", "x" * (ai._SHORT + 1))
+    assert long[0] == "k" and isinstance(long[1], bytes) and len(long[1]) == 16
+    assert long == pair_key("k", "x" * (ai._SHORT + 1)) != pair_key("k", "x" * ai._SHORT + "y")
+    assert pair_key("k", "é" * 100) != pair_key("k", "e" * 100)
+
+
+def test_values_that_are_not_strings_are_never_matched():
+    index = AnnotationIndex()  # only an older writer could have stored them; a filter's values are strings
+    index.add([(0, {"n": 1, "b": True, "o": {"x": "y"}, "l": ["1"], "none": None}), (1, {"n": "1"})], 2)
+    assert index.mask({"n": "1"}, 2).tolist() == [False, True]
+    assert not index.mask({"o": '{"x": "y"}'}, 2).any() and not index.mask({"b": "True"}, 2).any()
 
 
 def test_the_index_refuses_positions_out_of_order_and_lookups_past_its_end():
