@@ -9,10 +9,11 @@ and every record's are read back with it and matched by annotation filters. Limi
 - a value: at most ``MAX_ANNOTATION_CHARS`` (4,096) characters, no NUL (room for an image caption);
 - at most ``MAX_ANNOTATION_KEYS`` (64) keys per mapping: a message's, a session's, and a record's own, which
   holds its session's merged under its messages' (a round's merges several messages');
-- at most ``MAX_ANNOTATION_BYTES`` (16 KiB) of UTF-8 in one mapping, keys and values together: three
-  values of the longest kind with room to spare, or all 64 keys with 250-byte values. A session's annotations are stored with each
-  of its records, so a 20,000-turn session holds at most 320 MB of them (without the limit, 10,000 keys of
-  4 KB made one search read gigabytes);
+- at most ``MAX_ANNOTATION_BYTES`` (64 KiB) of UTF-8 in one mapping, keys and values together: room for a
+  LangGraph store item's JSON value of about 60 KB (``CbMemoryStore`` keeps it in annotation parts), or all
+  64 keys with 1 KB values. A session's annotations are stored with each of its records, so a 20-turn
+  session holds at most 1.3 MB of them (without the limit, 10,000 keys of 4 KB made 823 MB and one search
+  read gigabytes);
 - a search filter (``SearchFilters.annotations``, ``check_filter_annotations``): at most
   ``MAX_FILTER_ANNOTATIONS`` (16) pairs; each pair is one exact match every backend evaluates (one lookup
   in the embedded store's pair index, one term query in Couchbase Search, one SQL++ condition), and an
@@ -41,7 +42,7 @@ MAX_TEXT_CHARS = 100_000
 MAX_ID_CHARS = 256
 MAX_ANNOTATION_CHARS = 4_096  # characters of one annotation value
 MAX_ANNOTATION_KEYS = 64  # keys of one annotation mapping (a message's, a session's, a record's)
-MAX_ANNOTATION_BYTES = 16_384  # UTF-8 bytes of one mapping's keys and values together
+MAX_ANNOTATION_BYTES = 65_536  # UTF-8 bytes of one mapping's keys and values together
 MAX_FILTER_ANNOTATIONS = 16  # pairs of one search filter's annotations
 MAX_QUERY_CHARS = 10_000
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")

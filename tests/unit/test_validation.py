@@ -23,13 +23,15 @@ from cbmemory.validation import (
 
 def test_the_limits_and_why_they_fit_together():
     assert (MAX_ANNOTATION_KEYS, MAX_ID_CHARS, MAX_ANNOTATION_CHARS) == (64, 256, 4_096)
-    assert (MAX_ANNOTATION_BYTES, MAX_FILTER_ANNOTATIONS) == (16_384, 16)
-    assert 3 * MAX_ANNOTATION_CHARS < MAX_ANNOTATION_BYTES <= 4 * MAX_ANNOTATION_CHARS  # three longest values fit
+    assert (MAX_ANNOTATION_BYTES, MAX_FILTER_ANNOTATIONS) == (65_536, 16)
+    # a LangGraph item's value of ~60 KB fits in parts of the longest values; all keys with 1 KB values fit
+    assert 15 * MAX_ANNOTATION_CHARS < MAX_ANNOTATION_BYTES <= 16 * MAX_ANNOTATION_CHARS
+    assert MAX_ANNOTATION_KEYS * (1_000 + 8) < MAX_ANNOTATION_BYTES
 
 
 @pytest.mark.parametrize("annotations, limit", [
     ({f"k{i}": "v" for i in range(MAX_ANNOTATION_KEYS + 1)}, "MAX_ANNOTATION_KEYS"),
-    ({f"k{i}": "x" * MAX_ANNOTATION_CHARS for i in range(4)} | {"more": "y" * 100}, "MAX_ANNOTATION_BYTES"),
+    ({f"k{i}": "x" * MAX_ANNOTATION_CHARS for i in range(16)} | {"more": "y" * 100}, "MAX_ANNOTATION_BYTES"),
     ({"k" * (MAX_ID_CHARS + 1): "v"}, "longer than 256"),
     ({"k": "x" * (MAX_ANNOTATION_CHARS + 1)}, "MAX_ANNOTATION_CHARS"),
     ({f"k{i}": "v" for i in range(10_000)}, "MAX_ANNOTATION_KEYS"),  # the 10,000 keys: refused at once
@@ -52,7 +54,7 @@ def test_the_largest_annotations_allowed_pass():
 
 def test_bytes_are_counted_in_utf8():
     assert annotation_bytes({"é": "🎉"}) == 2 + 4
-    wide = {f"k{i}": "é" * MAX_ANNOTATION_CHARS for i in range(2)}  # 2 x 8,194 bytes in 4,096 characters
+    wide = {f"k{i}": "é" * MAX_ANNOTATION_CHARS for i in range(8)}  # 8 x 8,194 bytes in 4,096 characters each
     with pytest.raises(InvalidInputError, match="MAX_ANNOTATION_BYTES"):
         check_annotations(wide)
 

@@ -24,7 +24,7 @@ def test_the_issues_session_of_ten_thousand_keys_is_refused_and_nothing_is_store
     huge = {f"key{i}": "x" * 4_000 for i in range(10_000)}
     with pytest.raises(InvalidInputError, match="MAX_ANNOTATION_KEYS"):
         memory.add_session("u", "s1", TURNS, date="2023-05-08", annotations=huge)
-    few_but_large = {f"key{i}": "x" * 4_000 for i in range(5)}  # 20 KB
+    few_but_large = {f"key{i}": "x" * 4_000 for i in range(17)}  # 68 KB
     with pytest.raises(InvalidInputError, match="MAX_ANNOTATION_BYTES"):
         memory.add_session("u", "s1", TURNS, date="2023-05-08", annotations=few_but_large)
     _nothing_stored(memory, "u")
