@@ -94,7 +94,7 @@ class NeighboursContract:
         vectors = np.stack([unit(0), unit(1)])
         beyond = {
             "MAX_ANNOTATION_KEYS": {f"k{i}": "v" for i in range(MAX_ANNOTATION_KEYS + 1)},
-            "MAX_ANNOTATION_BYTES": {f"k{i}": "x" * 4_000 for i in range(5)},
+            "MAX_ANNOTATION_BYTES": {f"k{i}": "x" * 4_000 for i in range(17)},
             "MAX_ID_CHARS": {"k" * (MAX_ID_CHARS + 1): "v"},
             "MAX_ANNOTATION_CHARS": {"k": "x" * (MAX_ANNOTATION_CHARS + 1)},
         }
