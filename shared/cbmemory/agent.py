@@ -23,7 +23,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from .context import ContextConfig, FormattedContext, fit, format_context, memory_prompt, unseen
 from .errors import InvalidInputError
@@ -32,8 +32,18 @@ from .retrieval.recipes import Recipe, get_recipe
 from .text import LONE_SURROGATE
 from .validation import MAX_ID_CHARS, MAX_QUERY_CHARS, MAX_TEXT_CHARS
 
-if TYPE_CHECKING:
-    from .memory import AgentMemory
+
+class AgentMemory(Protocol):
+    """What the seam needs of ``cbmemory.AgentMemory`` (named here so that this module does not import it)."""
+
+    recipe: Recipe
+    clock: Callable[[], datetime]
+
+    def search(self, query: str, user_id: str, k: int | None = None, filters: Any = None, *,
+               recipe: str | Recipe | None = None, reference_date: Any = None) -> list[Hit]: ...
+
+    def add_messages(self, user_id: str, session_id: str, messages: Sequence[Message], *,
+                     date: Any = None) -> IngestResult: ...
 
 MAX_EXTRA = 50  # hits asked for beyond k, to make up for those the prompt already shows
 MAX_K = 10_000
