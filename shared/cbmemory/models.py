@@ -18,6 +18,10 @@ from .text import LONE_SURROGATE
 
 Role = Literal["user", "assistant", "system", "tool"]
 ROLES: frozenset[str] = frozenset({"user", "assistant", "system", "tool"})
+# Pairs of one search filter's annotations: each is one exact match every backend evaluates (one lookup in the
+# embedded store's pair index, one term query in Couchbase Search, one SQL++ condition); an application
+# filters by a few tags, not by dozens (cbmemory.validation lists every limit).
+MAX_FILTER_ANNOTATIONS = 16
 RecordKind = Literal["turn", "round", "summary", "event"]
 RAW_KINDS: tuple[str, ...] = ("turn", "round")  # kinds made from messages; the others are derived from them
 
@@ -90,7 +94,7 @@ class SearchFilters:
     Time bounds are inclusive; datetimes, dates and ISO strings are accepted and kept as aware UTC (a bound
     beyond the supported date range is clamped to it). ``session_ids`` and ``kinds`` are collections of
     strings (a list or set becomes a tuple; a bare string is refused). ``annotations`` must all match exactly;
-    at most ``validation.MAX_FILTER_ANNOTATIONS`` (16) pairs.
+    at most ``MAX_FILTER_ANNOTATIONS`` (16) pairs.
     """
 
     session_ids: tuple[str, ...] | None = None
@@ -118,9 +122,9 @@ class SearchFilters:
         keys, values = tuple(ann), tuple(ann.values())
         _filter_strings(keys, "annotations keys")
         _filter_strings(values, "annotations values")
-        from .validation import check_filter_annotations  # (validation imports this module)
-
-        check_filter_annotations(ann)  # at most MAX_FILTER_ANNOTATIONS pairs
+        if len(ann) > MAX_FILTER_ANNOTATIONS:  # a key or value longer than any stored costs nothing more
+            raise InvalidInputError(f"SearchFilters.annotations has {len(ann)} pairs; the limit is "
+                                    f"{MAX_FILTER_ANNOTATIONS} (MAX_FILTER_ANNOTATIONS)")
         object.__setattr__(self, "annotations", frozen_mapping(dict(zip(keys, values, strict=True))))
 
 

@@ -14,7 +14,7 @@ and every record's are read back with it and matched by annotation filters. Limi
   64 keys with 1 KB values. A session's annotations are stored with each of its records, so a 20-turn
   session holds at most 1.3 MB of them (without the limit, 10,000 keys of 4 KB made 823 MB and one search
   read gigabytes);
-- a search filter (``SearchFilters.annotations``, ``check_filter_annotations``): at most
+- a search filter (``SearchFilters.annotations``, checked by the model itself): at most
   ``MAX_FILTER_ANNOTATIONS`` (16) pairs; each pair is one exact match every backend evaluates (one lookup
   in the embedded store's pair index, one term query in Couchbase Search, one SQL++ condition), and an
   application filters by a few tags, not by dozens.
@@ -32,6 +32,7 @@ import numpy as np
 
 from .dates import MAX_INSTANT, MIN_INSTANT
 from .errors import InvalidInputError, InvalidVectorError
+from .models import MAX_FILTER_ANNOTATIONS as MAX_FILTER_ANNOTATIONS  # re-exported: every limit is named here
 from .models import ROLES
 from .text import LONE_SURROGATE
 
@@ -43,7 +44,6 @@ MAX_ID_CHARS = 256
 MAX_ANNOTATION_CHARS = 4_096  # characters of one annotation value
 MAX_ANNOTATION_KEYS = 64  # keys of one annotation mapping (a message's, a session's, a record's)
 MAX_ANNOTATION_BYTES = 65_536  # UTF-8 bytes of one mapping's keys and values together
-MAX_FILTER_ANNOTATIONS = 16  # pairs of one search filter's annotations
 MAX_QUERY_CHARS = 10_000
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -136,14 +136,6 @@ def check_annotation_limits(value: Mapping[str, str], what: str = "annotations")
     if size > MAX_ANNOTATION_BYTES:
         raise InvalidInputError(f"{what}: {size:,} bytes of keys and values; the limit is "
                                 f"{MAX_ANNOTATION_BYTES:,} (MAX_ANNOTATION_BYTES)")
-
-
-def check_filter_annotations(value: Mapping[str, str]) -> None:
-    """Refuse a search filter's annotations beyond ``MAX_FILTER_ANNOTATIONS`` pairs (what a filter costs
-    grows with its pairs; a key or value longer than any stored one costs nothing more, and matches nothing)."""
-    if len(value) > MAX_FILTER_ANNOTATIONS:
-        raise InvalidInputError(f"SearchFilters.annotations has {len(value)} pairs; the limit is "
-                                f"{MAX_FILTER_ANNOTATIONS} (MAX_FILTER_ANNOTATIONS)")
 
 
 def check_query(value: object) -> str:

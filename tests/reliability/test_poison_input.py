@@ -3,7 +3,7 @@ clear error before anything is written, and nothing is stored that cannot be rea
 
 Each test runs on a real SQLite file in ``tmp_path``; the ``scripted`` embedder (tests/conftest.py) is used
 wherever the embeddings do not matter. The pure checks of the same catalogue are unit tests: dates in
-tests/unit/test_dates.py, ``SearchFilters`` in tests/unit/test_models.py, Couchbase documents in
+tests/unit/dates/test_instants.py, ``SearchFilters`` in tests/unit/test_models.py, Couchbase documents in
 tests/unit/store/test_couchbase_docs.py and through the fake cluster in
 tests/unit/store/test_couchbase_poison_docs.py.
 """

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from ..dates.relative import LATEST_DATE_RULES, check_date_rules
 from ..errors import InvalidInputError
-from ..ingest.relative_dates import LATEST_DATE_RULES, check_date_rules
 from ..validation import known_fields
 
 ORDERS = ("chronological", "rank")

@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..dates import anchor_label
-from ..ingest.relative_dates import DateSpan, find_relative_dates
+from ..dates.relative import DateSpan, find_relative_dates
 from ..models import Hit, MemoryRecord
 from .config import ContextConfig
 

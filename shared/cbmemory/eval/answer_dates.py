@@ -3,7 +3,7 @@
 LoCoMo's temporal golds are often relative to an absolute date: "The week before 9 June 2023", "The sunday
 before 25 May 2023", "two weekends before 17 July 2023". Reading only the absolute date in them (9 June)
 scores "Friday, 9 June 2023" as exact when it is wrong, so every expression is resolved to the days it
-covers, with the conventions of ``cbmemory.ingest.relative_dates`` (ISO weeks from Monday to Sunday):
+covers, with the conventions of ``cbmemory.dates.relative`` (ISO weeks from Monday to Sunday):
 "the week before X" is the ISO week before X's week, "the Sunday before X" the nearest Sunday strictly
 before X, "the weekend before / after X" the nearest Saturday-Sunday wholly before / after X (a Friday's
 "weekend after" is the next day's: LoCoMo's golds read it so), "two days before X" X - 2.
@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from ..ingest.relative_dates import resolve_expression
+from ..dates.relative import resolve_expression
 
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                 "october", "november", "december")

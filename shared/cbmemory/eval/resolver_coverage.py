@@ -35,8 +35,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from ..dates.relative import LATEST_DATE_RULES, RULE_TABLES, RelativeDate, find_relative_dates
 from ..errors import InvalidInputError
-from ..ingest.relative_dates import LATEST_DATE_RULES, RULE_TABLES, RelativeDate, find_relative_dates
 
 AMBIGUOUS = "ambiguous"
 VERDICTS = ("correct", "wrong", "missed", "abstained")

@@ -2,14 +2,13 @@
 
 - ``config``: ``IngestConfig`` and ``EnrichConfig`` (frozen, JSON-serialisable data);
 - ``records``: ``validate_messages``, ``build_records``, ``record_id`` (pure functions);
-- ``relative_dates``: the rule-based relative-date resolver, named by version in ``DATE_RULES``;
+- the rule-based relative-date resolver (``cbmemory.dates.relative``), named by version in ``DATE_RULES``,
+  re-exported here as the ingest setting ``IngestConfig.date_rules`` names it;
 - ``enrich``: the optional LLM planner (``Enricher``) that turns raw records into summary and event records,
   or facts in the raw records' index keys (the subpackage ``cbmemory.ingest.enrich``).
 """
 
-from .config import DEFAULT_INGEST, MODES, PROMPT_VERSION, RAW_KINDS, EnrichConfig, IngestConfig
-from .records import GENERATED_KEY_PREFIX, build_records, record_id, validate_messages
-from .relative_dates import (
+from ..dates.relative import (
     DATE_RULES,
     LATEST_DATE_RULES,
     UnknownDateRulesError,
@@ -17,6 +16,8 @@ from .relative_dates import (
     date_resolver,
     resolve_relative_dates,
 )
+from .config import DEFAULT_INGEST, MODES, PROMPT_VERSION, RAW_KINDS, EnrichConfig, IngestConfig
+from .records import GENERATED_KEY_PREFIX, build_records, record_id, validate_messages
 
 __all__ = [
     "DATE_RULES", "DEFAULT_INGEST", "LATEST_DATE_RULES", "GENERATED_KEY_PREFIX", "MODES", "PROMPT_VERSION", "RAW_KINDS",

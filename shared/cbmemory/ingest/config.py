@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..dates.relative import check_date_rules
 from ..errors import InvalidInputError
 from ..models import RAW_KINDS
 from ..validation import known_fields
-from .relative_dates import check_date_rules
 
 PROMPT_VERSION = "enrich-v1"
 MODES = ("summary", "events", "facts")

@@ -12,12 +12,12 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from ..dates import anchor_label
+from ..dates.relative import date_resolver
 from ..errors import InvalidInputError
 from ..models import MemoryRecord, Message, frozen_mapping
 from ..text import content_hash
 from ..validation import check_annotations, check_id, check_role, check_text
 from .config import DEFAULT_INGEST, IngestConfig
-from .relative_dates import date_resolver
 
 # Messages without a turn id are keyed "#<position>" (or "#<position>:<hash>" when appended); caller ids
 # may not start with it, so a caller's id can never stand for (and replace) a generated one.

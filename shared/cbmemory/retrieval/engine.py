@@ -11,6 +11,7 @@ from datetime import datetime
 import numpy as np
 
 from ..context import fit
+from ..dates.questions import question_span
 from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError
 from ..models import Hit, SearchFilters, frozen_mapping
@@ -19,7 +20,6 @@ from ..text import words
 from .config import DATE, NEIGHBOUR, SESSION, SPEAKER, Fusion, Order, Rerank, RetrievalConfig, Signal, scale_k
 from .entities import extract_entities
 from .fusion import rrf, weighted
-from .question_dates import question_span
 from .recipes import Recipe
 from .rerank import bm25_rerank
 

@@ -206,7 +206,7 @@ RAW_FACTS = HYBRID.with_(
 )
 
 # The default plus the question's own dates: candidates dated inside the period the question names ("in
-# May 2023", "last week"; cbmemory.retrieval.question_dates) join the fusion as one more list. The weight
+# May 2023", "last week"; cbmemory.dates.questions) join the fusion as one more list. The weight
 # came from 2-fold cross-validation by conversation on LoCoMo dev (folds conv-26/41/43/47 and
 # conv-30/42/44/48; weights 0.25-4, with 0/7/30 days of grace after the span; overall recall@10). The
 # folds picked 2.0 (no grace) and 1.0 (7 days); the smaller weight and no grace were taken, as decided

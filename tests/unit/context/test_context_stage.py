@@ -20,7 +20,7 @@ from cbmemory.context import (
     memory_line,
     memory_prompt,
 )
-from cbmemory.ingest.relative_dates import UnknownDateRulesError
+from cbmemory.dates.relative import UnknownDateRulesError
 from cbmemory.models import Hit, MemoryRecord
 
 MON_8_MAY = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cbmemory.dates.relative import RULE_TABLES, find_relative_dates
 from cbmemory.eval.resolver_coverage import (
     HALVES,
     InvalidSampleError,
@@ -23,7 +24,6 @@ from cbmemory.eval.resolver_coverage import (
     parse_sample,
     score,
 )
-from cbmemory.ingest.relative_dates import RULE_TABLES, find_relative_dates
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "relative_dates" / "locomo_dev.jsonl"
 ISSUE_22 = SAMPLE.with_name("issue22_quotes_titles.jsonl")  # quoted titles, mid-sentence capitals, controls

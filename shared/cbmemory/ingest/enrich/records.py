@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 
 from ...dates import anchor_label
+from ...dates.relative import DateSpan, find_relative_dates, resolve_relative_dates
 from ...models import MemoryRecord, frozen_mapping
 from ...text import content_hash, content_words
 from ..records import record_id
-from ..relative_dates import DateSpan, find_relative_dates, resolve_relative_dates
 from .parsing import ExtractedEvent
 
 FACTS_MARK = "\n[facts] "

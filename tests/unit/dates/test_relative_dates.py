@@ -5,13 +5,13 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from cbmemory.ingest import IngestConfig, build_records, validate_messages
-from cbmemory.ingest.relative_dates import (
+from cbmemory.dates.relative import (
     add_months,
     find_relative_dates,
     resolve_expression,
     resolve_relative_dates,
 )
+from cbmemory.ingest import IngestConfig, build_records, validate_messages
 
 D = date  # brevity in the table
 
@@ -171,7 +171,7 @@ def test_expressions_past_the_calendars_ends_stay_unresolved():
 
 
 def test_rules_are_named_by_version_and_an_unknown_one_is_refused():
-    from cbmemory.ingest.relative_dates import LATEST_DATE_RULES, RULE_TABLES, UnknownDateRulesError
+    from cbmemory.dates.relative import LATEST_DATE_RULES, RULE_TABLES, UnknownDateRulesError
 
     assert LATEST_DATE_RULES in RULE_TABLES
     assert find_relative_dates("yesterday", D(2023, 5, 7), rules="rules-v1")[0].span.label == "6 May 2023"

@@ -5,14 +5,14 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from cbmemory.ingest import DATE_RULES, LATEST_DATE_RULES
-from cbmemory.ingest.relative_dates import (
+from cbmemory.dates.relative import (
     RULE_TABLES,
     RULES_V1,
     find_relative_dates,
     resolve_expression,
     resolve_relative_dates,
 )
+from cbmemory.ingest import DATE_RULES, LATEST_DATE_RULES
 
 D = date  # brevity in the tables
 # 7 May 2023 is a Sunday, 8 May a Monday, 10 May a Wednesday, 13 May a Saturday.
@@ -67,7 +67,7 @@ def test_v2_expression_table(expression, session, first, last, label):
 
 
 def test_v2_is_a_released_version_with_every_v1_row():
-    # rules-v3 is the latest since issue 22 (tests/unit/ingest/test_relative_dates_v3.py)
+    # rules-v3 is the latest since issue 22 (tests/unit/dates/test_relative_dates_v3.py)
     assert {"rules-v1", "rules-v2"} <= set(DATE_RULES) == set(RULE_TABLES) and LATEST_DATE_RULES != "rules-v1"
     assert resolve_expression("last Fri", D(2023, 7, 15), rules="rules-v2") == resolve_expression(
         "last Fri", D(2023, 7, 15), rules=LATEST_DATE_RULES)

@@ -3,7 +3,7 @@
 ``my favourite song is "Yesterday" by the Beatles`` names a song, and ``we watched Yesterday at the
 cinema`` a film; ``she said "see you tomorrow"`` quotes words whose "tomorrow" counts from when they were
 said, not from the session day. Either way, resolving them against the session day writes a wrong date,
-and a wrong date is worse than none. So the resolver (``cbmemory.ingest.relative_dates``, rules-v3 on)
+and a wrong date is worse than none. So the resolver (``cbmemory.dates.relative``, rules-v3 on)
 leaves alone an expression that
 
 - is inside quotation marks (``in_quotes``): "double" or “curly double” quotes paired on one line, a

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cbmemory.context import READINGS, ContextConfig, format_context, memory_line
-from cbmemory.ingest.relative_dates import RULE_TABLES
+from cbmemory.dates.relative import RULE_TABLES
 from cbmemory.models import Hit, MemoryRecord
 from tests.support.lookalikes import with_look_alikes
 

@@ -4,7 +4,7 @@
 (``QuestionSpan``), or ``None``. Retrieval can then favour memories dated inside that span
 (``RetrievalConfig.date_weight``). It is a pure function of the text and the reference date, the day the
 question is asked ("Today is ..."): relative expressions ("last week", "two months ago") are resolved
-against it by the ingest rules (``cbmemory.ingest.relative_dates``), and so are dates without a year.
+against it by the ingest rules (``cbmemory.dates.relative``), and so are dates without a year.
 
 It is deliberately conservative, because a wrong span pulls the wrong memories up while no span changes
 nothing:
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from ..errors import InvalidInputError
-from ..ingest.relative_dates import add_months, find_relative_dates
+from .relative import add_months, find_relative_dates
 
 GRANULARITIES = ("day", "week", "weekend", "month", "season", "year", "range")
 

@@ -6,9 +6,8 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from cbmemory.ingest import DATE_RULES, LATEST_DATE_RULES
-from cbmemory.ingest.date_guards import in_quotes, quoted_spans, sentence_starts_at, titled_mid_sentence
-from cbmemory.ingest.relative_dates import (
+from cbmemory.dates.guards import in_quotes, quoted_spans, sentence_starts_at, titled_mid_sentence
+from cbmemory.dates.relative import (
     RULE_GUARDS,
     RULE_TABLES,
     RULES,
@@ -16,6 +15,7 @@ from cbmemory.ingest.relative_dates import (
     find_relative_dates,
     resolve_relative_dates,
 )
+from cbmemory.ingest import DATE_RULES, LATEST_DATE_RULES
 
 SUNDAY = date(2023, 5, 7)
 

@@ -7,7 +7,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from cbmemory import InvalidInputError
-from cbmemory.retrieval.question_dates import GRANULARITIES, QuestionSpan, question_span
+from cbmemory.dates.questions import GRANULARITIES, QuestionSpan, question_span
 
 REF = datetime(2023, 10, 20, 15, 30, tzinfo=timezone.utc)  # a Friday
 

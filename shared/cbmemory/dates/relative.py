@@ -60,7 +60,7 @@ N is a numeral (1-999) or a word: a, an, one ... twelve, a couple of. Bare weekd
 | title-cased mid-sentence: we watched Yesterday at the cinema, I Know What You Did Last Summer | not a date (a title); "Yesterday I went..." at a sentence's start still is |
 | blast night, yesterdays, photonight | not a date (v1 and v2 bound the rows "yesterday, last night" and "today, tonight, this morning..." on their outer side only) |
 
-(``cbmemory.ingest.date_guards`` says which quotation marks pair and where a sentence starts.)
+(``cbmemory.dates.guards`` says which quotation marks pair and where a sentence starts.)
 
 Not resolved in any version, on purpose: "the week before" and "the day before" without "last" (they
 count back from a time the text names, not from the session day), "since we last talked", "in a few
@@ -84,8 +84,8 @@ from datetime import date, datetime, timedelta
 from types import MappingProxyType
 
 from ..errors import InvalidInputError
-from .date_guards import quoted_or_titled
-from .date_spans import (
+from .guards import quoted_or_titled
+from .spans import (
     GRANULARITIES,
     MONTHS,
     DateSpan,
@@ -322,7 +322,7 @@ RULES_V2: tuple[Rule, ...] = tuple(r for r in RULES_V1 if r.name in _V2_KEEPS) +
 # ---------------------------------------------------------------------------- rules-v3: not every match is a date
 # v2's rows, with word boundaries on both sides of every alternative ("blast night", "yesterdays" and
 # "photonight" held v2's "last night", "yesterday" and "tonight"), and a guard on what is around the match
-# (``date_guards.quoted_or_titled``): quoted words and titles mid-sentence are left as written.
+# (``guards.quoted_or_titled``): quoted words and titles mid-sentence are left as written.
 _V3_GROUPED = {
     "yesterday": _rule("yesterday", r"(?:yesterday|last night)", _offset(-1)),
     "today": _rule("today", r"(?:today|tonight|this (?:morning|afternoon|evening))", _offset(0)),

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cbmemory.ingest import relative_dates
-from cbmemory.ingest.relative_dates import (
+from cbmemory.dates import relative as relative_dates
+from cbmemory.dates.relative import (
     RULE_TABLES,
     Rule,
     find_relative_dates,

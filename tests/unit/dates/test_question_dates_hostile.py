@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cbmemory.retrieval import question_dates
-from cbmemory.retrieval.question_dates import question_span
+from cbmemory.dates import questions as question_dates
+from cbmemory.dates.questions import question_span
 from tests.support.lookalikes import LOOK_ALIKE_CHARS, with_look_alikes
 
 REF = date(2023, 10, 20)  # a Friday

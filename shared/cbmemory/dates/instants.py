@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timezone
 
-from .errors import InvalidDateError
+from ..errors import InvalidDateError
 
 MIN_INSTANT = datetime(1, 1, 2, tzinfo=timezone.utc)
 MAX_INSTANT = datetime(9999, 12, 30, 23, 59, 59, 999999, tzinfo=timezone.utc)
