@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cbmemory.errors import MissingDependencyError
+from cbmemory import MissingDependencyError
 
 _FRAMEWORKS = {"langchain_core", "langchain", "langgraph"}
 

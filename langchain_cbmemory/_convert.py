@@ -8,10 +8,17 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, memory_line, passage
-from cbmemory.dates import anchor_label
-from cbmemory.errors import InvalidInputError
-from cbmemory.models import Hit, MemoryRecord, Message
+from cbmemory import (
+    DEFAULT_CONTEXT,
+    ContextConfig,
+    Hit,
+    InvalidInputError,
+    MemoryRecord,
+    Message,
+    anchor_label,
+    memory_line,
+    passage,
+)
 
 _ROLE_OF = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
 TOOL_CALL_ID = "tool_call_id"  # annotation keeping a tool message's call id

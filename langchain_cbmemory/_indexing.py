@@ -24,9 +24,7 @@ from typing import Any, Literal
 
 from langgraph.store.base import Item, get_text_at_path
 
-from cbmemory.errors import InvalidInputError
-from cbmemory.models import MemoryRecord
-from cbmemory.validation import MAX_ANNOTATION_CHARS
+from cbmemory import MAX_ANNOTATION_CHARS, InvalidInputError, MemoryRecord
 
 from . import _namespaces as ns
 

@@ -22,8 +22,7 @@ from typing import Any
 
 from langgraph.store.base import Item, MatchCondition
 
-from cbmemory.errors import InvalidInputError
-from cbmemory.models import MemoryRecord
+from cbmemory import InvalidInputError, MemoryRecord
 
 KEY, NAMESPACE, CREATED, TTL = "lg.key", "lg.ns", "lg.created", "lg.ttl"
 SPEAKER = "memory"  # how a stored item reads in recalled context: "[date] memory: {...}"

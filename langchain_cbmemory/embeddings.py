@@ -14,8 +14,7 @@ import asyncio
 
 from langchain_core.embeddings import Embeddings
 
-from cbmemory.embedding import Embedder
-from cbmemory.errors import InvalidInputError
+from cbmemory import Embedder, InvalidInputError
 
 
 class CbMemoryEmbeddings(Embeddings):
@@ -28,7 +27,7 @@ class CbMemoryEmbeddings(Embeddings):
 
     def __init__(self, embedder: Embedder | None = None) -> None:
         if embedder is None:
-            from cbmemory.embedding import MiniLMEmbedder
+            from cbmemory import MiniLMEmbedder
 
             embedder = MiniLMEmbedder()
         if not isinstance(embedder, Embedder):

@@ -12,7 +12,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from cbmemory.errors import InvalidInputError, MissingDependencyError
+from cbmemory import (
+    AgentMemory,
+    ContextConfig,
+    FaultHandler,
+    InvalidInputError,
+    Message,
+    MissingDependencyError,
+    Recipe,
+    get_recipe,
+)
 
 try:
     from langchain_classic.base_memory import BaseMemory
@@ -23,12 +32,6 @@ except ImportError as exc:  # the extra is not installed
     ) from exc
 
 from pydantic import ConfigDict
-
-from cbmemory.agent import FaultHandler, recall, save
-from cbmemory.context import ContextConfig
-from cbmemory.memory import AgentMemory
-from cbmemory.models import Message
-from cbmemory.retrieval.recipes import Recipe, get_recipe
 
 
 def _only_key(values: dict[str, Any], given: str | None, skip: set[str], what: str) -> str:
@@ -76,16 +79,16 @@ class CbMemoryLegacyMemory(BaseMemory):
 
     def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """The memories for the chain's input (fails open: no memories when recall cannot run)."""
-        found = recall(self.memory, self._query(inputs), self.user_id, today=self.memory.clock(), recipe=self.recipe,
-                       k=self.k, context=self._shown, on_error=self.on_error)
+        found = self.memory.recall(self._query(inputs), self.user_id, recipe=self.recipe, k=self.k,
+                                   context=self._shown, on_error=self.on_error)
         return {self.memory_key: found.text}
 
     async def aload_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         return await asyncio.to_thread(self.load_memory_variables, inputs)
 
     def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        """Store the input and output as a user and an assistant turn (never raises: see ``cbmemory.agent``)."""
-        save(self.memory, self.user_id, self.session_id, self._turns(inputs, outputs), on_error=self.on_error)
+        """Store the input and output as a user and an assistant turn (never raises: ``AgentMemory.save``)."""
+        self.memory.save(self.user_id, self.session_id, self._turns(inputs, outputs), on_error=self.on_error)
 
     async def asave_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
         await asyncio.to_thread(self.save_context, inputs, outputs)

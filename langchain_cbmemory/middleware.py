@@ -28,13 +28,19 @@ from langchain.agents.middleware import AgentMiddleware, AgentState, ModelReques
 from langchain_core.messages import BaseMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from cbmemory.agent import FaultHandler, Recall, recall, save
-from cbmemory.context import ContextConfig, unseen
-from cbmemory.dates import to_utc
-from cbmemory.errors import InvalidInputError
-from cbmemory.memory import AgentMemory
-from cbmemory.models import Hit, Message
-from cbmemory.retrieval.recipes import Recipe, get_recipe
+from cbmemory import (
+    AgentMemory,
+    ContextConfig,
+    FaultHandler,
+    Hit,
+    InvalidInputError,
+    Message,
+    Recall,
+    Recipe,
+    get_recipe,
+    to_utc,
+    unseen,
+)
 
 from ._convert import context_value, conversation_turns, latest_user_text, message_text
 from .tools import memory_search_tool
@@ -177,9 +183,9 @@ class CbMemoryMiddleware(AgentMiddleware):
     # ---------------------------------------------------------------- recall
     def recall(self, request: ModelRequest, query: str) -> Recall:
         """What the model reads from memory for ``query`` in this request (fails open: see the module)."""
-        return recall(self.memory, query, self.user_of(request.runtime), shown=thread_messages(request.messages),
-                      today=self.today_of(request.runtime), recipe=self._recipe, k=self.k, context=self.shown,
-                      on_error=self.on_error)
+        return self.memory.recall(query, self.user_of(request.runtime), shown=thread_messages(request.messages),
+                                  today=self.today_of(request.runtime), recipe=self._recipe, k=self.k,
+                                  context=self.shown, on_error=self.on_error)
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
@@ -205,9 +211,9 @@ class CbMemoryMiddleware(AgentMiddleware):
     # ---------------------------------------------------------------- save
     def after_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         turns = self._turns(state) if self.save else []
-        if turns:  # never raises: the model has answered (cbmemory.agent.save)
-            save(self.memory, self.user_of(runtime), self.session_of(runtime), turns, date=self.date_of(runtime),
-                 on_error=self.on_error)
+        if turns:  # never raises: the model has answered (AgentMemory.save)
+            self.memory.save(self.user_of(runtime), self.session_of(runtime), turns, date=self.date_of(runtime),
+                             on_error=self.on_error)
         return None
 
     async def aafter_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:

@@ -21,12 +21,15 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import BaseTool, create_retriever_tool
 from pydantic import ConfigDict
 
-from cbmemory.agent import FaultHandler, MemoryFault, report, search_query
-from cbmemory.context import ContextConfig
-from cbmemory.dates import to_utc
-from cbmemory.memory import AgentMemory
-from cbmemory.models import SearchFilters
-from cbmemory.retrieval.recipes import Recipe, get_recipe
+from cbmemory import (
+    AgentMemory,
+    ContextConfig,
+    FaultHandler,
+    Recipe,
+    SearchFilters,
+    get_recipe,
+    to_utc,
+)
 
 from ._convert import hit_to_document
 
@@ -91,13 +94,11 @@ class CbMemoryRetriever(BaseRetriever):
         args = self._search_args(query, {
             "k": k, "user_id": user_id, "recipe": recipe, "session_ids": session_ids,
             "occurred_after": occurred_after, "occurred_before": occurred_before, "reference_date": reference_date})
-        try:  # the query never stops a chain: cut if long; a search that cannot run finds nothing (logged)
-            hits = self.memory.search(**{**args, "query": search_query(query)})
-        except Exception as exc:  # noqa: BLE001 - fails open, as every agent entry point (cbmemory.agent)
-            report(MemoryFault("recall", f"no memories retrieved ({type(exc).__name__}: {exc})", args["user_id"],
-                               error=exc), self.on_error)
-            return []
-        return [hit_to_document(h, self._shown(args["recipe"])) for h in hits]
+        ref = args["reference_date"]
+        found = self.memory.recall(  # the query never stops a chain: cut if long; fails open (logged)
+            query, args["user_id"], k=args["k"], filters=args["filters"], recipe=args["recipe"],
+            today=to_utc(ref) if ref is not None else None, on_error=self.on_error)
+        return [hit_to_document(h, self._shown(args["recipe"])) for h in found.hits]
 
     async def _aget_relevant_documents(
         self,

@@ -38,11 +38,16 @@ from langgraph.store.base import (
     TTLConfig,
 )
 
-from cbmemory.errors import InvalidInputError
-from cbmemory.memory import AgentMemory
-from cbmemory.models import RAW_KINDS, MemoryRecord, Message, SearchFilters
-from cbmemory.retrieval.recipes import Recipe
-from cbmemory.validation import check_unicode
+from cbmemory import (
+    RAW_KINDS,
+    AgentMemory,
+    InvalidInputError,
+    MemoryRecord,
+    Message,
+    Recipe,
+    SearchFilters,
+    check_unicode,
+)
 
 from . import _indexing as ix
 from . import _namespaces as ns

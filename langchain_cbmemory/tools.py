@@ -23,11 +23,7 @@ from langchain.tools import ToolRuntime
 from langchain_core.documents import Document
 from langchain_core.tools import BaseTool, StructuredTool
 
-from cbmemory.agent import FaultHandler, Recall, recall
-from cbmemory.dates import to_utc
-from cbmemory.errors import InvalidInputError
-from cbmemory.memory import AgentMemory
-from cbmemory.retrieval.recipes import Recipe, get_recipe
+from cbmemory import AgentMemory, FaultHandler, InvalidInputError, Recall, Recipe, get_recipe, to_utc
 
 from ._convert import context_value, hit_to_document
 from .retriever import MEMORY_TOOL_DESCRIPTION
@@ -87,7 +83,7 @@ def memory_search_tool(
 
     def search_memory(query: str, runtime: ToolRuntime[Any, Any]) -> str | tuple[str, list[Document]]:
         user, today = who_and_when(runtime)
-        return reply(recall(memory, query, user, today=today, recipe=cfg, k=k, context=shown, on_error=on_error))
+        return reply(memory.recall(query, user, today=today, recipe=cfg, k=k, context=shown, on_error=on_error))
 
     async def asearch_memory(query: str, runtime: ToolRuntime[Any, Any]) -> str | tuple[str, list[Document]]:
         return await asyncio.to_thread(search_memory, query, runtime)

@@ -7,7 +7,7 @@ offers these names as ``llama_index.memory.cbmemory``, where LlamaIndex's integr
 
 from __future__ import annotations
 
-from cbmemory.errors import MissingDependencyError
+from cbmemory import MissingDependencyError
 
 try:
     from .chat_memory import CbMemoryChatMemory

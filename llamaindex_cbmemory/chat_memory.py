@@ -31,14 +31,21 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr
 from llama_index.core.memory.types import BaseMemory
 
-from cbmemory import AgentMemory
-from cbmemory.agent import MemoryFault, Recall, recall, report, save
-from cbmemory.context import ContextConfig
-from cbmemory.dates import to_utc
-from cbmemory.errors import InvalidInputError
-from cbmemory.models import MemoryRecord, Message
-from cbmemory.retrieval.recipes import Recipe, get_recipe
-from cbmemory.validation import check_id, check_k
+from cbmemory import (
+    AgentMemory,
+    ContextConfig,
+    InvalidInputError,
+    MemoryFault,
+    MemoryRecord,
+    Message,
+    Recall,
+    Recipe,
+    check_id,
+    check_k,
+    get_recipe,
+    report_fault,
+    to_utc,
+)
 
 from .convert import plan_turns, query_of, window_messages
 
@@ -120,8 +127,8 @@ class CbMemoryChatMemory(BaseMemory):
 
     def _recall(self, query: str, window: Sequence[MemoryRecord]) -> Recall:
         shown = [Message(r.role, r.text, turn_id=r.turn_id) for r in window]
-        return recall(self.memory, query, self.user_id, shown=shown, today=self._today(), recipe=self._recipe,
-                      k=self.k, context=self._shown, on_error=self.on_error)
+        return self.memory.recall(query, self.user_id, shown=shown, today=self._today(), recipe=self._recipe,
+                                  k=self.k, context=self._shown, on_error=self.on_error)
 
     def _window(self) -> list[MemoryRecord]:
         """The session's last ``window`` turns (none when they cannot be read: reported, not raised)."""
@@ -130,7 +137,7 @@ class CbMemoryChatMemory(BaseMemory):
         try:
             return self._visible(self.memory.session_records(**self._window_kwargs()))
         except Exception as exc:  # noqa: BLE001 - the agent answers without its recent turns
-            report(MemoryFault("recall", f"recent turns not read ({type(exc).__name__}: {exc})", self.user_id,
+            report_fault(MemoryFault("recall", f"recent turns not read ({type(exc).__name__}: {exc})", self.user_id,
                                self.session_id, exc), self.on_error)
             return []
 
@@ -174,11 +181,11 @@ class CbMemoryChatMemory(BaseMemory):
         try:
             turns = plan_turns(messages, self.memory.session_records(self.user_id, self.session_id), append=append)
         except Exception as exc:  # noqa: BLE001 - the turns are lost, the agent is not
-            report(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", self.user_id,
+            report_fault(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", self.user_id,
                                self.session_id, exc), self.on_error)
             return
         if turns:
-            save(self.memory, messages=turns, on_error=self.on_error, **self._write_kwargs())
+            self.memory.save(messages=turns, on_error=self.on_error, **self._write_kwargs())
 
     # ------------------------------------------------------------------ async (the core's a* methods)
     async def aget(self, input: str | ChatMessage | None = None, **kwargs: Any) -> list[ChatMessage]:

@@ -20,19 +20,22 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, TextBlock
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from cbmemory.context import (
+from cbmemory import (
     DEFAULT_CONTEXT,
+    MAX_QUERY_CHARS,
     ContextConfig,
+    Hit,
+    MemoryRecord,
+    Message,
+    anchor_label,
     format_context,
     inline,
+    iso,
     memory_line,
     memory_prompt,
     passage,
     resolved_text,
 )
-from cbmemory.dates import anchor_label, iso
-from cbmemory.models import Hit, MemoryRecord, Message
-from cbmemory.validation import MAX_QUERY_CHARS
 
 CONVERSATION_ROLES = ("user", "assistant")
 TURN_ID_PREFIX = "li:"

@@ -17,8 +17,7 @@ from typing import Any
 from llama_index.core.base.embeddings.base import BaseEmbedding, Embedding
 from llama_index.core.bridge.pydantic import PrivateAttr
 
-from cbmemory.embedding import Embedder, LlamaIndexEmbedder
-from cbmemory.errors import InvalidInputError
+from cbmemory import Embedder, InvalidInputError, LlamaIndexEmbedder
 
 
 class CbMemoryEmbedding(BaseEmbedding):
@@ -31,7 +30,7 @@ class CbMemoryEmbedding(BaseEmbedding):
 
     def __init__(self, embedder: Embedder | None = None, **kwargs: Any) -> None:
         if embedder is None:
-            from cbmemory.embedding import MiniLMEmbedder
+            from cbmemory import MiniLMEmbedder
 
             embedder = MiniLMEmbedder()
         if not isinstance(embedder, Embedder):

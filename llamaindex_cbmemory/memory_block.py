@@ -34,14 +34,21 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.memory.memory import BaseMemoryBlock
 
-from cbmemory import AgentMemory
-from cbmemory.agent import MemoryFault, recall, report, save
-from cbmemory.context import ContextConfig, count_tokens
-from cbmemory.dates import to_utc
-from cbmemory.errors import InvalidInputError
-from cbmemory.models import Hit, Message
-from cbmemory.retrieval.recipes import Recipe, get_recipe
-from cbmemory.validation import check_id, check_k
+from cbmemory import (
+    AgentMemory,
+    ContextConfig,
+    Hit,
+    InvalidInputError,
+    MemoryFault,
+    Message,
+    Recipe,
+    check_id,
+    check_k,
+    count_tokens,
+    get_recipe,
+    report_fault,
+    to_utc,
+)
 
 from .convert import conversational, memory_text, plan_turns, query_of
 
@@ -98,8 +105,8 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
         if not query:
             return ""
         shown = [Message(role, text) for role, text in conversational(buffer)]
-        found = await asyncio.to_thread(recall, self.memory, query, self.user_id, shown=shown, today=self._today(),
-                                        recipe=self._recipe, k=self.k, context=self._shown, on_error=self.on_error)
+        found = await self.memory.arecall(query, self.user_id, shown=shown, today=self._today(), recipe=self._recipe,
+                                          k=self.k, context=self._shown, on_error=self.on_error)
         kept, text = found.hits, found.text  # Memory's own token limit applies later, through atruncate
         self._rendered[text] = kept
         while len(self._rendered) > _RENDERED_KEPT:
@@ -133,11 +140,11 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
             try:
                 turns = plan_turns(batch, self.memory.session_records(self.user_id, session_id), append=True)
             except Exception as exc:  # noqa: BLE001 - the turns are lost, the agent is not
-                report(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", self.user_id,
+                report_fault(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", self.user_id,
                                    session_id, exc), self.on_error)
                 continue
             if turns:
-                save(self.memory, self.user_id, session_id, turns, date=self.today, on_error=self.on_error)
+                self.memory.save(self.user_id, session_id, turns, date=self.today, on_error=self.on_error)
 
 
 __all__ = ["CbMemoryBlock"]

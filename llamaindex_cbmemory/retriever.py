@@ -24,14 +24,18 @@ from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.tools import RetrieverTool
 
-from cbmemory import AgentMemory
-from cbmemory.agent import FaultHandler, MemoryFault, report, search_query
-from cbmemory.context import ContextConfig
-from cbmemory.dates import to_utc
-from cbmemory.errors import InvalidInputError
-from cbmemory.models import SearchFilters
-from cbmemory.retrieval.recipes import Recipe, get_recipe
-from cbmemory.validation import check_id, check_k
+from cbmemory import (
+    AgentMemory,
+    ContextConfig,
+    FaultHandler,
+    InvalidInputError,
+    Recipe,
+    SearchFilters,
+    check_id,
+    check_k,
+    get_recipe,
+    to_utc,
+)
 
 from .convert import hits_to_nodes
 
@@ -110,14 +114,9 @@ class CbMemoryRetriever(BaseRetriever):
         return (self.recipe or self.memory.recipe).context
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        try:
-            hits = self.memory.search(search_query(query_bundle.query_str), self.user_id, self.k, self.filters,
-                                      recipe=self.recipe, reference_date=self.reference_date)
-        except Exception as exc:  # noqa: BLE001 - fails open, as every agent entry point (cbmemory.agent)
-            report(MemoryFault("recall", f"no memories retrieved ({type(exc).__name__}: {exc})", self.user_id,
-                               error=exc), self.on_error)
-            return []
-        return hits_to_nodes(hits, self._shown)
+        found = self.memory.recall(query_bundle.query_str, self.user_id, k=self.k, filters=self.filters,
+                                   recipe=self.recipe, today=self.reference_date, on_error=self.on_error)
+        return hits_to_nodes(list(found.hits), self._shown)  # fails open: no nodes when recall cannot run
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """Runs the search in a worker thread: the event loop keeps going."""

@@ -1,9 +1,27 @@
 """cbmemory: agent memory with date-anchored raw messages and named retrieval recipes.
 
-Importing this package loads no framework, model or database: those load on first use.
+Importing this package loads no framework, model or database: those load on first use. Everything an
+application or a framework adapter needs is named here: the memory and its agent seam (``AgentMemory.recall``
+/ ``save``, ``Recall``, ``MemoryFault``), the data it takes and returns, the context stage's rendering (for
+adapters that show a memory in their own objects), the date helpers and the input checks.
 """
 
-from .context import ContextConfig, format_context
+from .agent import FaultHandler, MemoryFault, Recall, report_fault
+from .context import (
+    DEFAULT_CONTEXT,
+    ContextConfig,
+    FormattedContext,
+    count_tokens,
+    format_context,
+    inline,
+    memory_line,
+    memory_prompt,
+    passage,
+    resolved_text,
+    unseen,
+)
+from .dates import anchor_label, iso, to_utc
+from .embedding import Embedder, LangChainEmbedder, LlamaIndexEmbedder, MiniLMEmbedder
 from .errors import (
     CbMemoryError,
     CorruptStoreError,
@@ -21,9 +39,10 @@ from .errors import (
 )
 from .ingest import IngestConfig
 from .memory import AgentMemory
-from .models import ForgetResult, Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session
+from .models import RAW_KINDS, ForgetResult, Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session
 from .retrieval import RECIPES, Recipe, RetrievalConfig, get_recipe
 from .store import MemoryStore, SQLiteStore
+from .validation import MAX_ANNOTATION_CHARS, MAX_QUERY_CHARS, check_id, check_k, check_unicode
 
 __version__ = "0.1.0"
 
@@ -37,9 +56,14 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
-    "RECIPES", "AgentMemory", "CbMemoryError", "ContextConfig", "CorruptStoreError", "CouchbaseStore", "EmbedderMismatchError",
-    "ForgetResult", "Hit", "IngestConfig", "IngestResult", "InvalidDateError", "InvalidInputError",
-    "InvalidVectorError", "MemoryRecord", "MemoryStore", "Message", "MissingDependencyError", "NotAStoreError",
-    "ReadOnlyStoreError", "Recipe", "RecipeMismatchWarning", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session", "StoreNotFoundError",
-    "StoreUnavailableError", "WriteConflictError", "format_context", "get_recipe",
+    "DEFAULT_CONTEXT", "MAX_ANNOTATION_CHARS", "MAX_QUERY_CHARS", "RAW_KINDS", "RECIPES", "AgentMemory",
+    "CbMemoryError", "ContextConfig", "CorruptStoreError", "CouchbaseStore", "Embedder", "EmbedderMismatchError",
+    "FaultHandler", "ForgetResult", "FormattedContext", "Hit", "IngestConfig", "IngestResult", "InvalidDateError",
+    "InvalidInputError", "InvalidVectorError", "LangChainEmbedder", "LlamaIndexEmbedder", "MemoryFault",
+    "MemoryRecord", "MemoryStore", "Message", "MiniLMEmbedder", "MissingDependencyError", "NotAStoreError",
+    "ReadOnlyStoreError", "Recall", "Recipe", "RecipeMismatchWarning", "RetrievalConfig", "SQLiteStore",
+    "SearchFilters", "Session", "StoreNotFoundError", "StoreUnavailableError", "WriteConflictError",
+    "anchor_label", "check_id", "check_k", "check_unicode", "count_tokens", "format_context", "get_recipe",
+    "inline", "iso", "memory_line", "memory_prompt", "passage", "report_fault", "resolved_text", "to_utc",
+    "unseen",
 ]

@@ -22,12 +22,13 @@ import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date as date_
 from datetime import datetime
 from typing import Any, Protocol
 
 from .context import ContextConfig, FormattedContext, fit, format_context, memory_prompt, unseen
 from .errors import InvalidInputError
-from .models import ROLES, Hit, IngestResult, MemoryRecord, Message
+from .models import ROLES, Hit, IngestResult, MemoryRecord, Message, SearchFilters
 from .retrieval.recipes import Recipe, get_recipe
 from .text import LONE_SURROGATE
 from .validation import MAX_ID_CHARS, MAX_QUERY_CHARS, MAX_TEXT_CHARS
@@ -68,7 +69,7 @@ class MemoryFault:
 FaultHandler = Callable[[MemoryFault], None]
 
 
-def report(fault: MemoryFault, on_error: FaultHandler | None = None) -> None:
+def report_fault(fault: MemoryFault, on_error: FaultHandler | None = None) -> None:
     """Log ``fault`` as a warning and hand it to ``on_error`` (whose own errors are logged, not raised)."""
     LOG.warning("cbmemory %s for user %r: %s", fault.stage, fault.user_id, fault.detail,
                 exc_info=fault.error is not None and LOG.isEnabledFor(logging.DEBUG))
@@ -107,11 +108,13 @@ def _seen(shown: Iterable[Message]) -> Callable[[MemoryRecord], bool]:
 
 def recall(memory: AgentMemory, query: str, user_id: str, *, shown: Sequence[Message] = (),
            today: datetime | None = None, recipe: str | Recipe | None = None, k: int | None = None,
-           context: ContextConfig | None = None, on_error: FaultHandler | None = None) -> Recall:
+           filters: SearchFilters | None = None, context: ContextConfig | None = None,
+           on_error: FaultHandler | None = None) -> Recall:
     """The memories the model should read for ``query`` (see the module docstring). ``shown``: the messages
     the prompt already holds (matched to memories by turn id, or by role and text); ``today``: the day of
     the question ("Today is", and the reference of the recipe's date terms; default: the memory's clock);
-    ``context``: how the memories are shown (default: the recipe's); ``k``: default the recipe's."""
+    ``context``: how the memories are shown (default: the recipe's); ``k``: default the recipe's;
+    ``filters``: as ``AgentMemory.search`` takes them."""
     day = today if today is not None else memory.clock()
     empty = FormattedContext("", 0, ())
     try:
@@ -123,14 +126,14 @@ def recall(memory: AgentMemory, query: str, user_id: str, *, shown: Sequence[Mes
         want = k if k is not None else cfg.retrieval.k
         wide = None if want is None else min(want + min(len(shown), MAX_EXTRA), MAX_K)
         # searched without the budget: it is fitted once, below, to what is left once the shown are dropped
-        hits = memory.search(q, user_id, wide, recipe=cfg.with_(token_budget=None), reference_date=day)
+        hits = memory.search(q, user_id, wide, filters, recipe=cfg.with_(token_budget=None), reference_date=day)
         fresh = unseen(hits, _seen(shown)) if shown else hits
         kept = fit(fresh[:want] if want is not None else fresh, cfg.retrieval.token_budget, shows)
         found = format_context(kept, shows)
         return Recall(memory_prompt(found, day, shows), found, tuple(kept))
     except Exception as exc:  # noqa: BLE001 - recall fails open: the model is called without memories
         fault = MemoryFault("recall", f"no memories recalled ({type(exc).__name__}: {exc})", user_id, None, exc)
-        report(fault, on_error)
+        report_fault(fault, on_error)
         return Recall(memory_prompt(empty, day, context or ContextConfig()), empty, (), fault)
 
 
@@ -182,13 +185,13 @@ def storable(messages: Iterable[Message]) -> tuple[list[Message], list[str]]:
 
 
 def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[Message], *,
-         date: datetime | None = None, on_error: FaultHandler | None = None) -> IngestResult | None:
+         date: datetime | date_ | str | None = None, on_error: FaultHandler | None = None) -> IngestResult | None:
     """Append an agent step's turns to the session (``AgentMemory.add_messages``), never raising: what
     cannot be stored is reported (``MemoryFault``) and the rest is stored. ``None`` when nothing was."""
     try:
         turns, notes = storable(messages)
         if notes:
-            report(MemoryFault("save", "; ".join(notes), user_id, session_id), on_error)
+            report_fault(MemoryFault("save", "; ".join(notes), user_id, session_id), on_error)
         if not turns:
             return None
         try:
@@ -201,10 +204,10 @@ def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[
         return IngestResult(sum(r.inserted for r in done), sum(r.replaced for r in done),
                             sum(r.unchanged for r in done), tuple(i for r in done for i in r.record_ids)) if done else None
     except Exception as exc:  # noqa: BLE001 - the model has answered: the turn must not be lost to an error
-        report(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", user_id, session_id, exc),
+        report_fault(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", user_id, session_id, exc),
                on_error)
         return None
 
 
-__all__ = ["MAX_EXTRA", "FaultHandler", "MemoryFault", "Recall", "recall", "report", "save", "search_query",
+__all__ = ["MAX_EXTRA", "FaultHandler", "MemoryFault", "Recall", "recall", "report_fault", "save", "search_query",
            "storable"]

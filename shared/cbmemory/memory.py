@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .agent import FaultHandler, Recall, recall
+from .agent import FaultHandler, Recall, recall, save
 from .context import ContextConfig, FormattedContext, format_context
 from .dates import MAX_INSTANT, to_utc, utcnow
 from .embedding.base import CachedEmbedder, Embedder
@@ -429,13 +429,19 @@ class AgentMemory:
         return format_context(hits, shown, budget=cfg.retrieval.token_budget)
 
     def recall(self, query: str, user_id: str, *, shown: Sequence[Message] = (), today: datetime | None = None,
-               recipe: str | Recipe | None = None, k: int | None = None, context: ContextConfig | None = None,
-               on_error: FaultHandler | None = None) -> Recall:
+               recipe: str | Recipe | None = None, k: int | None = None, filters: SearchFilters | None = None,
+               context: ContextConfig | None = None, on_error: FaultHandler | None = None) -> Recall:
         """What an agent's model reads from memory for one turn: the memories the prompt does not already
-        show (``shown``), how to read their dates and "Today is ..." (``Recall.text``). Never raises: see
-        ``cbmemory.agent``, the one seam every adapter calls."""
-        return recall(self, query, user_id, shown=shown, today=today, recipe=recipe, k=k, context=context,
-                      on_error=on_error)
+        show (``shown``), how to read their dates and "Today is ..." (``Recall.text``), and the hits best
+        first (``Recall.hits``). Never raises: see ``cbmemory.agent``, the one seam every adapter calls."""
+        return recall(self, query, user_id, shown=shown, today=today, recipe=recipe, k=k, filters=filters,
+                      context=context, on_error=on_error)
+
+    def save(self, user_id: str, session_id: str, messages: Sequence[Message], *, date: DateLike | None = None,
+             on_error: FaultHandler | None = None) -> IngestResult | None:
+        """``add_messages`` for an agent step whose model has answered: never raises; what cannot be stored
+        as it is is cleaned or left out and reported (``cbmemory.agent.save``)."""
+        return save(self, user_id, session_id, messages, date=date, on_error=on_error)
 
     def session_records(self, user_id: str, session_id: str | None = None, *, limit: int | None = None,
                         newest_first: bool = False, kinds: tuple[str, ...] | None = ("turn", "round")
@@ -504,6 +510,9 @@ class AgentMemory:
 
     async def arecall(self, *args: Any, **kwargs: Any) -> Recall:
         return await asyncio.to_thread(self.recall, *args, **kwargs)
+
+    async def asave(self, *args: Any, **kwargs: Any) -> IngestResult | None:
+        return await asyncio.to_thread(self.save, *args, **kwargs)
 
     async def asession_records(self, *args: Any, **kwargs: Any) -> list[MemoryRecord]:
         return await asyncio.to_thread(self.session_records, *args, **kwargs)
