@@ -15,9 +15,16 @@ from .base import l2_normalise
 
 
 class _Wrapped(ABC):
+    """``name``, unless given: the model's class and the model it names (its framework's attribute for it:
+    ``MODEL_ATTRS``, first found), so that two models of one class make two names and a store made with one
+    refuses the other."""
+
+    MODEL_ATTRS: tuple[str, ...] = ("model", "model_name")
+
     def __init__(self, model: Any, *, name: str | None = None, dimension: int | None = None):
         self.model = model
-        self.name = name or f"{type(model).__module__}.{type(model).__name__}:{getattr(model, 'model', '')}"
+        named = next((str(v) for a in self.MODEL_ATTRS if (v := getattr(model, a, None))), "")
+        self.name = name or f"{type(model).__module__}.{type(model).__name__}:{named}"
         self._dimension = dimension
 
     @property
@@ -44,7 +51,9 @@ class LangChainEmbedder(_Wrapped):
 
 
 class LlamaIndexEmbedder(_Wrapped):
-    """Wraps ``llama_index.core.base.embeddings.base.BaseEmbedding``."""
+    """Wraps ``llama_index.core.base.embeddings.base.BaseEmbedding`` (whose model is its ``model_name``)."""
+
+    MODEL_ATTRS = ("model_name", "model")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return l2_normalise(np.asarray(self.model.get_text_embedding_batch(list(texts)), dtype=np.float32))

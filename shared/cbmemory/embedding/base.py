@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from ..errors import InvalidInputError
 from ..models import MemoryRecord
 from ..text import content_hash
 from ..validation import check_vectors
@@ -29,6 +30,18 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray: ...
 
 
+def check_embedder(value: object) -> Embedder:
+    """``value`` if it is an ``Embedder``, else ``InvalidInputError`` saying what one is. A plain function is
+    refused: it has no name, and the name is what keeps a store's vectors from meeting another model's."""
+    if isinstance(value, Embedder) and isinstance(value.name, str) and value.name:
+        return value
+    raise InvalidInputError(
+        f"embedder must be an Embedder (an object with a non-empty name: str, dimension: int, embed(texts) -> "
+        f"(n, dimension) array and embed_query(text) -> (dimension,) array), got {type(value).__name__}; wrap a "
+        "LangChain Embeddings in cbmemory.LangChainEmbedder or a LlamaIndex BaseEmbedding in "
+        "cbmemory.LlamaIndexEmbedder")
+
+
 def l2_normalise(x: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     return (x / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
@@ -46,6 +59,7 @@ class CachedEmbedder:
     """
 
     def __init__(self, inner: Embedder, *, lookup: VectorLookup | None = None, max_entries: int = 50_000):
+        check_embedder(inner)
         self.inner = inner
         self.name = inner.name
         self.dimension = int(inner.dimension)
