@@ -25,13 +25,13 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .dates import MAX_INSTANT, MIN_INSTANT
-from .errors import InvalidInputError, InvalidVectorError
+from .dates import MAX_INSTANT, MIN_INSTANT, to_utc
+from .errors import InvalidDateError, InvalidInputError, InvalidVectorError
 from .models import MAX_FILTER_ANNOTATIONS as MAX_FILTER_ANNOTATIONS  # re-exported: every limit is named here
 from .models import ROLES
 from .text import LONE_SURROGATE
@@ -161,6 +161,25 @@ def check_ttl(ttl: object, what: str = "ttl") -> timedelta:
             f"{what} {ttl} ends after {MAX_INSTANT:%Y}; pass None (no {what}) for memories that never expire"
         )
     return ttl
+
+
+def expiry(now: datetime, ttl: timedelta | None, expires_at: datetime | date | str | None,
+           default_ttl: timedelta | None = None) -> datetime | None:
+    """When records written ``now`` expire: ``expires_at`` if given, else ``now`` + ``ttl`` (or
+    ``default_ttl``), else never (``None``); an instant past the supported range is refused."""
+    never = "pass expires_at=None and no ttl for memories that never expire"
+    if expires_at is not None:
+        try:
+            return to_utc(expires_at)
+        except InvalidDateError as exc:
+            raise InvalidDateError(f"expires_at: {exc}; {never}") from exc
+    ttl = check_ttl(ttl) if ttl is not None else default_ttl
+    if ttl is None:
+        return None
+    try:
+        return to_utc(now + ttl)
+    except (OverflowError, InvalidDateError) as exc:
+        raise InvalidInputError(f"ttl {ttl} from {now:%Y-%m-%d} ends past {MAX_INSTANT:%Y-%m-%d}; {never}") from exc
 
 
 def check_k(k: object) -> int:

@@ -10,7 +10,6 @@ The core is synchronous; every ``a*`` method runs it in a worker thread so an ev
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
 import random
@@ -19,27 +18,26 @@ import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date as Date
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 
-from .agent import FaultHandler, Recall, recall, save
-from .context import ContextConfig, FormattedContext, format_context
-from .dates import MAX_INSTANT, to_utc, utcnow
-from .embedding.base import CachedEmbedder, Embedder
-from .embedding.sparse import SparseEncoder, SparseVector
-from .errors import (
+from ..agent import FaultHandler, Recall, recall, save
+from ..context import ContextConfig, FormattedContext, format_context
+from ..dates import to_utc, utcnow
+from ..embedding.base import CachedEmbedder, Embedder
+from ..embedding.sparse import SparseEncoder, SparseVector
+from ..errors import (
     EmbedderMismatchError,
-    InvalidDateError,
     InvalidInputError,
     RecipeMismatchWarning,
     SparseEncoderBoundError,
     WriteConflictError,
 )
-from .ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, record_id, validate_messages
-from .ingest.enrich import Derivation, Enricher, EnrichReport
-from .models import (
+from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, validate_messages
+from ..ingest.enrich import Derivation, Enricher, EnrichReport
+from ..models import (
     ForgetResult,
     Hit,
     IngestResult,
@@ -49,28 +47,27 @@ from .models import (
     Session,
     frozen_mapping,
 )
-from .retrieval.config import Signal
-from .retrieval.engine import retrieve
-from .retrieval.recipes import Recipe, get_recipe
-from .sparse_binding import bound_encoder, fill_sparse, refuse_partial_sparse, sparse_encoder_for
-from .store.base import MemoryStore, WriteMode
-from .store.sqlite import SQLiteStore
-from .validation import check_annotations, check_id, check_k, check_query, check_ttl
+from ..retrieval.config import Signal
+from ..retrieval.engine import retrieve
+from ..retrieval.mismatch import recipe_mismatch
+from ..retrieval.recipes import Recipe, get_recipe
+from ..store.base import MemoryStore, WriteMode
+from ..store.sqlite import SQLiteStore
+from ..validation import check_annotations, check_id, check_k, check_query, check_ttl, expiry
+from .asyncs import in_thread
+from .reading import plan_append, stored_raw
+from .sparse import bound_encoder, fill_sparse, refuse_partial_sparse, sparse_encoder_for
 
 DateLike = datetime | Date | str
 _APPEND_TRIES = 100
 PURGE_INTERVAL = timedelta(minutes=1)
 _APPEND_LOCKS = tuple(threading.Lock() for _ in range(64))  # striped by (user, session)
-_BEFORE_ALL = datetime.min.replace(tzinfo=timezone.utc)
 
 
 def _default_embedder() -> Embedder:
-    from .embedding.onnx import MiniLMEmbedder
+    from ..embedding.onnx import MiniLMEmbedder
 
     return MiniLMEmbedder()
-
-
-_MADE_BY = {"summary": "summary", "event": "events"}  # derived record kinds and the enrich mode making them
 
 
 class AgentMemory:
@@ -97,7 +94,7 @@ class AgentMemory:
         ``default_sparse`` recipe's) or the store's existing vectors name it; otherwise none is made. With one,
         the first write or search binds it to the store and encodes the records already stored without a
         sparse vector (once: about 130 records a second on 2 cores). A memory opened before another process
-        bound an encoder to the store loads it at its next write or sparse search (sparse_binding.py)."""
+        bound an encoder to the store loads it at its next write or sparse search (memory/sparse.py)."""
         self.store = store
         self.enricher = enricher
         inner = embedder or _default_embedder()
@@ -152,33 +149,17 @@ class AgentMemory:
             fill_sparse(self.store, encoder)
 
     # ------------------------------------------------------------------ writes
-    def _expiry(self, now: datetime, ttl: timedelta | None, expires_at: DateLike | None) -> datetime | None:
-        never = "pass expires_at=None and no ttl for memories that never expire"
-        if expires_at is not None:
-            try:
-                return to_utc(expires_at)
-            except InvalidDateError as exc:
-                raise InvalidDateError(f"expires_at: {exc}; {never}") from exc
-        ttl = check_ttl(ttl) if ttl is not None else self.default_ttl
-        if ttl is None:
-            return None
-        try:
-            return to_utc(now + ttl)
-        except (OverflowError, InvalidDateError) as exc:
-            raise InvalidInputError(
-                f"ttl {ttl} from {now:%Y-%m-%d} ends past {MAX_INSTANT:%Y-%m-%d}; {never}") from exc
-
     def _write(self, sessions: list[Session], records: list[MemoryRecord], mode: WriteMode) -> IngestResult:
         """The one write sequence (the records are validated and built by the caller): enrich with the
         cached facts, embed, write the raw records, then derive with the LLM, embed, write (merge)."""
         self._bind()
         enricher = self.enricher if self.ingest.enrich is not None else None
         if enricher is not None and self.ingest.rewrites_raw:  # cached facts only: no LLM call before the raw write
-            records = enricher.prepare(records, ingest=self.ingest, stored=self._stored_raw(records))
+            records = enricher.prepare(records, ingest=self.ingest, stored=stored_raw(self.store, records, self.clock()))
         result = self._store(sessions, records, mode)
         self._purge()
         if enricher is not None:  # LLM calls, after the raw records are stored
-            self._derive(enricher, sessions, records, self.ingest, self._stored_raw(records))
+            self._derive(enricher, sessions, records, self.ingest, stored_raw(self.store, records, self.clock()))
         return result
 
     def _purge(self) -> None:
@@ -202,16 +183,6 @@ class AgentMemory:
     def _encode_sparse(self, records: Sequence[MemoryRecord]) -> list[SparseVector] | None:
         encoder = self.sparse_encoder
         return encoder.encode_documents([r.index_text for r in records]) if encoder is not None else None
-
-    def _stored_raw(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
-        """The stored raw records of the sessions ``records`` belong to: the enricher's context."""
-        by_user: dict[str, set[str]] = {}
-        for r in records:
-            by_user.setdefault(r.user_id, set()).add(r.session_id)
-        now = self.clock()
-        return [rec for user, sids in by_user.items()
-                for rec in self.store.list_records(user, SearchFilters(session_ids=tuple(sorted(sids)),
-                                                                       kinds=RAW_KINDS), now=now)]
 
     def _derive(self, enricher: Enricher, sessions: Sequence[Session], records: Sequence[MemoryRecord],
                 ingest: IngestConfig, stored: Sequence[MemoryRecord]) -> EnrichReport:
@@ -278,7 +249,7 @@ class AgentMemory:
         check_id(user_id, "user_id")
         ann = check_annotations(annotations)
         now = self.clock()
-        expiry = self._expiry(now, ttl, expires_at)
+        expires = expiry(now, ttl, expires_at, self.default_ttl)
         if len({sid for sid, _, _ in sessions}) != len(sessions):
             raise InvalidInputError("a batch names the same session twice")
         infos, records = [], []
@@ -288,7 +259,7 @@ class AgentMemory:
             occurred = to_utc(date) if date is not None else now
             infos.append(Session(user_id, session_id, occurred, frozen_mapping(ann)))
             records += build_records(user_id, session_id, msgs, occurred, now, config=self.ingest,
-                                     annotations=ann, expires_at=expiry)
+                                     annotations=ann, expires_at=expires)
         if not records:
             raise InvalidInputError("no sessions given")
         return self._write(infos, records, "replace")
@@ -324,25 +295,12 @@ class AgentMemory:
 
     def _append(self, user_id: str, session_id: str, msgs: list[Message], date: DateLike | None,
                 ttl: timedelta | None, expires_at: DateLike | None) -> IngestResult:
-        kind = self.ingest.unit
-        known = {r.turn_id for r in self.store.get_records(
-            user_id, [record_id(user_id, session_id, kind, m.turn_id) for m in msgs if m.turn_id])}
-        msgs = [m for m in msgs if m.turn_id is None or m.turn_id not in known]  # a retried append
-        if not msgs:
-            return IngestResult(0, 0, len(known), ())
         now = self.clock()
-        session = self.store.get_session(user_id, session_id)
-        if session is None:
-            session = Session(user_id, session_id, to_utc(date) if date is not None else now)
-        # positions count on from every stored record, expired ones too (they hold their positions)
-        last = self.store.list_records(user_id, SearchFilters(session_ids=(session_id,), kinds=(kind,)), limit=1,
-                                       newest_first=True, now=_BEFORE_ALL)
-        start = last[0].position + 1 if last else 0
-        previous = Message(last[0].role, last[0].text, last[0].speaker) if last else None
-        records = build_records(user_id, session_id, msgs, session.occurred_at, now, config=self.ingest,
-                                start_position=start, previous=previous, annotations=session.annotations,
-                                expires_at=self._expiry(now, ttl, expires_at), append=True)
-        return self._write([session], records, "append")
+        plan = plan_append(self.store, self.ingest, user_id, session_id, msgs, to_utc(date) if date is not None
+                           else now, now, expiry(now, ttl, expires_at, self.default_ttl))
+        if not plan.records:  # every message stored already: a retried append
+            return IngestResult(0, 0, plan.known, ())
+        return self._write([plan.session], plan.records, "append")
 
     # ------------------------------------------------------------------ reads
     def search(
@@ -389,25 +347,10 @@ class AgentMemory:
                         encode_sparse=encoder.encode_query if encoder is not None else None)
 
     def _check_recipe(self, recipe: Recipe) -> None:
-        """Warn (once per recipe) when ``recipe`` expects records made otherwise than this memory makes them
-        (whether they carry sparse vectors matters only to a recipe that searches them)."""
-        uses_sparse = Signal.SPARSE in recipe.retrieval.signals
-
-        def relevant(ingest: IngestConfig) -> IngestConfig:
-            return ingest if uses_sparse else dataclasses.replace(ingest, sparse=None)
-
-        if relevant(recipe.ingest) == relevant(self.ingest) or recipe.name in self._warned:
-            return
-        self._warned.add(recipe.name)
-        made = set(self.ingest.enrich.modes) if self.ingest.enrich is not None else set()
-        missing = sorted(k for k in recipe.retrieval.kinds or () if k in _MADE_BY and _MADE_BY[k] not in made)
-        what = (f"it searches {', '.join(missing)} records, which this memory does not make (its ingest has no "
-                f"such enrich mode), so it can find nothing" if missing else
-                f"it was made for records indexed as {recipe.ingest.key!r}, but this memory indexes them as "
-                f"{self.ingest.key!r}")
-        warnings.warn(f"recipe {recipe.name!r}: {what}. Open the memory with recipe={recipe.name!r} (or "
-                      "ingest=recipe.ingest) to write records the way it expects.", RecipeMismatchWarning,
-                      stacklevel=3)
+        """Warn, once per recipe, when ``recipe`` expects records made otherwise than this memory makes them."""
+        if recipe.name not in self._warned and (problem := recipe_mismatch(recipe, self.ingest)) is not None:
+            self._warned.add(recipe.name)
+            warnings.warn(problem, RecipeMismatchWarning, stacklevel=3)
 
     def context(
         self,
@@ -489,36 +432,17 @@ class AgentMemory:
         other.recipe = get_recipe(recipe)
         return other
 
-    # ------------------------------------------------------------------ async
-    async def aadd_session(self, *args: Any, **kwargs: Any) -> IngestResult:
-        return await asyncio.to_thread(self.add_session, *args, **kwargs)
-
-    async def aadd_sessions(self, *args: Any, **kwargs: Any) -> IngestResult:
-        return await asyncio.to_thread(self.add_sessions, *args, **kwargs)
-
-    async def aadd_messages(self, *args: Any, **kwargs: Any) -> IngestResult:
-        return await asyncio.to_thread(self.add_messages, *args, **kwargs)
-
-    async def aenrich(self, *args: Any, **kwargs: Any) -> EnrichReport:
-        return await asyncio.to_thread(self.enrich, *args, **kwargs)
-
-    async def asearch(self, *args: Any, **kwargs: Any) -> list[Hit]:
-        return await asyncio.to_thread(self.search, *args, **kwargs)
-
-    async def acontext(self, *args: Any, **kwargs: Any) -> FormattedContext:
-        return await asyncio.to_thread(self.context, *args, **kwargs)
-
-    async def arecall(self, *args: Any, **kwargs: Any) -> Recall:
-        return await asyncio.to_thread(self.recall, *args, **kwargs)
-
-    async def asave(self, *args: Any, **kwargs: Any) -> IngestResult | None:
-        return await asyncio.to_thread(self.save, *args, **kwargs)
-
-    async def asession_records(self, *args: Any, **kwargs: Any) -> list[MemoryRecord]:
-        return await asyncio.to_thread(self.session_records, *args, **kwargs)
-
-    async def aforget(self, *args: Any, **kwargs: Any) -> ForgetResult:
-        return await asyncio.to_thread(self.forget, *args, **kwargs)
+    # ------------------------------------------------------------------ async: the same methods, in a thread
+    aadd_session = in_thread(add_session)
+    aadd_sessions = in_thread(add_sessions)
+    aadd_messages = in_thread(add_messages)
+    aenrich = in_thread(enrich)
+    asearch = in_thread(search)
+    acontext = in_thread(context)
+    arecall = in_thread(recall)
+    asave = in_thread(save)
+    asession_records = in_thread(session_records)
+    aforget = in_thread(forget)
 
 
 __all__ = ["AgentMemory"]

@@ -12,9 +12,9 @@ memory then does what it would have done had it been opened after the binding (:
 
 from __future__ import annotations
 
-from .embedding.sparse import SparseEncoder
-from .errors import EmbedderMismatchError, InvalidInputError
-from .store.base import MemoryStore
+from ..embedding.sparse import SparseEncoder
+from ..errors import EmbedderMismatchError, InvalidInputError
+from ..store.base import MemoryStore
 
 
 def sparse_encoder_for(given: SparseEncoder | None, wanted: str | None, stored: str | None) -> SparseEncoder | None:
@@ -33,7 +33,7 @@ def sparse_encoder_for(given: SparseEncoder | None, wanted: str | None, stored: 
         return given
     if name is None:
         return None
-    from .embedding.splade import encoder_named
+    from ..embedding.splade import encoder_named
 
     return encoder_named(name)
 
@@ -41,7 +41,7 @@ def sparse_encoder_for(given: SparseEncoder | None, wanted: str | None, stored: 
 def bound_encoder(name: str) -> SparseEncoder:
     """The bundled encoder named ``name``, which another writer bound to the store after this memory opened;
     ``EmbedderMismatchError`` (naming the fix) when it is not a bundled one."""
-    from .embedding.splade import encoder_named
+    from ..embedding.splade import encoder_named
 
     try:
         return encoder_named(name)

@@ -1,0 +1,35 @@
+"""Whether a recipe expects records made otherwise than a memory makes them (``RecipeMismatchWarning``): a
+pure function of the recipe and the memory's ingest settings."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..ingest import IngestConfig
+from .config import Signal
+from .recipes import Recipe
+
+_MADE_BY = {"summary": "summary", "event": "events"}  # derived record kinds and the enrich mode making them
+
+
+def recipe_mismatch(recipe: Recipe, ingest: IngestConfig) -> str | None:
+    """What is wrong with searching records made with ``ingest`` by ``recipe`` (``None``: nothing). Whether
+    records carry sparse vectors matters only to a recipe that searches them."""
+    uses_sparse = Signal.SPARSE in recipe.retrieval.signals
+
+    def relevant(config: IngestConfig) -> IngestConfig:
+        return config if uses_sparse else dataclasses.replace(config, sparse=None)
+
+    if relevant(recipe.ingest) == relevant(ingest):
+        return None
+    made = set(ingest.enrich.modes) if ingest.enrich is not None else set()
+    missing = sorted(k for k in recipe.retrieval.kinds or () if k in _MADE_BY and _MADE_BY[k] not in made)
+    what = (f"it searches {', '.join(missing)} records, which this memory does not make (its ingest has no "
+            f"such enrich mode), so it can find nothing" if missing else
+            f"it was made for records indexed as {recipe.ingest.key!r}, but this memory indexes them as "
+            f"{ingest.key!r}")
+    return (f"recipe {recipe.name!r}: {what}. Open the memory with recipe={recipe.name!r} (or "
+            "ingest=recipe.ingest) to write records the way it expects.")
+
+
+__all__ = ["recipe_mismatch"]
