@@ -21,6 +21,12 @@ opening’ one, rare as an apostrophe, opens a quotation unless it starts a digi
 one ends before it, so inch marks (``a 5" screen``) pair with nothing. An unpaired quotation mark quotes
 nothing, and no quotation runs past the end of its line.
 
+An expression already followed by the date it means is left alone too (``already_resolved``): a model
+that copies the context stage's ``yesterday [Friday, 5 May 2023]`` into its reply, stored and shown back
+weeks later, would otherwise gain a second, wrong date (``yesterday (Friday, 5 May 2023) [Friday, 19 May
+2023]``). A date in square or round brackets (what the context stage writes, or what it shows stored
+brackets as), or ingest's ``[= 6 May 2023]``, right after the expression counts: it holds a year.
+
 Pure functions of the text and the expression's offsets.
 """
 
@@ -157,11 +163,21 @@ def titled_mid_sentence(text: str, start: int, end: int) -> bool:
     return titled and not sentence_starts_at(text, start)
 
 
+# a bracketed date right after an expression: "[Friday, 5 May 2023]", "(week of 1 May 2023)", "[= May 2023]"
+_RESOLVED = re.compile(r"[ \t]*[\[(](?:= ?)?[^\[\]()\n]{0,60}?(?<!\d)\d{4}(?!\d)[^\[\]()\n]{0,20}[\])]")
+
+
+def already_resolved(text: str, end: int) -> bool:
+    """Whether the expression ending at ``end`` is followed by the date it means, in brackets."""
+    return _RESOLVED.match(text, end) is not None
+
+
 def quoted_or_titled(text: str) -> Callable[[int, int], bool]:
-    """The rules-v3 guard of one text: whether the expression at given offsets is in quotes or a title
-    mid-sentence, and so is left as written (the text's quotations are found once)."""
+    """The rules-v3 guard of one text: whether the expression at given offsets is in quotes, a title
+    mid-sentence, or already followed by its date, and so is left as written (quotations found once)."""
     quotations = _quotations(text)
-    return lambda start, end: titled_mid_sentence(text, start, end) or in_quotes(text, start, end, quotations)
+    return lambda start, end: (already_resolved(text, end) or titled_mid_sentence(text, start, end)
+                               or in_quotes(text, start, end, quotations))
 
 
-__all__ = ["in_quotes", "quoted_or_titled", "quoted_spans", "sentence_starts_at", "titled_mid_sentence"]
+__all__ = ["already_resolved", "in_quotes", "quoted_or_titled", "quoted_spans", "sentence_starts_at", "titled_mid_sentence"]
