@@ -46,6 +46,9 @@ class AgentMemory(Protocol):
     def add_messages(self, user_id: str, session_id: str, messages: Sequence[Message], *,
                      date: Any = None) -> IngestResult: ...
 
+    def session_records(self, user_id: str, session_id: str | None = None, *, limit: int | None = None,
+                        newest_first: bool = False) -> list[MemoryRecord]: ...
+
 MAX_EXTRA = 50  # hits asked for beyond k, to make up for those the prompt already shows
 MAX_K = 10_000
 LOG = logging.getLogger("cbmemory.agent")
@@ -184,14 +187,31 @@ def storable(messages: Iterable[Message]) -> tuple[list[Message], list[str]]:
     return out, notes
 
 
+def resent(turns: Sequence[Message], last: MemoryRecord | None) -> list[Message]:
+    """``turns`` less those that repeat the turn just before them (the same role and text; before the first,
+    the session's ``last`` stored turn): a step retried after a failure re-sends the message it had
+    already stored, under another id or none. Ids say nothing here; a turn whose id is stored is skipped by
+    ``AgentMemory.add_messages`` itself."""
+    previous = (last.role, last.text) if last is not None else None
+    kept = []
+    for t in turns:
+        if (t.role, t.content) != previous:
+            kept.append(t)
+        previous = (t.role, t.content)
+    return kept
+
+
 def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[Message], *,
          date: datetime | date_ | str | None = None, on_error: FaultHandler | None = None) -> IngestResult | None:
     """Append an agent step's turns to the session (``AgentMemory.add_messages``), never raising: what
-    cannot be stored is reported (``MemoryFault``) and the rest is stored. ``None`` when nothing was."""
+    cannot be stored is reported (``MemoryFault``) and the rest is stored; a turn re-sent by a retried step
+    is stored once (``resent``). ``None`` when nothing was stored."""
     try:
         turns, notes = storable(messages)
         if notes:
             report_fault(MemoryFault("save", "; ".join(notes), user_id, session_id), on_error)
+        last = memory.session_records(user_id, session_id, limit=1, newest_first=True) if turns else []
+        turns = resent(turns, last[0] if last else None)
         if not turns:
             return None
         try:
@@ -209,5 +229,5 @@ def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[
         return None
 
 
-__all__ = ["MAX_EXTRA", "FaultHandler", "MemoryFault", "Recall", "recall", "report_fault", "save", "search_query",
+__all__ = ["MAX_EXTRA", "FaultHandler", "MemoryFault", "Recall", "recall", "report_fault", "resent", "save", "search_query",
            "storable"]
