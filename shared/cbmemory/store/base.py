@@ -9,6 +9,12 @@ Every method takes exactly one ``user_id`` and never returns a record of any oth
 a search may return is :func:`cbmemory.store.filters.admits` (expired records, ``expires_at`` at or before
 ``now``, never are), whatever the backend.
 
+Inputs are checked here, once for every backend, before a backend's method runs: writes (:meth:`write`,
+:meth:`set_sparse`) and what searches and reads ask (``inputs``: the user id, k, the query vector, text,
+phrases or sparse vector, filters, limits, ``now``), each refused with an ``InvalidInputError``. Each public
+method calls the backend's ``_``-prefixed one (``_write``, ``_vector_search``, ``_list_records``, ...) with
+checked values.
+
 Batches: on a backend with atomic batches (SQLite) a ``write`` is all-or-nothing across its records; on
 one without (Couchbase: per document) each record is atomic and re-running the write completes it.
 """
@@ -22,13 +28,24 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from ..dates import utcnow
 from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError, SparseEncoderBoundError
 from ..models import NO_FILTERS, ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
 from ..text import LONE_SURROGATE
-from ..validation import check_annotation_limits
+from ..validation import check_annotation_limits, check_query
 from .filters import admits_nothing
+from .inputs import (
+    check_filters,
+    check_flag,
+    check_limit,
+    check_now,
+    check_phrases,
+    check_query_vector,
+    check_record_ids,
+    check_search_k,
+    check_sparse_query,
+    check_user_id,
+)
 from .windows import Anchor, Window, windows
 
 WriteMode = Literal["merge", "replace", "append"]
@@ -140,35 +157,86 @@ class MemoryStore(ABC):
         """Store a batch :meth:`write` has checked (``vectors``: float32, C-contiguous, one row per record;
         ``sparse``: one vector per record when a sparse encoder is bound, else ``None``)."""
 
-    @abstractmethod
     def vector_search(
         self, user_id: str, vector: np.ndarray, k: int, filters: SearchFilters = NO_FILTERS,
         now: datetime | None = None,
     ) -> list[Hit]:
-        """Exact nearest neighbours by cosine similarity among the user's records (signal ``vector``)."""
+        """Exact nearest neighbours by cosine similarity among the user's records (signal ``vector``).
+        Checked here (``inputs``): the user id, ``k``, ``filters``, ``now`` and the vector (finite floats, as
+        many as the bound embedder's dimension). No hits when no embedder is bound (the store holds no
+        vector) or the filters admit nothing; else the backend's :meth:`_vector_search` answers."""
+        user_id, k, filters, at = self._checked_search(user_id, k, filters, now)
+        qv = check_query_vector(vector, dim := self._dimension())
+        if dim is None or admits_nothing(filters):
+            return []
+        return self._vector_search(user_id, qv, k, filters, at)
 
     @abstractmethod
+    def _vector_search(self, user_id: str, vector: np.ndarray, k: int, filters: SearchFilters,
+                       now: datetime) -> list[Hit]:
+        """:meth:`vector_search` of checked inputs (``vector``: float32, C-contiguous, of the bound dimension)."""
+
     def text_search(
         self, user_id: str, query: str, k: int, filters: SearchFilters = NO_FILTERS, now: datetime | None = None
     ) -> list[Hit]:
         """Full-text BM25 over the user's records, any query word matching (signal ``bm25``). Query text is
-        taken as plain words: operators of the backend's query language are never interpreted."""
+        taken as plain words: operators of the backend's query language are never interpreted. Checked here:
+        the user id, ``k``, ``filters``, ``now`` and the query (a string of at most ``MAX_QUERY_CHARS``
+        characters, valid Unicode); the backend's :meth:`_text_search` answers."""
+        user_id, k, filters, at = self._checked_search(user_id, k, filters, now)
+        query = check_query(query)
+        if admits_nothing(filters):
+            return []
+        return self._text_search(user_id, query, k, filters, at)
 
     @abstractmethod
+    def _text_search(self, user_id: str, query: str, k: int, filters: SearchFilters, now: datetime) -> list[Hit]:
+        """:meth:`text_search` of checked inputs."""
+
     def phrase_search(
         self, user_id: str, phrases: Sequence[str], k: int, filters: SearchFilters = NO_FILTERS,
         now: datetime | None = None,
     ) -> list[Hit]:
-        """Records containing any of ``phrases`` as exact phrases, BM25-ranked (signal ``entity``)."""
+        """Records containing any of ``phrases`` as exact phrases, BM25-ranked (signal ``entity``). Checked
+        here: the user id, ``k``, ``filters``, ``now`` and the phrases (a list, not a string, of at most
+        ``MAX_PHRASES`` query texts); the backend's :meth:`_phrase_search` answers."""
+        user_id, k, filters, at = self._checked_search(user_id, k, filters, now)
+        checked = check_phrases(phrases)
+        if not checked or admits_nothing(filters):
+            return []
+        return self._phrase_search(user_id, checked, k, filters, at)
 
     @abstractmethod
+    def _phrase_search(self, user_id: str, phrases: list[str], k: int, filters: SearchFilters,
+                       now: datetime) -> list[Hit]:
+        """:meth:`phrase_search` of checked inputs (at least one phrase)."""
+
     def sparse_search(
         self, user_id: str, query: SparseVector, k: int, filters: SearchFilters = NO_FILTERS,
         now: datetime | None = None,
     ) -> list[Hit]:
         """The user's records by dot product of their sparse vector with ``query``, positive scores only,
         best first, ties in the backend's stable order (signal ``sparse``); no hits when no sparse encoder is
-        bound."""
+        bound. Checked here: the user id, ``k``, ``filters``, ``now`` and the query (a ``SparseVector``); a
+        query with no term, or filters that admit nothing, find nothing; else the backend's
+        :meth:`_sparse_search` answers."""
+        user_id, k, filters, at = self._checked_search(user_id, k, filters, now)
+        query = check_sparse_query(query)
+        if len(query) == 0 or admits_nothing(filters):
+            return []
+        return self._sparse_search(user_id, query, k, filters, at)
+
+    @abstractmethod
+    def _sparse_search(self, user_id: str, query: SparseVector, k: int, filters: SearchFilters,
+                       now: datetime) -> list[Hit]:
+        """:meth:`sparse_search` of checked inputs (a query of at least one term); no hits when no sparse
+        encoder is bound."""
+
+    @staticmethod
+    def _checked_search(user_id: object, k: object, filters: object, now: object
+                        ) -> tuple[str, int, SearchFilters, datetime]:
+        """The inputs every search takes, checked (``inputs``); ``now`` resolved (``None``: the current time)."""
+        return check_user_id(user_id), check_search_k(k), check_filters(filters), check_now(now)
 
     @abstractmethod
     def users_missing_sparse(self) -> list[str]:
@@ -179,9 +247,7 @@ class MemoryStore(ABC):
         """The user's live records (every kind) without a sparse vector, in conversation order, at most
         ``limit`` (checked here: ``None`` or an integer of at least 0); ``[]`` when no sparse encoder is
         bound. The backend's :meth:`_records_without_sparse` reads them."""
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
-            raise InvalidInputError(f"limit must be a non-negative integer or None, got {limit!r}")
-        return self._records_without_sparse(user_id, limit)
+        return self._records_without_sparse(check_user_id(user_id), check_limit(limit))
 
     @abstractmethod
     def _records_without_sparse(self, user_id: str, limit: int | None) -> list[MemoryRecord]: ...
@@ -193,6 +259,7 @@ class MemoryStore(ABC):
         string ids to ``SparseVector`` s. The backend's :meth:`_set_sparse` then sets them, and refuses
         (``InvalidInputError``, nothing set) when no sparse encoder is bound."""
         self._check_writable()
+        user_id = check_user_id(user_id)
         if not isinstance(vectors, Mapping):
             raise InvalidInputError(f"vectors must map record ids to SparseVector objects, got "
                                     f"{type(vectors).__name__}")
@@ -208,16 +275,30 @@ class MemoryStore(ABC):
     def _set_sparse(self, user_id: str, vectors: dict[str, SparseVector]) -> int:
         """Set checked vectors (:meth:`set_sparse`)."""
 
-    @abstractmethod
     def get_records(self, user_id: str, record_ids: Sequence[str]) -> list[MemoryRecord]:
-        """The user's records with these ids (others' and unknown ids are silently absent)."""
+        """The user's records with these ids (others' and unknown ids are silently absent). Checked here: the
+        user id, and ``record_ids`` a list (not a string) of strings; the backend's :meth:`_get_records` reads."""
+        return self._get_records(check_user_id(user_id), check_record_ids(record_ids))
 
     @abstractmethod
+    def _get_records(self, user_id: str, record_ids: list[str]) -> list[MemoryRecord]:
+        """:meth:`get_records` of checked inputs."""
+
     def list_records(
         self, user_id: str, filters: SearchFilters = NO_FILTERS, *, limit: int | None = None,
         newest_first: bool = False, now: datetime | None = None,
     ) -> list[MemoryRecord]:
-        """The user's records in conversation order (session date, then position)."""
+        """The user's records in conversation order (session date, then position), those ``filters.admits``
+        at ``now``; the last ``limit`` first when ``newest_first``. Checked here: the user id, ``filters``,
+        ``limit`` (``None`` or an integer of at least 0), ``newest_first`` (a bool) and ``now``; the
+        backend's :meth:`_list_records` reads."""
+        return self._list_records(check_user_id(user_id), check_filters(filters), check_limit(limit),
+                                  check_flag(newest_first, "newest_first"), check_now(now))
+
+    @abstractmethod
+    def _list_records(self, user_id: str, filters: SearchFilters, limit: int | None, newest_first: bool,
+                      now: datetime) -> list[MemoryRecord]:
+        """:meth:`list_records` of checked inputs."""
 
     def neighbours(self, user_id: str, anchors: Iterable[Anchor], radius: int, filters: SearchFilters = NO_FILTERS,
                    now: datetime | None = None) -> list[MemoryRecord]:
@@ -227,13 +308,14 @@ class MemoryStore(ABC):
         anchors' sessions under ``filters`` holds at those places, read by position: the cost grows with the
         anchors and the radius, never with the length of their sessions. Never another user's records.
 
-        Checked here (``InvalidInputError``): ``radius`` an integer of at least 0, each anchor a
-        ``(str, str, int)`` tuple. The anchors' windows are merged (``windows.windows``) and the backend's
+        Checked here (``InvalidInputError``): the user id, ``filters`` and ``now`` as for a search, ``radius``
+        an integer of at least 0, each anchor a ``(str, str, int)`` tuple. The anchors' windows are merged (``windows.windows``) and the backend's
         :meth:`_neighbours` reads them; no anchor, or filters that admit nothing, read nothing."""
+        user_id, filters, at = check_user_id(user_id), check_filters(filters), check_now(now)
         merged = windows(anchors, radius)
         if not merged or admits_nothing(filters):
             return []
-        return self._neighbours(user_id, merged, filters, now or utcnow())
+        return self._neighbours(user_id, merged, filters, at)
 
     @abstractmethod
     def _neighbours(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,

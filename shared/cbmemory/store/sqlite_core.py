@@ -1,0 +1,210 @@
+"""The embedded store's core (``SQLiteCore``, the base of ``sqlite.SQLiteStore``): the file and its one
+connection (opened, checked and upgraded by sqlite_file.py, used under one lock), the embedder binding, and
+each user's columns in memory (sqlite_cache.py: vectors, term ids, sparse postings), brought up to date on
+each search and turned into hits. The searches, the sparse vectors and the listings built on it are in
+sqlite.py, sqlite_sparse.py and sqlite_reads.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import EmbedderMismatchError, NotAStoreError, ReadOnlyStoreError
+from ..models import Hit, MemoryRecord, frozen_mapping
+from . import sqlite_file as sf
+from . import sqlite_sql as q
+from .base import MemoryStore
+from .sqlite_cache import LOAD_COLUMNS, UserCache, UserColumns
+from .sqlite_sql import row_to_record
+
+CHUNK = 500  # bound on parameters per IN (...) list
+_LOAD_ROWS = 2_048  # rows per slice when a user's vectors are read into memory
+_RECORD_CACHE = 2_048  # records of recent hits kept per user (oldest dropped first)
+
+
+class SQLiteCore(MemoryStore):
+    """One SQLite file behind a lock, with the users' columns cached in memory; ``SQLiteStore`` is the store."""
+
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, cache_rows: int = 2_000_000,
+                 create: bool = True, read_only: bool = False):
+        """``cache_rows``: records whose vectors and full-text index are kept in memory, over all users
+        (about 2 KB each with 384-dimension vectors); the least recently searched users are dropped first.
+        ``create``: a missing file is made a new store (else ``StoreNotFoundError``). ``read_only``: only
+        read; never creates or writes the file (writes raise ``ReadOnlyStoreError``). The way to read a
+        store whose file or directory is read-only, which without it is refused at open."""
+        self.path = str(path)
+        self.read_only = read_only
+        self._lock = sf.StoreLock()  # every use of the connection holds it; it types the file's errors
+        self._timeout_ms = int(timeout * 1000)
+        self._cache = UserCache(cache_rows)
+        self._dim: int | None = None
+        self._checked = False  # the file passed quick_check, or this object made it (see _check_writable)
+        if self.path != ":memory:" and Path(self.path).is_dir():
+            raise NotAStoreError(f"{self.path} is a directory, not a cbmemory store file")
+        # read_only opens a ``file:...?mode=ro`` URI; in a read-only directory, where SQLite cannot create the
+        # -wal and -shm files, it falls back to ``immutable=1`` (exact when no -wal holds unmerged changes;
+        # refused when one does): see sqlite_file.connect
+        self._conn = sf.connect(self.path, create=create, read_only=read_only, timeout=timeout)
+        self._lock.conn = self._conn
+        try:
+            self._open(create=create)
+        except sqlite3.Error as exc:  # not about the file itself (those are typed): another file or schema
+            self._conn.close()
+            raise sf.opening_error(exc, self.path) from exc
+        except BaseException:
+            self._conn.close()
+            raise
+        self._conn.opening = False  # a store: "not a database" from now on means a damaged file
+
+    def _check_writable(self) -> None:
+        """Called first by every method that writes. Refuses a store opened ``read_only`` and, once per
+        store object, checks the file with SQLite's ``quick_check`` (``CorruptStoreError`` if it fails), so
+        nothing is written into a damaged file. The check reads every page: the first write after opening
+        a large store waits for it."""
+        if self.read_only:
+            raise sf.opened_read_only(self.path)
+        if not self._checked:
+            with self._lock:
+                if not self._checked and self.path != ":memory:":
+                    sf.check_integrity(self._conn, self.path)
+                self._checked = True
+
+    # ---------------------------------------------------------------- setup
+    def _open(self, *, create: bool = True) -> None:
+        """Check the file is a cbmemory store of this schema (an empty file becomes one when ``create``
+        and not ``read_only``: sqlite_file.prepare) and set the connection up. Nothing here writes to an
+        existing store but the upgrade of an older schema."""
+        if sf.prepare(self._conn, self.path, create=create, read_only=self.read_only):
+            self._checked = True  # made by this object: nothing to check before writing
+        version = self._meta("schema_version")
+        if version in sf.UPGRADABLE:
+            if self.read_only:
+                raise ReadOnlyStoreError(f"{self.path} has schema version {version}, which must be upgraded (a "
+                                         "write) before it can be read; open it once without read_only=True")
+            self._check_writable()  # the upgrade writes: not into a damaged file
+            with self._tx() as c:  # every step (2 -> 3 -> 4) in one transaction
+                pending = sf.upgrade(c)
+            if pending:
+                self._wipe()  # from 2: the old index's pages held every user's words
+            version = self._meta("schema_version")
+        if version != q.SCHEMA_VERSION:
+            raise NotAStoreError(f"{self.path} has schema version {version!r}; expected {q.SCHEMA_VERSION}")
+        dim = self._meta("embedder_dimension")
+        self._dim = int(dim) if dim else None
+
+    def _meta(self, key: str) -> str | None:
+        with self._lock:
+            return sf.meta(self._conn, key)
+
+    @contextmanager
+    def _tx(self, write: bool = True) -> Iterator[sqlite3.Connection]:
+        with self._lock, sf.transaction(self._conn, write) as c:
+            yield c
+
+    def bind_embedder(self, name: str, dimension: int) -> None:
+        if self.read_only:  # check only: a store with no vectors yet is searched as empty
+            have = self.bound_embedder
+            if have is not None and have != (name, dimension):
+                raise EmbedderMismatchError(
+                    f"{self.path} holds vectors from {have[0]!r} ({have[1]} dimensions); "
+                    f"it cannot be searched with {name!r} ({dimension} dimensions)")
+            self._dim = dimension if have is not None else None
+            return
+        with self._tx() as c:
+            have_name, have_dim = self._meta("embedder_name"), self._meta("embedder_dimension")
+            if have_name is None:
+                c.execute("INSERT INTO meta VALUES ('embedder_name', ?), ('embedder_dimension', ?)",
+                          (name, str(dimension)))
+            elif have_name != name or int(have_dim or 0) != dimension:
+                raise EmbedderMismatchError(
+                    f"{self.path} holds vectors from {have_name!r} ({have_dim} dimensions); "
+                    f"it cannot be searched with {name!r} ({dimension} dimensions)"
+                )
+        self._dim = dimension
+
+    @property
+    def bound_embedder(self) -> tuple[str, int] | None:
+        name, dim = self._meta("embedder_name"), self._meta("embedder_dimension")
+        return (name, int(dim)) if name and dim else None
+
+    def _dimension(self) -> int | None:
+        """The bound embedder's dimension, read from the file again while none is known: a store opened
+        before any vector was written sees the binding another process made since."""
+        if self._dim is None:
+            dim_text = self._meta("embedder_dimension")
+            self._dim = int(dim_text) if dim_text else None
+        return self._dim
+
+    def _wipe(self) -> bool:
+        """Finish a pending wipe of erased records from the file's bytes (sqlite_file.wipe)."""
+        if self.path == ":memory:":
+            return True
+        with self._lock:
+            return sf.wipe(self._conn, self._timeout_ms)
+
+    # ---------------------------------------------------------------- the users' columns
+    def _refresh(self, c: sqlite3.Connection, user_id: str) -> UserColumns:
+        """The user's columns, brought up to date inside the caller's read transaction."""
+        dim = self._dimension() or 0
+        row = c.execute("SELECT write_seq, delete_seq FROM users WHERE user_id = ?", (user_id,)).fetchone()
+        ws, ds = row if row else (0, 0)
+        m = self._cache.get(user_id)
+        if m is not None and (m.write_seq, m.delete_seq) == (ws, ds):
+            return m
+        if m is None or m.delete_seq != ds:
+            m = UserColumns.empty(ws, ds, dim)
+        after = m.max_rowid
+        new = c.execute("SELECT count(*) FROM records WHERE user_id = ? AND rowid > ?", (user_id, after)).fetchone()[0]
+        if new > len(m.rowids) - m.n:
+            m.reserve(m.n + new if m.n == 0 else max(m.n + new, 2 * len(m.rowids)), dim)
+        cur = c.execute(f"SELECT {LOAD_COLUMNS} FROM records WHERE user_id = ? AND rowid > ? ORDER BY rowid",
+                        (user_id, after))
+        while rows := cur.fetchmany(_LOAD_ROWS):  # in slices: no second copy of every vector at once
+            m.append(rows, dim)
+        m.write_seq, m.delete_seq = ws, ds
+        self._cache.put(user_id, m)
+        return m
+
+    def _records_by_rowid(self, c: sqlite3.Connection, user_id: str, m: UserColumns,
+                          rowids: Sequence[int]) -> dict[int, MemoryRecord]:
+        cache = m.records
+        out = {r: cache[r] for r in rowids if r in cache}
+        missing = [r for r in rowids if r not in out]
+        for i in range(0, len(missing), CHUNK):
+            part = missing[i : i + CHUNK]
+            # ``+r.user_id``: with many ids SQLite would otherwise scan the user's whole index
+            # (records_user) instead of looking the rows up by rowid
+            sql = (f"SELECT {q.RECORD_COLUMNS} FROM records r WHERE +r.user_id = ? "
+                   f"AND r.rowid IN ({','.join('?' * len(part))})")
+            out.update({row[0]: row_to_record(row) for row in c.execute(sql, [user_id, *part])})
+        if missing:
+            cache.update((r, out[r]) for r in missing if r in out)
+            for old in list(itertools.islice(cache, max(0, len(cache) - _RECORD_CACHE))):
+                del cache[old]
+        return out
+
+    def _hits(self, c: sqlite3.Connection, signal: str, user_id: str, m: UserColumns, idx: np.ndarray,
+              scores: np.ndarray, k: int) -> list[Hit]:
+        """The ``k`` best (score, then rowid) of the records at positions ``idx``, as hits with records."""
+        if idx.size == 0:
+            return []
+        rowids, scores = m.rowids[idx], scores[idx]
+        if rowids.size > k:
+            part = np.argpartition(-scores, k - 1)[:k]
+            rowids, scores = rowids[part], scores[part]
+        order = np.lexsort((rowids, -scores))
+        rowids, scores = rowids[order], scores[order]
+        recs = self._records_by_rowid(c, user_id, m, rowids.tolist())
+        hits = []
+        for rank, (rowid, score) in enumerate(zip(rowids.tolist(), scores.tolist(), strict=True), 1):
+            rec = recs.get(rowid)
+            if rec is not None:
+                hits.append(Hit(rec, score, frozen_mapping({signal: score}), frozen_mapping({signal: rank})))
+        return hits

@@ -1,0 +1,111 @@
+"""The embedded store's learned sparse vectors (``SQLiteSparse``, a part of ``sqlite.SQLiteStore``): binding
+a sparse encoder, searching the users' sparse vectors (inverted by term in memory: sqlite_cache.SparseIndex),
+and the records written before the binding, which have none until ``set_sparse`` gives them one (kept in a
+partial index of the file, so listing them never reads the whole table).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+import numpy as np
+
+from ..dates import utcnow
+from ..embedding.sparse import SparseVector
+from ..errors import EmbedderMismatchError, InvalidInputError
+from ..models import NO_FILTERS, Hit, MemoryRecord, SearchFilters
+from . import sqlite_file as sf
+from . import sqlite_sql as q
+from . import sqlite_write as w
+from .sqlite_core import SQLiteCore
+from .sqlite_mask import column_mask
+from .sqlite_sql import row_to_record
+
+
+class SQLiteSparse(SQLiteCore):
+    """The sparse-vector methods of ``SQLiteStore``."""
+
+    def bind_sparse_encoder(self, name: str) -> None:
+        if not isinstance(name, str) or not name:
+            raise InvalidInputError(f"a sparse encoder's name must be a non-empty string, got {name!r}")
+        if self.read_only:  # check only
+            with self._tx(write=False) as c:
+                self._check_sparse_binding(c, name)
+            return
+        self._check_writable()
+        with self._tx() as c:
+            if self._check_sparse_binding(c, name):
+                c.execute("INSERT INTO meta VALUES ('sparse_encoder_name', ?)", (name,))
+                # the records already here (if any) have no sparse vector: indexed until set_sparse gives
+                # them one, so users_missing_sparse reads no record written since
+                c.execute(q.WITHOUT_SPARSE_INDEX)
+
+    def _check_sparse_binding(self, c: sqlite3.Connection, name: str) -> bool:
+        """Whether ``name`` may be bound and is not yet (raises when it may not be). A store holding records
+        may be bound: they have no sparse vector until :meth:`set_sparse` gives them one."""
+        have = sf.meta(c, "sparse_encoder_name")
+        if have == name:
+            return False
+        if have is not None:
+            raise EmbedderMismatchError(f"{self.path} holds sparse vectors from {have!r}; it cannot be searched "
+                                        f"or written with {name!r}")
+        return True
+
+    @property
+    def bound_sparse_encoder(self) -> str | None:
+        return self._meta("sparse_encoder_name")
+
+    def _sparse_search(self, user_id: str, query: SparseVector, k: int, filters: SearchFilters,
+                       now: datetime) -> list[Hit]:
+        """Dot products over the user's sparse vectors (sqlite_cache.SparseIndex: the postings of the query's
+        terms); positive scores only, ties by rowid (the earlier written first)."""
+        t_now = now.timestamp()
+        with self._tx(write=False) as c:
+            if sf.meta(c, "sparse_encoder_name") is None:
+                return []
+            m = self._refresh(c, user_id)
+            if m.n == 0:
+                return []
+            scores = m.sparse.scores(query)
+            cand = np.flatnonzero(scores > 0)
+            idx = cand[column_mask(c, user_id, m, filters, t_now, cand)]
+            return self._hits(c, "sparse", user_id, m, idx, scores, k)
+
+    def users_missing_sparse(self) -> list[str]:
+        """In user id order. Read from the partial index of records without a sparse vector that binding
+        makes (its records: those written before), not from the whole table."""
+        now = utcnow().timestamp()
+        with self._tx(write=False) as c:
+            if sf.meta(c, "sparse_encoder_name") is None:
+                return []
+            return [r[0] for r in c.execute(
+                "SELECT DISTINCT user_id FROM records WHERE sparse_ids IS NULL "
+                "AND (expires_at IS NULL OR expires_at > ?) ORDER BY user_id", (now,))]
+
+    def _records_without_sparse(self, user_id: str, limit: int | None) -> list[MemoryRecord]:
+        where, params = q.filter_clause(user_id, NO_FILTERS, utcnow().timestamp())
+        if limit is not None:
+            params["limit"] = limit
+        with self._tx(write=False) as c:
+            if sf.meta(c, "sparse_encoder_name") is None:
+                return []
+            rows = c.execute(q.list_select(f"{where} AND r.sparse_ids IS NULL", False, limit is not None),
+                             params).fetchall()
+        return [row_to_record(r) for r in rows]
+
+    def _set_sparse(self, user_id: str, vectors: dict[str, SparseVector]) -> int:
+        """One transaction. A record given its vector changes the user's ``delete_seq`` (as a replaced record
+        does), so every process reloads the user's columns, sparse index included, on its next search."""
+        with self._tx() as c:
+            if sf.meta(c, "sparse_encoder_name") is None:
+                raise InvalidInputError("bind a sparse encoder to the store before setting sparse vectors")
+            n = w.set_sparse(c, user_id, vectors)
+            touched = {user_id: True} if n else {}
+            w.mark_users(c, touched)
+            pending = w.wipe_pending(c) is not None
+        for user in touched:
+            self._cache.drop(user)
+        if pending:
+            self._wipe()
+        return n
