@@ -13,12 +13,13 @@ $(BIN)/python:
 
 venv: $(BIN)/python
 
-# The core and the two adapter distributions (packages/README.md), all editable and in one pip command, so
-# that the core's langchain/llamaindex extras resolve to the adapters here rather than to an index.
-ADAPTERS := packages/langchain-cbmemory packages/llama-index-memory-cbmemory
+# The core, the two adapter distributions and the study (packages/README.md), all editable and in one pip
+# command, so that the core's langchain/llamaindex/eval extras resolve to the distributions here rather than
+# to an index.
+DISTS := packages/langchain-cbmemory packages/llama-index-memory-cbmemory packages/cbmemory-eval
 
-$(VENV)/.installed-dev: pyproject.toml $(ADAPTERS:%=%/pyproject.toml) | $(BIN)/python
-	$(BIN)/pip install --quiet -e ".[dev]" $(ADAPTERS:%=-e %)
+$(VENV)/.installed-dev: pyproject.toml $(DISTS:%=%/pyproject.toml) | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[dev]" $(DISTS:%=-e %)
 	touch $@
 
 install-dev: $(VENV)/.installed-dev

@@ -1,7 +1,12 @@
-"""Evaluation harness: LoCoMo and LongMemEval, retrieval metrics, LLM answer + judge + context sufficiency,
-and the per-category interaction matrix (table, heatmap, summary.json).
+"""cbmemory-eval, the study apart from the product: the evaluation harness (LoCoMo and LongMemEval, retrieval
+metrics, LLM answer + judge + context sufficiency, the per-category interaction matrix: table, heatmap,
+summary.json), the performance bench (``cbmemory_eval.bench``), the dataset loaders
+(``cbmemory_eval.datasets``) and the study's recipe rows (``cbmemory_eval.recipes``). It uses the core's
+public API only (``cbmemory`` and its public subpackages) and adds its commands (``cbmemory eval``,
+``demo``, ``bench``, ``ingest-dataset``) and recipes to the core's through entry points. README.md beside
+this file tells where the recipes' numbers come from.
 
-Names load lazily, so ``import cbmemory.eval`` (and the CLI plugin) costs nothing until one is used.
+Names load lazily, so ``import cbmemory_eval`` (and the command plug-in) costs nothing until one is used.
 """
 
 from __future__ import annotations
@@ -30,5 +35,5 @@ __all__ = sorted(_EXPORTS)
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'cbmemory.eval' has no attribute {name!r}")
+        raise AttributeError(f"module 'cbmemory_eval' has no attribute {name!r}")
     return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from ..dates.relative import resolve_expression
+from cbmemory.dates import resolve_expression
 
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                 "october", "november", "december")

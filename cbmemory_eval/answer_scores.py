@@ -38,9 +38,10 @@ from collections import Counter
 from collections.abc import Mapping
 from functools import lru_cache
 
-from ..errors import MissingDependencyError
+from cbmemory import MissingDependencyError
+
 from .answer_dates import DateRange, date_error, date_range
-from .answer_dates import extract_date as extract_date  # re-exported: cbmemory.eval.extract_date
+from .answer_dates import extract_date as extract_date  # re-exported: cbmemory_eval.extract_date
 
 SCORES_VERSION = "cbmemory-scores-v2"  # v2: relative gold dates resolved, answers without a date are misses
 MAX_GOLD_SPAN_DAYS = 31

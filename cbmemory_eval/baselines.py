@@ -4,8 +4,9 @@ directly with the recipes'."""
 
 from __future__ import annotations
 
-from ..models import Hit, SearchFilters
-from ..store.base import MemoryStore
+from cbmemory import Hit, SearchFilters
+from cbmemory.store import MemoryStore
+
 from .questions import EvalQuestion
 
 BASELINES = ("oracle", "full_context")

@@ -1,4 +1,5 @@
-"""``cbmemory eval locomo|longmemeval|report`` and ``cbmemory demo`` (registered by the core CLI).
+"""``cbmemory eval locomo|longmemeval|report`` and ``cbmemory demo``: registered in the core's ``cbmemory``
+command through the entry-point group ``cbmemory.commands`` (this package's ``register``).
 
 Top-level imports stay light: everything heavy loads inside the command functions.
 """
@@ -12,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..cli import positive
+from .command_line import Interrupted, csv, positive
 
 # The main recipes: every experiment of the study that runs at the retrieval level.
 MAIN_RECIPES = ("vector", "vector_no_dates", "bm25", "vector_bm25_rerank_10", "vector_bm25_rerank_50",
@@ -20,7 +21,7 @@ MAIN_RECIPES = ("vector", "vector_no_dates", "bm25", "vector_bm25_rerank_10", "v
 DEFAULT_EXTRA_ROWS = "bm25,oracle,full_context"  # rows.EXTRA_ROWS (not imported: the CLI's imports stay light)
 GET_LOCOMO = (
     "LoCoMo is not at {path}; get the official file (10 conversations, CC BY-NC 4.0, sha256-checked) with "
-    "`python -c \"from cbmemory.datasets.locomo import download_official; download_official('locomo10.json')\"` "
+    "`python -c \"from cbmemory_eval.datasets.locomo import download_official; download_official('locomo10.json')\"` "
     "and pass --data locomo10.json"
 )
 GET_LONGMEMEVAL = (
@@ -39,14 +40,10 @@ DEMO_PLAN = ("cbmemory demo: offline retrieval evaluation of {n} recipes on {dat
 DEMO_MINUTES = 6
 
 
-def _csv(text: str | None) -> list[str]:
-    return [p.strip() for p in (text or "").split(",") if p.strip()]
-
-
 def _recipes(text: str, add_bm25: bool = True) -> list[str]:
-    from ..retrieval.recipes import RECIPES, get_recipe
+    from cbmemory.retrieval import all_recipes, get_recipe
 
-    names = list(RECIPES) if text == "all" else list(MAIN_RECIPES) if text == "main" else _csv(text)
+    names = list(all_recipes()) if text == "all" else list(MAIN_RECIPES) if text == "main" else csv(text)
     for n in names:
         get_recipe(n)  # unknown names fail here, with the list of known ones
     if add_bm25 and "bm25" not in names:  # the BM25-only baseline runs unless --baselines leaves it out
@@ -60,11 +57,11 @@ def _with_readings(recipes: list[Any], readings: str | None) -> list[Any]:
     retrieve the same memories and differ only in what the reader is shown. ``None``: the recipes as they are."""
     if not readings:
         return recipes
-    from ..context import READINGS
-    from ..errors import InvalidInputError
-    from ..retrieval.recipes import get_recipe
+    from cbmemory import InvalidInputError
+    from cbmemory.context import READINGS
+    from cbmemory.retrieval import get_recipe
 
-    names = _csv(readings)
+    names = csv(readings)
     unknown = [n for n in names if n not in READINGS]
     if unknown:
         raise InvalidInputError(f"unknown readings {unknown}; known: {', '.join(READINGS)}")
@@ -112,7 +109,7 @@ def _variants(args: argparse.Namespace, dataset: str, data: Path):
     from .questions import from_locomo, from_longmemeval
 
     if dataset == "locomo":
-        from ..datasets.locomo import load_locomo
+        from .datasets.locomo import load_locomo
         from .scale import scaled_haystacks
 
         conversations = load_locomo(data)
@@ -122,7 +119,7 @@ def _variants(args: argparse.Namespace, dataset: str, data: Path):
             hs = scaled_haystacks(chosen, factor, others=conversations, seed=args.seed) if factor > 1 else None
             out[f"x{factor}"] = _subset(from_locomo(chosen, haystacks=hs), args)
         return out
-    from ..datasets.longmemeval import load_longmemeval
+    from .datasets.longmemeval import load_longmemeval
 
     return {"x1": _subset(from_longmemeval(load_longmemeval(data)), args)}
 
@@ -196,7 +193,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(SKIP_NOTE.format(names=", ".join(skipped)), file=sys.stderr)
     try:
         run_eval(variants, args.out, recipes, k=args.k, ks=ks, baselines=[b for b in extra if b in BASELINES],
-                 peers=expand(_csv(args.peers)), qa=_qa(args, args.dataset), store_dir=args.cache_dir,
+                 peers=expand(csv(args.peers)), qa=_qa(args, args.dataset), store_dir=args.cache_dir,
                  fresh=args.fresh, progress=not args.quiet, workers=args.workers,
                  memory_options={"enricher": enricher} if enricher is not None else None,
                  settings={"data": str(data), "limit": args.limit, "scales": args.scale,
@@ -206,8 +203,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
                            "conversations": getattr(args, "conversations", None),
                            "enrich_llm": enricher.model if enricher is not None else None})
     except KeyboardInterrupt:
-        from ..cli import Interrupted
-
         stores = args.cache_dir or Path(args.out) / "stores"
         kept = "" if args.fresh else f", and the questions evaluated so far in {Path(args.out) / 'questions'}"
         raise Interrupted(f"the memories ingested so far are kept in {stores}{kept}; the same command goes on "
@@ -217,7 +212,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"enrichment ({enricher.model}): {st.calls} LLM calls, {st.cached} cached, {st.repaired} repaired, "
               f"{st.failed} failed, {st.budget_skipped} over budget; tokens in {st.input_tokens}, "
               f"out {st.output_tokens}; JSON mode {st.json_mode}", file=sys.stderr)
-    _print_report(Path(args.out), _csv(args.metrics), started)
+    _print_report(Path(args.out), csv(args.metrics), started)
     return 0
 
 
@@ -225,7 +220,7 @@ def _enricher(args: argparse.Namespace):
     """The ingest-time LLM (``--enrich-llm``), or None: recipes that need one are then skipped."""
     if not getattr(args, "enrich_llm", None):
         return None
-    from ..ingest.enrich import make_enricher
+    from cbmemory.ingest import make_enricher
 
     cache = args.enrich_cache or str(Path(args.cache_dir or Path(args.out) / "stores") / "enrich_cache.db")
     return make_enricher(args.enrich_llm, args.enrich_base_url, cache_path=cache,
@@ -233,12 +228,12 @@ def _enricher(args: argparse.Namespace):
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    _print_report(Path(args.out), _csv(args.metrics))
+    _print_report(Path(args.out), csv(args.metrics))
     return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from ..datasets.locomo import default_path
+    from .datasets.locomo import default_path
 
     data = args.data or (str(default_path()) if default_path() else None)
     if _check_data(data, "locomo") is None:
@@ -265,7 +260,7 @@ def _sample_spec(text: str):
 
 def _scales(text: str) -> list[int]:
     try:
-        values = [int(p) for p in _csv(text)]
+        values = [int(p) for p in csv(text)]
     except ValueError:
         values = []
     if not values or any(v < 1 or v > 50 for v in values):
@@ -276,7 +271,7 @@ def _scales(text: str) -> list[int]:
 def _cutoffs(text: str) -> list[int]:
     """``1,3,5,10``: cut-offs, each a whole number of at least 1."""
     try:
-        values = [positive(p) for p in _csv(text)]
+        values = [positive(p) for p in csv(text)]
     except argparse.ArgumentTypeError:
         values = []
     if not values:

@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-from ..errors import MissingDependencyError
-from ..models import MemoryRecord
+from cbmemory import MemoryRecord, MissingDependencyError
 
 PEERS = ("langchain_vector", "langchain_ensemble", "llamaindex_vector", "llamaindex_fusion")
 GROUPS = {"langchain": PEERS[:2], "llamaindex": PEERS[2:], "all": PEERS}

@@ -14,9 +14,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..context import DEFAULT_CONTEXT, ContextConfig, answer_messages
-from ..llm import make_chat_model as make_chat_model  # re-exported: cbmemory.eval.make_chat_model
-from ..llm import model_name
+from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, answer_messages
+from cbmemory.llm import make_chat_model as make_chat_model  # re-exported: cbmemory_eval.make_chat_model
+from cbmemory.llm import model_name
+
 from .answer_scores import SCORES_VERSION, answer_scores
 from .prompts import PROMPT_VERSION, judge_messages, parse_verdict, sufficiency_messages
 from .questions import EvalQuestion

@@ -14,10 +14,10 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Protocol
 
-from ..datasets.locomo import CATEGORIES, MEM0_LABELS
-from ..datasets.longmemeval import ABSTENTION, QUESTION_TYPES
-from ..errors import InvalidInputError
-from ..models import Message
+from cbmemory import InvalidInputError, Message
+
+from .datasets.locomo import CATEGORIES, MEM0_LABELS
+from .datasets.longmemeval import ABSTENTION, QUESTION_TYPES
 
 
 class SessionLike(Protocol):

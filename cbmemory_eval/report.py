@@ -27,7 +27,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInputError
+from cbmemory import InvalidInputError
+
 from .metrics import aggregate, percentile
 from .rows import EvalSetupError
 from .runner import read_jsonl

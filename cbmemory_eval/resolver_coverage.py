@@ -18,7 +18,7 @@ than none, so ``wrong`` is reported as a count as well. ``HALVES`` splits the sa
 (fixed, 4 + 4): rules were written looking at the misses of the first half only, so the second half
 measures them out of sample.
 
-    python -m cbmemory.eval.resolver_coverage tests/data/relative_dates/locomo_dev.jsonl [--rules rules-v2]
+    python -m cbmemory_eval.resolver_coverage tests/data/relative_dates/locomo_dev.jsonl [--rules rules-v2]
 
 Several samples may be named at once (their lines are scored together; the LoCoMo halves stay apart and any
 other conversation is its own row, "other"): ``tests/data/relative_dates/issue22_quotes_titles.jsonl`` holds
@@ -35,8 +35,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from ..dates.relative import LATEST_DATE_RULES, RULE_TABLES, RelativeDate, find_relative_dates
-from ..errors import InvalidInputError
+from cbmemory import InvalidInputError
+from cbmemory.dates import LATEST_DATE_RULES, RULE_TABLES, RelativeDate, find_relative_dates
 
 AMBIGUOUS = "ambiguous"
 VERDICTS = ("correct", "wrong", "missed", "abstained")
@@ -251,7 +251,7 @@ def report(items: Sequence[LabelledExpression], versions: Sequence[str]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cbmemory.eval.resolver_coverage",
+    parser = argparse.ArgumentParser(prog="python -m cbmemory_eval.resolver_coverage",
                                      description="Precision and coverage of the relative-date resolver.")
     parser.add_argument("paths", nargs="+", metavar="path", help="a labelled JSONL sample (one or more)")
     parser.add_argument("--rules", action="append", choices=sorted(RULE_TABLES),

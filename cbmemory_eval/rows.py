@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import CbMemoryError
-from ..retrieval.recipes import Recipe, get_recipe
+from cbmemory import CbMemoryError
+from cbmemory.retrieval import Recipe, get_recipe
+
 from .baselines import BASELINES
 
 

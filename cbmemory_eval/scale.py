@@ -16,8 +16,9 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from ..datasets.locomo import LocomoSession
-from ..models import Message
+from cbmemory import Message
+
+from .datasets.locomo import LocomoSession
 from .questions import Haystack
 
 

@@ -12,7 +12,7 @@ One turn is one document, built by the ingest code itself (``build_records``), i
 
 Each question is encoded alone (as a live query is) and scored against its own conversation's documents only
 (one user per conversation, as the eval harness does); the ranked turns go through
-``cbmemory.eval.metrics.retrieval_metrics`` with the question's evidence. Averages count questions with
+``cbmemory_eval.metrics.retrieval_metrics`` with the question's evidence. Averages count questions with
 evidence; "overall" counts all five categories, as the README's tables do.
 
 The document vectors are cached (``--cache``, an ``.npz``) with the settings they were made with, so a rerun
@@ -37,14 +37,14 @@ from pathlib import Path
 
 import numpy as np
 
-from cbmemory.datasets.locomo import default_path, load_locomo
 from cbmemory.embedding.sparse import SparseMatrix, SparseVector
 from cbmemory.embedding.splade import SpladeEncoder
-from cbmemory.eval.metrics import aggregate, retrieval_metrics
-from cbmemory.eval.questions import EvalSet, from_locomo
 from cbmemory.ingest import IngestConfig
 from cbmemory.ingest.records import build_records
 from cbmemory.text import content_hash
+from cbmemory_eval.datasets.locomo import default_path, load_locomo
+from cbmemory_eval.metrics import aggregate, retrieval_metrics
+from cbmemory_eval.questions import EvalSet, from_locomo
 
 VARIANTS = {"raw": IngestConfig(), "undated": IngestConfig(anchor_dates=False), "dated": IngestConfig(),
             "context": IngestConfig(with_previous_turn=True)}

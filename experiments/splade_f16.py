@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 from splade_alone import KS, corpus, evaluate  # a sibling script: run this file from anywhere
 
-from cbmemory.datasets.locomo import default_path, load_locomo
 from cbmemory.embedding.splade import (
     SOURCE_SHA256,
     SpladeModel,
@@ -32,7 +31,8 @@ from cbmemory.embedding.splade import (
     load_tokenizer,
     parse_safetensors,
 )
-from cbmemory.eval.questions import from_locomo
+from cbmemory_eval.datasets.locomo import default_path, load_locomo
+from cbmemory_eval.questions import from_locomo
 
 
 def to_f16(source: bytes) -> bytes:

@@ -74,10 +74,10 @@ def _names(text: str) -> tuple[str, ...]:
 def cmd_bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..errors import InvalidInputError
-    from ..eval.peers import expand
-    from ..retrieval.config import Signal
-    from ..retrieval.recipes import get_recipe
+    from cbmemory import InvalidInputError
+    from cbmemory.retrieval import Signal, get_recipe
+
+    from ..peers import expand
     from .runner import BenchConfig, run_bench
 
     chosen = [get_recipe(r) for r in (*args.recipes, *args.neighbour_recipes)]

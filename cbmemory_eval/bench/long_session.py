@@ -61,7 +61,8 @@ class LongSessionResult:
 def task_long_session(spec: Mapping[str, Any]) -> LongSessionResult:
     """Write one user's ``turns`` turns as one session to a new file, then time each of ``recipes`` on
     ``queries`` needle queries of that user."""
-    from ..store.sqlite import SQLiteStore
+    from cbmemory.store import SQLiteStore
+
     from .synthetic import SyntheticConfig, make_queries, make_user
     from .worker import _file_bytes, _measure, _searcher, write_user
 

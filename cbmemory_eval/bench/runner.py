@@ -2,7 +2,7 @@
 LangChain and LlamaIndex peers, storage and memory per 10k records, latency as users grow in one file, and
 latency of one user while another tenant of the same file grows (the tenant-neighbour row).
 
-Each measurement runs in its own process (``cbmemory.bench.worker``) so peak memory readings are its own and a
+Each measurement runs in its own process (``cbmemory_eval.bench.worker``) so peak memory readings are its own and a
 peer over its time cap can be stopped and recorded as skipped. A worker prints its typed row
 (``bench.rows``) as JSON and ``run_worker`` reads it back; ``run_bench`` returns the whole run as a
 ``bench.result.BenchResult``, whose ``to_json()`` is ``bench.json``.
@@ -57,7 +57,7 @@ NEIGHBOUR_USER, NEIGHBOUR_TENANT = "bench-user", "neighbour-tenant"
 # with our vector recipe
 PEER_VS = {"langchain_ensemble": "default", "llamaindex_fusion": "default", "langchain_vector": "vector",
            "llamaindex_vector": "vector"}
-METHOD = ("Latency is wall time per search call: cbmemory.retrieval.engine.retrieve on a SQLiteStore "
+METHOD = ("Latency is wall time per search call: cbmemory.retrieval.retrieve on a SQLiteStore "
           "(store + recipe engine) and each peer's retriever, k results. 'excluded' uses the query's "
           "precomputed vector; 'included' embeds each query with the offline MiniLM embedder (no "
           "cache). Each statistic is the median over `repeats` runs of all queries; warm-up queries "
@@ -82,7 +82,7 @@ def sweep_counts(users: int | tuple[int, ...]) -> list[int]:
 
 
 def _env() -> dict[str, str]:
-    src = str(Path(__file__).resolve().parents[2])  # the directory holding the cbmemory package
+    src = str(Path(__file__).resolve().parents[2])  # the directory holding the cbmemory_eval package
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([src, *filter(None, [env.get("PYTHONPATH")])])
     return env
@@ -96,7 +96,7 @@ def run_worker(task: str, spec: Spec, row: type[R], timeout: float | None = None
                progress: Callable[[str], None] | None = None) -> R:
     """Run one measurement in a fresh interpreter; its last stdout line is the result, read as a ``row``.
     With ``progress``, the worker's ``[bench]`` stderr lines are passed to it as they come."""
-    argv = [sys.executable, "-m", "cbmemory.bench.worker", task, json.dumps(spec)]
+    argv = [sys.executable, "-m", "cbmemory_eval.bench.worker", task, json.dumps(spec)]
     if progress is None:
         try:
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=_env())

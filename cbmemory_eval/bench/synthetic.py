@@ -32,10 +32,9 @@ from importlib import resources
 
 import numpy as np
 
-from ..ingest import IngestConfig, build_records, validate_messages
-from ..models import MemoryRecord, Session
-from ..retrieval.recipes import DEFAULT
-from ..text import content_words
+from cbmemory import MemoryRecord, Session
+from cbmemory.ingest import IngestConfig, build_records, validate_messages
+from cbmemory.retrieval import RECIPES, content_words
 
 DESCRIPTION = " ".join(line.strip() for line in __doc__.split("How the data is made")[1].splitlines()[1:])
 START = datetime(2023, 1, 1, 12, 0, tzinfo=timezone.utc)
@@ -52,7 +51,7 @@ class SyntheticConfig:
     min_words: int = 6
     max_words: int = 30
     zipf_s: float = 1.0
-    ingest: IngestConfig = DEFAULT.ingest
+    ingest: IngestConfig = RECIPES["default"].ingest
 
 
 @dataclass(frozen=True, slots=True)

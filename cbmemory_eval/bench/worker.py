@@ -1,5 +1,5 @@
 """One measurement per process, so each reading of peak memory is its own and a peer over its time cap can
-be stopped. Run as ``python -m cbmemory.bench.worker TASK JSON``; the last stdout line is the JSON result.
+be stopped. Run as ``python -m cbmemory_eval.bench.worker TASK JSON``; the last stdout line is the JSON result.
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ from .synthetic import (
 from .timing import current_rss_mb, peak_rss_mb, time_calls
 
 if TYPE_CHECKING:
-    from ..models import Hit, MemoryRecord, Session
-    from ..store.base import MemoryStore
+    from cbmemory import Hit, MemoryRecord, Session
+    from cbmemory.store import MemoryStore
 
 T = TypeVar("T")
 Spec = dict[str, Any]  # a task's argument: the JSON object the runner passed; each task reads its own keys
@@ -95,7 +95,7 @@ def write_user(store: MemoryStore, user: SyntheticUser) -> float:
 
 def task_ingest(spec: Spec) -> StoreIngest:
     """Store-only ingest of one user with ``n`` records (precomputed vectors); saves the query set."""
-    from ..store.sqlite import SQLiteStore
+    from cbmemory.store import SQLiteStore
 
     cfg = _cfg(spec)
     user = make_user(spec["user"], spec["n"], cfg)
@@ -110,8 +110,8 @@ def task_ingest(spec: Spec) -> StoreIngest:
 
 def task_embed_ingest(spec: Spec) -> EmbedIngest:
     """Ingest through ``AgentMemory`` with the offline MiniLM embedder: validation, records, embedding, write."""
-    from ..embedding.onnx import MiniLMEmbedder
-    from ..memory import AgentMemory
+    from cbmemory import AgentMemory
+    from cbmemory.embedding import MiniLMEmbedder
 
     cfg = _cfg(spec)
     user = make_user("embed-user", spec["n"], cfg)
@@ -136,8 +136,7 @@ def task_embed_ingest(spec: Spec) -> EmbedIngest:
 
 def _our_search(store: MemoryStore, recipe: str, k: int, embed: Callable[[str], np.ndarray],
                 user_id: str) -> Callable[[SyntheticQuery], list[str]]:
-    from ..retrieval.engine import retrieve
-    from ..retrieval.recipes import get_recipe
+    from cbmemory.retrieval import get_recipe, retrieve
 
     chosen = get_recipe(recipe)
 
@@ -153,7 +152,7 @@ def _hit_rate(search: Callable[[SyntheticQuery], list[str]], queries: list[Synth
 def task_search(spec: Spec) -> SearchResult:
     """Latency of each recipe on an ingested file: query embedding excluded (precomputed vectors), then
     included (the offline embedder, uncached). Peak memory is read before the embedder is loaded."""
-    from ..store.sqlite import SQLiteStore
+    from cbmemory.store import SQLiteStore
 
     queries = load_queries(spec["queries_file"])
     vectors = {q.text: q.vector for q in queries}
@@ -170,7 +169,7 @@ def task_search(spec: Spec) -> SearchResult:
     included: dict[str, Timing] = {}
     query_embedding = None
     if spec.get("included", True):
-        from ..embedding.onnx import MiniLMEmbedder
+        from cbmemory.embedding import MiniLMEmbedder
 
         embedder = MiniLMEmbedder()
         embedder.embed_query("warm-up")
@@ -199,7 +198,7 @@ class _Precomputed:
 def task_peer(spec: Spec) -> PeerResult:
     """Build one peer over the same records and vectors, then time its searches (query vectors
     precomputed) until done or the time cap; ``build_s`` and memory are reported too."""
-    from ..eval.peers import build_peer
+    from ..peers import build_peer
 
     deadline = time.perf_counter() + spec["cap_s"]
     cfg = _cfg(spec)
@@ -278,8 +277,7 @@ class _Rate:
 def _searcher(store: MemoryStore, recipe_name: str, vectors: dict[str, np.ndarray],
               k: int) -> Callable[[SyntheticQuery], list[Hit]]:
     """``retrieve`` with ``recipe_name``, each query searched as its own user, its vector precomputed."""
-    from ..retrieval.engine import retrieve
-    from ..retrieval.recipes import get_recipe
+    from cbmemory.retrieval import get_recipe, retrieve
 
     recipe = get_recipe(recipe_name)
 
@@ -312,7 +310,7 @@ def task_neighbour_ingest(spec: Spec) -> NeighbourIngest:
     neighbour's records from ``have`` to ``want`` in batches of ``BIG_BATCH``, each turn holding
     ``per_record`` of the measured user's query words. Counts, per query, the neighbour records holding one
     of its words."""
-    from ..store.sqlite import SQLiteStore
+    from cbmemory.store import SQLiteStore
 
     cfg = _cfg(spec)
     store = SQLiteStore(spec["db"])
@@ -345,7 +343,7 @@ def task_neighbour_ingest(spec: Spec) -> NeighbourIngest:
 def task_neighbour_search(spec: Spec) -> NeighbourSearch:
     """Latency of each recipe for the measured user of a tenant-neighbour file (fresh process, query
     vectors precomputed)."""
-    from ..store.sqlite import SQLiteStore
+    from cbmemory.store import SQLiteStore
 
     queries = load_queries(spec["queries_file"])
     vectors = {q.text: q.vector for q in queries}
@@ -367,7 +365,7 @@ def task_users(spec: Spec) -> UsersSweep:
     """One file, growing through ``counts`` users of ``per_user`` records each (several users per write, up
     to ``BIG_BATCH`` records); at each count, the latency of ``recipe`` for ``queries`` queries of random users
     (every user's first search is an untimed warm-up)."""
-    from ..store.sqlite import SQLiteStore
+    from cbmemory.store import SQLiteStore
 
     cfg = _cfg(spec)
     store = SQLiteStore(spec["db"])

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import InvalidInputError
+from cbmemory import InvalidInputError
 
 LOCOMO = "locomo"
 LONGMEMEVAL = "longmemeval"

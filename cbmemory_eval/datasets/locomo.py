@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..dates import to_utc
-from ..models import Message
+from cbmemory import Message
+from cbmemory.dates import to_utc
+
 from .formats import EXPECTED, LOCOMO, DatasetFormatError, check_items, missing_key, read_json
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}

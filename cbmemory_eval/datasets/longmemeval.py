@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..dates import to_utc
-from ..errors import InvalidInputError
-from ..models import Message
+from cbmemory import InvalidInputError, Message
+from cbmemory.dates import to_utc
+
 from .formats import LONGMEMEVAL, DatasetFormatError, check_items, looks_like, read_json
 
 QUESTION_TYPES = {

@@ -136,11 +136,11 @@ class Corpus:
 
 
 def _store_path(cache_dir: Path, scale: int, ingest: Any = None) -> tuple[Path, Any]:
-    from cbmemory.datasets.locomo import load_locomo
-    from cbmemory.eval.questions import from_locomo
-    from cbmemory.eval.runner import _store_name, haystack_fingerprint
-    from cbmemory.eval.scale import scaled_haystacks
     from cbmemory.retrieval.recipes import RECIPES
+    from cbmemory_eval.datasets.locomo import load_locomo
+    from cbmemory_eval.questions import from_locomo
+    from cbmemory_eval.runner import _store_name, haystack_fingerprint
+    from cbmemory_eval.scale import scaled_haystacks
 
     convs = load_locomo(DATA)
     hs = scaled_haystacks(convs, scale, others=convs, seed=0) if scale > 1 else None
@@ -232,7 +232,7 @@ Ranker = Callable[[Question, User], list[int]]  # record indices, best first (k 
 
 
 def score_question(q: Question, u: User, ranked: Sequence[int], k: int, header_tokens: int) -> dict[str, float]:
-    from cbmemory.eval.metrics import retrieval_metrics
+    from cbmemory_eval.metrics import retrieval_metrics
 
     top = list(ranked)[:k]
     units = [frozenset((u.turn_ids[i],)) for i in top]

@@ -11,7 +11,7 @@ import argparse
 
 import numpy as np
 
-from cbmemory.eval.metrics import retrieval_metrics
+from cbmemory_eval.metrics import retrieval_metrics
 
 from .harness import CATEGORIES, FOLD_A, load
 from .strategies import make_v2

@@ -119,11 +119,11 @@ def subset(conversations, sample_id: str | None, sessions: int | None):
 
 
 def main(argv: list[str] | None = None) -> int:
-    from cbmemory.datasets.locomo import load_locomo
-    from cbmemory.eval.questions import from_locomo
-    from cbmemory.eval.report import write_reports
-    from cbmemory.eval.runner import run_eval
     from cbmemory.ingest.enrich import Enricher, SQLiteCache
+    from cbmemory_eval.datasets.locomo import load_locomo
+    from cbmemory_eval.questions import from_locomo
+    from cbmemory_eval.report import write_reports
+    from cbmemory_eval.runner import run_eval
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default=str(Path(__file__).resolve().parents[3] / "shared/data/locomo/locomo-dev.json"))
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         llm = make_replay_chat(LoCoMoIndex(json.loads(Path(args.data).read_text())))
         label = "LoCoMo's own GPT-3.5 session summaries and observations, replayed"
     else:
-        from cbmemory.eval.qa import make_chat_model
+        from cbmemory_eval.qa import make_chat_model
 
         llm = make_chat_model(args.llm, args.base_url)
         label = f"{args.llm} at {args.base_url or 'OpenAI'}"

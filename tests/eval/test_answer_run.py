@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from cbmemory.datasets import load_locomo
-from cbmemory.eval.qa import QAConfig
-from cbmemory.eval.questions import from_locomo
-from cbmemory.eval.report import default_metrics, write_reports
-from cbmemory.eval.runner import read_jsonl, run_eval
+from cbmemory_eval.datasets import load_locomo
+from cbmemory_eval.qa import QAConfig
+from cbmemory_eval.questions import from_locomo
+from cbmemory_eval.report import default_metrics, write_reports
+from cbmemory_eval.runner import read_jsonl, run_eval
 
 from .conftest import make_fake_chat
 
@@ -73,7 +73,7 @@ def test_a_named_judge_is_recorded_even_when_it_is_the_reader(locomo_file, tmp_p
 
 def test_readings_are_rows_that_retrieve_alike_and_differ_only_in_what_the_reader_reads(locomo_file, tmp_path,
                                                                                         minilm):
-    from cbmemory.eval.cli import _with_readings
+    from cbmemory_eval.cli import _with_readings
 
     seen: dict[str, list[tuple[str, str]]] = {}
 

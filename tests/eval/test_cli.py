@@ -116,8 +116,8 @@ def test_ingest_progress_names_each_setting_and_a_rerun_stores_nothing_new(locom
 
 
 def test_demo_says_up_front_how_long_it_takes_and_what_it_writes(locomo_file, tmp_path, capsys, monkeypatch):
-    from cbmemory.eval import cli as eval_cli
-    from cbmemory.eval import runner
+    from cbmemory_eval import cli as eval_cli
+    from cbmemory_eval import runner
 
     runs = []
     monkeypatch.setattr(runner, "run_eval", lambda *args, **kwargs: runs.append(kwargs))  # the set-up, not the run
@@ -131,7 +131,7 @@ def test_demo_says_up_front_how_long_it_takes_and_what_it_writes(locomo_file, tm
 
 
 def test_ctrl_c_during_eval_exits_130_saying_what_is_kept(locomo_file, tmp_path, capsys, monkeypatch):
-    from cbmemory.eval import runner
+    from cbmemory_eval import runner
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from cbmemory.datasets import load_locomo, load_longmemeval
 from cbmemory.errors import InvalidInputError
+from cbmemory_eval.datasets import load_locomo, load_longmemeval
 
 from .conftest import LME_SAMPLE, LOCOMO_DEV, lme_instance
 

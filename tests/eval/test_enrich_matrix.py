@@ -4,10 +4,10 @@ real MiniLM embedder and a scripted ingest-time LLM; without an LLM the CLI skip
 import json
 
 from cbmemory.cli import main
-from cbmemory.datasets import load_locomo
-from cbmemory.eval.questions import from_locomo
-from cbmemory.eval.runner import read_jsonl, run_eval
 from cbmemory.ingest.enrich import Enricher
+from cbmemory_eval.datasets import load_locomo
+from cbmemory_eval.questions import from_locomo
+from cbmemory_eval.runner import read_jsonl, run_eval
 from tests.support.enrich_llm import make_scripted_chat, rule_extractor
 
 from .conftest import locomo_synthetic

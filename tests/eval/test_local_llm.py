@@ -6,11 +6,11 @@ import os
 
 import pytest
 
-from cbmemory.datasets import load_locomo
-from cbmemory.eval.qa import QAConfig, make_chat_model
-from cbmemory.eval.questions import from_locomo, select
-from cbmemory.eval.report import write_reports
-from cbmemory.eval.runner import read_jsonl, run_eval
+from cbmemory_eval.datasets import load_locomo
+from cbmemory_eval.qa import QAConfig, make_chat_model
+from cbmemory_eval.questions import from_locomo, select
+from cbmemory_eval.report import write_reports
+from cbmemory_eval.runner import read_jsonl, run_eval
 
 BASE_URL = os.environ.get("CBMEMORY_TEST_LLM_BASE_URL")
 pytestmark = [

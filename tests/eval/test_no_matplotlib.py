@@ -6,8 +6,8 @@ import json
 import sys
 
 from cbmemory.cli import main
-from cbmemory.eval import runner
-from cbmemory.eval.report import PLOT_NOTE, can_plot
+from cbmemory_eval import runner
+from cbmemory_eval.report import PLOT_NOTE, can_plot
 
 
 def test_eval_without_matplotlib_writes_the_tables_and_says_why_no_picture(locomo_file, tmp_path, capsys,

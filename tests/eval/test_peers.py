@@ -3,11 +3,11 @@ Peers whose framework package is not installed are skipped, naming the package."
 
 import pytest
 
-from cbmemory.datasets import load_locomo
-from cbmemory.eval.peers import PEERS, missing_packages
-from cbmemory.eval.questions import from_locomo
-from cbmemory.eval.report import write_reports
-from cbmemory.eval.runner import read_jsonl, run_eval
+from cbmemory_eval.datasets import load_locomo
+from cbmemory_eval.peers import PEERS, missing_packages
+from cbmemory_eval.questions import from_locomo
+from cbmemory_eval.report import write_reports
+from cbmemory_eval.runner import read_jsonl, run_eval
 
 
 @pytest.mark.parametrize("peer", PEERS)

@@ -6,16 +6,18 @@ import json
 
 import pytest
 
-from cbmemory.datasets import load_locomo, load_longmemeval
-from cbmemory.eval.answer_scores import SCORES_VERSION, token_f1
-from cbmemory.eval.metrics import recall
-from cbmemory.eval.qa import QAConfig
-from cbmemory.eval.questions import from_locomo, from_longmemeval
-from cbmemory.eval.report import write_reports
-from cbmemory.eval.runner import EvalSetupError, read_jsonl, run_eval
-from cbmemory.retrieval import RECIPES, Recipe
+from cbmemory.retrieval import Recipe, all_recipes
+from cbmemory_eval.answer_scores import SCORES_VERSION, token_f1
+from cbmemory_eval.datasets import load_locomo, load_longmemeval
+from cbmemory_eval.metrics import recall
+from cbmemory_eval.qa import QAConfig
+from cbmemory_eval.questions import from_locomo, from_longmemeval
+from cbmemory_eval.report import write_reports
+from cbmemory_eval.runner import EvalSetupError, read_jsonl, run_eval
 
 from .conftest import make_fake_chat
+
+RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 
 KS = (1, 3, 5)
 
@@ -197,7 +199,7 @@ def test_resumption_after_a_killed_run(locomo_set, tmp_path, minilm):
 
 
 def test_haystack_variants_are_separate_rows_and_stores(locomo_file, tmp_path, minilm):
-    from cbmemory.eval.scale import scaled_haystacks
+    from cbmemory_eval.scale import scaled_haystacks
 
     convs = load_locomo(locomo_file)
     variants = {"x1": from_locomo(convs), "x3": from_locomo(convs, haystacks=scaled_haystacks(convs, 3))}

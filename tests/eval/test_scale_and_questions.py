@@ -2,9 +2,9 @@
 
 import pytest
 
-from cbmemory.datasets import load_locomo, load_longmemeval
-from cbmemory.eval.questions import from_locomo, from_longmemeval, select
-from cbmemory.eval.scale import distractor_sessions, scaled_haystacks
+from cbmemory_eval.datasets import load_locomo, load_longmemeval
+from cbmemory_eval.questions import from_locomo, from_longmemeval, select
+from cbmemory_eval.scale import distractor_sessions, scaled_haystacks
 
 from .conftest import LOCOMO_DEV
 

@@ -17,10 +17,12 @@ from hypothesis import strategies as st
 from cbmemory import AgentMemory
 from cbmemory.embedding.splade import SpladeEncoder
 from cbmemory.models import SearchFilters
-from cbmemory.retrieval.recipes import RECIPES
+from cbmemory.retrieval import all_recipes
 from tests.support.hostile import HOSTILE
 
 from .workers import HashEmbedder
+
+RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 
 USERS = ["alice", "Alice", "alice ", "bob", "bob\u200b", "al%ce", "a'lice", "用户"]
 SESSIONS = ["s1", "s2", "s3"]

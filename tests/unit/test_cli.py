@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 from cbmemory import cli
-from cbmemory.cli import main
+from cbmemory.cli import commands, main
 from cbmemory.errors import (
     CorruptStoreError,
     InvalidInputError,
@@ -20,7 +20,7 @@ from cbmemory.errors import (
     StoreUnavailableError,
     WriteConflictError,
 )
-from cbmemory.retrieval import RECIPES, Recipe
+from cbmemory.retrieval import RECIPES, Recipe, all_recipes
 
 NOWHERE = "/nonexistent-cbmemory-dir/memory.db"  # never opened: each mistake is found before
 
@@ -28,12 +28,12 @@ NOWHERE = "/nonexistent-cbmemory-dir/memory.db"  # never opened: each mistake is
 def test_recipes_lists_and_prints_json(capsys):
     assert main(["recipes"]) == 0
     listing = capsys.readouterr().out
-    assert all(name in listing for name in RECIPES) and RECIPES["default"].description in listing
+    assert all(name in listing for name in all_recipes()) and RECIPES["default"].description in listing
     assert main(["recipes", "hybrid_scaled"]) == 0
-    assert Recipe.from_json(capsys.readouterr().out) == RECIPES["hybrid_scaled"]
+    assert Recipe.from_json(capsys.readouterr().out) == all_recipes()["hybrid_scaled"]
     assert main(["recipes", "--json"]) == 0
     everything = json.loads(capsys.readouterr().out)
-    assert {n: Recipe.from_dict(d) for n, d in everything.items()} == dict(RECIPES)
+    assert {n: Recipe.from_dict(d) for n, d in everything.items()} == dict(all_recipes())
     assert main(["recipes", "nope"]) == 2 and "unknown recipe 'nope'" in capsys.readouterr().err
 
 
@@ -57,7 +57,7 @@ BAD_COMMAND_LINES = {
     "eval --conversations -1": (["eval", "locomo", "--data", "d", "--out", "o", "--conversations", "-1"],
                                 "--conversations: must be at least 1"),
     "no command": ([], "required: command"),
-    "unknown dataset": (["ingest", "lococo", "f.json", "--db", NOWHERE], "invalid choice: 'lococo'"),
+    "unknown dataset": (["ingest-dataset", "lococo", "f.json", "--db", NOWHERE], "invalid choice: 'lococo'"),
 }
 
 
@@ -97,7 +97,7 @@ def _parsers(parser: argparse.ArgumentParser, skip=("bench",)):
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
-                if name not in skip:  # bench: its own module's options (cbmemory.bench.cli)
+                if name not in skip:  # bench: its own module's options (cbmemory_eval.bench.cli)
                     yield from _parsers(sub, skip)
 
 
@@ -143,7 +143,7 @@ def test_main_turns_each_failure_into_one_line_and_its_exit_code(exc, code, says
     def fails(args):
         raise exc
 
-    monkeypatch.setattr(cli, "cmd_recipes", fails)
+    monkeypatch.setattr(commands, "cmd_recipes", fails)
     assert main(["recipes"]) == code
     err = one_line(capsys.readouterr().err)
     assert err.startswith("cbmemory: error: ") and says in err
@@ -153,14 +153,14 @@ def test_ctrl_c_exits_130_saying_what_was_kept(capsys, monkeypatch):
     def interrupted(args):
         raise cli.Interrupted("2 of 8 conversations are stored")
 
-    monkeypatch.setattr(cli, "cmd_recipes", interrupted)
+    monkeypatch.setattr(commands, "cmd_recipes", interrupted)
     assert main(["recipes"]) == 130
     assert one_line(capsys.readouterr().err) == "cbmemory: interrupted; 2 of 8 conversations are stored\n"
 
     def plain(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "cmd_recipes", plain)
+    monkeypatch.setattr(commands, "cmd_recipes", plain)
     assert main(["recipes"]) == 130
     assert "what was written stays" in one_line(capsys.readouterr().err)
 
@@ -169,6 +169,6 @@ def test_a_closed_pipe_ends_quietly(capsys, monkeypatch):
     def pipe_gone(args):
         raise BrokenPipeError(32, "Broken pipe")
 
-    monkeypatch.setattr(cli, "cmd_recipes", pipe_gone)
+    monkeypatch.setattr(commands, "cmd_recipes", pipe_gone)
     assert main(["recipes"]) == 1
     assert capsys.readouterr().err == ""

@@ -7,8 +7,10 @@ from datetime import datetime, timezone
 import pytest
 
 from cbmemory.ingest import IngestConfig, build_records, validate_messages
-from cbmemory.retrieval import RECIPES
+from cbmemory.retrieval import all_recipes
 from cbmemory.stored_ingest import rebuilds
+
+RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 
 WHEN = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)
 MESSAGES = validate_messages([

@@ -2,7 +2,7 @@
 whose total is the turns of the data (not turns times settings), and a closing line per setting that says
 how many records were new and how many were already stored (a re-ingest: "0 new, 4,805 unchanged").
 
-Used by ``cbmemory ingest`` and by the evaluation runner; tqdm is imported only when a bar is drawn.
+Used by ``cbmemory ingest`` and by the evaluation (``cbmemory-eval``); tqdm is imported only when a bar is drawn.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..ingest import DEFAULT_INGEST, IngestConfig
 from ..models import IngestResult
+from .config import DEFAULT_INGEST, IngestConfig
 
 
 def ingest_label(cfg: IngestConfig) -> str:
@@ -32,7 +32,7 @@ def ingest_label(cfg: IngestConfig) -> str:
 
 
 @dataclass
-class Tally:
+class IngestTally:
     """Records written by a run of ingests, summed over their ``IngestResult`` s."""
 
     inserted: int = 0
@@ -55,19 +55,19 @@ class Tally:
         return f"{self.inserted:,} new{replaced}, {self.unchanged:,} unchanged"
 
 
-def rate(tally: Tally, seconds: float, unit: str) -> str:
+def embed_rate(tally: IngestTally, seconds: float, unit: str) -> str:
     """``, 120 turns/s`` over the records embedded, or nothing when none was (a re-ingest embeds nothing)."""
     return f", {tally.embedded / seconds:,.0f} {unit}s/s embedded" if tally.embedded and seconds > 0 else ""
 
 
 def ingest_with_bar(users: Iterable[tuple[str, int]], ingest_one: Callable[[str], IngestResult | None], *,
-                    label: str, unit: str = "turn", enabled: bool = True, mininterval: float = 0.2) -> Tally:
+                    label: str, unit: str = "turn", enabled: bool = True, mininterval: float = 0.2) -> IngestTally:
     """Run ``ingest_one(user)`` for each ``(user, turns)`` under one bar of the users' total turns, described
     ``embedding <user>: <label>`` while that user is written; returns what was written."""
     from tqdm import tqdm
 
     todo = list(users)
-    tally = Tally()
+    tally = IngestTally()
     fmt = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} " + unit + "s [{elapsed}<{remaining}{postfix}]"
     first = f"embedding {todo[0][0]}: {label}" if todo else label
     with tqdm(total=sum(t for _, t in todo), desc=first, file=sys.stderr, disable=not enabled or not todo,
@@ -80,4 +80,4 @@ def ingest_with_bar(users: Iterable[tuple[str, int]], ingest_one: Callable[[str]
     return tally
 
 
-__all__ = ["Tally", "ingest_label", "ingest_with_bar", "rate"]
+__all__ = ["IngestTally", "embed_rate", "ingest_label", "ingest_with_bar"]

@@ -1,12 +1,14 @@
 """Retrieval: configuration as data, named recipes, fusion, re-rank and entities. What the model then reads
-is the context stage's work (``cbmemory.context``)."""
+is the context stage's work (``cbmemory.context``). ``RECIPES`` holds the product's recipes; ``get_recipe``
+and ``all_recipes`` also reach those installed packages add (entry-point group ``cbmemory.recipes``)."""
 
+from ..text import content_words
 from .config import Fusion, Order, Rerank, RetrievalConfig, Signal, scale_k
 from .engine import explain, retrieve
 from .entities import extract_entities
-from .recipes import RECIPES, Recipe, get_recipe
+from .recipes import RECIPES, Recipe, all_recipes, get_recipe, plugin_recipes
 
 __all__ = [
-    "RECIPES", "Fusion", "Order", "Recipe", "Rerank", "RetrievalConfig", "Signal", "explain", "extract_entities",
-    "get_recipe", "retrieve", "scale_k",
+    "RECIPES", "Fusion", "Order", "Recipe", "Rerank", "RetrievalConfig", "Signal", "all_recipes", "content_words",
+    "explain", "extract_entities", "get_recipe", "plugin_recipes", "retrieve", "scale_k",
 ]

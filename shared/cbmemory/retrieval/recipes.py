@@ -1,6 +1,8 @@
 """Recipes: a name, what it is for, the ingest settings its records are made with and the retrieval that
-searches them. Frozen, serialisable data (``to_json`` / ``from_json`` round-trip exactly); the study's
-configurations are named in ``RECIPES``. Derive new ones with ``recipe.with_(...)``; never mutate.
+searches them. Frozen, serialisable data (``to_json`` / ``from_json`` round-trip exactly). ``RECIPES`` names
+the product's few, each with one line on when to choose it; installed packages add more through the
+entry-point group ``cbmemory.recipes`` (the evaluation, ``cbmemory-eval``, adds the study's rows), and
+``get_recipe`` finds those by name too. Derive new ones with ``recipe.with_(...)``; never mutate.
 
     custom = RECIPES["hybrid"].with_(name="hybrid_20", k=20)   # retrieval fields pass through
     text = custom.to_json()                                    # what the evaluation stamps on each row
@@ -10,8 +12,10 @@ configurations are named in ``RECIPES``. Derive new ones with ``recipe.with_(...
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -21,7 +25,7 @@ from ..context import ContextConfig
 from ..errors import InvalidInputError
 from ..ingest import DEFAULT_INGEST, EnrichConfig, IngestConfig
 from .config import FIELDS as RETRIEVAL_FIELDS
-from .config import Fusion, Order, Rerank, RetrievalConfig, Signal
+from .config import Fusion, Order, RetrievalConfig, Signal
 
 # A name is also a file name (the evaluation writes questions/<name>.jsonl) and a row label ("@" marks a
 # haystack scale there): letters, digits, "_" and "-".
@@ -117,183 +121,116 @@ class Recipe:
 
 FIELDS = tuple(f.name for f in dataclasses.fields(Recipe))
 
-VECTOR = Recipe("vector", "Cosine similarity over date-anchored turns (the study's baseline).")
-VECTOR_NO_DATES = VECTOR.with_(
-    name="vector_no_dates",
-    description="The study's no-dates baseline: vector search over undated turns, read without dates.",
-    ingest=IngestConfig(anchor_dates=False), context=ContextConfig(dates=False, resolve_dates=False),
+# The product's recipes. Why each number is what it is (the study's measurements) is told in the study's
+# docs, cbmemory_eval/README.md; here each says what it does and when to choose it.
+READER_BUDGET = 2_048  # tokens of one context: leaves a 4k-token reader room for its instructions and answer
+# Turns indexed with the turn they answer (a reply is found by the words of the question it answers).
+PAIRED_INGEST = IngestConfig(with_previous_turn=True)
+DEFAULT_NO_WINDOW = Recipe(
+    "default_no_window",
+    "Vector + BM25 over turns indexed with the turn they answer, weighted score fusion, turns next to a strong "
+    "match and turns of strongly matching sessions lifted; hits alone. Choose it when each hit is read on its "
+    "own or the context must stay small.",
+    ingest=PAIRED_INGEST,
+    retrieval=RetrievalConfig(signals=(Signal.VECTOR, Signal.BM25), fusion=Fusion.WEIGHTED, vector_pool=100,
+                              text_pool=100, neighbour_weight=0.5, session_weight=0.5),
+)
+DEFAULT = DEFAULT_NO_WINDOW.with_(
+    name="default",
+    description="Vector + BM25 over turns indexed with the turn they answer, weighted score fusion, turns next "
+    "to a strong match and turns of strongly matching sessions lifted; each hit shown with the turns before "
+    "and after it, within 2,048 tokens. Start here.",
+    window=1, token_budget=READER_BUDGET,
+)
+DEFAULT_SPARSE = DEFAULT.with_(
+    name="default_sparse",
+    description="Vector + BM25 + SPLADE-tiny learned sparse vectors, weighted score fusion, over turns indexed "
+    "with the turn they answer, each hit with its neighbouring turns. Choose it for a few points more recall "
+    "when ingest can afford a sparse encoding of every record (records ingested with this recipe).",
+    ingest=dataclasses.replace(PAIRED_INGEST, sparse="splade-tiny-f16-top128"),
+    signals=(Signal.VECTOR, Signal.BM25, Signal.SPARSE), sparse_pool=100,
+    weights=((Signal.VECTOR, 1.0), (Signal.BM25, 1.0), (Signal.SPARSE, 0.75)),
+)
+VECTOR = Recipe(
+    "vector",
+    "Cosine similarity of the question's embedding with date-anchored turns. Choose it for questions worded "
+    "unlike the memory they ask about, or as the plain dense baseline.",
 )
 BM25 = Recipe(
-    "bm25", "Full-text BM25 (FTS5, Porter stemming) over the user's whole corpus.",
+    "bm25",
+    "BM25 full-text ranking (stemmed words) over the user's own turns. Choose it when questions repeat the "
+    "memory's exact words: names, titles, numbers.",
     retrieval=RetrievalConfig(signals=(Signal.BM25,)),
 )
-VECTOR_BM25_RERANK_10 = VECTOR.with_(
-    name="vector_bm25_rerank_10", description="Top 10 vector hits re-ranked by BM25+.",
-    rerank=Rerank.BM25, rerank_pool=10,
-)
-VECTOR_BM25_RERANK_50 = VECTOR_BM25_RERANK_10.with_(
-    name="vector_bm25_rerank_50", description="Top 50 vector hits re-ranked by BM25+ down to k.", rerank_pool=50,
-)
-VECTOR_BM25_RERANK_100 = VECTOR_BM25_RERANK_10.with_(
-    name="vector_bm25_rerank_100", description="Top 100 vector hits re-ranked by BM25+ down to k.",
-    rerank_pool=100,
-)
 HYBRID = Recipe(
-    "hybrid", "Vector + BM25 + entity phrases, reciprocal-rank fused over the union.",
+    "hybrid",
+    "Vector + BM25 + exact entity phrases from the question, reciprocal-rank fused. Choose it for questions "
+    "that name an event, a person or a place; it costs some precision on questions spanning sessions.",
     retrieval=RetrievalConfig(signals=(Signal.VECTOR, Signal.BM25, Signal.ENTITY)),
 )
 RECENCY = VECTOR.with_(
-    name="recency", description="The 30 most relevant vector hits, returned newest first.", order=Order.RECENCY,
-)
-FUTURE_FILTER = VECTOR.with_(
-    name="future_filter", description="Vector search without memories dated after the question date.",
-    future_filter=True,
-)
-SCALED = HYBRID.with_(
-    name="hybrid_scaled", description="Hybrid with k chosen from the haystack size (10 at ~50 sessions).", k=None,
-)
-# default_v1 (the default until retrieval v2, issue 16): chosen from the LoCoMo dev retrieval matrix (evidence recall@10 over all five categories,
-# offline MiniLM embedder, `cbmemory eval locomo`; see README "Choosing the default"): stemmed BM25
-# alone (0.65) beat the vector baseline (0.45); indexing each turn with the turn it answers lifted BM25
-# to 0.74; min-max weighted fusion with the vector list (equal weights, nothing tuned) kept that level
-# where RRF (c=60) lost 5 points; with the raw turn as a second full-text field the recipe reaches 0.751
-# and is the best row in every category. The entity signal added nothing there.
-DEFAULT_V1 = Recipe(
-    "default_v1", "The default until retrieval v2: vector + BM25 over turns indexed with the turn they answer, "
-    "weighted score fusion.",
-    ingest=IngestConfig(with_previous_turn=True),
-    retrieval=RetrievalConfig(signals=(Signal.VECTOR, Signal.BM25), fusion=Fusion.WEIGHTED),
-)
-HYBRID_CONTEXT = HYBRID.with_(
-    name="hybrid_context", description="The study's hybrid over turns indexed with the turn they answer.",
-    ingest=DEFAULT_V1.ingest,
-)
-BM25_CONTEXT = BM25.with_(
-    name="bm25_context", description="BM25 alone over turns indexed with the turn they answer.",
-    ingest=DEFAULT_V1.ingest,
-)
-# Relative dates resolved by rule at ingest ("yesterday [= 6 May 2023]" in the index text), nothing else
-# changed, so the matrix shows that one effect (no LLM).
-DATES_INGEST = IngestConfig(date_rules="rules-v2")
-HYBRID_DATES = HYBRID.with_(
-    name="hybrid_dates", description="Hybrid over turns whose relative dates are resolved by rule at ingest.",
-    ingest=DATES_INGEST,
-)
-VECTOR_DATES = VECTOR.with_(
-    name="vector_dates", description="Vector search over turns whose relative dates are resolved by rule at ingest.",
-    ingest=DATES_INGEST,
-)
-# LLM-assisted ingestion (needs an Enricher with a chat model; the evaluation skips these without one).
-# One enriched store holds raw turns + session summaries + events; raw+facts changes the raw turns' index
-# keys, so it has a store of its own (the extraction calls are shared through the cache).
-ENRICHED_INGEST = IngestConfig(enrich=EnrichConfig(modes=("summary", "events")))
-FACTS_INGEST = IngestConfig(enrich=EnrichConfig(modes=("facts",)))
-SUMMARY = HYBRID.with_(
-    name="summary", description="Hybrid over LLM session summaries only (linked to their source turns).",
-    ingest=ENRICHED_INGEST, kinds=("summary",),
-)
-EVENTS = HYBRID.with_(
-    name="events", description="Hybrid over LLM-extracted events only (who/what/when/where, absolute dates).",
-    ingest=ENRICHED_INGEST, kinds=("event",),
+    name="recency",
+    description="The 30 best vector matches, newest first. Choose it when the latest state matters more than "
+    "the best match (a preference, a current plan); it hurts questions about when or across sessions.",
+    order=Order.RECENCY,
 )
 EVENTS_RAW = HYBRID.with_(
-    name="events_raw", description="Hybrid over raw turns and LLM-extracted events together.",
-    ingest=ENRICHED_INGEST, kinds=("turn", "event"),
-)
-RAW_FACTS = HYBRID.with_(
-    name="raw_facts", description="Hybrid over raw turns whose index keys carry LLM-extracted facts.",
-    ingest=FACTS_INGEST, kinds=("turn",),
-)
-
-# The default plus the question's own dates: candidates dated inside the period the question names ("in
-# May 2023", "last week"; cbmemory.dates.questions) join the fusion as one more list. The weight
-# came from 2-fold cross-validation by conversation on LoCoMo dev (folds conv-26/41/43/47 and
-# conv-30/42/44/48; weights 0.25-4, with 0/7/30 days of grace after the span; overall recall@10). The
-# folds picked 2.0 (no grace) and 1.0 (7 days); the smaller weight and no grace were taken, as decided
-# before the run. Each pick, scored on the other fold: 0.733 -> 0.739 and 0.780 -> 0.786 (single-hop and
-# adversarial questions that name a session's date); temporal recall@10 unchanged on both folds (28 of
-# 256 temporal questions name a period at all). Opt-in: not the default.
-QUESTION_DATES = DEFAULT_V1.with_(  # measured on default_v1, the default then
-    name="question_dates",
-    description="default_v1, favouring memories dated inside the period the question names.", date_weight=1.0,
-)
-
-# default: default_v1 plus the evidence around each candidate (issue 16; experiments/retrieval_v2): a turn next to
-# a strong match, and a turn of a session that matches strongly, rise (neighbour_weight, session_weight;
-# still k memories, no LLM); pools of 100 per signal. Chosen by 2-fold cross-validation by conversation on
-# LoCoMo dev (folds conv-26/41/43/47 and conv-30/42/44/48; pools 50/100, neighbour 0-1, session 0-2,
-# overall recall@10): the folds picked (100, 0.5, 1.0) and (100, 0.5, 0.5); the smaller session weight
-# was taken, as decided before the run. Held-out overall recall@10 0.733 -> 0.769 and 0.780 -> 0.823.
-# The default since: on all of LoCoMo dev it gains in every category at x1 and at x10 (README "Choosing the
-# default"), and its search p95 is 1.45x default_v1's. Now named default_no_window: the default shows each
-# hit with its neighbours (below).
-DEFAULT_NO_WINDOW = DEFAULT_V1.with_(
-    name="default_no_window",
-    description="Vector + BM25 over turns indexed with the turn they answer, weighted score fusion; turns next "
-    "to a strong match and turns of strongly matching sessions rise. Hits alone, without their neighbours.",
-    vector_pool=100, text_pool=100, neighbour_weight=0.5, session_weight=0.5,
-)
-# default: the same k hits, each shown with the turn before and the turn after it in its session (window 1),
-# so a reply is read with the turn it answers. The window was chosen by 2-fold CV by conversation on LoCoMo
-# dev with one rule fixed before the run: the widest window whose recall@10 (evidence anywhere in what the
-# reader gets) is at least that of plain hits given as many tokens or more, i.e. a window only while it is
-# no worse a use of tokens than a larger k (experiments/retrieval_v2/windows.py). Both folds picked 1
-# (window 2 lost to k=24/26 at equal tokens). Held out: recall@10 0.770 -> 0.817 and 0.823 -> 0.869, tokens@10
-# 451 -> ~760. It cannot lose recall in any category (the same hits, more turns read).
-# Its token budget (issue 22) bounds what one context costs, whatever is stored: 2,048 tokens leave a
-# 4k-token reader room for its instructions, the question and the answer. LoCoMo contexts of 10 hits with
-# their windows are ~760 tokens, so the budget cuts only contexts of unusually long memories.
-READER_BUDGET = 2_048
-DEFAULT = DEFAULT_NO_WINDOW.with_(
-    name="default",
-    description="Vector + BM25 over turns indexed with the turn they answer, weighted score fusion; turns next "
-    "to a strong match and turns of strongly matching sessions rise; each hit shown with the turns before "
-    "and after it.",
-    window=1, token_budget=READER_BUDGET,
-)
-# default_v2_scale: the default (then named default_v2) with its numbers chosen by 2-fold CV by conversation over both haystack scales at once (each
-# fold: the best mean of x1 and x10 overall recall@10 on its own conversations; x10 had conv-26/41 and
-# conv-30/42 ingested then; pools 100/200, vector weight 1/0.75/0.5, neighbour 0.5/1, session 0.5/1/1.5).
-# The folds picked (200, 0.75, 0.5, 1.5) and (200, 0.5, 0.5, 1.0); per number, the value nearer
-# default_v2's was taken, as decided before the run. Held-out recall@10 against default_v2: x1 0.770 ->
-# 0.777 and 0.823 -> 0.835; x10 0.655 -> 0.676 and 0.701 -> 0.711. At x10 the vector list brings most of the
-# distractors (other conversations' sessions), hence its lower weight. Rechecked once all 8 conversations
-# were ingested at x10: the folds pick the same two settings. Search p95 is 2.3x the default's at x10
-# (pools of 200), over the issue's 2x budget. Opt-in: not the default.
-DEFAULT_V2_SCALE = DEFAULT.with_(
-    name="default_v2_scale",
-    description="The default with pools of 200, the vector list weighted 0.75 and the session term 1 (each hit "
-    "with the turns before and after it, as the default).",
-    vector_pool=200, text_pool=200, weights=((Signal.VECTOR, 0.75), (Signal.BM25, 1.0)), session_weight=1.0,
-)
-
-# default_sparse: the default plus SPLADE-tiny (cbmemory.embedding.splade; a learned sparse encoder run with
-# numpy, weights shipped in the package) as a third fused list: its own top 100, weight 0.75 (issue 16;
-# experiments/retrieval_v2/splade_scale.py). The weight came from 2-fold cross-validation by conversation
-# on LoCoMo dev at x1 and at x10 (weights 0-1.5, window 1, overall recall@10): the folds picked 0.75 and 0.5
-# at x1, 0.75 and 1.0 at x10; 0.75, the pick of three of the four, was taken. Held out (harness): x1 0.817 ->
-# 0.827 and 0.869 -> 0.871; x10 0.719 -> 0.745 and 0.774 -> 0.785. Costs: every record is encoded at ingest
-# (about 140 turns/s on 2 cores) and every query (about 4 ms). Opt-in: see README "Choosing the default".
-SPARSE_INGEST = dataclasses.replace(DEFAULT.ingest, sparse="splade-tiny-f16-top128")
-DEFAULT_SPARSE = DEFAULT.with_(
-    name="default_sparse",
-    description="The default plus SPLADE-tiny learned sparse vectors as a third fused list (records ingested "
-    "with their sparse vectors).",
-    ingest=SPARSE_INGEST, signals=(Signal.VECTOR, Signal.BM25, Signal.SPARSE), sparse_pool=100,
-    weights=((Signal.VECTOR, 1.0), (Signal.BM25, 1.0), (Signal.SPARSE, 0.75)),
+    name="events_raw",
+    description="Vector + BM25 + entity phrases over raw turns and dated events an LLM extracts at ingest. "
+    "Choose it when an ingest-time LLM is available (an AgentMemory with an Enricher) and questions ask "
+    "what happened when.",
+    ingest=IngestConfig(enrich=EnrichConfig(modes=("summary", "events"))), kinds=("turn", "event"),
 )
 RECIPES: MappingProxyType[str, Recipe] = MappingProxyType({
-    r.name: r for r in (
-        DEFAULT, VECTOR, VECTOR_NO_DATES, BM25, VECTOR_BM25_RERANK_10, VECTOR_BM25_RERANK_50,
-        VECTOR_BM25_RERANK_100, HYBRID, HYBRID_CONTEXT, BM25_CONTEXT, SCALED, RECENCY, FUTURE_FILTER,
-        HYBRID_DATES, VECTOR_DATES, SUMMARY, EVENTS, EVENTS_RAW, RAW_FACTS, QUESTION_DATES, DEFAULT_V1,
-        DEFAULT_NO_WINDOW, DEFAULT_V2_SCALE, DEFAULT_SPARSE,
-    )
+    r.name: r for r in (DEFAULT, DEFAULT_SPARSE, DEFAULT_NO_WINDOW, VECTOR, BM25, HYBRID, RECENCY, EVENTS_RAW)
 })
+
+# Recipes that installed packages add: each entry point of this group names a mapping of recipe names to
+# ``Recipe`` s (``cbmemory-eval`` registers the study's rows). Read once, on the first name the core lacks.
+ENTRY_POINTS = "cbmemory.recipes"
+
+
+@functools.lru_cache(maxsize=1)
+def plugin_recipes() -> Mapping[str, Mapping[str, Recipe]]:
+    """The recipes installed packages add (entry-point group ``cbmemory.recipes``), by distribution name:
+    ``{"cbmemory-eval": {"vector_no_dates": Recipe(...), ...}}``. A name the core already has, or a second
+    package's, is not taken again; an entry point that cannot load is left out with a warning."""
+    from importlib.metadata import entry_points
+
+    out: dict[str, dict[str, Recipe]] = {}
+    taken = set(RECIPES)
+    for ep in sorted(entry_points(group=ENTRY_POINTS), key=lambda e: (e.dist.name if e.dist else "", e.name)):
+        source = ep.dist.name if ep.dist is not None else ep.value
+        try:
+            found = ep.load()
+            if callable(found):
+                found = found()
+            if not isinstance(found, Mapping) or not all(
+                    isinstance(r, Recipe) and r.name == n for n, r in found.items()):
+                raise TypeError("not a mapping of recipe names to Recipes named so")
+        except Exception as exc:  # noqa: BLE001 - a broken package must not break the core's recipes
+            warnings.warn(f"recipes of {source} ({ep.value}) left out: {type(exc).__name__}: {exc}",
+                          RuntimeWarning, stacklevel=2)
+            continue
+        mine = out.setdefault(source, {})
+        for name, recipe in found.items():
+            if name not in taken:
+                mine[name] = recipe
+                taken.add(name)
+    return MappingProxyType({k: MappingProxyType(v) for k, v in out.items() if v})
+
+
+def all_recipes() -> Mapping[str, Recipe]:
+    """Every recipe a name reaches: the core's ``RECIPES``, then those installed packages add."""
+    merged = dict(RECIPES)
+    for recipes in plugin_recipes().values():
+        merged.update(recipes)
+    return MappingProxyType(merged)
 
 
 def get_recipe(recipe: str | Recipe) -> Recipe:
-    """A named recipe, or ``recipe`` itself when it already is one."""
+    """A named recipe (the core's, or one an installed package adds), or ``recipe`` itself when it already
+    is one."""
     if isinstance(recipe, Recipe):
         return recipe
     if isinstance(recipe, RetrievalConfig):
@@ -301,10 +238,14 @@ def get_recipe(recipe: str | Recipe) -> Recipe:
                                 " (with the ingest settings its records were made with)")
     if not isinstance(recipe, str):
         raise InvalidInputError(f"a recipe is a name or a Recipe, got {type(recipe).__name__}")
-    try:
-        return RECIPES[recipe]
-    except KeyError:
-        raise InvalidInputError(f"unknown recipe {recipe!r}; known: {', '.join(RECIPES)}") from None
+    found = RECIPES.get(recipe)
+    if found is not None:
+        return found
+    known = all_recipes()
+    if recipe in known:
+        return known[recipe]
+    more = "" if plugin_recipes() else " (the study's recipes come with `pip install cbmemory-eval`)"
+    raise InvalidInputError(f"unknown recipe {recipe!r}; known: {', '.join(known)}{more}")
 
 
-__all__ = ["RECIPES", "Recipe", "get_recipe"]
+__all__ = ["ENTRY_POINTS", "RECIPES", "Recipe", "all_recipes", "get_recipe", "plugin_recipes"]

@@ -10,12 +10,12 @@ import os
 
 import pytest
 
-from cbmemory.bench.long_session import LongSessionRow
-from cbmemory.bench.report import format_table
-from cbmemory.bench.result import BenchResult
-from cbmemory.bench.rows import GoalCheck, Latency, MachineFacts, NeighbourRow, UsersRow, rows_of
 from cbmemory.cli import main
-from cbmemory.eval.peers import missing_packages
+from cbmemory_eval.bench.long_session import LongSessionRow
+from cbmemory_eval.bench.report import format_table
+from cbmemory_eval.bench.result import BenchResult
+from cbmemory_eval.bench.rows import GoalCheck, Latency, MachineFacts, NeighbourRow, UsersRow, rows_of
+from cbmemory_eval.peers import missing_packages
 
 
 def test_bench_smoke_run_writes_bench_json_and_prints_the_table(tmp_path, capsys):

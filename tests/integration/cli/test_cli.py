@@ -17,7 +17,7 @@ def test_cli_ingest_search_stats_forget(tmp_path, capsys):
     one = tmp_path / "one.json"
     one.write_text(json.dumps(json.loads(DEV.read_text())[:1]))
     db = str(tmp_path / "x.db")
-    assert main(["ingest", "locomo", str(one), "--db", db, "--quiet"]) == 0
+    assert main(["ingest-dataset", "locomo", str(one), "--db", db, "--quiet"]) == 0
     ingest = json.loads(capsys.readouterr().out)
     assert ingest["conversations"] == 1 and ingest["turns"] > 300
     assert main(["search", "When did Caroline go to the LGBTQ support group?", "--db", db, "--user", "conv-26",

@@ -45,20 +45,20 @@ def _files(root: Path) -> dict[str, str]:
 
 # argv (F:<name> one of the files above, DB the memory file, OUT an output folder), and what the one line says
 INGEST_MISTAKES = {
-    "missing file": (["ingest", "locomo", "MISSING", "--db", "DB"], "missing.json: no such file or directory"),
-    "a JSON object": (["ingest", "locomo", "F:obj.json", "--db", "DB"], "holds a JSON object; expected a JSON "
+    "missing file": (["ingest-dataset", "locomo", "MISSING", "--db", "DB"], "missing.json: no such file or directory"),
+    "a JSON object": (["ingest-dataset", "locomo", "F:obj.json", "--db", "DB"], "holds a JSON object; expected a JSON "
                       "list of LoCoMo conversations"),
-    "a list of other objects": (["ingest", "locomo", "F:foo.json", "--db", "DB"], "item 0 has no 'conversation'"),
-    "LongMemEval as locomo": (["ingest", "locomo", "F:lme.json", "--db", "DB"],
+    "a list of other objects": (["ingest-dataset", "locomo", "F:foo.json", "--db", "DB"], "item 0 has no 'conversation'"),
+    "LongMemEval as locomo": (["ingest-dataset", "locomo", "F:lme.json", "--db", "DB"],
                               "looks like a LongMemEval file, not LoCoMo; read it with the longmemeval command"),
-    "LoCoMo as longmemeval": (["ingest", "longmemeval", "F:locomo.json", "--db", "DB"],
+    "LoCoMo as longmemeval": (["ingest-dataset", "longmemeval", "F:locomo.json", "--db", "DB"],
                               "looks like a LoCoMo file, not LongMemEval"),
-    "not JSON": (["ingest", "locomo", "F:notjson.txt", "--db", "DB"], "is not JSON (Expecting value at line 1"),
-    "cut short": (["ingest", "locomo", "F:trunc.json", "--db", "DB"], "is not JSON"),
-    "not UTF-8": (["ingest", "longmemeval", "F:latin1.json", "--db", "DB"], "is not UTF-8 text"),
-    "a bad session date": (["ingest", "locomo", "F:nodate.json", "--db", "DB"], "item 0 is not a LoCoMo "
+    "not JSON": (["ingest-dataset", "locomo", "F:notjson.txt", "--db", "DB"], "is not JSON (Expecting value at line 1"),
+    "cut short": (["ingest-dataset", "locomo", "F:trunc.json", "--db", "DB"], "is not JSON"),
+    "not UTF-8": (["ingest-dataset", "longmemeval", "F:latin1.json", "--db", "DB"], "is not UTF-8 text"),
+    "a bad session date": (["ingest-dataset", "locomo", "F:nodate.json", "--db", "DB"], "item 0 is not a LoCoMo "
                            "conversation: cannot parse date 'sometime in spring'"),
-    "a directory": (["ingest", "locomo", "F:adir", "--db", "DB"], "adir is a directory; expected a file"),
+    "a directory": (["ingest-dataset", "locomo", "F:adir", "--db", "DB"], "adir is a directory; expected a file"),
     "eval: a JSON object": (["eval", "locomo", "--data", "F:obj.json", "--out", "OUT"], "holds a JSON object"),
     "eval: LoCoMo as longmemeval": (["eval", "longmemeval", "--data", "F:locomo.json", "--out", "OUT"],
                                     "looks like a LoCoMo file"),

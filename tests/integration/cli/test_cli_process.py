@@ -74,7 +74,7 @@ def stored_users(db: Path) -> list[str]:
 def test_ctrl_c_during_ingest_exits_130_and_keeps_whole_conversations(tmp_path):
     data, db = tmp_path / "many.json", tmp_path / "m.db"
     data.write_text(json.dumps(conversations(200)))
-    proc = subprocess.Popen([*CLI, "ingest", "locomo", str(data), "--db", str(db), "--quiet"], cwd=ROOT,
+    proc = subprocess.Popen([*CLI, "ingest-dataset", "locomo", str(data), "--db", str(db), "--quiet"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 240

@@ -8,7 +8,9 @@ from datetime import datetime, timezone
 import pytest
 
 from cbmemory import AgentMemory
-from cbmemory.retrieval import RECIPES
+from cbmemory.retrieval import all_recipes
+
+RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 
 # The May turn shares few words with the questions: by relevance alone it ranks last.
 TURNS = [

@@ -3,7 +3,9 @@
 
 from cbmemory import AgentMemory
 from cbmemory.context import context_tokens, count_tokens, header, line_tokens
-from cbmemory.retrieval import RECIPES
+from cbmemory.retrieval import all_recipes
+
+RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 
 TURNS = [
     ("s1", "2023-05-01", "I started pottery classes at the community centre."),

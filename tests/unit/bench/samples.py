@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cbmemory.bench.result import (
+from cbmemory_eval.bench.result import (
     BenchConfig,
     BenchMachine,
     BenchResult,
@@ -15,7 +15,7 @@ from cbmemory.bench.result import (
     Scaling,
     StorageRow,
 )
-from cbmemory.bench.rows import (
+from cbmemory_eval.bench.rows import (
     EmbedIngest,
     GoalCheck,
     Latency,

@@ -9,9 +9,10 @@ import json
 import numpy as np
 import pytest
 
-from cbmemory.bench.report import format_table
-from cbmemory.bench.result import BenchResult, Growth, PeerCell, Scaling
-from cbmemory.bench.rows import (
+from cbmemory.cli import main
+from cbmemory_eval.bench.report import format_table
+from cbmemory_eval.bench.result import BenchResult, Growth, PeerCell, Scaling
+from cbmemory_eval.bench.rows import (
     GoalCheck,
     Latency,
     MachineFacts,
@@ -22,8 +23,8 @@ from cbmemory.bench.rows import (
     UsersRow,
     rows_of,
 )
-from cbmemory.bench.runner import sweep_counts, user_counts
-from cbmemory.bench.synthetic import (
+from cbmemory_eval.bench.runner import sweep_counts, user_counts
+from cbmemory_eval.bench.synthetic import (
     SyntheticConfig,
     make_neighbour,
     make_queries,
@@ -32,8 +33,7 @@ from cbmemory.bench.synthetic import (
     vocabulary,
     whole_sessions,
 )
-from cbmemory.bench.timing import median_of_runs, percentiles, time_calls
-from cbmemory.cli import main
+from cbmemory_eval.bench.timing import median_of_runs, percentiles, time_calls
 from tests.unit.bench.samples import bench_result
 
 

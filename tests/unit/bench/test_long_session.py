@@ -9,11 +9,11 @@ import json
 
 import pytest
 
-from cbmemory.bench.long_session import LONG_SESSION_RECIPES, LongSessionResult, LongSessionRow
-from cbmemory.bench.report import format_table
-from cbmemory.bench.result import BenchConfig, BenchResult
-from cbmemory.bench.rows import Latency, MachineFacts
 from cbmemory.cli import main
+from cbmemory_eval.bench.long_session import LONG_SESSION_RECIPES, LongSessionResult, LongSessionRow
+from cbmemory_eval.bench.report import format_table
+from cbmemory_eval.bench.result import BenchConfig, BenchResult
+from cbmemory_eval.bench.rows import Latency, MachineFacts
 from tests.unit.bench.samples import bench_result
 
 FACTS = MachineFacts(2, (1.5, 1.0, 0.5))

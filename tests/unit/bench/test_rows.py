@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from cbmemory.bench import result, rows
-from cbmemory.bench.result import BenchConfig, BenchResult, PeerCell
-from cbmemory.bench.rows import SearchCell, Timing
+from cbmemory_eval.bench import result, rows
+from cbmemory_eval.bench.result import BenchConfig, BenchResult, PeerCell
+from cbmemory_eval.bench.rows import SearchCell, Timing
 from tests.unit.bench.samples import CELL, PEER, TIMING, bench_result, samples
 
 

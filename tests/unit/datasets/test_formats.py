@@ -4,8 +4,8 @@ it. (Reading real files, and loaders end to end: tests/integration/cli/test_cli_
 
 import pytest
 
-from cbmemory.datasets.formats import LOCOMO, LONGMEMEVAL, DatasetFormatError, check_items, looks_like
 from cbmemory.errors import InvalidInputError
+from cbmemory_eval.datasets.formats import LOCOMO, LONGMEMEVAL, DatasetFormatError, check_items, looks_like
 
 LOCOMO_ITEM = {"sample_id": "conv-1", "conversation": {}, "qa": []}
 LME_ITEM = {"question_id": "q1", "question": "?", "haystack_sessions": []}

@@ -2,7 +2,7 @@
 
 
 
-from cbmemory.datasets.locomo import normalise_evidence, parse_conversation
+from cbmemory_eval.datasets.locomo import normalise_evidence, parse_conversation
 
 
 def test_evidence_repairs():

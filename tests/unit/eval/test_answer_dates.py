@@ -5,7 +5,7 @@ from datetime import date
 
 import pytest
 
-from cbmemory.eval.answer_dates import DateRange, date_error, date_range, extract_date, month_number
+from cbmemory_eval.answer_dates import DateRange, date_error, date_range, extract_date, month_number
 
 
 def _span(a: str, b: str | None = None) -> DateRange:

@@ -5,7 +5,7 @@ from datetime import date
 
 import pytest
 
-from cbmemory.eval.answer_scores import (
+from cbmemory_eval.answer_scores import (
     DATE_METRICS,
     abstained,
     answer_scores,

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from cbmemory.eval.metrics import (
+from cbmemory_eval.metrics import (
     aggregate,
     mean,
     ndcg,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from cbmemory.eval.peers import PEERS, expand
+from cbmemory_eval.peers import PEERS, expand
 
 
 def test_expand_groups():

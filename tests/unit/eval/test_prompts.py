@@ -2,7 +2,7 @@
 
 import pytest
 
-from cbmemory.eval.prompts import (
+from cbmemory_eval.prompts import (
     PROMPT_VERSION,
     judge_messages,
     parse_verdict,

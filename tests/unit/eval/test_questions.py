@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
-from cbmemory.eval.questions import (
+from cbmemory_eval.questions import (
     Category,
     EvalQuestion,
     EvalSet,

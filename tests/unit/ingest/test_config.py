@@ -19,7 +19,9 @@ from cbmemory.ingest import (
     resolve_relative_dates,
     validate_messages,
 )
-from cbmemory.retrieval.recipes import RECIPES
+from cbmemory.retrieval import all_recipes
+
+RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 
 ENRICHED = IngestConfig(unit="round", index_annotation_keys=("image_caption", "place"), with_previous_turn=True,
                         date_rules="rules-v1", enrich=EnrichConfig(modes=("summary", "facts"), summary_unit="round",

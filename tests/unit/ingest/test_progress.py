@@ -1,11 +1,12 @@
-"""Unit layer (eval): what the ingest step says: readable names of ingest settings, the tally of new and
+"""Unit layer (ingest): what the ingest step says: readable names of ingest settings, the tally of new and
 unchanged records ("0 new, 4,805 unchanged" on a re-ingest, no throughput when nothing was embedded), and
 one bar whose total is the data's turns."""
 
-from cbmemory.eval.progress import Tally, ingest_label, ingest_with_bar, rate
-from cbmemory.ingest import EnrichConfig, IngestConfig
+from cbmemory.ingest import EnrichConfig, IngestConfig, IngestTally, embed_rate, ingest_label, ingest_with_bar
 from cbmemory.models import IngestResult
-from cbmemory.retrieval import RECIPES
+from cbmemory.retrieval import all_recipes
+
+RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 
 
 def test_labels_say_how_records_are_made():
@@ -20,15 +21,15 @@ def test_labels_say_how_records_are_made():
 
 
 def test_a_tally_counts_new_replaced_and_unchanged():
-    t = Tally()
+    t = IngestTally()
     t.add(IngestResult(3, 0, 0, ()))
     t.add(None)  # a user ingested earlier in the run
     t.add(IngestResult(0, 1, 4801, ()))
     assert (t.inserted, t.replaced, t.unchanged, t.embedded) == (3, 1, 4801, 4)
     assert str(t) == "3 new, 1 replaced, 4,801 unchanged"
-    assert str(Tally(0, 0, 4805)) == "0 new, 4,805 unchanged"
-    assert rate(Tally(0, 0, 4805), 0.2, "turn") == ""  # a re-ingest embeds nothing: no rate
-    assert rate(Tally(100, 0, 0), 2.0, "turn") == ", 50 turns/s embedded"
+    assert str(IngestTally(0, 0, 4805)) == "0 new, 4,805 unchanged"
+    assert embed_rate(IngestTally(0, 0, 4805), 0.2, "turn") == ""  # a re-ingest embeds nothing: no rate
+    assert embed_rate(IngestTally(100, 0, 0), 2.0, "turn") == ", 50 turns/s embedded"
 
 
 def test_one_bar_over_the_users_turns(capsys):

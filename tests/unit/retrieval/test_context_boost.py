@@ -12,10 +12,12 @@ import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord
-from cbmemory.retrieval import RECIPES, RetrievalConfig, retrieve
+from cbmemory.retrieval import RetrievalConfig, all_recipes, retrieve
 from cbmemory.retrieval.config import NEIGHBOUR, SESSION
 from cbmemory.retrieval.engine import candidates
 from tests.support.list_store import ListStore
+
+RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 
 WHEN = datetime(2023, 5, 7, 12, tzinfo=timezone.utc)
 PLAIN = RECIPES["default_v1"]

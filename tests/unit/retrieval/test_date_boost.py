@@ -10,11 +10,13 @@ import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord
-from cbmemory.retrieval import RECIPES, Recipe, RetrievalConfig, retrieve
+from cbmemory.retrieval import Recipe, RetrievalConfig, all_recipes, retrieve
 from cbmemory.retrieval.config import DATE
 from cbmemory.retrieval.engine import candidates, dated_hits
 from cbmemory.retrieval.fusion import rrf
 from tests.support.list_store import ListStore
+
+RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 
 MAY_7 = datetime(2023, 5, 7, 12, tzinfo=timezone.utc)
 REF = datetime(2023, 7, 1, tzinfo=timezone.utc)

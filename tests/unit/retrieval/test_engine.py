@@ -7,9 +7,11 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from cbmemory.models import Hit, MemoryRecord
-from cbmemory.retrieval import RECIPES, Recipe, RetrievalConfig, retrieve
+from cbmemory.retrieval import Recipe, RetrievalConfig, all_recipes, retrieve
 from cbmemory.retrieval.fusion import rrf
 from tests.support.list_store import ListStore
+
+RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 
 D = datetime(2023, 5, 7, tzinfo=timezone.utc)
 

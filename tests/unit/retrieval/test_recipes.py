@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 from cbmemory import InvalidInputError
 from cbmemory.context import ContextConfig
 from cbmemory.ingest import DATE_RULES, MODES, EnrichConfig, IngestConfig
-from cbmemory.retrieval import RECIPES, Fusion, Order, Recipe, Rerank, RetrievalConfig, Signal, get_recipe
+from cbmemory.retrieval import Fusion, Order, Recipe, Rerank, RetrievalConfig, Signal, all_recipes, get_recipe
 from cbmemory.retrieval.config import KINDS
+
+RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 
 # ---------------------------------------------------------------------------- strategies
 counts = st.integers(1, 10_000)

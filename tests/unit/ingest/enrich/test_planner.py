@@ -108,8 +108,8 @@ def _imports(path: Path, package: str) -> set[str]:
 
 def test_the_ingest_package_imports_nothing_above_it():
     root = Path(cbmemory.ingest.__file__).parent
-    above = ("cbmemory.memory", "cbmemory.retrieval", "cbmemory.store", "cbmemory.embedding", "cbmemory.eval",
-             "cbmemory.bench", "cbmemory.datasets", "cbmemory.cli")
+    above = ("cbmemory.memory", "cbmemory.retrieval", "cbmemory.store", "cbmemory.embedding", "cbmemory_eval",
+             "cbmemory.cli")
     checked = 0
     for path in root.rglob("*.py"):
         rel = path.relative_to(root.parent).with_suffix("")

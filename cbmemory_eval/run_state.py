@@ -1,0 +1,226 @@
+"""The state of one evaluation run and the evaluation of one row on one question: the stores it opens
+(one SQLite memory per haystack, ingest setting and embedder, named by their fingerprint), the retrieval
+metrics at every cut-off, and the JSON record written for each (row, question)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from cbmemory import Hit, IngestResult, MemoryRecord
+from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, context_tokens, format_context
+from cbmemory.dates import utcnow
+from cbmemory.ingest import DEFAULT_INGEST, IngestConfig
+from cbmemory.retrieval import retrieve
+from cbmemory.store import SQLiteStore
+
+from .baselines import baseline_hits
+from .metrics import retrieval_metrics, session_units
+from .questions import EvalQuestion, EvalSet
+from .rows import Row
+
+TEXT_CHARS = 300
+
+
+def haystack_fingerprint(eval_set: EvalSet) -> str:
+    """sha256 over every haystack's sessions and turns: stores are keyed by it, so a changed file or a
+    different scale never reuses a stale store."""
+    h = hashlib.sha256(eval_set.dataset.encode())
+    for user_id in sorted(eval_set.haystacks):
+        h.update(b"\x1eU" + user_id.encode())
+        for s in eval_set.haystacks[user_id].sessions:
+            h.update(f"\x1eS{s.session_id}\x1f{s.date.isoformat()}".encode())
+            for m in s.messages:
+                ann = json.dumps(dict(m.annotations), sort_keys=True)
+                h.update(f"\x1eM{m.role}\x1f{m.speaker}\x1f{m.turn_id}\x1f{ann}\x1f{m.content}".encode())
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def schema_version() -> str:
+    """The layout version of the SQLite stores this cbmemory writes (what a new store's ``stats()`` says)."""
+    with SQLiteStore(":memory:") as store:
+        return str(store.stats()["schema_version"])
+
+
+def store_file_name(fingerprint: str, ingest: IngestConfig, embedder: str) -> str:
+    """The store file of one (haystack, ingest setting, embedder): a new store layout gets new files, not a
+    refusal."""
+    key = f"{fingerprint}|{ingest.key}|{embedder}|schema={schema_version()}"
+    return hashlib.sha256(key.encode()).hexdigest()[:16] + ".db"
+
+
+def _turn_ids(r: MemoryRecord) -> tuple[str, ...]:
+    return r.source_ids or (r.turn_id or r.record_id,)
+
+
+def _units(hits: Sequence[Hit], *, context: bool = True) -> tuple[list[frozenset[str]], list[str]]:
+    """Each hit as the turns the reader gets from it: its own and (``context``) its window's."""
+    turns = [frozenset(t for r in (h.record, *(h.context if context else ())) for t in _turn_ids(r))
+             for h in hits]
+    return turns, [h.record.session_id for h in hits]
+
+
+def _hit_json(rank: int, h: Hit) -> dict[str, Any]:
+    r = h.record
+    return {"rank": rank, "turn_ids": list(r.source_ids or (r.turn_id,)), "session_id": r.session_id,
+            **({"context_turn_ids": [t for c in h.context for t in _turn_ids(c)]} if h.context else {}),
+            "score": round(float(h.score), 6), "signals": {k: round(float(v), 6) for k, v in h.signals.items()},
+            "date": r.occurred_at.date().isoformat(), "speaker": r.speaker or r.role, "text": r.text[:TEXT_CHARS]}
+
+
+class EvalRun:
+    """One run's state: its variants, rows and cut-offs, the memories it opened and what it wrote; and the
+    evaluation of one row on one question."""
+
+    def __init__(self, variants: Mapping[str, EvalSet], out_dir: Path, rows: list[Row], *, k: int,
+                 ks: Sequence[int], qa: Any, embedder: Any, store_dir: Path, progress: bool, workers: int,
+                 memory_options: Mapping[str, Any] | None = None):
+        self.variants, self.out, self.rows, self.k = variants, out_dir, rows, k
+        self.ks = sorted(set(ks) | {k})
+        self.deep_k = max(self.ks)
+        self.qa, self.embedder, self.store_dir = qa, embedder, store_dir
+        self.progress, self.workers = progress, max(1, workers)
+        self.memory_options = dict(memory_options or {})
+        self.fingerprints = {v: haystack_fingerprint(es) for v, es in variants.items()}
+        self._memories: dict[tuple[str, str], Any] = {}
+        self._ingested: set[tuple[str, str, str]] = set()
+        self.ingest_seconds: dict[str, float] = {}
+        self.writes: dict[tuple[str, str, str], IngestResult] = {}  # per (variant, ingest key, user): what was new
+        self.failures: list[str] = []
+
+    # -- stores
+    def memory(self, variant: str, ingest: IngestConfig):
+        key = (variant, ingest.key)
+        if key not in self._memories:
+            from cbmemory import AgentMemory
+
+            path = self.store_dir / store_file_name(self.fingerprints[variant], ingest, self.embedder.name)
+            self._memories[key] = AgentMemory.open(path, embedder=self.embedder, ingest=ingest,
+                                                   **self.memory_options)
+            index = self.store_dir / "stores.json"
+            known = json.loads(index.read_text()) if index.exists() else {}
+            known[path.name] = {"dataset": self.variants[variant].dataset, "variant": variant,
+                                "ingest": ingest.key, "embedder": self.embedder.name,
+                                "haystack_sha256": self.fingerprints[variant]}
+            index.write_text(json.dumps(known, indent=1))
+        return self._memories[key]
+
+    def ensure_user(self, variant: str, ingest: IngestConfig, user_id: str):
+        mem = self.memory(variant, ingest)
+        if (variant, ingest.key, user_id) not in self._ingested:
+            start = time.perf_counter()
+            written = mem.add_sessions(user_id, self.variants[variant].haystacks[user_id].batches())  # idempotent
+            self.writes[(variant, ingest.key, user_id)] = written
+            took = time.perf_counter() - start
+            name = f"{variant}|{ingest.key}"
+            self.ingest_seconds[name] = self.ingest_seconds.get(name, 0.0) + took
+            self._ingested.add((variant, ingest.key, user_id))
+        return mem
+
+    def close(self) -> None:
+        for mem in self._memories.values():
+            mem.close()
+
+    # -- one question
+    @staticmethod
+    def _tokens_at(hits: Sequence[Hit], c: int, shown: ContextConfig) -> int:
+        """The context stage's size of the first ``c`` hits (its per-line counts are cached)."""
+        return context_tokens(hits[:c], shown)
+
+    def _metrics(self, q: EvalQuestion, main: Sequence[Hit], deep: Sequence[Hit] | None,
+                 shown: ContextConfig = DEFAULT_CONTEXT) -> dict[str, Any]:
+        m: dict[str, Any] = {}
+        for c in self.ks:
+            src = main if c <= self.k or deep is None else deep
+            turns, sessions = _units(src)
+            m.update(retrieval_metrics(q.evidence, turns, [c]))
+            if any(h.context for h in src[:c]):  # recall of the hits alone, beside that of what is read
+                alone = retrieval_metrics(q.evidence, _units(src, context=False)[0], [c], prefix="hit_")
+                m[f"hit_recall@{c}"] = alone[f"hit_recall@{c}"]
+            m.update(retrieval_metrics(q.evidence_sessions, session_units(sessions), [c], prefix="session_"))
+            if c != self.k:
+                m[f"tokens@{c}"] = self._tokens_at(src, c, shown)
+        return m
+
+    def evaluate(self, row: Row, q: EvalQuestion, qvec: Any, embed_ms: float,
+                 peer: Any) -> tuple[dict, str, ContextConfig]:
+        """One row's record for one question, the context text its reader gets and how it was rendered
+        (a recipe's ``context``; the default for baselines and peers)."""
+        rec: dict[str, Any] = {
+            "question_id": q.question_id, "row": row.name, "kind": row.kind, "target": row.target,
+            "variant": row.variant, "user_id": q.user_id, "category": q.category,
+            "category_code": q.category_code, "unanswerable": q.unanswerable, "question": q.question,
+            "gold": q.answer, "question_date": q.question_date.isoformat(), "date_source": q.date_source,
+            "evidence": list(q.evidence), "evidence_sessions": list(q.evidence_sessions), "k": self.k,
+            "recipe": row.stamp(),
+        }
+        deep: list[Hit] | None = None
+        context_hits: list[Hit]
+        metrics: dict[str, Any] = {}
+        budget = None
+        shown = row.recipe.context if row.recipe is not None else DEFAULT_CONTEXT
+        if row.kind == "recipe":
+            recipe = row.recipe
+            assert recipe is not None
+            cfg = recipe.retrieval
+            mem = self.ensure_user(row.variant, recipe.ingest, q.user_id)
+            store = mem.store
+            sparse = functools.lru_cache(maxsize=1)(mem.sparse_encoder.encode_query) if mem.sparse_encoder is not None else None
+            now = utcnow()
+            start = time.perf_counter()  # the query's sparse vector (if any) is made inside, and timed
+            main = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.k,
+                            reference_date=q.question_date, now=now, encode_sparse=sparse)
+            search_ms = (time.perf_counter() - start) * 1000
+            if self.deep_k > self.k:
+                deep = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.deep_k,
+                                reference_date=q.question_date, now=now, encode_sparse=sparse)
+            metrics.update(self._metrics(q, main, deep, shown))
+            uses_vector = "vector" in cfg.signals
+            metrics["latency_ms"] = search_ms
+            metrics["latency_total_ms"] = search_ms + (embed_ms if uses_vector else 0.0)
+            context_hits, budget = main, cfg.token_budget
+            if cfg.k is None:  # the recipe picks its own k: also score what it returns then
+                own = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=None,
+                               reference_date=q.question_date, now=now, encode_sparse=sparse)
+                turns, sessions = _units(own)
+                auto = retrieval_metrics(q.evidence, turns, [len(own)])
+                metrics.update({name.replace(f"@{len(own)}", "@auto"): v for name, v in auto.items()})
+                metrics["k_auto"] = len(own)
+                metrics["tokens@auto"] = format_context(own, shown).tokens
+                context_hits = own
+            rec["hits"] = [_hit_json(i + 1, h) for i, h in enumerate(main)]
+        elif row.kind == "peer":
+            search, by_id = peer
+            start = time.perf_counter()
+            ids = search(q.question, self.k)
+            total_ms = (time.perf_counter() - start) * 1000
+            main = [Hit(by_id[i], 0.0, recipe=row.name) for i in ids]
+            if self.deep_k > self.k:
+                deep = [Hit(by_id[i], 0.0, recipe=row.name) for i in search(q.question, self.deep_k)]
+            metrics.update(self._metrics(q, main, deep))
+            metrics["latency_ms"] = None
+            metrics["latency_total_ms"] = total_ms
+            context_hits = main
+            rec["hits"] = [_hit_json(i + 1, h) for i, h in enumerate(main)]
+        else:
+            store = self.ensure_user(row.variant, DEFAULT_INGEST, q.user_id).store
+            context_hits = baseline_hits(row.target, store, q)
+            rec["hits"] = []
+            rec["context_turns"] = len(context_hits)
+        if deep is not None:
+            rec["deep_turn_ids"] = [sorted(u) for u in _units(deep)[0]]
+        context = format_context(context_hits, shown, budget=budget)
+        at_k = context if row.kind != "recipe" or context_hits is main else format_context(main, shown, budget=budget)
+        metrics[f"tokens@{self.k}"] = at_k.tokens
+        rec["tokens"] = context.tokens  # what the reader gets
+        rec["metrics"] = metrics
+        return rec, context.text, shown
+
+
+__all__ = ["EvalRun", "haystack_fingerprint", "schema_version", "store_file_name"]

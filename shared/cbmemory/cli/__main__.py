@@ -1,0 +1,7 @@
+"""``python -m cbmemory.cli``: the ``cbmemory`` command."""
+
+import sys
+
+from .app import main
+
+sys.exit(main())
