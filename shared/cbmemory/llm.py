@@ -44,3 +44,6 @@ def make_chat_model(model: str, base_url: str | None = None, api_key: str | None
         raise InvalidInputError("set OPENAI_API_KEY (or pass --llm-base-url for a local server)")
     return ChatOpenAI(model=model, base_url=base_url, api_key=key, temperature=0, max_retries=max_retries,
                       timeout=600, http_client=http_client, max_tokens=max_tokens)
+
+
+__all__ = ["DEFAULT_RETRIES", "make_chat_model", "model_name"]

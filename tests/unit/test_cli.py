@@ -172,3 +172,42 @@ def test_a_closed_pipe_ends_quietly(capsys, monkeypatch):
     monkeypatch.setattr(commands, "cmd_recipes", pipe_gone)
     assert main(["recipes"]) == 1
     assert capsys.readouterr().err == ""
+
+
+@pytest.fixture
+def without_the_study(monkeypatch):
+    """No package adds commands or recipes: the core installed alone."""
+    import importlib.metadata
+
+    from cbmemory.retrieval import plugin_recipes
+
+    real = importlib.metadata.entry_points
+    monkeypatch.setattr(importlib.metadata, "entry_points",
+                        lambda **kw: [] if str(kw.get("group", "")).startswith("cbmemory.") else real(**kw))
+    plugin_recipes.cache_clear()
+    yield
+    plugin_recipes.cache_clear()
+
+
+@pytest.mark.parametrize("command", ["eval", "bench", "demo", "ingest-dataset"])
+def test_without_the_study_its_commands_say_where_they_come_from(without_the_study, capsys, command):
+    assert main([command, "locomo", "--data", "d.json"]) == 2
+    printed = capsys.readouterr()
+    assert printed.out == "" and one_line(printed.err) == (
+        f"cbmemory: error: `cbmemory {command}` comes with the evaluation package: pip install cbmemory-eval (in a "
+        "clone, `make install-dev` installs it)\n")
+    assert command not in " ".join(cli.build_parser().format_help().split())
+
+
+def test_recipes_lists_which_come_from_the_study(capsys, without_the_study):
+    assert main(["recipes"]) == 0
+    alone = capsys.readouterr().out
+    assert all(name in alone for name in RECIPES) and "hybrid_scaled" not in alone
+    assert "pip install cbmemory-eval" in alone
+
+
+def test_recipes_marks_the_study_s_rows(capsys):
+    assert main(["recipes"]) == 0
+    core, _, study = capsys.readouterr().out.partition("from cbmemory-eval (the study):")
+    assert all(name in core for name in RECIPES) and "hybrid_scaled" in study and "vector_no_dates" in study
+    assert "question_dates" not in core
