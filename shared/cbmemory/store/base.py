@@ -71,13 +71,20 @@ class MemoryStore(ABC):
         bound = self.bound_embedder
         return None if bound is None else bound[1]
 
-    @abstractmethod
     def bind_sparse_encoder(self, name: str) -> None:
         """Record the sparse encoder (``SparseEncoder.name``) whose vectors every record written from now on
         carries. Binding the bound one again does nothing; another raises ``EmbedderMismatchError``. Records
         written before (a store that held records when it was bound) have no sparse vector until
         :meth:`set_sparse` gives them one, and no sparse search returns them until then
-        (:meth:`users_missing_sparse` says whose). A read-only store only checks."""
+        (:meth:`users_missing_sparse` says whose). A read-only store only checks. Checked here: ``name`` a
+        non-empty string; the backend's :meth:`_bind_sparse_encoder` binds it."""
+        if not isinstance(name, str) or not name:
+            raise InvalidInputError(f"a sparse encoder's name must be a non-empty string, got {name!r}")
+        self._bind_sparse_encoder(name)
+
+    @abstractmethod
+    def _bind_sparse_encoder(self, name: str) -> None:
+        """:meth:`bind_sparse_encoder` of a checked name."""
 
     @property
     @abstractmethod

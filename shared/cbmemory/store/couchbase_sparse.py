@@ -23,7 +23,7 @@ from .couchbase_core import CouchbaseCore
 class CouchbaseSparse(CouchbaseCore):
     """The sparse-vector methods of ``CouchbaseStore``."""
 
-    def bind_sparse_encoder(self, name: str) -> None:
+    def _bind_sparse_encoder(self, name: str) -> None:
         """Record ``name`` in the meta document (``sparse_encoder``, next to the embedder's fields; created
         with the collections when missing, under ``auto_schema``), with one atomic sub-document insert: of
         two processes binding at once, the first wins and the other compares names. A store that already
@@ -31,8 +31,6 @@ class CouchbaseSparse(CouchbaseCore):
         them, and ``users_missing_sparse`` / ``records_without_sparse`` list them until ``set_sparse`` (or
         re-ingesting them) gives them one. So does a record written meanwhile by another process that read
         the meta document before the binding."""
-        if not isinstance(name, str) or not name:
-            raise InvalidInputError(f"a sparse encoder's name must be a non-empty string, got {name!r}")
         meta = self._read_meta()
         have = None if meta is None else meta.get(d.SPARSE_META)
         if have is not None:

@@ -26,9 +26,7 @@ from .sqlite_sql import row_to_record
 class SQLiteSparse(SQLiteCore):
     """The sparse-vector methods of ``SQLiteStore``."""
 
-    def bind_sparse_encoder(self, name: str) -> None:
-        if not isinstance(name, str) or not name:
-            raise InvalidInputError(f"a sparse encoder's name must be a non-empty string, got {name!r}")
+    def _bind_sparse_encoder(self, name: str) -> None:
         if self.read_only:  # check only
             with self._tx(write=False) as c:
                 self._check_sparse_binding(c, name)
