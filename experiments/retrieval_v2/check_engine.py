@@ -13,8 +13,8 @@ from datetime import datetime, timezone
 import numpy as np
 
 from cbmemory.dates import utcnow
+from cbmemory.retrieval import all_recipes
 from cbmemory.retrieval.engine import retrieve
-from cbmemory.retrieval.recipes import RECIPES
 from experiments.retrieval_v2 import strategies as S
 from experiments.retrieval_v2.harness import load, open_store
 
@@ -26,7 +26,7 @@ def main() -> None:
     args = p.parse_args()
     corpus = load(args.scale)
     store, _ = open_store(__import__("pathlib").Path("/tmp/rv2_stores"), args.scale)
-    recipe = RECIPES[args.recipe]
+    recipe = all_recipes()[args.recipe]
     cfg = recipe.retrieval
     w = {s.value: v for s, v in cfg.weights}
     ranker = S.make_v2(cfg.vector_pool, cfg.neighbour_weight, cfg.session_weight,
@@ -40,7 +40,7 @@ def main() -> None:
         qvec = q.qvec
         for name in lat:
             start = time.perf_counter()
-            hits = retrieve(store, lambda _q, v=qvec: v, RECIPES[name], q.user_id, q.question, k=10,
+            hits = retrieve(store, lambda _q, v=qvec: v, all_recipes()[name], q.user_id, q.question, k=10,
                             reference_date=datetime.fromtimestamp(q.qdate, timezone.utc), now=now)
             lat[name].append((time.perf_counter() - start) * 1000)
         same += [h.record.record_id for h in hits] == want

@@ -14,7 +14,7 @@ What is cached per haystack scale (``build``):
 Full-text scoring with other queries (pseudo-relevance feedback, decomposed questions) goes through
 ``Corpus.bm25_terms`` on the store's own index (needs the store open: ``load(..., live=True)``).
 
-The store is found by the evaluation's naming rule (``eval.runner._store_name``) in ``--cache-dir``; build it
+The store is found by the evaluation's naming rule (``cbmemory_eval.run_state.store_file_name``) in ``--cache-dir``; build it
 once with ``cbmemory eval locomo ... --cache-dir DIR`` (``--scale 10`` for the x10 store).
 
     nice -n 15 .venv/bin/python -m experiments.retrieval_v2.harness --cache-dir /tmp/rv2_stores --scale 1
@@ -136,16 +136,16 @@ class Corpus:
 
 
 def _store_path(cache_dir: Path, scale: int, ingest: Any = None) -> tuple[Path, Any]:
-    from cbmemory.retrieval.recipes import RECIPES
+    from cbmemory.retrieval import RECIPES
     from cbmemory_eval.datasets.locomo import load_locomo
     from cbmemory_eval.questions import from_locomo
-    from cbmemory_eval.runner import _store_name, haystack_fingerprint
+    from cbmemory_eval.run_state import haystack_fingerprint, store_file_name
     from cbmemory_eval.scale import scaled_haystacks
 
     convs = load_locomo(DATA)
     hs = scaled_haystacks(convs, scale, others=convs, seed=0) if scale > 1 else None
     es = from_locomo(convs, haystacks=hs)
-    name = _store_name(haystack_fingerprint(es), ingest or RECIPES["default"].ingest, EMBEDDER)
+    name = store_file_name(haystack_fingerprint(es), ingest or RECIPES["default"].ingest, EMBEDDER)
     return cache_dir / name, es
 
 

@@ -19,8 +19,8 @@ import numpy as np
 from cbmemory.dates import utcnow
 from cbmemory.embedding.onnx import MiniLMEmbedder
 from cbmemory.embedding.splade import encoder_named
+from cbmemory.retrieval import all_recipes
 from cbmemory.retrieval.engine import retrieve
-from cbmemory.retrieval.recipes import RECIPES
 from experiments.retrieval_v2.harness import open_store
 
 
@@ -33,9 +33,9 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=3)
     args = p.parse_args()
     names = args.recipes.split(",")
-    stores = {n: open_store(args.cache_dir, args.scale, RECIPES[n].ingest)[0] for n in names}
+    stores = {n: open_store(args.cache_dir, args.scale, all_recipes()[n].ingest)[0] for n in names}
     store, es = open_store(args.cache_dir, args.scale)
-    sparse = {n: encoder_named(RECIPES[n].ingest.sparse).encode_query for n in names if RECIPES[n].ingest.sparse}
+    sparse = {n: encoder_named(all_recipes()[n].ingest.sparse).encode_query for n in names if all_recipes()[n].ingest.sparse}
     for encode in sparse.values():
         encode("warm up")
     users = {u for u in es.haystacks if store.count(u) == es.haystacks[u].turns}
@@ -51,7 +51,7 @@ def main() -> None:
         for q, v in zip(questions, vecs, strict=True):
             for name in names:
                 start = time.perf_counter()
-                retrieve(stores[name], lambda _q, v=v: v, RECIPES[name], q.user_id, q.question, k=10,
+                retrieve(stores[name], lambda _q, v=v: v, all_recipes()[name], q.user_id, q.question, k=10,
                          reference_date=q.question_date, now=now, encode_sparse=sparse.get(name))
                 lat[name].append((time.perf_counter() - start) * 1000)
     for name, v in lat.items():
