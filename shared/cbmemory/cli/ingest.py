@@ -87,8 +87,10 @@ def _message(where: str, item: Any) -> tuple[str, str, datetime, dict[str, Any]]
         raise ChatLogError(f"{where} is a JSON {type(item).__name__}, not an object like {EXAMPLE}")
     unknown = sorted(set(item) - set(REQUIRED) - set(OPTIONAL))
     if unknown:
+        dataset = ("; a LoCoMo or LongMemEval file goes in with `cbmemory ingest-dataset` (cbmemory-eval)"
+                   if {"conversation", "haystack_sessions"} & set(unknown) else "")
         raise ChatLogError(f"{where} has unknown fields {unknown}; a message has {', '.join(REQUIRED)} and "
-                           f"optionally {', '.join(OPTIONAL)}")
+                           f"optionally {', '.join(OPTIONAL)}{dataset}")
     absent = [f for f in REQUIRED if item.get(f) is None]
     if absent:
         raise ChatLogError(f"{where} has no {' and no '.join(repr(f) for f in absent)}; each message needs "

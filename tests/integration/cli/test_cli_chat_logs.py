@@ -76,6 +76,7 @@ MISTAKES = {  # the file's lines (JSON Lines), what the one line says
     "no user nor content": ([{k: v for k, v in _line(1).items() if k not in ("user", "content")}],
                             "line 1 has no 'user' and no 'content'"),
     "unknown field": ([_line(1, contnet="typo")], "line 1 has unknown fields ['contnet']"),
+    "a LoCoMo file": ([{"sample_id": "conv-1", "conversation": {}, "qa": []}], "`cbmemory ingest-dataset`"),
     "bad date": ([_line(1), _line(2, date="someday")], "line 2: cannot parse date 'someday'"),
     "bad role": ([_line(1, role="narrator")], "line 1: unknown role 'narrator'"),
     "empty content": ([_line(1, content="  ")], "line 1: content"),
