@@ -17,7 +17,7 @@ from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, context_tokens, for
 from cbmemory.dates import utcnow
 from cbmemory.ingest import DEFAULT_INGEST, IngestConfig
 from cbmemory.retrieval import retrieve
-from cbmemory.store import SQLiteStore
+from cbmemory.store import SCHEMA_VERSION
 
 from .baselines import baseline_hits
 from .metrics import retrieval_metrics, session_units
@@ -41,17 +41,10 @@ def haystack_fingerprint(eval_set: EvalSet) -> str:
     return h.hexdigest()
 
 
-@functools.lru_cache(maxsize=1)
-def schema_version() -> str:
-    """The layout version of the SQLite stores this cbmemory writes (what a new store's ``stats()`` says)."""
-    with SQLiteStore(":memory:") as store:
-        return str(store.stats()["schema_version"])
-
-
 def store_file_name(fingerprint: str, ingest: IngestConfig, embedder: str) -> str:
     """The store file of one (haystack, ingest setting, embedder): a new store layout gets new files, not a
     refusal."""
-    key = f"{fingerprint}|{ingest.key}|{embedder}|schema={schema_version()}"
+    key = f"{fingerprint}|{ingest.key}|{embedder}|schema={SCHEMA_VERSION}"
     return hashlib.sha256(key.encode()).hexdigest()[:16] + ".db"
 
 
@@ -223,4 +216,4 @@ class EvalRun:
         return rec, context.text, shown
 
 
-__all__ = ["EvalRun", "haystack_fingerprint", "schema_version", "store_file_name"]
+__all__ = ["EvalRun", "haystack_fingerprint", "store_file_name"]

@@ -72,3 +72,16 @@ def test_sparse_index_of_records_without_sparse_vectors_scores_zero():
 def test_sparse_index_refuses_a_damaged_stored_vector(ids, weights):
     with pytest.raises(CorruptStoreError):
         sc.SparseIndex().append([ids], [weights])
+
+
+
+def test_the_public_schema_version_is_what_a_new_store_says_and_names_the_study_s_store_files(monkeypatch):
+    from cbmemory.ingest import DEFAULT_INGEST
+    from cbmemory.store import SCHEMA_VERSION
+    from cbmemory_eval import run_state
+
+    with SQLiteStore(":memory:") as store:
+        assert store.stats()["schema_version"] == SCHEMA_VERSION
+    now = run_state.store_file_name("f", DEFAULT_INGEST, "e")
+    monkeypatch.setattr(run_state, "SCHEMA_VERSION", "next")  # a new layout gets new files
+    assert run_state.store_file_name("f", DEFAULT_INGEST, "e") != now
