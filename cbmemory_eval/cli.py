@@ -28,16 +28,6 @@ GET_LONGMEMEVAL = (
     "LongMemEval is not at {path}; download longmemeval_oracle.json, longmemeval_s_cleaned.json or "
     "longmemeval_m_cleaned.json from the official LongMemEval release (xiaowu0162/longmemeval-cleaned) and pass --data"
 )
-# What `cbmemory demo` says before it starts. Measured on LoCoMo's dev file (3 ingest settings x 4,805 turns,
-# embedding most of the time) from a fresh clone on 2 otherwise idle CPU cores (load 1.3): the demo itself
-# 339 s, `make demo` with the virtual environment's install 7 min 5 s; with a local LLM busy on the same
-# cores the embedding ran at 12 turns/s, about 5 times slower.
-DEMO_PLAN = ("cbmemory demo: offline retrieval evaluation of {n} recipes on {data} (MiniLM embedder, no API key). "
-             "It takes about {minutes} minutes on 2 idle CPU cores the first time (it embeds every turn once per "
-             "ingest setting) and well under a minute when run again (the stores are kept); it writes "
-             "{out}/summary.json, {out}/matrix.md, {out}/heatmap.png, the per-question results in {out}/questions/ "
-             "and the stores in {stores}/.")
-DEMO_MINUTES = 6
 
 
 def _recipes(text: str, add_bm25: bool = True) -> list[str]:
@@ -234,19 +224,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from .datasets.locomo import default_path
+    from .demo import run_demo
 
     data = args.data or (str(default_path()) if default_path() else None)
     if _check_data(data, "locomo") is None:
         return 2
-    args.data, args.dataset, args.recipes, args.k, args.llm = data, "locomo", ",".join(MAIN_RECIPES), 10, None
-    args.baselines, args.fresh, args.workers, args.limit, args.conversations = "oracle", True, 1, None, None
-    args.scale, args.seed, args.metrics, args.sample, args.sample_seed = [1], 0, "", None, 0
-    args.ks = [1, 3, 5, 10]  # no second, deeper search per question: the demo shows the matrix at k=10
-    args.readings = None  # each recipe read its own way
-    stores = args.cache_dir or str(Path(args.out) / "stores")
-    print(DEMO_PLAN.format(n=len(MAIN_RECIPES), data=data, minutes=DEMO_MINUTES, out=args.out, stores=stores),
-          file=sys.stderr)
-    return cmd_eval(args)
+    return run_demo(data, args.out, conversation=args.conversation, questions=args.questions,
+                    progress=not args.quiet)
 
 
 def _sample_spec(text: str):
@@ -349,11 +333,11 @@ def register(subparsers) -> None:
                      "ndcg@10,session_recall@10 (default: recall@k, recall_all@k and the QA scores)")
     rep.set_defaults(func=cmd_report)
 
-    demo = subparsers.add_parser("demo", help="offline retrieval evaluation of the main recipes on LoCoMo (about "
-                                 f"{DEMO_MINUTES} minutes on 2 idle CPU cores)")
+    demo = subparsers.add_parser("demo", help="memory at work on one LoCoMo conversation, offline: what the model "
+                                 "reads for a few questions, and recall against bm25 and vector")
     demo.add_argument("--data", help="LoCoMo file (default: ../shared/data/locomo/locomo-dev.json if present)")
-    demo.add_argument("--out", default="out/demo", help="output folder")
-    demo.add_argument("--peers", default="", help="also run LangChain/LlamaIndex peers: langchain,llamaindex")
-    demo.add_argument("--cache-dir", help="where ingested stores live (default OUT/stores)")
+    demo.add_argument("--out", default="out/demo", help="output folder (its stores make a second run quick)")
+    demo.add_argument("--conversation", default="conv-26", help="the conversation stored (default: conv-26)")
+    demo.add_argument("--questions", type=positive, default=5, help="questions shown (default: 5)")
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(func=cmd_demo)

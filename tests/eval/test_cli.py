@@ -115,19 +115,39 @@ def test_ingest_progress_names_each_setting_and_a_rerun_stores_nothing_new(locom
     assert "turns/s" not in err
 
 
-def test_demo_says_up_front_how_long_it_takes_and_what_it_writes(locomo_file, tmp_path, capsys, monkeypatch):
-    from cbmemory_eval import cli as eval_cli
-    from cbmemory_eval import runner
-
-    runs = []
-    monkeypatch.setattr(runner, "run_eval", lambda *args, **kwargs: runs.append(kwargs))  # the set-up, not the run
-    monkeypatch.setattr(eval_cli, "_print_report", lambda *args: None)
+def test_demo_shows_what_the_model_reads_beside_the_gold_answer_and_a_recall_table(locomo_file, tmp_path,
+                                                                                    capsys):
     out = tmp_path / "demo"
-    assert main(["demo", "--data", str(locomo_file), "--out", str(out)]) == 0
-    err = capsys.readouterr().err
-    assert err.splitlines()[0].startswith("cbmemory demo: ") and len(runs) == 1 and runs[0]["k"] == 10
-    assert f"about {eval_cli.DEMO_MINUTES} minutes on 2 idle CPU cores" in err
-    assert f"{out}/summary.json" in err and f"{out}/heatmap.png" in err and f"{out}/stores/" in err
+    args = ["demo", "--data", str(locomo_file), "--out", str(out), "--conversation", "conv-a", "--questions", "2",
+            "--quiet"]
+    assert main(args) == 0
+    shown = capsys.readouterr().out
+    assert "Q (temporal): When did Caroline go to the LGBTQ support group?" in shown
+    assert ("[Monday, 8 May 2023] Caroline: Hey Melanie! I went to the LGBTQ support group yesterday [Sunday, 7 May "
+            "2023] and it was so powerful.  <- evidence") in shown  # dated, resolved, the evidence marked
+    assert "gold answer: 7 May 2023" in shown and "to see an LLM answer" in shown
+    table = [line for line in shown.splitlines() if line.startswith("| `")]
+    assert [line.split("`")[1] for line in table] == ["default", "bm25", "vector"]
+    assert "cbmemory eval locomo" in shown.splitlines()[-1]
+    scored = (out / "questions" / "default.jsonl").read_text()
+    assert main(args) == 0  # again: the stores and the scores are kept, the same output
+    assert capsys.readouterr().out.split("Done in")[0] == shown.split("Done in")[0]
+    assert (out / "questions" / "default.jsonl").read_text() == scored
+
+
+def test_demo_shows_the_answer_of_a_configured_llm(locomo_file, tmp_path, capsys, monkeypatch):
+    import cbmemory.llm
+
+    class Scripted:  # the LLM is not under test: what it is asked and that its answer is shown
+        def invoke(self, messages):
+            assert "Today is" in messages[0][1] and "yesterday [Sunday, 7 May 2023]" in messages[1][1]
+            return type("Reply", (), {"content": "On 7 May 2023."})()
+
+    monkeypatch.setenv("CBMEMORY_LLM_MODEL", "scripted-1")
+    monkeypatch.setattr(cbmemory.llm, "make_chat_model", lambda model, base_url=None: Scripted())
+    assert main(["demo", "--data", str(locomo_file), "--out", str(tmp_path / "d"), "--conversation", "conv-a",
+                 "--questions", "1", "--quiet"]) == 0
+    assert "  scripted-1: On 7 May 2023." in capsys.readouterr().out
 
 
 def test_ctrl_c_during_eval_exits_130_saying_what_is_kept(locomo_file, tmp_path, capsys, monkeypatch):
