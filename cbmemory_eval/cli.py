@@ -226,10 +226,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .datasets.locomo import default_path
     from .demo import run_demo
 
-    data = args.data or (str(default_path()) if default_path() else None)
-    if _check_data(data, "locomo") is None:
+    data = _check_data(args.data or (str(default_path()) if default_path() else None), "locomo")
+    if data is None:
         return 2
-    return run_demo(data, args.out, conversation=args.conversation, questions=args.questions,
+    return run_demo(str(data), args.out, conversation=args.conversation, questions=args.questions,
                     progress=not args.quiet)
 
 
