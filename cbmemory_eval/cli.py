@@ -268,7 +268,7 @@ def register(subparsers) -> None:
     ev = subparsers.add_parser("eval", help="evaluate recipes on LoCoMo or LongMemEval (retrieval; QA with --llm)",
                                description="Evaluate recipes on LoCoMo or LongMemEval: per-question results, a "
                                "summary, a Markdown matrix and a heatmap in --out.")
-    sub = ev.add_subparsers(dest="dataset", required=True, metavar="{locomo,longmemeval,report}")
+    sub = ev.add_subparsers(dest="dataset", required=True, metavar="{locomo,longmemeval,report,locomo-loop,loop-report}")
     for name in ("locomo", "longmemeval"):
         p = sub.add_parser(name, help=f"evaluate on {name}")
         p.add_argument("--data", required=True, help="the dataset file (official format)")
@@ -332,6 +332,9 @@ def register(subparsers) -> None:
     rep.add_argument("--metrics", default="", help="comma-separated metrics for the tables and heatmap, e.g. "
                      "ndcg@10,session_recall@10 (default: recall@k, recall_all@k and the QA scores)")
     rep.set_defaults(func=cmd_report)
+    from .loop_cli import register_loop
+
+    register_loop(sub)  # the agent-loop benchmark (loop.py)
 
     demo = subparsers.add_parser("demo", help="memory at work on one LoCoMo conversation, offline: what the model "
                                  "reads for a few questions, and recall against bm25 and vector")
