@@ -9,11 +9,24 @@ are what they are is told in README.md beside this file ("Where the recipes' num
 
 from __future__ import annotations
 
+import dataclasses
 from types import MappingProxyType
 
 from cbmemory.context import ContextConfig
 from cbmemory.ingest import EnrichConfig, IngestConfig
-from cbmemory.retrieval import RECIPES, Fusion, Recipe, Rerank, RetrievalConfig, Signal
+from cbmemory.retrieval import (
+    RECIPES,
+    BoostConfig,
+    FilterConfig,
+    Fusion,
+    FusionConfig,
+    Recipe,
+    Rerank,
+    RerankConfig,
+    RetrievalConfig,
+    Signal,
+    SignalSpec,
+)
 
 VECTOR, BM25, HYBRID, DEFAULT = RECIPES["vector"], RECIPES["bm25"], RECIPES["hybrid"], RECIPES["default"]
 
@@ -24,18 +37,19 @@ VECTOR_NO_DATES = VECTOR.with_(
 )
 VECTOR_BM25_RERANK_10 = VECTOR.with_(
     name="vector_bm25_rerank_10", description="The top 10 vector hits re-ranked by BM25+.",
-    rerank=Rerank.BM25, rerank_pool=10,
+    rerank=RerankConfig(Rerank.BM25, pool=10),
 )
 VECTOR_BM25_RERANK_50 = VECTOR_BM25_RERANK_10.with_(
-    name="vector_bm25_rerank_50", description="The top 50 vector hits re-ranked by BM25+ down to k.", rerank_pool=50,
+    name="vector_bm25_rerank_50", description="The top 50 vector hits re-ranked by BM25+ down to k.",
+    rerank=RerankConfig(Rerank.BM25, pool=50),
 )
 VECTOR_BM25_RERANK_100 = VECTOR_BM25_RERANK_10.with_(
     name="vector_bm25_rerank_100", description="The top 100 vector hits re-ranked by BM25+ down to k.",
-    rerank_pool=100,
+    rerank=RerankConfig(Rerank.BM25, pool=100),
 )
 FUTURE_FILTER = VECTOR.with_(
     name="future_filter", description="Vector search without the memories dated after the question's date.",
-    future_filter=True,
+    filters=FilterConfig(drop_future=True),
 )
 SCALED = HYBRID.with_(
     name="hybrid_scaled", description="Vector + BM25 + entity phrases, reciprocal-rank fused, with k chosen from "
@@ -47,7 +61,8 @@ DEFAULT_V1 = Recipe(
     "default_v1", "Vector + BM25 over turns indexed with the turn they answer, weighted score fusion (the "
     "default until retrieval v2).",
     ingest=PAIRED_INGEST,
-    retrieval=RetrievalConfig(signals=(Signal.VECTOR, Signal.BM25), fusion=Fusion.WEIGHTED),
+    retrieval=RetrievalConfig(signals=(SignalSpec(Signal.VECTOR), SignalSpec(Signal.BM25)),
+                              fusion=FusionConfig(Fusion.WEIGHTED)),
 )
 HYBRID_CONTEXT = HYBRID.with_(
     name="hybrid_context", description="Vector + BM25 + entity phrases, reciprocal-rank fused, over turns "
@@ -78,31 +93,32 @@ FACTS_INGEST = IngestConfig(enrich=EnrichConfig(modes=("facts",)))
 SUMMARY = HYBRID.with_(
     name="summary", description="Vector + BM25 + entity phrases over LLM session summaries only (linked to "
     "their source turns).",
-    ingest=ENRICHED_INGEST, kinds=("summary",),
+    ingest=ENRICHED_INGEST, filters=FilterConfig(kinds=("summary",)),
 )
 EVENTS = HYBRID.with_(
     name="events", description="Vector + BM25 + entity phrases over LLM-extracted events only (who, what, "
     "when, where; absolute dates).",
-    ingest=ENRICHED_INGEST, kinds=("event",),
+    ingest=ENRICHED_INGEST, filters=FilterConfig(kinds=("event",)),
 )
 RAW_FACTS = HYBRID.with_(
     name="raw_facts", description="Vector + BM25 + entity phrases over raw turns whose index keys carry "
     "LLM-extracted facts.",
-    ingest=FACTS_INGEST, kinds=("turn",),
+    ingest=FACTS_INGEST, filters=FilterConfig(kinds=("turn",)),
 )
 QUESTION_DATES = DEFAULT_V1.with_(
     name="question_dates",
     description="Vector + BM25 over turns indexed with the turn they answer, weighted score fusion, with the "
     "memories dated inside the period the question names (\"in May 2023\", \"last week\") fused in as a "
     "third list.",
-    date_weight=1.0,
+    boosts=BoostConfig(date_weight=1.0),
 )
 DEFAULT_V2_SCALE = DEFAULT.with_(
     name="default_v2_scale",
     description="Vector + BM25 over turns indexed with the turn they answer, weighted score fusion (vector "
     "0.75), pools of 200, turns next to a strong match and turns of strongly matching sessions lifted; each "
     "hit shown with the turns before and after it.",
-    vector_pool=200, text_pool=200, weights=((Signal.VECTOR, 0.75), (Signal.BM25, 1.0)), session_weight=1.0,
+    signals=(SignalSpec(Signal.VECTOR, pool=200, weight=0.75), SignalSpec(Signal.BM25, pool=200)),
+    context_boost=dataclasses.replace(DEFAULT.retrieval.context_boost, session_weight=1.0),
 )
 
 # What the entry point ``cbmemory.recipes`` names: every study row by its name.

@@ -16,7 +16,7 @@ from cbmemory import Hit, IngestResult, MemoryRecord
 from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, context_tokens, format_context
 from cbmemory.dates import utcnow
 from cbmemory.ingest import DEFAULT_INGEST, IngestConfig
-from cbmemory.retrieval import retrieve
+from cbmemory.retrieval import Signal, retrieve
 from cbmemory.store import SCHEMA_VERSION
 
 from .baselines import baseline_hits
@@ -174,7 +174,7 @@ class EvalRun:
                 deep = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.deep_k,
                                 reference_date=q.question_date, now=now, encode_sparse=sparse)
             metrics.update(self._metrics(q, main, deep, shown))
-            uses_vector = "vector" in cfg.signals
+            uses_vector = cfg.uses(Signal.VECTOR)
             metrics["latency_ms"] = search_ms
             metrics["latency_total_ms"] = search_ms + (embed_ms if uses_vector else 0.0)
             context_hits, budget = main, cfg.token_budget

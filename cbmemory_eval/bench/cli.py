@@ -81,7 +81,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .runner import BenchConfig, run_bench
 
     chosen = [get_recipe(r) for r in (*args.recipes, *args.neighbour_recipes)]
-    sparse = [r.name for r in chosen if Signal.SPARSE in r.retrieval.signals]
+    sparse = [r.name for r in chosen if r.retrieval.uses(Signal.SPARSE)]
     if sparse:  # its stores are written without sparse vectors
         raise InvalidInputError(f"the bench does not run recipes with the sparse signal yet ({', '.join(sparse)})")
     recipes = tuple(get_recipe(r).name for r in args.recipes)

@@ -28,8 +28,8 @@ def main() -> None:
     store, _ = open_store(__import__("pathlib").Path("/tmp/rv2_stores"), args.scale)
     recipe = all_recipes()[args.recipe]
     cfg = recipe.retrieval
-    w = {s.value: v for s, v in cfg.weights}
-    ranker = S.make_v2(cfg.vector_pool, cfg.neighbour_weight, cfg.session_weight,
+    w = {s.name.value: s.weight for s in cfg.signals}
+    ranker = S.make_v2(cfg.spec("vector").pool, cfg.context_boost.neighbour_weight, cfg.context_boost.session_weight,
                        w_vec=w.get("vector", 1.0) / w.get("bm25", 1.0)) if args.recipe != "default" else S.default_ranker
     same = 0
     lat: dict[str, list[float]] = {"default": [], args.recipe: []}

@@ -34,7 +34,7 @@ def _mismatch(memory, args: argparse.Namespace, recipe) -> str:
     from ..ingest import RAW_KINDS, ingest_label
     from ..models import SearchFilters
 
-    missing = [k for k in recipe.retrieval.kinds or () if k not in RAW_KINDS
+    missing = [k for k in recipe.retrieval.filters.kinds or () if k not in RAW_KINDS
                and not memory.store.list_records(args.user, SearchFilters(kinds=(k,)), limit=1)]
     if missing:
         return (f"recipe {recipe.name!r} searches {' and '.join(missing)} records, which {args.db} does not hold "
@@ -87,7 +87,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise InvalidInputError("the query is empty; give the words to search for, e.g. "
                                 "cbmemory search \"where did I go last week\" --db ... --user ...")
     recipe = recipe_arg(args.recipe)
-    if recipe.retrieval.future_filter and args.as_of is None:
+    if recipe.retrieval.filters.drop_future and args.as_of is None:
         raise InvalidInputError(f"recipe {recipe.name!r} keeps only memories dated up to the question's date: "
                                 "give that date with --as-of DATE (e.g. --as-of 2023-06-01)")
     with open_memory(args, create=False, read_only=True) as memory:

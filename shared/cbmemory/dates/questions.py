@@ -2,8 +2,8 @@
 
 ``question_span(question, reference)`` reads a question and returns the span of days it asks about
 (``QuestionSpan``), or ``None``. Retrieval can then favour memories dated inside that span
-(``RetrievalConfig.date_weight``). It is a pure function of the text and the reference date, the day the
-question is asked ("Today is ..."): relative expressions ("last week", "two months ago") are resolved
+(``RetrievalConfig.boosts.date_weight``). It is a pure function of the text and the reference date, the
+day the question is asked ("Today is ..."): relative expressions ("last week", "two months ago") are resolved
 against it by the ingest rules (``cbmemory.dates.relative``), and so are dates without a year.
 
 It is deliberately conservative, because a wrong span pulls the wrong memories up while no span changes

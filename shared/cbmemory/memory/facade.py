@@ -325,7 +325,7 @@ class AgentMemory:
         if k is not None:
             check_k(k)
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
-        if Signal.SPARSE in cfg.retrieval.signals and self.sparse_encoder is None:
+        if cfg.retrieval.uses(Signal.SPARSE) and self.sparse_encoder is None:
             if (bound := self.store.bound_sparse_encoder) is None:
                 raise InvalidInputError(
                     f"recipe {cfg.name!r} searches sparse vectors, which this memory does not write: open it with "
@@ -335,7 +335,7 @@ class AgentMemory:
         if not query.strip():
             return []
         self._bind()
-        if Signal.SPARSE in cfg.retrieval.signals and self.store.read_only:  # never filled by this memory
+        if cfg.retrieval.uses(Signal.SPARSE) and self.store.read_only:  # never filled by this memory
             refuse_partial_sparse(self.store, user_id, cfg.name)
         ref = to_utc(reference_date) if reference_date is not None else None
         def embed_query(text: str) -> np.ndarray:

@@ -1,11 +1,12 @@
 """Running a recipe's ``RetrievalConfig`` against a store: signals, fusion, speaker and date boosts,
-re-rank, ordering, budget; each stage runs only when the config asks for it."""
+neighbour and session terms, re-rank, ordering, window, budget; each stage runs only when the config asks
+for it. Each signal's search is one entry of ``SEARCHES``."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 import numpy as np
@@ -44,12 +45,12 @@ def named_speaker_hits(query: str, ranked: list[Hit]) -> list[Hit]:
 
 def fuse(config: RetrievalConfig, lists: dict[str, list[Hit]], extra_weights: dict[str, float] | None = None
          ) -> list[Hit]:
-    """One list as it is; several fused the way ``config.fusion`` says, with the config's weights."""
+    """One list as it is; several fused the way ``config.fusion`` says, with the signals' weights."""
     if len(lists) == 1:
         return next(iter(lists.values()))
-    w = {**{s.value: v for s, v in config.weights}, **(extra_weights or {})}
-    if config.fusion is Fusion.RRF:
-        return rrf(lists, c=config.rrf_k, weights=w)
+    w = {**{s.name.value: s.weight for s in config.signals}, **(extra_weights or {})}
+    if config.fusion.method is Fusion.RRF:
+        return rrf(lists, c=config.fusion.rrf_k, weights=w)
     return weighted(lists, weights=w)
 
 
@@ -68,20 +69,21 @@ def boost(config: RetrievalConfig, query: str, reference: datetime | None, lists
           ranked: list[Hit]) -> list[Hit]:
     """The signal ``lists`` fused again, the way ``config.fusion`` says, now with up to two more lists, each
     the hits of ``ranked`` (their first fusion) that match: ``speaker`` (the query names their speaker;
-    weight ``config.speaker_weight``) and ``date`` (dated inside the period the query names; weight
-    ``config.date_weight``). RRF ranks such a list in fused order; weighted fusion scores each of its hits 1
+    weight ``config.boosts.speaker_weight``) and ``date`` (dated inside the period the query names; weight
+    ``config.boosts.date_weight``). RRF ranks such a list in fused order; weighted fusion scores each of its hits 1
     there, so a matching hit gains the weight itself. ``ranked`` is returned as it is when neither matches."""
+    boosts = config.boosts
     extra: dict[str, list[Hit]] = {}
-    if config.speaker_weight > 0:
+    if boosts.speaker_weight > 0:
         extra[SPEAKER] = named_speaker_hits(query, ranked)
-    if config.date_weight > 0:
+    if boosts.date_weight > 0:
         extra[DATE] = dated_hits(query, reference, ranked)
     extra = {name: hits for name, hits in extra.items() if hits}
     if not extra:
         return ranked
-    if config.fusion is Fusion.WEIGHTED:
+    if config.fusion.method is Fusion.WEIGHTED:
         extra = {name: [Hit(h.record, 1.0) for h in hits] for name, hits in extra.items()}
-    weights = {SPEAKER: config.speaker_weight, DATE: config.date_weight}
+    weights = {SPEAKER: boosts.speaker_weight, DATE: boosts.date_weight}
     return fuse(config, {**lists, **extra}, {name: weights[name] for name in extra})
 
 
@@ -99,9 +101,10 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, ran
     before weighting)."""
     if not ranked:
         return ranked
+    nw, sw = config.context_boost.neighbour_weight, config.context_boost.session_weight
     best = max(h.score for h in ranked)
     session: dict[str, float] = {}
-    if config.session_weight > 0 and best > 0:
+    if sw > 0 and best > 0:
         for h in ranked:
             sid = h.record.session_id
             session[sid] = max(session.get(sid, h.score), h.score)
@@ -109,7 +112,6 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, ran
     def session_term(h: Hit) -> float:
         return session.get(h.record.session_id, 0.0) / best if session else 0.0
 
-    nw = config.neighbour_weight
     adjacent: dict[str, float] = {}
     by_id = {h.record.record_id: h for h in ranked}
     if nw > 0:
@@ -121,11 +123,11 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, ran
                 if near is not None:
                     rid = near.record.record_id
                     adjacent[rid] = max(adjacent.get(rid, 0.0), h.score)
-        own = sorted((h.score + nw * adjacent.get(rid, 0.0) + config.session_weight * session_term(h)
+        own = sorted((h.score + nw * adjacent.get(rid, 0.0) + sw * session_term(h)
                       for rid, h in by_id.items()), reverse=True)
         bar = own[depth - 1] if len(own) >= depth else -math.inf
         # a turn that is no candidate scores at most nw * its best neighbour + the session term
-        reach = [h for h in ranked if nw * h.score + config.session_weight * session_term(h) >= bar]
+        reach = [h for h in ranked if nw * h.score + sw * session_term(h) >= bar]
         if reach:  # the turns next to them, read by position (never their whole sessions)
             records = store.neighbours(user_id, [(h.record.session_id, h.record.kind, h.record.position)
                                                  for h in reach], 1, filters, now)
@@ -139,7 +141,6 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, ran
                     by_id[n.record_id] = Hit(n, 0.0)
                     sides = (at.get((n.session_id, n.kind, n.position + d)) for d in (-1, 1))
                     adjacent[n.record_id] = max([0.0, *(x.score for x in sides if x is not None)])
-    sw = config.session_weight
     final = {rid: h.score + nw * adjacent.get(rid, 0.0) + sw * session_term(h) for rid, h in by_id.items()}
     first = sorted(final, key=lambda rid: (-final[rid], min(by_id[rid].ranks.values(), default=math.inf), rid))
     out = []
@@ -179,15 +180,54 @@ def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int 
 
 def candidates(config: RetrievalConfig, k: int, pool: int) -> int:
     """How many hits a signal with this ``pool`` fetches: its pool where candidates past k can change the
-    result (fusion of several signals, the speaker or date boost), enough for the re-rank or the recency
+    result (fusion of several signals, a boost or a context term), enough for the re-rank or the recency
     order, and never fewer than k. One signal alone with none of those returns its own top k whatever its
     pool, so it fetches just k (reading more records would cost time and change nothing)."""
-    rescored = (config.speaker_weight > 0 or config.date_weight > 0 or config.neighbour_weight > 0
-                or config.session_weight > 0)
+    rescored = config.boosts.active or config.context_boost.active
     pooled = pool if len(config.signals) > 1 or rescored else 0
-    later = max(config.rerank_pool if config.rerank is Rerank.BM25 else 0,
-                config.recency_pool if config.order is Order.RECENCY else 0)
-    return max(k, pooled, later)
+    return max(k, pooled, config.rerank.depth, config.order.depth)
+
+
+@dataclass(frozen=True)
+class SignalQuery:
+    """What a signal's search reads: the store, the user, the question and its filters, the query encoders,
+    and the lists of the signals that ran before it (in ``Signal`` order)."""
+
+    store: MemoryStore
+    user_id: str
+    text: str
+    filters: SearchFilters
+    now: datetime | None
+    embed: QueryEmbedder
+    encode_sparse: SparseQueryEncoder | None
+    earlier: Mapping[str, list[Hit]]
+
+
+def _vector(q: SignalQuery, n: int) -> list[Hit]:
+    return q.store.vector_search(q.user_id, q.embed(q.text), n, q.filters, q.now)
+
+
+def _bm25(q: SignalQuery, n: int) -> list[Hit]:
+    return q.store.text_search(q.user_id, q.text, n, q.filters, q.now)
+
+
+def _entity(q: SignalQuery, n: int) -> list[Hit]:
+    # Participants' names are in nearly every turn of their own conversation: not discriminative.
+    speakers = {h.record.speaker.lower() for hits in q.earlier.values() for h in hits if h.record.speaker}
+    phrases = [p for p in extract_entities(q.text) if p.lower() not in speakers]
+    return q.store.phrase_search(q.user_id, phrases, n, q.filters, q.now) if phrases else []
+
+
+def _sparse(q: SignalQuery, n: int) -> list[Hit]:
+    if q.encode_sparse is None:
+        raise InvalidInputError("the sparse signal needs a sparse query encoder")
+    return q.store.sparse_search(q.user_id, q.encode_sparse(q.text), n, q.filters, q.now)
+
+
+# Each signal's search: its ``n`` best candidates for the query. A new signal adds its entry here.
+SEARCHES: Mapping[Signal, Callable[[SignalQuery, int], list[Hit]]] = {
+    Signal.VECTOR: _vector, Signal.BM25: _bm25, Signal.ENTITY: _entity, Signal.SPARSE: _sparse,
+}
 
 
 def retrieve(
@@ -206,49 +246,36 @@ def retrieve(
     """``recipe``'s top hits for ``query`` within ``user_id``'s memory, each stamped with the recipe name.
     ``encode_sparse``: the query's sparse vector, for recipes with the ``sparse`` signal (required by them).
 
-    Each signal fetches its candidates (``candidates``); several signals are fused; then, each only when the
-    config asks for it: the speaker and date boosts (the question's period resolved against
-    ``reference_date``, else ``now``), the neighbour and session terms (``context_boost``), the BM25 re-rank
-    of the first ``rerank_pool``, the recency order of the first ``recency_pool``; the cut to k; each hit's
-    adjacent turns (``window``); the token budget."""
+    Each signal fetches its candidates (``candidates``, by ``SEARCHES``); several signals are fused; then,
+    each only when the config asks for it: the speaker and date boosts (the question's period resolved
+    against ``reference_date``, else ``now``), the neighbour and session terms (``context_boost``), the BM25
+    re-rank of the first ``rerank.pool``, the recency order of the first ``order.pool``; the cut to k; each
+    hit's adjacent turns (``window``); the token budget."""
     config = recipe.retrieval
-    if Signal.SPARSE in config.signals and encode_sparse is None:
+    if config.uses(Signal.SPARSE) and encode_sparse is None:
         raise InvalidInputError(f"recipe {recipe.name!r} searches sparse vectors: give a sparse query encoder")
     k = resolve_k(config, store, user_id, k)
     f = filters or SearchFilters()
-    if config.kinds is not None and f.kinds is None:
-        f = replace(f, kinds=config.kinds)
-    if config.future_filter and reference_date is not None:
+    if config.filters.kinds is not None and f.kinds is None:
+        f = replace(f, kinds=config.filters.kinds)
+    if config.filters.drop_future and reference_date is not None:
         f = _with_future_filter(f, reference_date)
 
     lists: dict[str, list[Hit]] = {}
-    if Signal.VECTOR in config.signals:
-        lists["vector"] = store.vector_search(user_id, embed_query(query), candidates(config, k, config.vector_pool),
-                                              f, now)
-    if Signal.BM25 in config.signals:
-        lists["bm25"] = store.text_search(user_id, query, candidates(config, k, config.text_pool), f, now)
-    if Signal.ENTITY in config.signals:
-        # Participants' names are in nearly every turn of their own conversation: not discriminative.
-        speakers = {h.record.speaker.lower() for hits in lists.values() for h in hits if h.record.speaker}
-        phrases = [p for p in extract_entities(query) if p.lower() not in speakers]
-        lists["entity"] = store.phrase_search(user_id, phrases, candidates(config, k, config.entity_pool), f,
-                                              now) if phrases else []
-
-    if Signal.SPARSE in config.signals and encode_sparse is not None:  # (None refused above)
-        lists["sparse"] = store.sparse_search(user_id, encode_sparse(query),
-                                              candidates(config, k, config.sparse_pool), f, now)
+    for spec in config.signals:  # in Signal order: a signal sees the lists before it (entity: their speakers)
+        q = SignalQuery(store, user_id, query, f, now, embed_query, encode_sparse, dict(lists))
+        lists[spec.name.value] = SEARCHES[spec.name](q, candidates(config, k, spec.pool))
 
     ranked = fuse(config, lists)
-    if config.speaker_weight > 0 or config.date_weight > 0:  # the question's period: reference_date, else now
+    if config.boosts.active:  # the question's period: reference_date, else now
         ranked = boost(config, query, reference_date if reference_date is not None else now, lists, ranked)
-    if config.neighbour_weight > 0 or config.session_weight > 0:
-        depth = max(k, config.rerank_pool if config.rerank is Rerank.BM25 else 0,
-                    config.recency_pool if config.order is Order.RECENCY else 0)
+    if config.context_boost.active:
+        depth = max(k, config.rerank.depth, config.order.depth)
         ranked = context_boost(config, store, user_id, ranked, f, now, depth)
-    if config.rerank is Rerank.BM25:
-        ranked = bm25_rerank(query, ranked[: config.rerank_pool], k)
-    if config.order is Order.RECENCY:
-        pool = ranked[: config.recency_pool]
+    if config.rerank.method is Rerank.BM25:
+        ranked = bm25_rerank(query, ranked[: config.rerank.pool], k)
+    if config.order.by is Order.RECENCY:
+        pool = ranked[: config.order.pool]
         ranked = sorted(pool, key=lambda h: (h.record.occurred_at, h.record.position), reverse=True)
     ranked = with_window(store, user_id, ranked[:k], config.window, f, now)
 

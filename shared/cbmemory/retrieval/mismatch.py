@@ -15,7 +15,7 @@ _MADE_BY = {"summary": "summary", "event": "events"}  # derived record kinds and
 def recipe_mismatch(recipe: Recipe, ingest: IngestConfig) -> str | None:
     """What is wrong with searching records made with ``ingest`` by ``recipe`` (``None``: nothing). Whether
     records carry sparse vectors matters only to a recipe that searches them."""
-    uses_sparse = Signal.SPARSE in recipe.retrieval.signals
+    uses_sparse = recipe.retrieval.uses(Signal.SPARSE)
 
     def relevant(config: IngestConfig) -> IngestConfig:
         return config if uses_sparse else dataclasses.replace(config, sparse=None)
@@ -23,7 +23,7 @@ def recipe_mismatch(recipe: Recipe, ingest: IngestConfig) -> str | None:
     if relevant(recipe.ingest) == relevant(ingest):
         return None
     made = set(ingest.enrich.modes) if ingest.enrich is not None else set()
-    missing = sorted(k for k in recipe.retrieval.kinds or () if k in _MADE_BY and _MADE_BY[k] not in made)
+    missing = sorted(k for k in recipe.retrieval.filters.kinds or () if k in _MADE_BY and _MADE_BY[k] not in made)
     what = (f"it searches {', '.join(missing)} records, which this memory does not make (its ingest has no "
             f"such enrich mode), so it can find nothing" if missing else
             f"it was made for records indexed as {recipe.ingest.key!r}, but this memory indexes them as "

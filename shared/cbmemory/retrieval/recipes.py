@@ -4,7 +4,7 @@ the product's few, each with one line on when to choose it; installed packages a
 entry-point group ``cbmemory.recipes`` (the evaluation, ``cbmemory-eval``, adds the study's rows), and
 ``get_recipe`` finds those by name too. Derive new ones with ``recipe.with_(...)``; never mutate.
 
-    custom = RECIPES["hybrid"].with_(name="hybrid_20", k=20)   # retrieval fields pass through
+    custom = RECIPES["hybrid"].with_(name="hybrid_20", k=20)   # retrieval fields (and flat names) pass through
     text = custom.to_json()                                    # what the evaluation stamps on each row
     assert Recipe.from_json(text) == custom
 """
@@ -24,8 +24,18 @@ from typing import Any
 from ..context import ContextConfig
 from ..errors import InvalidInputError
 from ..ingest import DEFAULT_INGEST, EnrichConfig, IngestConfig
-from .config import FIELDS as RETRIEVAL_FIELDS
-from .config import Fusion, Order, RetrievalConfig, Signal
+from .config import CHANGES as RETRIEVAL_CHANGES
+from .config import (
+    ContextBoostConfig,
+    FilterConfig,
+    Fusion,
+    FusionConfig,
+    Order,
+    OrderConfig,
+    RetrievalConfig,
+    Signal,
+    SignalSpec,
+)
 
 # A name is also a file name (the evaluation writes questions/<name>.jsonl) and a row label ("@" marks a
 # haystack scale there): letters, digits, "_" and "-".
@@ -68,10 +78,11 @@ class Recipe:
 
     def with_(self, **changes: Any) -> Recipe:
         """A copy with some fields changed (the original is untouched). Besides ``name``, ``description``,
-        ``ingest``, ``retrieval`` and ``context``, the fields of ``RetrievalConfig`` may be given directly:
-        ``recipe.with_(name="mine", k=20)`` changes the copy's ``retrieval.k``."""
+        ``ingest``, ``retrieval`` and ``context``, what ``RetrievalConfig.with_`` takes may be given directly
+        (its fields and flat names): ``recipe.with_(name="mine", k=20, vector_pool=100)`` changes the copy's
+        ``retrieval``."""
         own = {key: changes.pop(key) for key in FIELDS if key in changes}
-        unknown = set(changes) - set(RETRIEVAL_FIELDS)
+        unknown = set(changes) - set(RETRIEVAL_CHANGES)
         if unknown:
             raise InvalidInputError(f"unknown Recipe or RetrievalConfig fields {sorted(unknown)}")
         if changes:
@@ -89,8 +100,9 @@ class Recipe:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Recipe:
         """The recipe ``to_dict`` wrote. ``name`` is required; a missing ``description``, ``ingest``,
-        ``retrieval`` or ``context`` (or a missing field inside them) takes its default; unknown fields and values raise
-        ``InvalidInputError``."""
+        ``retrieval`` or ``context`` (or a missing field inside them) takes its default; unknown fields and
+        values raise ``InvalidInputError``. ``retrieval`` may be in the flat form recipes were stamped with
+        before its groups (``RetrievalConfig.from_dict``)."""
         if not isinstance(data, Mapping):
             raise InvalidInputError(f"a recipe must be a JSON object, got {type(data).__name__}")
         unknown = set(data) - set(FIELDS)
@@ -132,8 +144,11 @@ DEFAULT_NO_WINDOW = Recipe(
     "match and turns of strongly matching sessions lifted; hits alone. Choose it when each hit is read on its "
     "own or the context must stay small.",
     ingest=PAIRED_INGEST,
-    retrieval=RetrievalConfig(signals=(Signal.VECTOR, Signal.BM25), fusion=Fusion.WEIGHTED, vector_pool=100,
-                              text_pool=100, neighbour_weight=0.5, session_weight=0.5),
+    retrieval=RetrievalConfig(
+        signals=(SignalSpec(Signal.VECTOR, pool=100), SignalSpec(Signal.BM25, pool=100)),
+        fusion=FusionConfig(Fusion.WEIGHTED),
+        context_boost=ContextBoostConfig(neighbour_weight=0.5, session_weight=0.5),
+    ),
 )
 DEFAULT = DEFAULT_NO_WINDOW.with_(
     name="default",
@@ -148,8 +163,7 @@ DEFAULT_SPARSE = DEFAULT.with_(
     "with the turn they answer, each hit with its neighbouring turns. Choose it for a few points more recall "
     "when ingest can afford a sparse encoding of every record (records ingested with this recipe).",
     ingest=dataclasses.replace(PAIRED_INGEST, sparse="splade-tiny-f16-top128"),
-    signals=(Signal.VECTOR, Signal.BM25, Signal.SPARSE), sparse_pool=100,
-    weights=((Signal.VECTOR, 1.0), (Signal.BM25, 1.0), (Signal.SPARSE, 0.75)),
+    signals=(*DEFAULT.retrieval.signals, SignalSpec(Signal.SPARSE, pool=100, weight=0.75)),
 )
 VECTOR = Recipe(
     "vector",
@@ -160,26 +174,27 @@ BM25 = Recipe(
     "bm25",
     "BM25 full-text ranking (stemmed words) over the user's own turns. Choose it when questions repeat the "
     "memory's exact words: names, titles, numbers.",
-    retrieval=RetrievalConfig(signals=(Signal.BM25,)),
+    retrieval=RetrievalConfig(signals=(SignalSpec(Signal.BM25),)),
 )
 HYBRID = Recipe(
     "hybrid",
     "Vector + BM25 + exact entity phrases from the question, reciprocal-rank fused. Choose it for questions "
     "that name an event, a person or a place; it costs some precision on questions spanning sessions.",
-    retrieval=RetrievalConfig(signals=(Signal.VECTOR, Signal.BM25, Signal.ENTITY)),
+    retrieval=RetrievalConfig(signals=(SignalSpec(Signal.VECTOR), SignalSpec(Signal.BM25), SignalSpec(Signal.ENTITY))),
 )
 RECENCY = VECTOR.with_(
     name="recency",
     description="The 30 best vector matches, newest first. Choose it when the latest state matters more than "
     "the best match (a preference, a current plan); it hurts questions about when or across sessions.",
-    order=Order.RECENCY,
+    order=OrderConfig(Order.RECENCY),
 )
 EVENTS_RAW = HYBRID.with_(
     name="events_raw",
     description="Vector + BM25 + entity phrases over raw turns and dated events an LLM extracts at ingest. "
     "Choose it when an ingest-time LLM is available (an AgentMemory with an Enricher) and questions ask "
     "what happened when.",
-    ingest=IngestConfig(enrich=EnrichConfig(modes=("summary", "events"))), kinds=("turn", "event"),
+    ingest=IngestConfig(enrich=EnrichConfig(modes=("summary", "events"))),
+    filters=FilterConfig(kinds=("turn", "event")),
 )
 RECIPES: MappingProxyType[str, Recipe] = MappingProxyType({
     r.name: r for r in (DEFAULT, DEFAULT_SPARSE, DEFAULT_NO_WINDOW, VECTOR, BM25, HYBRID, RECENCY, EVENTS_RAW)

@@ -22,4 +22,4 @@ def test_notebook_describes_the_default_recipe_as_it_is():
     prose = " ".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown").replace("\n", " ")
     retrieval = RECIPES["default"].retrieval
     assert "the default, vector + BM25" in prose and "weighted score" in prose and "entity" not in prose
-    assert set(retrieval.signals) == {"vector", "bm25"} and retrieval.fusion == "weighted"
+    assert {s.name for s in retrieval.signals} == {"vector", "bm25"} and retrieval.fusion.method == "weighted"

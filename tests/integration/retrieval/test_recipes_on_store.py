@@ -55,7 +55,7 @@ def test_hybrid_finds_what_vector_search_ranks_outside_its_pool(tmp_path, minilm
     needle = {"role": "user", "content": "Remember QX-7734 for later.", "turn_id": "needle"}
     m.add_session("u", "s", [*filler, needle], date="2023-01-01")
     query = "shopping trip code QX-7734"
-    pool = RECIPES["hybrid"].retrieval.vector_pool
+    pool = RECIPES["hybrid"].retrieval.spec("vector").pool
     vector_ids = [h.record.turn_id for h in m.search(query, "u", k=pool, recipe="vector")]
     assert "needle" not in vector_ids[:pool] or vector_ids.index("needle") >= 10
     hybrid_ids = [h.record.turn_id for h in m.search(query, "u", k=10, recipe="hybrid")]

@@ -12,7 +12,7 @@ import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord
-from cbmemory.retrieval import RetrievalConfig, all_recipes, retrieve
+from cbmemory.retrieval import ContextBoostConfig, RetrievalConfig, all_recipes, retrieve
 from cbmemory.retrieval.config import NEIGHBOUR, SESSION
 from cbmemory.retrieval.engine import candidates
 from tests.support.list_store import ListStore
@@ -68,8 +68,9 @@ def scores(hits):
 
 # ---------------------------------------------------------------------------- the config fields
 def test_the_weights_are_off_by_default_and_in_every_recipe_but_the_v2_ones():
-    assert RetrievalConfig().neighbour_weight == 0.0 and RetrievalConfig().session_weight == 0.0
-    on = {n for n, r in RECIPES.items() if r.retrieval.neighbour_weight > 0 or r.retrieval.session_weight > 0}
+    assert RetrievalConfig().context_boost.neighbour_weight == 0.0
+    assert RetrievalConfig().context_boost.session_weight == 0.0
+    on = {n for n, r in RECIPES.items() if r.retrieval.context_boost.active}
     assert on == {"default", "default_no_window", "default_v2_scale", "default_sparse"}
     v2 = RECIPES["default_no_window"]
     assert v2.retrieval == PLAIN.retrieval.with_(vector_pool=100, text_pool=100, neighbour_weight=0.5,
@@ -83,25 +84,28 @@ def test_the_weights_are_off_by_default_and_in_every_recipe_but_the_v2_ones():
 
 
 def test_the_weights_round_trip_and_copy():
-    cfg = RetrievalConfig(neighbour_weight=0.25, session_weight=2)
-    assert cfg.session_weight == 2.0 and isinstance(cfg.session_weight, float)
-    assert cfg.to_dict()["neighbour_weight"] == 0.25 and cfg.to_dict()["session_weight"] == 2.0
+    cfg = RetrievalConfig().with_(neighbour_weight=0.25, session_weight=2)
+    terms = cfg.context_boost
+    assert terms.session_weight == 2.0 and isinstance(terms.session_weight, float)
+    assert cfg.to_dict()["context_boost"] == {"neighbour_weight": 0.25, "session_weight": 2.0}
     assert RetrievalConfig.from_dict(cfg.to_dict()) == cfg
-    assert RetrievalConfig.from_dict({}).neighbour_weight == 0.0  # an older stamp reads as off
-    assert cfg.with_(neighbour_weight=0).neighbour_weight == 0.0 and cfg.neighbour_weight == 0.25
+    assert RetrievalConfig.from_dict({}).context_boost.neighbour_weight == 0.0  # an older stamp reads as off
+    assert cfg.with_(neighbour_weight=0).context_boost.neighbour_weight == 0.0 and terms.neighbour_weight == 0.25
 
 
 @pytest.mark.parametrize("field", ["neighbour_weight", "session_weight"])
 @pytest.mark.parametrize("bad", [float("inf"), float("nan"), -0.5, None, True, "1.0"])
 def test_a_bad_weight_is_refused(field, bad):
     with pytest.raises(InvalidInputError, match=field):
-        RetrievalConfig(**{field: bad})
+        RetrievalConfig().with_(**{field: bad})
     with pytest.raises(InvalidInputError, match=field):
         RetrievalConfig.from_dict({field: bad})
+    with pytest.raises(InvalidInputError, match=field):
+        ContextBoostConfig(**{field: bad})
 
 
 def test_one_signal_with_either_term_fetches_its_pool():
-    cfg = RetrievalConfig(vector_pool=40, k=5)
+    cfg = RetrievalConfig().with_(vector_pool=40, k=5)
     assert candidates(cfg, 5, 40) == 5
     assert candidates(cfg.with_(neighbour_weight=0.5), 5, 40) == 40
     assert candidates(cfg.with_(session_weight=0.5), 5, 40) == 40

@@ -1,4 +1,4 @@
-"""Unit layer: the question-date signal. ``RetrievalConfig.date_weight`` is checked and serialised like the
+"""Unit layer: the question-date signal. ``RetrievalConfig.boosts.date_weight`` is checked and serialised like the
 other weights and is 0 (off) in every recipe but ``question_dates``; in ``retrieve`` the candidates dated
 inside the period the question names join the fusion as the ``date`` list (weighted: + the weight; RRF:
 one more ranked list), resolved against ``reference_date`` or else ``now``, and nothing changes when the
@@ -10,7 +10,7 @@ import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord
-from cbmemory.retrieval import Recipe, RetrievalConfig, all_recipes, retrieve
+from cbmemory.retrieval import BoostConfig, Recipe, RetrievalConfig, all_recipes, retrieve
 from cbmemory.retrieval.config import DATE
 from cbmemory.retrieval.engine import candidates, dated_hits
 from cbmemory.retrieval.fusion import rrf
@@ -42,20 +42,20 @@ def _lists():
 
 # ---------------------------------------------------------------------------- the config field
 def test_the_date_weight_is_off_by_default_and_in_every_recipe_but_its_own():
-    assert RetrievalConfig().date_weight == 0.0
-    assert {n for n, r in RECIPES.items() if r.retrieval.date_weight > 0} == {"question_dates"}
+    assert RetrievalConfig().boosts.date_weight == 0.0
+    assert {n for n, r in RECIPES.items() if r.retrieval.boosts.date_weight > 0} == {"question_dates"}
     qd = RECIPES["question_dates"]
-    assert qd.retrieval == RECIPES["default_v1"].retrieval.with_(date_weight=qd.retrieval.date_weight)
+    assert qd.retrieval == RECIPES["default_v1"].retrieval.with_(date_weight=qd.retrieval.boosts.date_weight)
     assert qd.ingest == RECIPES["default_v1"].ingest
 
 
 def test_the_date_weight_round_trips_and_copies():
-    cfg = RetrievalConfig(signals=("vector", "bm25"), fusion="weighted", date_weight=1.5)
-    assert cfg.to_dict()["date_weight"] == 1.5
+    cfg = RetrievalConfig().with_(signals=("vector", "bm25"), fusion="weighted", date_weight=1.5)
+    assert cfg.to_dict()["boosts"]["date_weight"] == 1.5
     assert RetrievalConfig.from_dict(cfg.to_dict()) == cfg
-    assert RetrievalConfig.from_dict({"date_weight": 2}).date_weight == 2.0  # an int is read as a float
-    assert RetrievalConfig().to_dict()["date_weight"] == 0.0
-    assert cfg.with_(date_weight=0).date_weight == 0.0 and cfg.date_weight == 1.5
+    assert RetrievalConfig.from_dict({"date_weight": 2}).boosts.date_weight == 2.0  # an int is read as a float
+    assert RetrievalConfig().to_dict()["boosts"]["date_weight"] == 0.0
+    assert cfg.with_(date_weight=0).boosts.date_weight == 0.0 and cfg.boosts.date_weight == 1.5
     recipe = Recipe.from_json(RECIPES["question_dates"].to_json())
     assert recipe == RECIPES["question_dates"]
 
@@ -63,7 +63,7 @@ def test_the_date_weight_round_trips_and_copies():
 @pytest.mark.parametrize("bad", [float("inf"), float("nan"), -0.5, None, True, "1.0", [1.0]])
 def test_a_bad_date_weight_is_refused(bad):
     with pytest.raises(InvalidInputError, match="date_weight"):
-        RetrievalConfig(date_weight=bad)
+        BoostConfig(date_weight=bad)
     with pytest.raises(InvalidInputError, match="date_weight"):
         RetrievalConfig.from_dict({"date_weight": bad})
     with pytest.raises(InvalidInputError, match="date_weight"):
@@ -71,7 +71,7 @@ def test_a_bad_date_weight_is_refused(bad):
 
 
 def test_one_signal_with_the_date_boost_fetches_its_pool():
-    cfg = RetrievalConfig(vector_pool=40, k=5)
+    cfg = RetrievalConfig().with_(vector_pool=40, k=5)
     assert candidates(cfg, 5, 40) == 5
     assert candidates(cfg.with_(date_weight=1.0), 5, 40) == 40
 
@@ -95,7 +95,7 @@ def test_weighted_fusion_adds_the_date_weight_to_in_span_candidates():
 def test_rrf_fusion_gets_the_date_list_as_one_more_ranked_list():
     vector, bm25 = _lists()
     store = ListStore(vector, bm25)
-    recipe = Recipe("rrf_dates", retrieval=RetrievalConfig(signals=("vector", "bm25"), date_weight=2.0))
+    recipe = Recipe("rrf_dates", retrieval=RetrievalConfig().with_(signals=("vector", "bm25"), date_weight=2.0))
     hits = search(store, recipe, "What did she cook in May 2023?")
     expected = rrf({"vector": vector, "bm25": bm25, "date": [vector[2]]}, c=60, weights={"date": 2.0})
     assert ids(hits) == ids(expected) == ["x", "a", "b"]

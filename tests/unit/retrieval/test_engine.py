@@ -104,7 +104,7 @@ def test_weighted_fusion_adds_the_speaker_weight_itself():
 def test_rrf_fusion_gets_the_speaker_list_as_one_more_ranked_list():
     vector, bm25 = _two_lists()
     store = ListStore(vector, bm25)
-    recipe = Recipe("rrf_speaker", retrieval=RetrievalConfig(signals=("vector", "bm25"), speaker_weight=2.0))
+    recipe = Recipe("rrf_speaker", retrieval=RetrievalConfig().with_(signals=("vector", "bm25"), speaker_weight=2.0))
     hits = search(store, recipe, "What did Caroline paint?")
     expected = rrf({"vector": vector, "bm25": bm25, "speaker": [Hit(rec("x", "Caroline"), 0.0)]}, c=60,
                    weights={"speaker": 2.0})

@@ -11,7 +11,23 @@ from hypothesis import strategies as st
 from cbmemory import InvalidInputError
 from cbmemory.context import ContextConfig
 from cbmemory.ingest import DATE_RULES, MODES, EnrichConfig, IngestConfig
-from cbmemory.retrieval import Fusion, Order, Recipe, Rerank, RetrievalConfig, Signal, all_recipes, get_recipe
+from cbmemory.retrieval import (
+    BoostConfig,
+    ContextBoostConfig,
+    FilterConfig,
+    Fusion,
+    FusionConfig,
+    Order,
+    OrderConfig,
+    Recipe,
+    Rerank,
+    RerankConfig,
+    RetrievalConfig,
+    Signal,
+    SignalSpec,
+    all_recipes,
+    get_recipe,
+)
 from cbmemory.retrieval.config import KINDS
 
 RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
@@ -24,16 +40,16 @@ weights = st.floats(0, 1e6, allow_nan=False, allow_infinity=False)
 @st.composite
 def retrieval_configs(draw) -> RetrievalConfig:
     signals = draw(st.lists(st.sampled_from(list(Signal)), min_size=1, max_size=3, unique=True))
-    pairs = draw(st.lists(st.tuples(st.sampled_from(signals), weights), unique_by=lambda p: p[0]))
     return RetrievalConfig(
-        signals=tuple(signals), vector_pool=draw(counts), text_pool=draw(counts), entity_pool=draw(counts),
-        fusion=draw(st.sampled_from(list(Fusion))), rrf_k=draw(counts), weights=tuple(pairs),
-        rerank=draw(st.sampled_from(list(Rerank))), rerank_pool=draw(counts),
-        order=draw(st.sampled_from(list(Order))), recency_pool=draw(counts), future_filter=draw(st.booleans()),
-        k=draw(st.none() | counts), token_budget=draw(st.none() | counts),
-        kinds=draw(st.none() | st.lists(st.sampled_from(KINDS), min_size=1, unique=True).map(tuple)),
-        speaker_weight=draw(weights), date_weight=draw(weights), neighbour_weight=draw(weights),
-        session_weight=draw(weights), window=draw(st.integers(0, 50)),
+        signals=tuple(SignalSpec(s, draw(st.none() | counts), draw(weights)) for s in signals),
+        filters=FilterConfig(draw(st.none() | st.lists(st.sampled_from(KINDS), min_size=1, unique=True).map(tuple)),
+                             draw(st.booleans())),
+        fusion=FusionConfig(draw(st.sampled_from(list(Fusion))), draw(counts)),
+        boosts=BoostConfig(draw(weights), draw(weights)),
+        context_boost=ContextBoostConfig(draw(weights), draw(weights)),
+        rerank=RerankConfig(draw(st.sampled_from(list(Rerank))), draw(counts)),
+        order=OrderConfig(draw(st.sampled_from(list(Order))), draw(counts)),
+        k=draw(st.none() | counts), window=draw(st.integers(0, 50)), token_budget=draw(st.none() | counts),
     )
 
 
@@ -87,7 +103,8 @@ def test_json_is_plain_data_with_enum_strings():
                             "date_rules": RECIPES["default"].context.date_rules}
     assert json.loads(RECIPES["vector_no_dates"].to_json())["context"]["dates"] is False
     r = d["retrieval"]
-    assert r["signals"] == ["vector", "bm25"] and r["fusion"] == "weighted" and r["rerank"] == "none"
+    assert r["signals"] == [{"name": "vector", "pool": 100, "weight": 1.0}, {"name": "bm25", "pool": 100, "weight": 1.0}]
+    assert r["fusion"] == {"method": "weighted", "rrf_k": 60} and r["rerank"] == {"method": "none", "pool": 10}
     assert d["ingest"]["with_previous_turn"] is True
     assert json.loads(RECIPES["hybrid_dates"].to_json())["ingest"]["date_rules"] == "rules-v2"
     assert json.loads(RECIPES["events"].to_json())["ingest"]["enrich"]["modes"] == ["summary", "events"]
@@ -101,15 +118,16 @@ def test_missing_fields_take_their_defaults():
 
 # ---------------------------------------------------------------------------- enums
 def test_enum_fields_accept_their_strings_and_compare_equal_to_them():
-    cfg = RetrievalConfig(signals=["bm25", "vector"], fusion="weighted", rerank="bm25", order="recency",
-                          weights=[["bm25", 2], ("vector", 0.5)])
-    assert cfg.signals == (Signal.VECTOR, Signal.BM25)  # one canonical order
-    assert cfg.weights == ((Signal.VECTOR, 0.5), (Signal.BM25, 2.0))
-    assert cfg.fusion is Fusion.WEIGHTED and cfg.fusion == "weighted" and f"{cfg.fusion}" == "weighted"
-    assert cfg.rerank is Rerank.BM25 and cfg.order is Order.RECENCY
-    assert cfg == RetrievalConfig(signals=(Signal.VECTOR, Signal.BM25), fusion=Fusion.WEIGHTED,
-                                  rerank=Rerank.BM25, order=Order.RECENCY,
-                                  weights=((Signal.BM25, 2.0), (Signal.VECTOR, 0.5)))
+    cfg = RetrievalConfig().with_(signals=["bm25", "vector"], fusion="weighted", rerank="bm25", order="recency",
+                                  weights=[["bm25", 2], ("vector", 0.5)])
+    assert [s.name for s in cfg.signals] == [Signal.VECTOR, Signal.BM25]  # one canonical order
+    assert [(s.name, s.weight) for s in cfg.signals] == [(Signal.VECTOR, 0.5), (Signal.BM25, 2.0)]
+    method = cfg.fusion.method
+    assert method is Fusion.WEIGHTED and method == "weighted" and f"{method}" == "weighted"
+    assert cfg.rerank.method is Rerank.BM25 and cfg.order.by is Order.RECENCY
+    assert cfg == RetrievalConfig(signals=(SignalSpec(Signal.BM25, weight=2.0), SignalSpec("vector", weight=0.5)),
+                                  fusion=FusionConfig(Fusion.WEIGHTED), rerank=RerankConfig("bm25"),
+                                  order=OrderConfig(Order.RECENCY))
 
 
 # ---------------------------------------------------------------------------- bad input
@@ -125,6 +143,14 @@ BAD_RETRIEVAL = [
     {"speaker_weight": float("inf")}, {"speaker_weight": -0.5}, {"speaker_weight": None},
     {"window": -1}, {"window": 1.5}, {"window": "1"}, {"window": None}, {"window": True},
     {"colour": "blue"},
+    # the grouped form
+    {"signals": [{"name": "telepathy"}]}, {"signals": [{"pool": 3}]}, {"signals": [{"name": "bm25", "pool": 0}]},
+    {"signals": [{"name": "bm25", "weight": -1}]}, {"signals": [{"name": "bm25", "colour": 1}]},
+    {"signals": [{"name": "bm25"}, "bm25"]}, {"fusion": {"method": "average"}}, {"fusion": {"rrf_k": 0}},
+    {"fusion": {"colour": 1}}, {"filters": "turn"}, {"filters": {"kinds": ["thought"]}},
+    {"filters": {"drop_future": 1}}, {"boosts": {"speaker_weight": -1}}, {"boosts": 1.0},
+    {"context_boost": {"session_weight": "1"}}, {"rerank": {"method": "okapi"}}, {"rerank": {"pool": None}},
+    {"order": {"by": "random"}}, {"order": {"pool": 0}},
 ]
 
 
@@ -171,7 +197,7 @@ def test_recipes_are_frozen_and_copies_leave_them_untouched():
     assert v.retrieval.k == 10 and RECIPES["vector"].retrieval.k == 10 and RECIPES["vector"].name == "vector"
     assert v.retrieval.with_(k=4).k == 4 and v.retrieval.k == 10
     both = v.with_(retrieval=RetrievalConfig(signals=("bm25",)), k=7)  # retrieval given, then changed
-    assert both.retrieval.signals == (Signal.BM25,) and both.retrieval.k == 7
+    assert both.retrieval.signals == (SignalSpec(Signal.BM25),) and both.retrieval.k == 7
     with pytest.raises(InvalidInputError):
         v.with_(colour="blue")
     with pytest.raises(InvalidInputError):
