@@ -56,6 +56,32 @@ def _loop_set(args: argparse.Namespace, data: Path):
     return es
 
 
+def _chosen_recipes(args: argparse.Namespace) -> list:
+    """``--recipes`` by name, then each ``--recipe-file`` (a ``Recipe.to_json`` file: a retrieval variant)."""
+    from cbmemory.retrieval import Recipe, get_recipe
+
+    named = [get_recipe(n) for n in csv(args.recipes)]
+    return named + [Recipe.from_json(Path(p).read_text(encoding="utf-8")) for p in args.recipe_file or ()]
+
+
+def loop_benchmark(data: str | Path, out: str | Path, recipes, *, cache_dir: str | Path | None = None,
+                   wrong_every: int | None = 5, k: int = 10, conversations=None, questions: int | None = None,
+                   fresh: bool = False, progress: bool = True) -> str:
+    """Run the loop benchmark on a LoCoMo file for ``recipes`` (names or ``Recipe`` objects, e.g.
+    ``get_recipe("default").with_(name="default_roleprior", ...)``) and return the report's Markdown (also in
+    ``out/loop.md``): the reusable "before/after" table of issue 24. ``conversations``: sample ids (default all)."""
+    from .loop_report import write_loop_report
+    from .loop_run import run_loop
+
+    args = argparse.Namespace(only=",".join(conversations) if conversations else None, conversations=None,
+                              questions=questions)
+    es = _loop_set(args, Path(data))
+    run_loop(es, out, list(recipes), k=k, wrong_every=wrong_every, store_dir=cache_dir, fresh=fresh,
+             progress=progress, settings={"data": str(data), "conversations": sorted({q.user_id for q in es.questions}),
+                                          "questions_per_conversation": questions})
+    return write_loop_report(out)[1]
+
+
 def cmd_loop(args: argparse.Namespace) -> int:
     from .cli import _check_data
     from .loop_report import write_loop_report
@@ -67,7 +93,7 @@ def cmd_loop(args: argparse.Namespace) -> int:
         return 2
     es = _loop_set(args, data)
     try:
-        run_loop(es, args.out, csv(args.recipes), k=args.k, wrong_every=args.wrong_every or None,
+        run_loop(es, args.out, _chosen_recipes(args), k=args.k, wrong_every=args.wrong_every or None,
                  store_dir=args.cache_dir, fresh=args.fresh, progress=not args.quiet,
                  settings={"data": str(data), "conversations": sorted({q.user_id for q in es.questions}),
                            "questions_per_conversation": args.questions})
@@ -105,6 +131,8 @@ def register_loop(sub) -> None:
     p.add_argument("--out", required=True, help="output folder (resumable: a second run goes on where the first "
                    "stopped)")
     p.add_argument("--recipes", default="default", help="comma-separated recipe names (default: default)")
+    p.add_argument("--recipe-file", action="append", metavar="JSON", help="also a recipe from a file written by "
+                   "Recipe.to_json (a retrieval variant under its own name); may be given more than once")
     p.add_argument("--k", type=positive, default=10, help="memories recalled per question (default 10)")
     p.add_argument("--wrong-every", type=_wrong_every, default=5, help="also run a variant where every N-th reply "
                    "of a conversation gives a wrong answer (another question's gold answer); 0: no such variant "
@@ -123,4 +151,4 @@ def register_loop(sub) -> None:
     rep.set_defaults(func=cmd_loop_report)
 
 
-__all__ = ["cmd_loop", "cmd_loop_report", "register_loop"]
+__all__ = ["cmd_loop", "cmd_loop_report", "loop_benchmark", "register_loop"]

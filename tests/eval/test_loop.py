@@ -12,6 +12,7 @@ import pytest
 
 from cbmemory import AgentMemory
 from cbmemory.cli import main
+from cbmemory.retrieval import get_recipe
 from cbmemory_eval.datasets import load_locomo
 from cbmemory_eval.loop import TIMINGS, loop_session
 from cbmemory_eval.loop_report import write_loop_report
@@ -143,6 +144,13 @@ def test_the_command_and_its_report(locomo_file, tmp_path, capsys):
     (out / "questions").mkdir()
     assert main(["eval", "loop-report", "--out", str(out)]) == 0
     assert write_loop_report(out)[0]["results"] == {}
+    variant = tmp_path / "variant.json"  # a retrieval variant under its own name, from a file
+    variant.write_text(get_recipe("default").with_(name="default_variant").to_json())
+    rc = main(["eval", "locomo-loop", "--data", str(locomo_file), "--out", str(tmp_path / "v"), "--recipes", "",
+               "--recipe-file", str(variant), "--wrong-every", "0", "--only", "conv-b", "--quiet"])
+    assert rc == 0 and "### recipe `default_variant`" in capsys.readouterr().out
+    assert {p.name for p in (tmp_path / "v" / "questions").iterdir()} == {"default_variant--no_loop.jsonl",
+                                                                          "default_variant--loop.jsonl"}
     with pytest.raises(SystemExit):
         main(["eval", "locomo-loop", "--data", str(locomo_file), "--out", str(out), "--wrong-every", "1"])
     assert "--wrong-every is 0" in capsys.readouterr().err
