@@ -36,6 +36,7 @@ from cbmemory.context import ContextConfig, memory_line, passage, shown_records
 
 from .metrics import retrieval_metrics
 from .questions import EvalQuestion
+from .run_state import turn_ids
 
 LOOP_VERSION = "1"  # the protocol: dates, session and turn ids, reply wording, wrong-answer rule, scores
 SESSION_PREFIX = "loop-"
@@ -124,15 +125,11 @@ def is_loop_record(record: MemoryRecord) -> bool:
     return record.session_id.startswith(SESSION_PREFIX)
 
 
-def _turn_ids(r: MemoryRecord) -> tuple[str, ...]:
-    return r.source_ids or (r.turn_id or r.record_id,)
-
-
 def source_units(hits: Sequence[Hit], *, windows: bool = True) -> list[frozenset[str]]:
     """Each hit as the conversation's own turns the reader gets from it (its record and, with ``windows``,
     its window's), loop records left out: a hit on a loop record is a unit that covers nothing."""
     return [frozenset(t for r in (passage(h) if windows else [h.record]) if not is_loop_record(r)
-                      for t in _turn_ids(r)) for h in hits]
+                      for t in turn_ids(r)) for h in hits]
 
 
 def _role(r: MemoryRecord) -> str:
@@ -165,16 +162,16 @@ def hits_json(found: Recall) -> list[dict[str, Any]]:
     out = []
     for rank, h in enumerate(found.hits, 1):
         r = h.record
-        out.append({"rank": rank, "turn_ids": list(_turn_ids(r)), "session_id": r.session_id,
+        out.append({"rank": rank, "turn_ids": list(turn_ids(r)), "session_id": r.session_id,
                     "role": r.role, "loop": is_loop_record(r),
-                    **({"context_turn_ids": [t for c in h.context for t in _turn_ids(c)]} if h.context else {}),
+                    **({"context_turn_ids": [t for c in h.context for t in turn_ids(c)]} if h.context else {}),
                     "score": round(float(h.score), 6)})
     return out
 
 
 def shown_turn_ids(found: Recall) -> list[str]:
     """Every turn id the reader gets (hits and windows, loop turns included), in the order shown."""
-    return [t for r in shown_records(found.context.hits) for t in _turn_ids(r)]
+    return [t for r in shown_records(found.context.hits) for t in turn_ids(r)]
 
 
 __all__ = [

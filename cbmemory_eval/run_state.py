@@ -48,21 +48,23 @@ def store_file_name(fingerprint: str, ingest: IngestConfig, embedder: str) -> st
     return hashlib.sha256(key.encode()).hexdigest()[:16] + ".db"
 
 
-def _turn_ids(r: MemoryRecord) -> tuple[str, ...]:
-    return r.source_ids or (r.turn_id or r.record_id,)
+def turn_ids(r: MemoryRecord) -> tuple[str, ...]:
+    """The turns a record stands for: a derived record's (round, summary, event) sources, a turn itself (its
+    ``source_ids`` name what it restates, which it does not stand for)."""
+    return (r.source_ids if r.kind != "turn" else ()) or (r.turn_id or r.record_id,)
 
 
 def _units(hits: Sequence[Hit], *, context: bool = True) -> tuple[list[frozenset[str]], list[str]]:
     """Each hit as the turns the reader gets from it: its own and (``context``) its window's."""
-    turns = [frozenset(t for r in (h.record, *(h.context if context else ())) for t in _turn_ids(r))
+    turns = [frozenset(t for r in (h.record, *(h.context if context else ())) for t in turn_ids(r))
              for h in hits]
     return turns, [h.record.session_id for h in hits]
 
 
 def _hit_json(rank: int, h: Hit) -> dict[str, Any]:
     r = h.record
-    return {"rank": rank, "turn_ids": list(r.source_ids or (r.turn_id,)), "session_id": r.session_id,
-            **({"context_turn_ids": [t for c in h.context for t in _turn_ids(c)]} if h.context else {}),
+    return {"rank": rank, "turn_ids": list(turn_ids(r)), "session_id": r.session_id,
+            **({"context_turn_ids": [t for c in h.context for t in turn_ids(c)]} if h.context else {}),
             "score": round(float(h.score), 6), "signals": {k: round(float(v), 6) for k, v in h.signals.items()},
             "date": r.occurred_at.date().isoformat(), "speaker": r.speaker or r.role, "text": r.text[:TEXT_CHARS]}
 

@@ -18,6 +18,7 @@ it could. A memory layer may make an answer worse, never stop it.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
@@ -26,11 +27,20 @@ from datetime import date as date_
 from datetime import datetime
 from typing import Any, Protocol
 
-from .context import ContextConfig, FormattedContext, fit, format_context, memory_prompt, unseen
+from .context import (
+    ContextConfig,
+    FormattedContext,
+    fit,
+    format_context,
+    memory_line,
+    memory_prompt,
+    shown_records,
+    unseen,
+)
 from .errors import InvalidInputError
 from .models import ROLES, Hit, IngestResult, MemoryRecord, Message, SearchFilters
 from .retrieval.recipes import Recipe, get_recipe
-from .text import LONE_SURROGATE
+from .text import LONE_SURROGATE, stems
 from .validation import MAX_ID_CHARS, MAX_QUERY_CHARS, MAX_TEXT_CHARS
 
 
@@ -50,6 +60,7 @@ class AgentMemory(Protocol):
                         newest_first: bool = False) -> list[MemoryRecord]: ...
 
 MAX_EXTRA = 50  # hits asked for beyond k, to make up for those the prompt already shows
+RESTATES = 0.8  # share of a turn's words found in what its step showed, for the turn to be an echo of it
 MAX_K = 10_000
 LOG = logging.getLogger("cbmemory.agent")
 _CONTROLS = str.maketrans({c: None for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)})
@@ -93,6 +104,7 @@ class Recall:
     context: FormattedContext
     hits: tuple[Hit, ...] = ()
     fault: MemoryFault | None = None
+    config: ContextConfig | None = None  # how the memories were shown
 
 
 def search_query(text: str) -> str:
@@ -133,7 +145,7 @@ def recall(memory: AgentMemory, query: str, user_id: str, *, shown: Sequence[Mes
         fresh = unseen(hits, _seen(shown)) if shown else hits
         kept = fit(fresh[:want] if want is not None else fresh, cfg.retrieval.token_budget, shows)
         found = format_context(kept, shows)
-        return Recall(memory_prompt(found, day, shows), found, tuple(kept))
+        return Recall(memory_prompt(found, day, shows), found, tuple(kept), config=shows)
     except Exception as exc:  # noqa: BLE001 - recall fails open: the model is called without memories
         fault = MemoryFault("recall", f"no memories recalled ({type(exc).__name__}: {exc})", user_id, None, exc)
         report_fault(fault, on_error)
@@ -183,8 +195,35 @@ def storable(messages: Iterable[Message]) -> tuple[list[Message], list[str]]:
                 notes.append(f"message {i}: id {turn_id!r} sent twice in one step, stored once")
                 continue
             ids.add(turn_id)
-        out.append(Message(m.role, text, speaker, turn_id))
+        out.append(Message(m.role, text, speaker, turn_id, restates=m.restates))
     return out, notes
+
+
+def restated(text: str, shown: Sequence[MemoryRecord], config: ContextConfig,
+             threshold: float = RESTATES) -> tuple[str, ...]:
+    """The record ids of the memories ``text`` only says again: when at least ``threshold`` of its words
+    (stems, stopwords left out) are words of the ``shown`` memories as the model read them (their lines:
+    date, speaker, text, resolved dates), the shown memories whose own words it shares, most shared first
+    (at most 16); else none. A question about what was shown restates it; a new fact or a commitment does
+    not."""
+    words = stems(text)
+    if not words or not shown:
+        return ()
+    lines = set().union(*(stems(memory_line(r, config)) for r in shown))
+    if len(words & lines) < threshold * len(words):
+        return ()
+    own = {r.record_id: len(words & stems(r.text)) for r in shown}
+    return tuple(sorted((rid for rid, n in own.items() if n), key=lambda rid: -own[rid])[:16])
+
+
+def linked(turns: Sequence[Message], shown: Recall | None) -> list[Message]:
+    """``turns`` with ``restates`` set from what the model was shown in their step (``shown``)."""
+    if shown is None or not shown.context.hits:
+        return list(turns)
+    records = shown_records(shown.context.hits)
+    config = shown.config or ContextConfig()
+    return [t if t.restates else dataclasses.replace(t, restates=restated(t.content, records, config))
+            for t in turns]
 
 
 def resent(turns: Sequence[Message], last: MemoryRecord | None) -> list[Message]:
@@ -202,12 +241,15 @@ def resent(turns: Sequence[Message], last: MemoryRecord | None) -> list[Message]
 
 
 def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[Message], *,
-         date: datetime | date_ | str | None = None, on_error: FaultHandler | None = None) -> IngestResult | None:
+         date: datetime | date_ | str | None = None, shown: Recall | None = None,
+         on_error: FaultHandler | None = None) -> IngestResult | None:
     """Append an agent step's turns to the session (``AgentMemory.add_messages``), never raising: what
     cannot be stored is reported (``MemoryFault``) and the rest is stored; a turn re-sent by a retried step
-    is stored once (``resent``). ``None`` when nothing was stored."""
+    is stored once (``resent``). ``shown``: the ``Recall`` the model answered from in this step; a turn that
+    only says again what it showed is stored linked to those memories (``restated``), and retrieval shows
+    the memories, not the echo. ``None`` when nothing was stored."""
     try:
-        turns, notes = storable(messages)
+        turns, notes = storable(linked(messages, shown))
         if notes:
             report_fault(MemoryFault("save", "; ".join(notes), user_id, session_id), on_error)
         last = memory.session_records(user_id, session_id, limit=1, newest_first=True) if turns else []
@@ -219,7 +261,7 @@ def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[
         except InvalidInputError:  # one turn the store refuses: store the others, one by one, in order
             if len(turns) == 1:
                 raise
-        results = [save(memory, user_id, session_id, [t], date=date, on_error=on_error) for t in turns]
+        results = [save(memory, user_id, session_id, [t], date=date, on_error=on_error) for t in turns]  # linked
         done = [r for r in results if r is not None]
         return IngestResult(sum(r.inserted for r in done), sum(r.replaced for r in done),
                             sum(r.unchanged for r in done), tuple(i for r in done for i in r.record_ids)) if done else None

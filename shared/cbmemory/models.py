@@ -40,13 +40,16 @@ def frozen_mapping(value: Mapping[str, _V] | None = None) -> Mapping[str, _V]:
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One conversation turn as a caller hands it in."""
+    """One conversation turn as a caller hands it in. ``restates``: the record ids of memories this turn
+    only restates (set by ``AgentMemory.save`` for a turn of an agent step that says again what the model
+    was shown; kept as the record's ``source_ids``), so that retrieval shows those memories, not the echo."""
 
     role: str
     content: str
     speaker: str | None = None
     turn_id: str | None = None
     annotations: Mapping[str, str] = field(default_factory=frozen_mapping)
+    restates: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
+import unicodedata
+from typing import Any
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_TOKEN = re.compile(r"[^\W_]+")
+_local = threading.local()
 # A lone (unpaired) surrogate: a str that is not a sequence of Unicode scalar values and cannot be encoded
 # to UTF-8, so it can be neither stored nor searched.
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -34,6 +39,34 @@ def content_words(text: str) -> list[str]:
         if w not in STOPWORDS:
             seen.setdefault(w, None)
     return list(seen)
+
+
+def stemmer() -> Any:
+    """This thread's Porter stemmer (PyStemmer objects are not shared between threads)."""
+    found = getattr(_local, "stemmer", None)
+    if found is None:
+        import Stemmer
+
+        found = _local.stemmer = Stemmer.Stemmer("porter")
+    return found
+
+
+def fold(text: str) -> str:
+    """Lower case without diacritics (``Zoë`` -> ``zoe``)."""
+    if text.isascii():
+        return text.lower()
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
+
+
+def tokens(text: str) -> list[str]:
+    """Word tokens of ``text`` (letters and digits of any script; ``_`` and punctuation separate), folded."""
+    return _TOKEN.findall(fold(text))
+
+
+def stems(text: str) -> set[str]:
+    """The Porter stems of ``text``'s tokens that are not stopwords (what two texts share, word for word)."""
+    stem = stemmer().stemWord
+    return {stem(t) for t in tokens(text) if t not in STOPWORDS}
 
 
 def content_hash(text: str) -> str:

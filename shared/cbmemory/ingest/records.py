@@ -40,19 +40,20 @@ def validate_messages(messages: Sequence[Message | Mapping[str, object]]) -> lis
     seen: set[str] = set()
     for i, m in enumerate(messages):
         # the fields as given (a Message's are unchecked too), each checked below before a Message is built
-        fields: tuple[object, object, object, object, object]
+        fields: tuple[object, object, object, object, object, object]
         if isinstance(m, Mapping):
-            unknown = set(m) - {"role", "content", "speaker", "turn_id", "annotations"}
+            unknown = set(m) - {"role", "content", "speaker", "turn_id", "annotations", "restates"}
             if unknown:
                 raise InvalidInputError(f"message {i} has unknown fields {sorted(unknown)}")
             if "role" not in m or "content" not in m:
                 raise InvalidInputError(f"message {i} needs 'role' and 'content'")
-            fields = (m["role"], m["content"], m.get("speaker"), m.get("turn_id"), m.get("annotations") or {})
+            fields = (m["role"], m["content"], m.get("speaker"), m.get("turn_id"), m.get("annotations") or {},
+                      m.get("restates") or ())
         elif isinstance(m, Message):
-            fields = (m.role, m.content, m.speaker, m.turn_id, m.annotations)
+            fields = (m.role, m.content, m.speaker, m.turn_id, m.annotations, m.restates)
         else:
             raise InvalidInputError(f"message {i} is a {type(m).__name__}, not a Message or dict")
-        role, content, speaker, turn_id, annotations = fields
+        role, content, speaker, turn_id, annotations, restates = fields
         role = check_role(role)
         content = check_text(content, f"message {i} content")
         speaker = None if speaker is None else check_id(speaker, f"message {i} speaker")
@@ -65,7 +66,10 @@ def validate_messages(messages: Sequence[Message | Mapping[str, object]]) -> lis
             if turn_id in seen:
                 raise InvalidInputError(f"turn_id {turn_id!r} appears twice in one batch")
             seen.add(turn_id)
-        out.append(Message(role, content, speaker, turn_id, frozen_mapping(check_annotations(annotations))))
+        if isinstance(restates, (str, bytes)) or not isinstance(restates, (list, tuple)) or len(restates) > 64:
+            raise InvalidInputError(f"message {i} restates must be a list of at most 64 record ids")
+        ids = tuple(check_id(r, f"message {i} restates") for r in restates)
+        out.append(Message(role, content, speaker, turn_id, frozen_mapping(check_annotations(annotations)), ids))
     return out
 
 
@@ -132,7 +136,7 @@ def build_records(
             speaker=first.speaker,
             annotations=frozen_mapping(merged),
             expires_at=expires_at,
-            source_ids=ids if kind == "round" else (),
+            source_ids=ids if kind == "round" else first.restates,
         )
 
     numbered = [(start_position + i, m) for i, m in enumerate(messages)]

@@ -381,10 +381,11 @@ class AgentMemory:
                       context=context, on_error=on_error)
 
     def save(self, user_id: str, session_id: str, messages: Sequence[Message], *, date: DateLike | None = None,
-             on_error: FaultHandler | None = None) -> IngestResult | None:
+             shown: Recall | None = None, on_error: FaultHandler | None = None) -> IngestResult | None:
         """``add_messages`` for an agent step whose model has answered: never raises; what cannot be stored
-        as it is is cleaned or left out and reported (``cbmemory.agent.save``)."""
-        return save(self, user_id, session_id, messages, date=date, on_error=on_error)
+        as it is is cleaned or left out and reported; ``shown``, the step's ``Recall``, links a turn that only
+        restates it to those memories (``cbmemory.agent.save``)."""
+        return save(self, user_id, session_id, messages, date=date, shown=shown, on_error=on_error)
 
     def session_records(self, user_id: str, session_id: str | None = None, *, limit: int | None = None,
                         newest_first: bool = False, kinds: tuple[str, ...] | None = ("turn", "round")

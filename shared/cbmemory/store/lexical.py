@@ -19,46 +19,22 @@ vocabulary shared between users: erasing a user's records erases their words.
 from __future__ import annotations
 
 import hashlib
-import re
-import threading
-import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
 
+from ..text import stemmer, tokens
+
 K1 = 1.2
 B = 0.75
 _SEP = 0  # between the two fields of a record and after each record: phrases never span it
-_TOKEN = re.compile(r"[^\W_]+")
-_local = threading.local()
-
-
-def _stemmer():  # PyStemmer objects are not shared between threads
-    stemmer = getattr(_local, "stemmer", None)
-    if stemmer is None:
-        import Stemmer
-
-        stemmer = _local.stemmer = Stemmer.Stemmer("porter")
-    return stemmer
-
-
-def fold(text: str) -> str:
-    """Lower case without diacritics (``Zoë`` -> ``zoe``)."""
-    if text.isascii():
-        return text.lower()
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
-
-
-def tokens(text: str) -> list[str]:
-    """Word tokens of ``text`` (letters and digits of any script; ``_`` and punctuation separate)."""
-    return _TOKEN.findall(fold(text))
 
 
 @lru_cache(maxsize=262_144)
 def term_id(token: str) -> int:
     """The stable 64-bit id of a token's stem (never 0, which separates fields)."""
-    stem = _stemmer().stemWord(token)
+    stem = stemmer().stemWord(token)
     tid = int.from_bytes(hashlib.blake2b(stem.encode("utf-8"), digest_size=8).digest(), "little", signed=True)
     return tid or 1
 

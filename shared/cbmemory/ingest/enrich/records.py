@@ -21,8 +21,11 @@ FACTS_MARK = "\n[facts] "
 
 
 def source_ids(record: MemoryRecord) -> tuple[str, ...]:
-    """The turn ids a raw record stands for (a round's turns; a turn's id, or its record id without one)."""
-    return record.source_ids or ((record.turn_id,) if record.turn_id else (record.record_id,))
+    """The turn ids a raw record stands for (a round's turns; a turn's id, or its record id without one; a
+    turn's own ``source_ids`` name the memories it restates, not turns it stands for)."""
+    if record.kind == "round" and record.source_ids:
+        return record.source_ids
+    return (record.turn_id,) if record.turn_id else (record.record_id,)
 
 
 def base_index_text(record: MemoryRecord) -> str:
