@@ -38,7 +38,7 @@ from .metrics import retrieval_metrics
 from .questions import EvalQuestion
 from .run_state import turn_ids
 
-LOOP_VERSION = "1"  # the protocol: dates, session and turn ids, reply wording, wrong-answer rule, scores
+LOOP_VERSION = "2"  # the protocol: dates, session and turn ids, reply wording, wrong-answer rule, scores; 2: each step saved with its recall
 SESSION_PREFIX = "loop-"
 FIRST_DELAY = timedelta(days=1)
 STEP = timedelta(minutes=10)

@@ -34,7 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from cbmemory import AgentMemory, CbMemoryError, Message
+from cbmemory import AgentMemory, CbMemoryError, Message, Recall
 from cbmemory.dates import utcnow
 from cbmemory.embedding import CachedEmbedder, MiniLMEmbedder
 from cbmemory.ingest import ingest_label, ingest_with_bar
@@ -231,25 +231,33 @@ def _run_recipe(run: EvalRun, out: Path, recipe: Recipe, variants: Sequence[Loop
             m.close()
 
 
-def _save(mem: Any, user: str, q: EvalQuestion, reply: str, when: datetime) -> None:
+def _save(mem: Any, user: str, q: EvalQuestion, reply: str, when: datetime, found: Recall) -> None:
+    """The step's two turns, through the adapters' save path, with the recall its model answered from."""
     session = loop_session(q)
     uid, aid = loop_turn_ids(session)
     faults: list[Any] = []
     turns = [Message("user", q.question, turn_id=uid), Message("assistant", reply, turn_id=aid)]
-    if mem.save(user, session, turns, date=when, on_error=faults.append) is None:
+    if mem.save(user, session, turns, date=when, shown=found, on_error=faults.append) is None:
         raise LoopError(f"{q.question_id}: the step's turns were not saved ({'; '.join(f.detail for f in faults)})")
 
 
 def _replay(user: str, qs: Sequence[EvalQuestion], v: LoopVariant, mem: Any, rows: Mapping[str, dict],
-            clock: _Clock) -> None:
-    """Save again the loop turns of the rows written (in order); refuse a gap (a row missing before one written)."""
+            clock: _Clock, recipe: Recipe, k: int) -> None:
+    """Save again the loop turns of the rows written (in order), each with the recall it was answered from
+    (recalled again: the store is as it was then); refuse a gap (a row missing before one written)."""
     written = [q.question_id in rows for q in qs]
     if any(not a and b for a, b in zip(written, written[1:], strict=False)):
         raise EvalSetupError(f"{user} ({v.name}): rows are missing before rows written; rerun with --fresh")
     for n, q in enumerate(qs, 1):
         if q.question_id in rows:
             clock.now = asked_at(q, n)
-            _save(mem, user, q, rows[q.question_id]["reply"]["text"], clock.now)
+            found = mem.recall(q.question, user, shown=_prompt(q), today=clock.now, recipe=recipe, k=k)
+            _save(mem, user, q, rows[q.question_id]["reply"]["text"], clock.now, found)
+
+
+def _prompt(q: EvalQuestion) -> list[Message]:
+    """What the prompt holds when the step recalls: the question."""
+    return [Message("user", q.question, turn_id=loop_turn_ids(loop_session(q))[0])]
 
 
 def _run_user(user: str, qs: Sequence[EvalQuestion], recipe: Recipe, variants: Sequence[LoopVariant],
@@ -258,7 +266,7 @@ def _run_user(user: str, qs: Sequence[EvalQuestion], recipe: Recipe, variants: S
               bar: Any) -> None:
     for v in variants:
         if v.loop:
-            _replay(user, qs, v, mems[v.name], done[v.name], clock)
+            _replay(user, qs, v, mems[v.name], done[v.name], clock, recipe, k)
     for n, q in enumerate(qs, 1):
         pending = [v for v in variants if q.question_id not in done[v.name]]
         if not pending:
@@ -272,24 +280,24 @@ def _run_user(user: str, qs: Sequence[EvalQuestion], recipe: Recipe, variants: S
             mem = mems[v.name]
             if v.loop and mem.session_records(user, session, limit=1):  # saved, but its row was never written
                 mem.forget(user, session)
-            rec = ask(mem, user, q, n, qs, recipe, v, when, k=k, ks=ks)
+            rec, found = ask(mem, user, q, n, qs, recipe, v, when, k=k, ks=ks)
             rec["metrics"]["embed_ms"] = embed_ms
             rec["versions"] = dict(stamp)
             handles[v.name].write(json.dumps(rec, ensure_ascii=False) + "\n")
             handles[v.name].flush()
             if v.loop:  # after the row: a run killed in between saves it again when resumed (_replay)
-                _save(mem, user, q, rec["reply"]["text"], when)
+                _save(mem, user, q, rec["reply"]["text"], when, found)
             bar.update(1)
 
 
 def ask(mem: Any, user: str, q: EvalQuestion, n: int, qs: Sequence[EvalQuestion], recipe: Recipe,
-        v: LoopVariant, when: datetime, *, k: int, ks: Sequence[int]) -> dict[str, Any]:
-    """One agent step's recall, scored, and the reply its model gives (nothing is saved here): the row."""
+        v: LoopVariant, when: datetime, *, k: int, ks: Sequence[int]) -> tuple[dict[str, Any], Recall]:
+    """One agent step's recall, scored, and the reply its model gives (nothing is saved here): the row, and
+    the recall (what the step's save links echoes to)."""
     session = loop_session(q)
     faults: list[Any] = []
-    shown = [Message("user", q.question, turn_id=loop_turn_ids(session)[0])]  # the prompt holds the question
     start = time.perf_counter()
-    found = mem.recall(q.question, user, shown=shown, today=when, recipe=recipe, k=k, on_error=faults.append)
+    found = mem.recall(q.question, user, shown=_prompt(q), today=when, recipe=recipe, k=k, on_error=faults.append)
     latency = (time.perf_counter() - start) * 1000
     if found.fault is not None:
         raise LoopError(f"{q.question_id} ({v.name}): recall failed: {found.fault.detail}")
@@ -306,7 +314,7 @@ def ask(mem: Any, user: str, q: EvalQuestion, n: int, qs: Sequence[EvalQuestion]
         "evidence": list(q.evidence), "variant": v.name, "recipe_name": recipe.name, "recipe": recipe.to_dict(),
         "asked_at": when.isoformat(), "session_id": session if v.loop else None, "k": k,
         "hits": hits_json(found), "shown_turn_ids": shown_turn_ids(found), "metrics": metrics, "reply": reply,
-    }
+    }, found
 
 
 __all__ = ["LoopError", "ask", "copy_store", "row_file", "run_loop", "versions"]
