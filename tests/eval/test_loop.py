@@ -58,7 +58,7 @@ def test_two_runs_write_the_same_rows_and_the_cache_stays_clean(locomo_set, tmp_
     for v in VARIANTS:
         a, b = _rows(tmp_path / "a", v), _rows(tmp_path / "b", v)
         assert len(a) == 11 and a == b
-        assert all(r["variant"] == v and r["recipe_name"] == "default" and r["versions"]["loop"] == "1" for r in a)
+        assert all(r["variant"] == v and r["recipe_name"] == "default" and r["versions"]["loop"] == "2" for r in a)
     assert _stored(tmp_path / "a", minilm) == _stored(tmp_path / "b", minilm)
     stores = list(cache.glob("*.db"))
     assert len(stores) == 1
