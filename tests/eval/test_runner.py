@@ -3,6 +3,7 @@ embedder and SQLite stores; QA with fake chat models (verdict parsing, sufficien
 after a run is killed mid-way)."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -107,10 +108,18 @@ def test_a_custom_recipe_is_stamped_whole_and_a_changed_one_is_refused(locomo_se
         _run(locomo_set, out, [mine.with_(text_pool=90)], minilm, baselines=())
     # a run recorded before a field existed (its recipe lacks a field whose default changes nothing) resumes
     settings = json.loads((out / "run.json").read_text())
-    del settings["rows"]["bm25_wide"]["recipe"]["retrieval"]["speaker_weight"]
+    del settings["rows"]["bm25_wide"]["recipe"]["retrieval"]["boosts"]["speaker_weight"]
     (out / "run.json").write_text(json.dumps(settings))
     _run(locomo_set, out, [mine], minilm, baselines=())
     assert len(read_jsonl(out / "questions" / "bm25_wide.jsonl")) == 11  # nothing run twice
+    # a run stamped before the retrieval config was grouped by stage (its flat form) resumes too
+    flat = json.loads((Path(__file__).parents[1] / "data" / "recipes_flat_v1.json").read_text())["bm25"]
+    settings = json.loads((out / "run.json").read_text())
+    settings["rows"]["bm25_wide"]["recipe"] = {**flat, "name": "bm25_wide", "description": mine.description,
+                                               "retrieval": {**flat["retrieval"], "text_pool": 80}}
+    (out / "run.json").write_text(json.dumps(settings))
+    _run(locomo_set, out, [mine], minilm, baselines=())
+    assert len(read_jsonl(out / "questions" / "bm25_wide.jsonl")) == 11
 
 
 def _reader(log):

@@ -244,6 +244,8 @@ def _changed(config: RetrievalConfig, changes: dict[str, Any], *, lenient: bool)
         if name in POOLS:
             signal = POOLS[name]
             check_count(value, f"the pool of {signal} ({name})", lo=1)
+            if signal in pools:
+                raise InvalidInputError(f"{name}: the pool of {signal} is given twice")
             if out.uses(signal):
                 pools[signal] = value
             elif not lenient:

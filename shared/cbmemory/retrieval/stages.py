@@ -3,7 +3,8 @@
 The closed choices are string-valued enums (``Signal``, ``Fusion``, ``Rerank``, ``Order``): each member
 equals its string (``Fusion.WEIGHTED == "weighted"``), and every group accepts either, so
 ``FusionConfig("weighted")`` and ``FusionConfig(Fusion.WEIGHTED)`` are the same group. Every field is
-checked (type and range) when a group is made, copied or read back; a bad one raises ``InvalidInputError``.
+checked (type and range) when a group is made, copied or read back; a bad one raises ``InvalidInputError``
+naming the setting by its flat name (``fusion``, ``rerank_pool``, ``speaker_weight``, ...).
 Each group serialises to a JSON object of its fields (``to_dict`` / ``from_dict``: enums as their strings,
 tuples as lists; a missing field takes its default, an unknown one is refused).
 
@@ -175,7 +176,7 @@ class FilterConfig(_Group):
                                         f"{KINDS}, got {self.kinds!r}")
             object.__setattr__(self, "kinds", kinds)
         if not isinstance(self.drop_future, bool):
-            raise InvalidInputError(f"filters.drop_future must be True or False, got {self.drop_future!r}")
+            raise InvalidInputError(f"filters.drop_future (future_filter) must be True or False, got {self.drop_future!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,8 +188,8 @@ class FusionConfig(_Group):
     rrf_k: int = 60
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "method", check_choice(Fusion, self.method, "fusion.method"))
-        check_count(self.rrf_k, "fusion.rrf_k", lo=1)
+        object.__setattr__(self, "method", check_choice(Fusion, self.method, "fusion"))
+        check_count(self.rrf_k, "rrf_k", lo=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,8 +234,8 @@ class RerankConfig(_Group):
     pool: int = 10
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "method", check_choice(Rerank, self.method, "rerank.method"))
-        check_count(self.pool, "rerank.pool", lo=1)
+        object.__setattr__(self, "method", check_choice(Rerank, self.method, "rerank"))
+        check_count(self.pool, "rerank_pool", lo=1)
 
     @property
     def depth(self) -> int:
@@ -250,8 +251,8 @@ class OrderConfig(_Group):
     pool: int = 30
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "by", check_choice(Order, self.by, "order.by"))
-        check_count(self.pool, "order.pool", lo=1)
+        object.__setattr__(self, "by", check_choice(Order, self.by, "order"))
+        check_count(self.pool, "recency_pool", lo=1)
 
     @property
     def depth(self) -> int:

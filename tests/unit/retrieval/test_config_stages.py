@@ -142,6 +142,8 @@ def test_every_signal_has_its_pool_shorthand_and_text_pool_is_bm25_s():
     cfg = RetrievalConfig().with_(signals=list(Signal), **{f"{s.value}_pool": i + 7 for i, s in enumerate(Signal)})
     assert [s.pool for s in cfg.signals] == [i + 7 for i in range(len(Signal))]
     assert cfg.with_(text_pool=3).spec("bm25").pool == 3 == cfg.with_(bm25_pool=3).spec(Signal.BM25).pool
+    with pytest.raises(InvalidInputError, match="twice"):
+        cfg.with_(text_pool=3, bm25_pool=4)
 
 
 def test_a_pool_or_a_weight_for_a_signal_that_does_not_run_is_refused_by_with_():
