@@ -47,20 +47,22 @@ SESSION = "session"  # a hit's session term (context_boost), in its signals
 
 # The groups, by field name.
 GROUPS: Mapping[str, type[Any]] = MappingProxyType({
-    "filters": FilterConfig, "fusion": FusionConfig, "boosts": BoostConfig, "context_boost": ContextBoostConfig,
-    "rerank": RerankConfig, "order": OrderConfig,
+    "filters": FilterConfig, "fusion": FusionConfig, "boosts": BoostConfig,
+    "context_boost": ContextBoostConfig, "rerank": RerankConfig, "order": OrderConfig,
 })
 # Flat names of settings inside a group (the fields of the flat config before the groups), and where each is.
 GROUPED: Mapping[str, tuple[str, str]] = MappingProxyType({
     "kinds": ("filters", "kinds"), "future_filter": ("filters", "drop_future"),
     "fusion": ("fusion", "method"), "rrf_k": ("fusion", "rrf_k"),
     "speaker_weight": ("boosts", "speaker_weight"), "date_weight": ("boosts", "date_weight"),
-    "neighbour_weight": ("context_boost", "neighbour_weight"), "session_weight": ("context_boost", "session_weight"),
+    "neighbour_weight": ("context_boost", "neighbour_weight"),
+    "session_weight": ("context_boost", "session_weight"),
     "rerank": ("rerank", "method"), "rerank_pool": ("rerank", "pool"),
     "order": ("order", "by"), "recency_pool": ("order", "pool"),
 })
 # ``<signal>_pool`` for every signal; ``text_pool`` is bm25's pool by its older name.
-POOLS: Mapping[str, Signal] = MappingProxyType({**{f"{s.value}_pool": s for s in Signal}, "text_pool": Signal.BM25})
+POOLS: Mapping[str, Signal] = MappingProxyType({**{f"{s.value}_pool": s for s in Signal},
+                                                 "text_pool": Signal.BM25})
 SHORTHANDS = (*GROUPED, *POOLS, "weights")
 _EITHER = frozenset(n for n in GROUPED if n in GROUPS)  # a group's name, or the flat name of its choice
 
@@ -154,7 +156,8 @@ class RetrievalConfig:
         for s in self.signals:
             if s.name == signal:
                 return s
-        raise InvalidInputError(f"{signal} is not among the signals ({', '.join(s.name for s in self.signals)})")
+        raise InvalidInputError(f"{signal} is not among the signals "
+                                f"({', '.join(s.name for s in self.signals)})")
 
     def with_(self, **changes: Any) -> RetrievalConfig:
         """A copy with some fields changed (the original is untouched). Besides the fields (groups whole,
@@ -227,11 +230,12 @@ def _changed(config: RetrievalConfig, changes: dict[str, Any], *, lenient: bool)
     unknown = set(changes) - set(CHANGES)
     if unknown:
         raise InvalidInputError(f"unknown RetrievalConfig fields {sorted(unknown)}")
-    whole = {n: v for n, v in changes.items() if n in FIELDS and (n not in _EITHER or isinstance(v, GROUPS[n]))}
-    if "signals" in whole:
+    whole = {n: v for n, v in changes.items()
+             if n in FIELDS and (n not in _EITHER or isinstance(v, GROUPS[n]))}
+    if "signals" in whole:  # a name of a running signal keeps its spec
         runs = {s.name: s for s in config.signals}
         whole["signals"] = tuple(s if isinstance(s, SignalSpec) else runs.get(check_choice(Signal, s, "signals"), s)
-                                 for s in check_list(whole["signals"], "signals"))  # a running one keeps its spec
+                                 for s in check_list(whole["signals"], "signals"))
     out = dataclasses.replace(config, **whole) if whole else config
     flat = {n: v for n, v in changes.items() if n not in whole}
     groups: dict[str, dict[str, Any]] = {}

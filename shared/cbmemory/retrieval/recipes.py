@@ -4,7 +4,7 @@ the product's few, each with one line on when to choose it; installed packages a
 entry-point group ``cbmemory.recipes`` (the evaluation, ``cbmemory-eval``, adds the study's rows), and
 ``get_recipe`` finds those by name too. Derive new ones with ``recipe.with_(...)``; never mutate.
 
-    custom = RECIPES["hybrid"].with_(name="hybrid_20", k=20)   # retrieval fields (and flat names) pass through
+    custom = RECIPES["hybrid"].with_(name="hybrid_20", k=20)   # retrieval settings pass through
     text = custom.to_json()                                    # what the evaluation stamps on each row
     assert Recipe.from_json(text) == custom
 """
@@ -180,7 +180,8 @@ HYBRID = Recipe(
     "hybrid",
     "Vector + BM25 + exact entity phrases from the question, reciprocal-rank fused. Choose it for questions "
     "that name an event, a person or a place; it costs some precision on questions spanning sessions.",
-    retrieval=RetrievalConfig(signals=(SignalSpec(Signal.VECTOR), SignalSpec(Signal.BM25), SignalSpec(Signal.ENTITY))),
+    retrieval=RetrievalConfig(signals=(SignalSpec(Signal.VECTOR), SignalSpec(Signal.BM25),
+                                       SignalSpec(Signal.ENTITY))),
 )
 RECENCY = VECTOR.with_(
     name="recency",

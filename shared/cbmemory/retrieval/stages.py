@@ -171,12 +171,14 @@ class FilterConfig(_Group):
     def __post_init__(self) -> None:
         if self.kinds is not None:
             kinds = check_list(self.kinds, "filters.kinds")
-            if not kinds or not all(isinstance(x, str) and x in KINDS for x in kinds) or len(set(kinds)) != len(kinds):
-                raise InvalidInputError(f"filters.kinds must be None or a non-empty list of distinct record kinds from "
-                                        f"{KINDS}, got {self.kinds!r}")
+            known = all(isinstance(x, str) and x in KINDS for x in kinds)
+            if not kinds or not known or len(set(kinds)) != len(kinds):
+                raise InvalidInputError(f"filters.kinds must be None or a non-empty list of distinct record kinds "
+                                        f"from {KINDS}, got {self.kinds!r}")
             object.__setattr__(self, "kinds", kinds)
         if not isinstance(self.drop_future, bool):
-            raise InvalidInputError(f"filters.drop_future (future_filter) must be True or False, got {self.drop_future!r}")
+            raise InvalidInputError(f"filters.drop_future (future_filter) must be True or False, "
+                                    f"got {self.drop_future!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,8 +220,9 @@ class ContextBoostConfig(_Group):
     session_weight: float = 0.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "neighbour_weight", check_weight(self.neighbour_weight, "context_boost.neighbour_weight"))
-        object.__setattr__(self, "session_weight", check_weight(self.session_weight, "context_boost.session_weight"))
+        put = object.__setattr__
+        put(self, "neighbour_weight", check_weight(self.neighbour_weight, "context_boost.neighbour_weight"))
+        put(self, "session_weight", check_weight(self.session_weight, "context_boost.session_weight"))
 
     @property
     def active(self) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 from pathlib import Path
 
 import pytest
@@ -183,6 +184,7 @@ GROUP_VALUES = [SignalSpec("entity", 5, 0.5), FilterConfig(("turn",), True), Fus
 @pytest.mark.parametrize("group", GROUP_VALUES, ids=lambda g: type(g).__name__)
 def test_each_group_is_frozen_and_round_trips(group):
     assert type(group).from_dict(json.loads(json.dumps(group.to_dict()))) == group
+    assert pickle.loads(pickle.dumps(group)) == group and hash(group) == hash(dataclasses.replace(group))
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(group, dataclasses.fields(group)[0].name, None)
     with pytest.raises(InvalidInputError):
