@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
+from types import MappingProxyType
 
 import numpy as np
 
@@ -225,9 +226,9 @@ def _sparse(q: SignalQuery, n: int) -> list[Hit]:
 
 
 # Each signal's search: its ``n`` best candidates for the query. A new signal adds its entry here.
-SEARCHES: Mapping[Signal, Callable[[SignalQuery, int], list[Hit]]] = {
+SEARCHES: Mapping[Signal, Callable[[SignalQuery, int], list[Hit]]] = MappingProxyType({
     Signal.VECTOR: _vector, Signal.BM25: _bm25, Signal.ENTITY: _entity, Signal.SPARSE: _sparse,
-}
+})
 
 
 def retrieve(

@@ -9,7 +9,9 @@ Each group serialises to a JSON object of its fields (``to_dict`` / ``from_dict`
 tuples as lists; a missing field takes its default, an unknown one is refused).
 
 Adding a signal: a ``Signal`` member, its default pool in ``DEFAULT_POOLS``, and its search in
-``engine.SEARCHES``; nothing else names signals one by one.
+``engine.SEARCHES`` (its ``<signal>_pool`` flat name and its JSON follow). Nothing else lists the signals;
+only a signal that needs something a memory must supply names itself there too (``sparse``: the query
+encoder, checked by ``retrieve`` and ``AgentMemory.search``).
 """
 
 from __future__ import annotations
