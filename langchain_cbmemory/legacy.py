@@ -19,6 +19,7 @@ from cbmemory import (
     InvalidInputError,
     Message,
     MissingDependencyError,
+    Recall,
     Recipe,
     get_recipe,
 )
@@ -31,7 +32,7 @@ except ImportError as exc:  # the extra is not installed
         "pip install 'cbmemory[langchain-classic]'. For LangChain 1.x agents use CbMemoryMiddleware instead."
     ) from exc
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, PrivateAttr
 
 
 def _only_key(values: dict[str, Any], given: str | None, skip: set[str], what: str) -> str:
@@ -59,6 +60,7 @@ class CbMemoryLegacyMemory(BaseMemory):
     output_key: str | None = None
     say_today: bool = True
     on_error: FaultHandler | None = None  # called with each cbmemory.agent.MemoryFault (the chain goes on)
+    _recalled: Recall | None = PrivateAttr(default=None)
 
     @property
     def memory_variables(self) -> list[str]:
@@ -81,6 +83,7 @@ class CbMemoryLegacyMemory(BaseMemory):
         """The memories for the chain's input (fails open: no memories when recall cannot run)."""
         found = self.memory.recall(self._query(inputs), self.user_id, recipe=self.recipe, k=self.k,
                                    context=self._shown, on_error=self.on_error)
+        self._recalled = found  # linked to the turns saved next (an echo of it is not searched)
         return {self.memory_key: found.text}
 
     async def aload_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -88,7 +91,8 @@ class CbMemoryLegacyMemory(BaseMemory):
 
     def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
         """Store the input and output as a user and an assistant turn (never raises: ``AgentMemory.save``)."""
-        self.memory.save(self.user_id, self.session_id, self._turns(inputs, outputs), on_error=self.on_error)
+        self.memory.save(self.user_id, self.session_id, self._turns(inputs, outputs), shown=self._recalled,
+                         on_error=self.on_error)
 
     async def asave_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
         await asyncio.to_thread(self.save_context, inputs, outputs)

@@ -20,6 +20,7 @@ such fault is logged on the ``cbmemory.agent`` logger and handed to ``on_error``
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -46,6 +47,7 @@ from ._convert import context_value, conversation_turns, latest_user_text, messa
 from .tools import memory_search_tool
 
 SAVE_ROLES = ("user", "assistant")
+RECALLS_KEPT = 1024  # threads whose last recall waits for their turn to be saved
 
 
 def with_system_text(request: ModelRequest, text: str) -> ModelRequest:
@@ -142,6 +144,7 @@ class CbMemoryMiddleware(AgentMiddleware):
         self.save = save
         self.save_roles = roles
         self.on_error = on_error
+        self._recalled: OrderedDict[tuple[str, str], Recall] = OrderedDict()  # each thread's last recall
         self.tools = [memory_search_tool(memory, recipe=recipe, k=k, user_key=user_key, date_key=date_key,
                                          user_id=user_id, say_today=say_today, order=order,
                                          on_error=on_error)] if search_tool else []
@@ -182,10 +185,18 @@ class CbMemoryMiddleware(AgentMiddleware):
 
     # ---------------------------------------------------------------- recall
     def recall(self, request: ModelRequest, query: str) -> Recall:
-        """What the model reads from memory for ``query`` in this request (fails open: see the module)."""
-        return self.memory.recall(query, self.user_of(request.runtime), shown=thread_messages(request.messages),
-                                  today=self.today_of(request.runtime), recipe=self._recipe, k=self.k,
-                                  context=self.shown, on_error=self.on_error)
+        """What the model reads from memory for ``query`` in this request (fails open: see the module). It is
+        kept until the agent's turn is saved: a saved turn that only restates it is linked to it."""
+        user = self.user_of(request.runtime)
+        found = self.memory.recall(query, user, shown=thread_messages(request.messages),
+                                   today=self.today_of(request.runtime), recipe=self._recipe, k=self.k,
+                                   context=self.shown, on_error=self.on_error)
+        key = (user, self.session_of(request.runtime))
+        self._recalled.pop(key, None)
+        self._recalled[key] = found
+        while len(self._recalled) > RECALLS_KEPT:
+            self._recalled.popitem(last=False)
+        return found
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
@@ -212,8 +223,9 @@ class CbMemoryMiddleware(AgentMiddleware):
     def after_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         turns = self._turns(state) if self.save else []
         if turns:  # never raises: the model has answered (AgentMemory.save)
-            self.memory.save(self.user_of(runtime), self.session_of(runtime), turns, date=self.date_of(runtime),
-                             on_error=self.on_error)
+            user, session = self.user_of(runtime), self.session_of(runtime)
+            self.memory.save(user, session, turns, date=self.date_of(runtime),
+                             shown=self._recalled.pop((user, session), None), on_error=self.on_error)
         return None
 
     async def aafter_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:

@@ -72,6 +72,7 @@ class CbMemoryChatMemory(BaseMemory):
                           "(recall or saving not done as asked; the agent goes on).")
 
     _window_start: int = PrivateAttr(default=-1)
+    _recalled: Recall | None = PrivateAttr(default=None)  # the last recall, linked to the turns saved next
 
     def __init__(self, *, memory: AgentMemory, user_id: str, session_id: str | None = None,
                  session_date: datetime | str | None = None, recipe: str | Recipe | None = None,
@@ -127,8 +128,9 @@ class CbMemoryChatMemory(BaseMemory):
 
     def _recall(self, query: str, window: Sequence[MemoryRecord]) -> Recall:
         shown = [Message(r.role, r.text, turn_id=r.turn_id) for r in window]
-        return self.memory.recall(query, self.user_id, shown=shown, today=self._today(), recipe=self._recipe,
-                                  k=self.k, context=self._shown, on_error=self.on_error)
+        self._recalled = self.memory.recall(query, self.user_id, shown=shown, today=self._today(),
+                                            recipe=self._recipe, k=self.k, context=self._shown, on_error=self.on_error)
+        return self._recalled
 
     def _window(self) -> list[MemoryRecord]:
         """The session's last ``window`` turns (none when they cannot be read: reported, not raised)."""
@@ -185,7 +187,7 @@ class CbMemoryChatMemory(BaseMemory):
                                self.session_id, exc), self.on_error)
             return
         if turns:
-            self.memory.save(messages=turns, on_error=self.on_error, **self._write_kwargs())
+            self.memory.save(messages=turns, shown=self._recalled, on_error=self.on_error, **self._write_kwargs())
 
     # ------------------------------------------------------------------ async (the core's a* methods)
     async def aget(self, input: str | ChatMessage | None = None, **kwargs: Any) -> list[ChatMessage]:

@@ -200,12 +200,13 @@ def storable(messages: Iterable[Message]) -> tuple[list[Message], list[str]]:
 
 
 def restated(text: str, shown: Sequence[MemoryRecord], config: ContextConfig,
-             threshold: float = RESTATES) -> tuple[str, ...]:
+             threshold: float | None = None) -> tuple[str, ...]:
     """The record ids of the memories ``text`` only says again: when at least ``threshold`` of its words
     (stems, stopwords left out) are words of the ``shown`` memories as the model read them (their lines:
     date, speaker, text, resolved dates), the shown memories whose own words it shares, most shared first
     (at most 16); else none. A question about what was shown restates it; a new fact or a commitment does
     not."""
+    threshold = RESTATES if threshold is None else threshold
     words = stems(text)
     if not words or not shown:
         return ()

@@ -82,7 +82,9 @@ class RetrievalConfig:
       several signals run) are what the later stages work on, before the list is cut to k. ``weight``: the
       signal's weight in the fusion (both methods).
     - ``filters`` (``FilterConfig``): ``kinds``, the record kinds searched (``None``: every kind);
-      ``drop_future``, drop memories dated after the question's reference date (kept on that day).
+      ``drop_future``, drop memories dated after the question's reference date (kept on that day);
+      ``echoes``, also search turns stored restating what their agent step was shown (off: the memories
+      they restate are found instead).
     - ``fusion`` (``FusionConfig``): ``method`` ``rrf`` (reciprocal-rank fusion, constant ``rrf_k``) or
       ``weighted`` (min-max normalised scores). Fusion runs over the union of all candidates. One signal
       alone is not fused (its own scores stay) unless a boost joins it.

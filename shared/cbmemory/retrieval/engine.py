@@ -16,7 +16,7 @@ from ..context import fit
 from ..dates.questions import question_span
 from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError
-from ..models import Hit, SearchFilters, frozen_mapping
+from ..models import Hit, MemoryRecord, SearchFilters, frozen_mapping
 from ..store.base import MemoryStore
 from ..text import words
 from .config import DATE, NEIGHBOUR, SESSION, SPEAKER, Fusion, Order, Rerank, RetrievalConfig, Signal, scale_k
@@ -231,6 +231,15 @@ SEARCHES: Mapping[Signal, Callable[[SignalQuery, int], list[Hit]]] = MappingProx
 })
 
 
+def is_echo(record: MemoryRecord) -> bool:
+    """A turn stored restating memories its agent step was shown (``FilterConfig.echoes``)."""
+    return record.kind == "turn" and bool(record.source_ids)
+
+
+def without_echoes(hits: list[Hit]) -> list[Hit]:
+    return [h for h in hits if not is_echo(h.record)]
+
+
 def retrieve(
     store: MemoryStore,
     embed_query: QueryEmbedder,
@@ -262,17 +271,18 @@ def retrieve(
     if config.filters.drop_future and reference_date is not None:
         f = _with_future_filter(f, reference_date)
 
+    keep = (lambda hits: hits) if config.filters.echoes else without_echoes
     lists: dict[str, list[Hit]] = {}
     for spec in config.signals:  # in Signal order: a signal sees the lists before it (entity: their speakers)
         q = SignalQuery(store, user_id, query, f, now, embed_query, encode_sparse, dict(lists))
-        lists[spec.name.value] = SEARCHES[spec.name](q, candidates(config, k, spec.pool))
+        lists[spec.name.value] = keep(SEARCHES[spec.name](q, candidates(config, k, spec.pool)))
 
     ranked = fuse(config, lists)
     if config.boosts.active:  # the question's period: reference_date, else now
         ranked = boost(config, query, reference_date if reference_date is not None else now, lists, ranked)
     if config.context_boost.active:
         depth = max(k, config.rerank.depth, config.order.depth)
-        ranked = context_boost(config, store, user_id, ranked, f, now, depth)
+        ranked = keep(context_boost(config, store, user_id, ranked, f, now, depth))  # neighbours joined
     if config.rerank.method is Rerank.BM25:
         ranked = bm25_rerank(query, ranked[: config.rerank.pool], k)
     if config.order.by is Order.RECENCY:

@@ -164,11 +164,15 @@ class SignalSpec(_Group):
 
 @dataclass(frozen=True, slots=True)
 class FilterConfig(_Group):
-    """What is searched at all: ``kinds`` of record (``None``: every kind) and, with ``drop_future``, no
-    memory dated after the question's reference date (memories of that day kept)."""
+    """What is searched at all: ``kinds`` of record (``None``: every kind); with ``drop_future``, no memory
+    dated after the question's reference date (memories of that day kept); without ``echoes`` (the
+    default), no turn that only restates the memories its agent step was shown (a turn stored restating
+    them, ``MemoryRecord.source_ids``: ``AgentMemory.save(..., shown=recall)``): the memories it restates
+    are searched, not the echo, so an agent's questions and replies do not crowd out what was said."""
 
     kinds: tuple[str, ...] | None = None
     drop_future: bool = False
+    echoes: bool = False
 
     def __post_init__(self) -> None:
         if self.kinds is not None:
@@ -181,6 +185,8 @@ class FilterConfig(_Group):
         if not isinstance(self.drop_future, bool):
             raise InvalidInputError(f"filters.drop_future (future_filter) must be True or False, "
                                     f"got {self.drop_future!r}")
+        if not isinstance(self.echoes, bool):
+            raise InvalidInputError(f"filters.echoes must be True or False, got {self.echoes!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,7 +91,7 @@ def test_the_grouped_json_has_one_object_per_stage():
     assert set(d) == {"signals", *GROUPS, "k", "window", "token_budget"}
     assert d["signals"][-1] == {"name": "sparse", "pool": 100, "weight": 0.75}
     assert d["context_boost"] == {"neighbour_weight": 0.5, "session_weight": 0.5}
-    assert d["order"] == {"by": "relevance", "pool": 30} and d["filters"] == {"kinds": None, "drop_future": False}
+    assert d["order"] == {"by": "relevance", "pool": 30} and d["filters"] == {"kinds": None, "drop_future": False, "echoes": False}
 
 
 # ---------------------------------------------------------------------------- flat names
