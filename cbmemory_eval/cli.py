@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .command_line import Interrupted, csv, positive
+from cbmemory.cli import Interrupted, csv, positive
 
 # The main recipes: every experiment of the study that runs at the retrieval level.
 MAIN_RECIPES = ("vector", "vector_no_dates", "bm25", "vector_bm25_rerank_10", "vector_bm25_rerank_50",

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from .command_line import Interrupted, csv, positive
+from cbmemory.cli import Interrupted, csv, positive
 
 
 def _wrong_every(text: str) -> int:

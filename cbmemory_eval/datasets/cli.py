@@ -8,10 +8,9 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import replace
 from typing import Any
 
-from ..command_line import Interrupted
+from cbmemory.cli import Interrupted, add_ingest_options, open_memory
 
 
 def _dataset(name: str, path: str) -> tuple[str, dict[str, list[tuple[str, Any, Any]]], dict[str, int]]:
@@ -31,34 +30,12 @@ def _dataset(name: str, path: str) -> tuple[str, dict[str, list[tuple[str, Any, 
             {q.question_id: sum(len(s.messages) for s in q.sessions) for q in questions})
 
 
-def _memory(args: argparse.Namespace):
-    """The memory file of ``--db``, writing the way ``--recipe`` expects (``--no-dates``, ``--unit`` change
-    that)."""
-    from pathlib import Path
-
-    from cbmemory import AgentMemory, InvalidInputError, Recipe, get_recipe
-
-    if args.recipe.endswith(".json"):
-        try:
-            recipe = Recipe.from_json(Path(args.recipe).read_bytes())
-        except OSError as exc:
-            raise InvalidInputError(f"cannot read the recipe file {args.recipe}: {exc.strerror or exc}") from None
-    else:
-        recipe = get_recipe(args.recipe)
-    ingest = recipe.ingest
-    if args.no_dates:
-        ingest = replace(ingest, anchor_dates=False)
-    if args.unit:
-        ingest = replace(ingest, unit=args.unit)
-    return AgentMemory.open(args.db, ingest=ingest, recipe=recipe)
-
-
 def cmd_ingest_dataset(args: argparse.Namespace) -> int:
     from cbmemory.ingest import embed_rate, ingest_label, ingest_with_bar
 
     noun, batches, turns = _dataset(args.dataset, args.path)
     start = time.perf_counter()
-    with _memory(args) as memory:
+    with open_memory(args) as memory:
         label = ingest_label(memory.ingest)
 
         def one(user: str):
@@ -92,12 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               "skipped. Your own chat logs: `cbmemory ingest`.")
     p.add_argument("dataset", choices=["locomo", "longmemeval"], help="the file's format")
     p.add_argument("path", help="the dataset file (official JSON format)")
-    p.add_argument("--db", required=True, help="the memory file (created if missing)")
-    p.add_argument("--no-dates", action="store_true", help="turn temporal anchoring off")
-    p.add_argument("--unit", choices=["turn", "round"], help="record unit (default: the recipe's)")
-    p.add_argument("--recipe", default="default",
-                   help="ingest the way this recipe expects (a name, or a recipe's JSON file)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar and no summary line")
+    add_ingest_options(p)
     p.set_defaults(func=cmd_ingest_dataset)
 
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "cbmemory_eval"
 CORE = ROOT / "shared" / "cbmemory"
 PUBLIC = ("cbmemory", "cbmemory.context", "cbmemory.dates", "cbmemory.ingest", "cbmemory.retrieval",
-          "cbmemory.store", "cbmemory.embedding", "cbmemory.llm")
+          "cbmemory.store", "cbmemory.embedding", "cbmemory.llm", "cbmemory.cli")
 
 
 def _imports(path: Path, package: str) -> list[tuple[int, str, tuple[str, ...]]]:

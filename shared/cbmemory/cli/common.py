@@ -36,6 +36,11 @@ def positive(text: str) -> int:
     return value
 
 
+def csv(text: str | None) -> list[str]:
+    """``a, b,,c`` -> ``["a", "b", "c"]`` (an argparse type for comma-separated lists)."""
+    return [p.strip() for p in (text or "").split(",") if p.strip()]
+
+
 def as_of(text: str):
     """A date or time (ISO 8601, or LoCoMo's ``1:56 pm on 8 May, 2023``) as aware UTC (an argparse type)."""
     from ..dates import to_utc
@@ -92,4 +97,4 @@ def add_ingest_options(p: argparse.ArgumentParser) -> None:
 
 
 __all__ = ["FAILURE", "INTERRUPTED", "USAGE", "Interrupted", "UnknownSessionError", "UnknownUserError",
-           "add_ingest_options", "as_of", "open_memory", "positive", "recipe_arg", "say"]
+           "add_ingest_options", "as_of", "csv", "open_memory", "positive", "recipe_arg", "say"]
