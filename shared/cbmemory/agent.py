@@ -60,7 +60,7 @@ class AgentMemory(Protocol):
                         newest_first: bool = False) -> list[MemoryRecord]: ...
 
 MAX_EXTRA = 50  # hits asked for beyond k, to make up for those the prompt already shows
-RESTATES = 0.8  # share of a turn's words found in what its step showed, for the turn to be an echo of it
+RESTATES = 0.4  # share of a turn's words found in what its step showed, for it to be an echo (CV: cbmemory_eval/README.md)
 MAX_K = 10_000
 LOG = logging.getLogger("cbmemory.agent")
 _CONTROLS = str.maketrans({c: None for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)})
@@ -217,14 +217,21 @@ def restated(text: str, shown: Sequence[MemoryRecord], config: ContextConfig,
     return tuple(sorted((rid for rid, n in own.items() if n), key=lambda rid: -own[rid])[:16])
 
 
+def can_echo(turn: Message) -> bool:
+    """What may be an echo: the agent's own turns, and the user's questions. A statement of the user is
+    what memory is for: stored as evidence even when it repeats what was shown ("my puppy Biscuit has a vet
+    appointment" names the puppy shown, and says something new)."""
+    return turn.role != "user" or turn.content.rstrip().endswith("?")
+
+
 def linked(turns: Sequence[Message], shown: Recall | None) -> list[Message]:
     """``turns`` with ``restates`` set from what the model was shown in their step (``shown``)."""
     if shown is None or not shown.context.hits:
         return list(turns)
     records = shown_records(shown.context.hits)
     config = shown.config or ContextConfig()
-    return [t if t.restates else dataclasses.replace(t, restates=restated(t.content, records, config))
-            for t in turns]
+    return [dataclasses.replace(t, restates=restated(t.content, records, config))
+            if can_echo(t) and not t.restates else t for t in turns]
 
 
 def resent(turns: Sequence[Message], last: MemoryRecord | None) -> list[Message]:

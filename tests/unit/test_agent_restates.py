@@ -40,6 +40,15 @@ def test_new_facts_commitments_and_other_questions_are_not():
     assert restated("Biscuit", [], CONFIG) == () and restated("?!", SHOWN, CONFIG) == ()
 
 
+def test_a_statement_of_the_user_is_never_an_echo_but_the_agents_restatement_is():
+    ctx = FormattedContext("…", 10, (Hit(PUPPY, 1.0),))
+    found = Recall("…", ctx, ctx.hits, config=CONFIG)
+    statement = Message("user", "My puppy Biscuit has a vet appointment.")  # names what was shown, says more
+    echo = Message("assistant", "My puppy Biscuit has a vet appointment.")
+    assert restated(statement.content, [PUPPY], CONFIG, threshold=0.4) == ("r-puppy",)  # the words alone would
+    assert [t.restates for t in linked([statement, echo], found)] == [(), ("r-puppy",)]
+
+
 def test_the_threshold_is_a_share_of_the_turns_words():
     half = "Biscuit chewed my new shoes"  # biscuit is shown; chew, new, shoe are not
     assert restated(half, SHOWN, CONFIG, threshold=0.25) == ("r-puppy",)
