@@ -12,7 +12,7 @@ import pytest
 
 from cbmemory import AgentMemory
 from cbmemory.cli import main
-from cbmemory.retrieval import get_recipe
+from cbmemory.retrieval import FilterConfig, get_recipe
 from cbmemory_eval.datasets import load_locomo
 from cbmemory_eval.loop import TIMINGS, loop_session
 from cbmemory_eval.loop_report import write_loop_report
@@ -29,15 +29,19 @@ def locomo_set(locomo_file):
     return from_locomo(load_locomo(locomo_file))
 
 
-def _run(es, out, cache, minilm, **kw):
+def _run(es, out, cache, minilm, recipes=("default",), **kw):
     kw.setdefault("k", 3)
     kw.setdefault("ks", (1, 3))
     kw.setdefault("wrong_every", 2)
-    return run_loop(es, out, ["default"], embedder=minilm, store_dir=cache, progress=False, **kw)
+    return run_loop(es, out, list(recipes), embedder=minilm, store_dir=cache, progress=False, **kw)
 
 
-def _rows(out, variant="loop"):
-    rows = read_jsonl(row_file(out, "default", variant))
+# the default searching echoes too: the loop's own turns come back, so that they can be seen never to count
+WITH_ECHOES = get_recipe("default").with_(name="default_echoes", filters=FilterConfig(echoes=True))
+
+
+def _rows(out, variant="loop", recipe="default"):
+    rows = read_jsonl(row_file(out, recipe, variant))
     for r in rows:
         for t in TIMINGS:
             r["metrics"].pop(t)
@@ -67,8 +71,9 @@ def test_two_runs_write_the_same_rows_and_the_cache_stays_clean(locomo_set, tmp_
 
 
 def test_recall_comes_before_the_step_is_saved_and_loop_turns_are_never_evidence(locomo_set, tmp_path, minilm):
-    _run(locomo_set, tmp_path / "a", tmp_path / "cache", minilm)
-    loop = _rows(tmp_path / "a")
+    _run(locomo_set, tmp_path / "a", tmp_path / "cache", minilm, recipes=("default", WITH_ECHOES))
+    assert not any(r["metrics"]["loop_slots"] for r in _rows(tmp_path / "a"))  # the default: echoes left out
+    loop = _rows(tmp_path / "a", recipe="default_echoes")
     by_user: dict[str, list[dict]] = {}
     for r in loop:
         by_user.setdefault(r["user_id"], []).append(r)

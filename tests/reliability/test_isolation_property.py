@@ -22,6 +22,10 @@ from tests.support.hostile import HOSTILE
 
 from .workers import HashEmbedder
 
+# Every recipe searches one memory on purpose (isolation must hold for each): those made for records indexed
+# otherwise warn so (tests/integration/test_recipe_mismatch.py covers the warning itself).
+pytestmark = pytest.mark.filterwarnings("ignore::cbmemory.RecipeMismatchWarning")
+
 RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 
 USERS = ["alice", "Alice", "alice ", "bob", "bob\u200b", "al%ce", "a'lice", "用户"]

@@ -11,7 +11,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 from .test_wheels import ADAPTERS, JUNK, ROOT, _run, _site, deps  # noqa: F401 - deps is a fixture
 
