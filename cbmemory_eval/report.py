@@ -108,12 +108,17 @@ def summarise(out_dir: str | Path) -> dict[str, Any]:
 QA_METRICS = ("J", "sufficiency", "f1", "contains", "date_within_7")
 
 
+EQUAL_TOKENS = "recall@1024t"  # recall at equal tokens (``run_state.budget_metrics``), in the default tables
+
+
 def default_metrics(summary: Mapping[str, Any]) -> list[str]:
-    """The QA metrics some row has (J and sufficiency only with a judge), then recall@k and recall_all@k."""
+    """The QA metrics some row has (J and sufficiency only with a judge), then recall@k, recall_all@k and
+    recall at 1,024 tokens of what the reader gets (when some row has it: runs before it do not)."""
     k = summary["settings"]["k"]
     retrieval = [f"recall@{k}", f"recall_all@{k}"]
     groups = [r["overall"] for r in summary["results"].values()]
-    return [m for m in QA_METRICS if any(m in g for g in groups)] + retrieval
+    tokens = [EQUAL_TOKENS] if any(EQUAL_TOKENS in g for g in groups) else []
+    return [m for m in QA_METRICS if any(m in g for g in groups)] + retrieval + tokens
 
 
 def _columns(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -142,7 +147,7 @@ def _fmt(value: float | None, metric: str) -> str:
         return "—"
     if metric == "n" or metric.startswith("n_"):
         return f"{value:,.0f}"
-    if metric.startswith(("tokens", "latency", "k_auto", "n_")) or metric == "n" or metric.endswith("_days"):
+    if metric.startswith(("tokens", "latency", "k_auto", "n_", "hits@")) or metric == "n" or metric.endswith("_days"):
         return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
     return f"{value:.3f}"
 
@@ -172,7 +177,9 @@ def markdown(summary: Mapping[str, Any], metrics: Sequence[str] | None = None) -
                 cells.append(f"**{text}**" if v is not None and v == best[key] and len(shown) > 1 else text)
             lines.append(f"| {r} | " + " | ".join(cells) + " |")
         parts.append("\n".join(lines))
-    cost = [f"tokens@{k}", "latency_ms_p50", "latency_total_ms_p50", "latency_total_ms_p95", "n", "n_no_evidence"]
+    at_budget = ["hits@1024t"] if EQUAL_TOKENS in metrics else []  # how many hits 1,024 tokens hold
+    cost = [f"tokens@{k}", *at_budget, "latency_ms_p50", "latency_total_ms_p50", "latency_total_ms_p95", "n",
+            "n_no_evidence"]
     lines = ["**costs and counts (all questions)**", "", "| row | " + " | ".join(cost) + " |",
              "|---|" + "---:|" * len(cost)]
     for r in rows:

@@ -13,18 +13,21 @@ from pathlib import Path
 from typing import Any
 
 from cbmemory import Hit, IngestResult, MemoryRecord
-from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, context_tokens, format_context
+from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, context_tokens, fit, format_context
 from cbmemory.dates import utcnow
 from cbmemory.ingest import DEFAULT_INGEST, IngestConfig
 from cbmemory.retrieval import Signal, retrieve
 from cbmemory.store import SCHEMA_VERSION
 
 from .baselines import baseline_hits
-from .metrics import retrieval_metrics, session_units
+from .metrics import recall, recall_all, retrieval_metrics, session_units
 from .questions import EvalQuestion, EvalSet
 from .rows import Row
 
 TEXT_CHARS = 300
+# Token budgets of what the reader gets (issue 25): rows compared at equal tokens, not equal k. 2,048 is the
+# default's reader budget (``READER_BUDGET``); 512 and 1,024 its half and quarter.
+TOKEN_BUDGETS = (512, 1024, 2048)
 
 
 def haystack_fingerprint(eval_set: EvalSet) -> str:
@@ -59,6 +62,26 @@ def _units(hits: Sequence[Hit], *, context: bool = True) -> tuple[list[frozenset
     turns = [frozenset(t for r in (h.record, *(h.context if context else ())) for t in turn_ids(r))
              for h in hits]
     return turns, [h.record.session_id for h in hits]
+
+
+def budget_metrics(evidence: Sequence[str], hits: Sequence[Hit], shown: ContextConfig = DEFAULT_CONTEXT,
+                   budgets: Sequence[int] = TOKEN_BUDGETS, *, depth: int | None = None) -> dict[str, float | None]:
+    """Evidence recall at equal tokens: for each budget B, the hits in rank order, each with its window,
+    kept while their context fits B tokens (``cbmemory.context.fit``, the context stage's rule, the one
+    ``tokens@k`` counts with; the first hit that does not fit ends the list). ``recall@Bt`` and
+    ``recall_all@Bt`` over the evidence turns covered by what fits (``None`` without evidence); ``hits@Bt``,
+    how many hits fit; ``deep_enough@Bt``, 0 when all of a search asked for ``depth`` hits fit with room to
+    spare (a deeper search would have shown more), else 1 (a hit was left out, or the search returned fewer
+    than ``depth``: the recipe's own budget or the memory ended it; always 1 without a ``depth``)."""
+    turns = _units(hits)[0]
+    m: dict[str, float | None] = {}
+    for b in budgets:
+        n = len(fit(hits, b, shown))
+        m[f"recall@{b}t"] = recall(evidence, turns, n)
+        m[f"recall_all@{b}t"] = recall_all(evidence, turns, n)
+        m[f"hits@{b}t"] = n
+        m[f"deep_enough@{b}t"] = 0.0 if depth is not None and n == len(hits) >= depth else 1.0
+    return m
 
 
 def _hit_json(rank: int, h: Hit) -> dict[str, Any]:
@@ -141,6 +164,7 @@ class EvalRun:
             m.update(retrieval_metrics(q.evidence_sessions, session_units(sessions), [c], prefix="session_"))
             if c != self.k:
                 m[f"tokens@{c}"] = self._tokens_at(src, c, shown)
+        m.update(budget_metrics(q.evidence, main if deep is None else deep, shown, depth=self.deep_k))
         return m
 
     def evaluate(self, row: Row, q: EvalQuestion, qvec: Any, embed_ms: float,
@@ -208,6 +232,7 @@ class EvalRun:
             context_hits = baseline_hits(row.target, store, q)
             rec["hits"] = []
             rec["context_turns"] = len(context_hits)
+            metrics.update(budget_metrics(q.evidence, context_hits, shown))  # in conversation order
         if deep is not None:
             rec["deep_turn_ids"] = [sorted(u) for u in _units(deep)[0]]
         context = format_context(context_hits, shown, budget=budget)
@@ -218,4 +243,4 @@ class EvalRun:
         return rec, context.text, shown
 
 
-__all__ = ["EvalRun", "haystack_fingerprint", "store_file_name"]
+__all__ = ["TOKEN_BUDGETS", "EvalRun", "budget_metrics", "haystack_fingerprint", "store_file_name"]

@@ -14,9 +14,10 @@ kept and only missing (row, question) pairs run; a half-written last line is dro
 
 Per-cut-off metrics come from the recipe's own top-k list for cut-offs up to the run's ``k`` and from a
 second, deeper retrieval (k = the largest cut-off) beyond it, so ``recall@k`` is exactly what the recipe
-returns at k. Latency: ``latency_ms`` is the search with the query vector already computed,
-``latency_total_ms`` adds the query embedding (peers: their whole call, embedding included). The per-question
-work and the stores are ``run_state``'s; this module plans, resumes and writes.
+returns at k; recall at token budgets (``recall@1024t``: ``run_state.budget_metrics``) reads the deep list.
+Latency: ``latency_ms`` is the search with the query vector already computed, ``latency_total_ms`` adds the
+query embedding (peers: their whole call, embedding included). The per-question work and the stores are
+``run_state``'s; this module plans, resumes and writes.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ def test_without_a_judge_only_the_reader_runs_and_dates_count_misses(locomo_file
     assert cat["n_date_scored"] == 3 and cat["n_date_gold_unusable"] == 0 and cat["n_answered"] == 3
     overall = summary["results"]["bm25"]["overall"]
     assert "J" not in overall and "sufficiency" not in overall and "crosstab" not in overall
-    assert default_metrics(summary) == ["f1", "contains", "date_within_7", "recall@3", "recall_all@3"]
+    assert default_metrics(summary) == ["f1", "contains", "date_within_7", "recall@3", "recall_all@3", "recall@1024t"]
     assert "**J**" not in text and "**f1**" in text and "no judge (automatic scores only)" in text
     assert "| bm25 | 3 | 0 | 0.667 | 0.333 | 0.333 | 0.667 | 4.0 |" in text  # the temporal dates table
     assert (out / "heatmap.png").exists()

@@ -50,6 +50,10 @@ def test_retrieval_run_writes_consistent_records_and_reports(locomo_set, tmp_pat
         assert rec["metrics"]["tokens@3"] == rec["tokens"] > 0
         assert rec["metrics"]["latency_total_ms"] >= rec["metrics"]["latency_ms"] > 0
         assert "session_recall_all@3" in rec["metrics"] and "ndcg@1" in rec["metrics"]
+        # equal tokens: over the deep list (5 short hits fit 512 tokens, so the depth, not the budget, ends it)
+        m = rec["metrics"]
+        assert m["hits@512t"] == len(rec["deep_turn_ids"]) and m["deep_enough@2048t"] == 0.0
+        assert m["recall@1024t"] == recall(rec["evidence"], rec["deep_turn_ids"], 5)
     for row in ("vector", "bm25", "hybrid"):  # every line carries the serialised recipe
         assert all(Recipe.from_dict(r["recipe"]) == RECIPES[row] for r in read_jsonl(out / "questions" / f"{row}.jsonl"))
     oracle = {r["question_id"]: r for r in read_jsonl(out / "questions" / "oracle.jsonl")}
@@ -74,11 +78,12 @@ def test_retrieval_run_writes_consistent_records_and_reports(locomo_set, tmp_pat
              if r["category"] == "temporal"]
     assert v["by_category"]["temporal"]["recall@3"] == pytest.approx(sum(per_q) / len(per_q))
     assert "recall@3" not in res["oracle"]["overall"] and res["oracle"]["overall"]["tokens@3"] > 0
+    assert res["oracle"]["overall"]["recall@2048t"] == 1.0  # every row has the budgets (oracle: its sessions)
     saved = json.loads((out / "summary.json").read_text())
     assert saved["results"]["bm25"]["overall"]["recall@3"] == res["bm25"]["overall"]["recall@3"]
     assert "| vector |" in text and "multi-hop (1; mem0: single-hop)" in text and "overall w/o adversarial" in text
     md = (out / "matrix.md").read_text()
-    assert md == text and "**recall_all@3**" in md
+    assert md == text and "**recall_all@3**" in md and "**recall@1024t**" in md and "hits@1024t" in md
     assert (out / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -1,0 +1,91 @@
+"""Unit layer: recall at equal tokens (``run_state.budget_metrics``) on hand-made hits whose sizes are known:
+hits are kept in rank order, each with its window, while the context (the context stage's count: header plus
+each new line and its break) fits the budget; the first that does not fit ends the list; a turn two hits'
+windows share is paid for once; recall is over the evidence turns the kept hits and their windows cover."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from cbmemory import Hit, MemoryRecord
+from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, context_tokens, count_tokens, header, line_tokens
+from cbmemory_eval.run_state import TOKEN_BUDGETS, budget_metrics
+
+WHEN = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+def _rec(pos: int, words: int, session: str = "s1") -> MemoryRecord:
+    text = " ".join(["apple"] * words)
+    return MemoryRecord(f"{session}#{pos}", "u", session, "turn", pos, "user", text, text, WHEN, WHEN, "h",
+                        turn_id=f"{session}:{pos}", speaker="Ann")
+
+
+HEAD = count_tokens(header(DEFAULT_CONTEXT))
+
+
+def test_the_budget_keeps_a_prefix_by_the_context_stages_count():
+    a, b, c = _rec(1, 10), _rec(5, 30), _rec(9, 20)
+    sizes = [line_tokens(r) for r in (a, b, c)]
+    assert len(set(sizes)) == 3  # three different, known sizes
+    hits = [Hit(a, 3.0), Hit(b, 2.0), Hit(c, 1.0)]
+    exact = HEAD + sizes[0] + sizes[1]  # a and b fit exactly; c does not
+    assert context_tokens(hits[:2]) == exact
+    m = budget_metrics(["s1:5", "s1:9"], hits, budgets=(exact, exact - 1, HEAD + sizes[0] + sizes[2]))
+    assert m[f"hits@{exact}t"] == 2 and m[f"recall@{exact}t"] == 0.5 and m[f"recall_all@{exact}t"] == 0.0
+    assert m[f"hits@{exact - 1}t"] == 1 and m[f"recall@{exact - 1}t"] == 0.0
+    # b does not fit the third budget, and ends the list: c, which alone would fit after a, is not added
+    third = HEAD + sizes[0] + sizes[2]
+    assert third < exact and m[f"hits@{third}t"] == 1 and m[f"recall@{third}t"] == 0.0
+    big = budget_metrics(["s1:5", "s1:9"], hits, budgets=(10_000,))
+    assert big == {"recall@10000t": 1.0, "recall_all@10000t": 1.0, "hits@10000t": 3, "deep_enough@10000t": 1.0}
+
+
+def test_windows_are_paid_for_and_covered_and_a_shared_turn_counts_once():
+    t = [_rec(i, 5 + i) for i in range(1, 6)]  # turns 1..5 of one session
+    first = Hit(t[1], 2.0, context=(t[0], t[2]))  # turn 2, its window 1 and 3
+    second = Hit(t[3], 1.0, context=(t[2], t[4]))  # turn 4, its window 3 (already shown) and 5
+    one = HEAD + sum(line_tokens(r) for r in t[:3])
+    both = one + line_tokens(t[3]) + line_tokens(t[4])  # turn 3 is not paid twice
+    assert context_tokens([first, second]) == both
+    m = budget_metrics(["s1:1", "s1:5"], [first, second], budgets=(one, both - 1, both))
+    assert m[f"recall@{one}t"] == 0.5  # evidence in the window counts: the reader gets it
+    assert m[f"hits@{both - 1}t"] == 1 and m[f"recall@{both - 1}t"] == 0.5
+    assert m[f"hits@{both}t"] == 2 and m[f"recall@{both}t"] == 1.0 and m[f"recall_all@{both}t"] == 1.0
+    bare = budget_metrics(["s1:1", "s1:5"], [Hit(t[1], 2.0), Hit(t[3], 1.0)], budgets=(both,))
+    assert bare[f"recall@{both}t"] == 0.0  # the same hits without windows cover no evidence
+
+
+def test_the_context_config_counts_as_it_renders():
+    r = _rec(1, 12)
+    undated = ContextConfig(dates=False, resolve_dates=False)
+    assert line_tokens(r, undated) < line_tokens(r)
+    budget = count_tokens(header(undated)) + line_tokens(r, undated)
+    assert budget_metrics(["s1:1"], [Hit(r, 1.0)], undated, budgets=(budget,))[f"hits@{budget}t"] == 1
+    assert budget_metrics(["s1:1"], [Hit(r, 1.0)], budgets=(budget,))[f"hits@{budget}t"] == 0
+
+
+def test_deep_enough_says_whether_the_list_or_the_budget_ended_the_context():
+    hits = [Hit(_rec(i, 8), 1.0 / i) for i in range(1, 4)]
+    roomy = budget_metrics(["s1:1"], hits, budgets=(10_000,), depth=3)
+    assert roomy["deep_enough@10000t"] == 0.0  # all 3 asked for fit with room: a deeper search shows more
+    small = HEAD + line_tokens(hits[0].record)
+    assert budget_metrics(["s1:1"], hits, budgets=(small,), depth=3)[f"deep_enough@{small}t"] == 1.0
+    # fewer hits than asked (the recipe's own budget or the memory ended the list): not the depth's fault
+    assert budget_metrics(["s1:1"], hits, budgets=(10_000,), depth=5)["deep_enough@10000t"] == 1.0
+
+
+def test_no_evidence_and_no_hits():
+    hits = [Hit(_rec(1, 4), 1.0)]
+    m = budget_metrics([], hits)
+    assert [m[f"recall@{b}t"] for b in TOKEN_BUDGETS] == [None, None, None]
+    assert m["hits@512t"] == 1
+    empty = budget_metrics(["s1:1"], [])
+    assert empty["recall@1024t"] == 0.0 and empty["hits@1024t"] == 0
+
+
+@pytest.mark.parametrize("budget", TOKEN_BUDGETS)
+def test_default_budgets_named_by_tokens(budget):
+    m = budget_metrics(["s1:1"], [Hit(_rec(1, 4), 1.0)])
+    assert m[f"recall@{budget}t"] == 1.0 and m[f"hits@{budget}t"] == 1
