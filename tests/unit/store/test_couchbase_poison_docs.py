@@ -17,21 +17,12 @@ from cbmemory.models import Session
 from cbmemory.store import couchbase_docs as d
 from cbmemory.store.couchbase import CouchbaseStore
 from tests.support.couchbase_fake import FakeCluster, FakeState
+from tests.support.embedders import FourDims
 
 T0 = datetime(2023, 5, 7, 13, 56, tzinfo=timezone.utc)
 NOW = datetime(2024, 1, 1, tzinfo=timezone.utc)
 POISON = {"occurred_at": "9999-12-31T23:59:59.999999Z", "ingested_at": "0001-01-01T00:00:00+01:00",
           "expires_at": "9999-12-31T23:00:00-05:00"}
-
-
-class FourDims:
-    name, dimension = "test-embedder", 4
-
-    def embed(self, texts):
-        return np.ones((len(texts), 4), dtype=np.float32) / 2
-
-    def embed_query(self, text):
-        return self.embed([text])[0]
 
 
 def test_stored_out_of_range_times_are_clamped_on_every_read():

@@ -9,26 +9,15 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-import numpy as np
-
 from cbmemory import AgentMemory
 from cbmemory.retrieval import RECIPES
 from cbmemory.store.couchbase import CouchbaseStore
 from tests.support.couchbase_fake import FakeCluster, FakeState
+from tests.support.embedders import FourDims
 
 NOW = datetime(2024, 1, 1, tzinfo=timezone.utc)
 MEMORY = "team_a.memory"
 ENCODER = RECIPES["default_sparse"].ingest.sparse
-
-
-class FourDims:
-    name, dimension = "test-embedder", 4
-
-    def embed(self, texts):
-        return np.ones((len(texts), 4), dtype=np.float32) / 2
-
-    def embed_query(self, text):
-        return self.embed([text])[0]
 
 
 def test_a_writer_opened_before_another_bound_the_sparse_encoder_writes_the_vectors_itself():
