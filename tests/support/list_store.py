@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from cbmemory.models import SearchFilters
+from cbmemory.store.candidates import Candidates
 from cbmemory.store.windows import in_windows, windows
 
 
@@ -33,6 +34,15 @@ class ListStore:
     def phrase_search(self, user_id, phrases, k, filters=None, now=None):
         self.calls.append(("entity", k))
         return []
+
+    def search_candidates(self, signal, user_id, query, k, filters=None, now=None):
+        """As the store contract's default: the signal's hit search, as columns (records kept)."""
+        search = {"vector": self.vector_search, "bm25": self.text_search, "entity": self.phrase_search,
+                  "sparse": self.sparse_search}[signal]
+        return Candidates.from_hits(user_id, search(user_id, query, k, filters, now))
+
+    def read_candidates(self, found, at):
+        return [found.records[i] for i in at]
 
     def list_records(self, user_id, filters=None, *, limit=None, newest_first=False, now=None):
         """The records of the preset lists (each once) in the sessions and of the kinds ``filters`` name."""

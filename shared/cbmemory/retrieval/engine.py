@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, time, timedelta, timezone
 from types import MappingProxyType
 
 import numpy as np
@@ -18,10 +18,11 @@ from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError
 from ..models import Hit, MemoryRecord, SearchFilters, frozen_mapping
 from ..store.base import MemoryStore
+from ..store.candidates import Candidates
 from ..text import words
-from .config import DATE, NEIGHBOUR, SESSION, SPEAKER, Fusion, Order, Rerank, RetrievalConfig, Signal, scale_k
+from .config import DATE, NEIGHBOUR, SESSION, SPEAKER, Order, Rerank, RetrievalConfig, Signal, scale_k
 from .entities import extract_entities
-from .fusion import rrf, weighted
+from .pool import Pool, fused, unite, with_list
 from .recipes import Recipe
 from .rerank import bm25_rerank
 
@@ -36,119 +37,144 @@ def _with_future_filter(filters: SearchFilters, reference: datetime) -> SearchFi
     return replace(filters, occurred_before=bound)
 
 
-def named_speaker_hits(query: str, ranked: list[Hit]) -> list[Hit]:
-    """The hits of ``ranked`` whose speaker the query names (by whole word), in order; none when the query
-    names no candidate's speaker, or every candidate's (then naming tells nothing apart)."""
+def speaker_rows(query: str, speakers: np.ndarray) -> np.ndarray:
+    """Which candidates' speaker the query names (by whole word); none when it names no candidate's
+    speaker, or every candidate's (then naming tells nothing apart)."""
     q = set(words(query))
-    named = [h for h in ranked if h.record.speaker and set(words(h.record.speaker)) <= q]
-    return [] if len(named) == len(ranked) else named
+    names, inverse = np.unique(np.array([s or "" for s in speakers], dtype=object), return_inverse=True)
+    named = np.array([bool(n) and set(words(n)) <= q for n in names], dtype=bool)[inverse.reshape(-1)]
+    return np.zeros(len(speakers), bool) if named.all() else named
 
 
-def fuse(config: RetrievalConfig, lists: dict[str, list[Hit]], extra_weights: dict[str, float] | None = None
-         ) -> list[Hit]:
-    """One list as it is; several fused the way ``config.fusion`` says, with the signals' weights."""
-    if len(lists) == 1:
-        return next(iter(lists.values()))
-    w = {**{s.name.value: s.weight for s in config.signals}, **(extra_weights or {})}
-    if config.fusion.method is Fusion.RRF:
-        return rrf(lists, c=config.fusion.rrf_k, weights=w)
-    return weighted(lists, weights=w)
-
-
-def dated_hits(query: str, reference: datetime | None, ranked: list[Hit]) -> list[Hit]:
-    """The hits of ``ranked`` dated inside the calendar period the query names (``question_span``, resolved
-    against ``reference``), in order; none when it names no period, or every candidate falls inside it (then
-    the date tells nothing apart)."""
+def date_rows(query: str, reference: datetime | None, occurred: np.ndarray) -> np.ndarray:
+    """Which candidates (``occurred``: epoch seconds) are dated inside the calendar period the query names
+    (``question_span``, resolved against ``reference``; a date counts by its UTC day); none when it names
+    no period, or every candidate falls inside it (then the date tells nothing apart)."""
     span = question_span(query, reference)
     if span is None:
-        return []
-    inside = [h for h in ranked if span.contains(h.record.occurred_at)]
-    return [] if len(inside) == len(ranked) else inside
+        return np.zeros(len(occurred), bool)
+    first = datetime.combine(span.start, time(), timezone.utc).timestamp()
+    after = datetime.combine(span.end + timedelta(days=1), time(), timezone.utc).timestamp()
+    inside = (occurred >= first) & (occurred < after)
+    return np.zeros(len(occurred), bool) if inside.all() else inside
 
 
-def boost(config: RetrievalConfig, query: str, reference: datetime | None, lists: dict[str, list[Hit]],
-          ranked: list[Hit]) -> list[Hit]:
-    """The signal ``lists`` fused again, the way ``config.fusion`` says, now with up to two more lists, each
-    the hits of ``ranked`` (their first fusion) that match: ``speaker`` (the query names their speaker;
-    weight ``config.boosts.speaker_weight``) and ``date`` (dated inside the period the query names; weight
-    ``config.boosts.date_weight``). RRF ranks such a list in fused order; weighted fusion scores each of its hits 1
-    there, so a matching hit gains the weight itself. ``ranked`` is returned as it is when neither matches."""
+def fuse(config: RetrievalConfig, lists: Mapping[str, Candidates]) -> Pool:
+    """The lists united (``pool.unite``) and fused the way ``config.fusion`` says, with the signals'
+    weights; one list keeps its own scores."""
+    w = {s.name.value: s.weight for s in config.signals}
+    return fused(unite(lists), w, config.fusion.method, config.fusion.rrf_k)
+
+
+def boost(config: RetrievalConfig, query: str, reference: datetime | None, pool: Pool) -> Pool:
+    """``pool`` (fused) fused again, the way ``config.fusion`` says, with up to two more lists, each the
+    candidates that match, in fused order: ``speaker`` (the query names their speaker; weight
+    ``config.boosts.speaker_weight``) and ``date`` (dated inside the period the query names; weight
+    ``config.boosts.date_weight``). RRF ranks such a list in fused order; weighted fusion scores each of its
+    rows 1 there, so a matching candidate gains the weight itself. ``pool`` is returned as it is when
+    neither matches."""
     boosts = config.boosts
-    extra: dict[str, list[Hit]] = {}
+    extra: dict[str, np.ndarray] = {}
     if boosts.speaker_weight > 0:
-        extra[SPEAKER] = named_speaker_hits(query, ranked)
+        extra[SPEAKER] = np.flatnonzero(speaker_rows(query, pool.columns.speakers))
     if boosts.date_weight > 0:
-        extra[DATE] = dated_hits(query, reference, ranked)
-    extra = {name: hits for name, hits in extra.items() if hits}
+        extra[DATE] = np.flatnonzero(date_rows(query, reference, pool.columns.occurred))
+    extra = {name: rows for name, rows in extra.items() if rows.size}
     if not extra:
-        return ranked
-    if config.fusion.method is Fusion.WEIGHTED:
-        extra = {name: [Hit(h.record, 1.0) for h in hits] for name, hits in extra.items()}
-    weights = {SPEAKER: boosts.speaker_weight, DATE: boosts.date_weight}
-    return fuse(config, {**lists, **extra}, {name: weights[name] for name in extra})
+        return pool
+    for name, rows in extra.items():
+        pool = with_list(pool, name, rows, config.fusion.method)
+    w = {**{s.name.value: s.weight for s in config.signals}, SPEAKER: boosts.speaker_weight,
+         DATE: boosts.date_weight}
+    return fused(pool, w, config.fusion.method, config.fusion.rrf_k)
 
 
-def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, ranked: list[Hit],
-                  filters: SearchFilters, now: datetime | None, depth: int) -> list[Hit]:
-    """``ranked`` (fused and boosted) rescored by the evidence around each candidate, best first:
+def _adjacent(pool: Pool) -> tuple[np.ndarray, np.ndarray]:
+    """For each row, the row of the turn before and after it in its session (same kind) when that turn is
+    a candidate too, else -1."""
+    c = pool.columns
+    _, group = np.unique(np.array([f"{k}\x00{s}" for s, k in zip(c.sessions, c.kinds, strict=True)],
+                                  dtype=object), return_inverse=True)
+    span = int(c.positions.max() - min(c.positions.min(), 0)) + 3
+    code = group.reshape(-1).astype(np.int64) * span + (c.positions - min(c.positions.min(), 0) + 1)
+    order = np.argsort(code, kind="stable")
+    sorted_code = code[order]
+
+    def find(target: np.ndarray) -> np.ndarray:
+        j = np.minimum(np.searchsorted(sorted_code, target), sorted_code.size - 1)
+        return np.where(sorted_code[j] == target, order[j], -1)
+    return find(code - 1), find(code + 1)
+
+
+def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, pool: Pool,
+                  filters: SearchFilters, now: datetime | None, depth: int, echoes: bool = True) -> list[Hit]:
+    """``pool`` (fused and boosted) rescored by the evidence around each candidate; its first ``depth`` as
+    hits, best first:
 
     score + ``neighbour_weight`` x the larger score of its two adjacent turns in its session (same kind; 0
     for a turn that is no candidate) + ``session_weight`` x its session's best candidate score / the best
     score of all. With ``neighbour_weight``, the candidates' adjacent turns join the candidates (read from
-    the store under the same ``filters``, scored by those terms alone). Only the adjacent turns of candidates
-    that could reach the first ``depth`` are read (``store.neighbours``, by position), and only the first
-    ``depth`` are returned: exactly those of reading every candidate's session. Ties: the better rank in any
-    signal list, then the record id. Each hit's ``signals`` gain ``neighbour`` and ``session`` (the two terms
-    before weighting)."""
-    if not ranked:
-        return ranked
+    the store under the same ``filters``, scored by those terms alone; echoes only with ``echoes``). Only
+    the adjacent turns of candidates that could reach the first ``depth`` are read (``store.neighbours``,
+    by position), and only the first ``depth`` records are read: exactly those of reading every
+    candidate's session. Ties: the better rank in any signal list, then the record id. Each hit's ``signals`` gain ``neighbour`` and ``session`` (the two terms before
+    weighting)."""
+    if not len(pool):
+        return []
     nw, sw = config.context_boost.neighbour_weight, config.context_boost.session_weight
-    best = max(h.score for h in ranked)
-    session: dict[str, float] = {}
+    c, s = pool.columns, pool.scores
+    best = float(s.max())
+    term = np.zeros(len(pool))
+    of_session: dict[str, float] = {}
     if sw > 0 and best > 0:
-        for h in ranked:
-            sid = h.record.session_id
-            session[sid] = max(session.get(sid, h.score), h.score)
-
-    def session_term(h: Hit) -> float:
-        return session.get(h.record.session_id, 0.0) / best if session else 0.0
-
-    adjacent: dict[str, float] = {}
-    by_id = {h.record.record_id: h for h in ranked}
+        names, inverse = np.unique(c.sessions, return_inverse=True)
+        top = np.full(names.size, -np.inf)
+        np.maximum.at(top, inverse.reshape(-1), s)
+        term = top[inverse.reshape(-1)] / best
+        of_session = dict(zip(names.tolist(), (top / best).tolist(), strict=True))
+    adjacent = np.zeros(len(pool))
+    joined: list[tuple[MemoryRecord, float]] = []  # adjacent turns that are no candidate, with their term
     if nw > 0:
-        at = {(h.record.session_id, h.record.kind, h.record.position): h for h in ranked}
-        for h in ranked:  # candidates next to candidates
-            r = h.record
-            for step in (-1, 1):
-                near = at.get((r.session_id, r.kind, r.position + step))
-                if near is not None:
-                    rid = near.record.record_id
-                    adjacent[rid] = max(adjacent.get(rid, 0.0), h.score)
-        own = sorted((h.score + nw * adjacent.get(rid, 0.0) + sw * session_term(h)
-                      for rid, h in by_id.items()), reverse=True)
-        bar = own[depth - 1] if len(own) >= depth else -math.inf
-        # a turn that is no candidate scores at most nw * its best neighbour + the session term
-        reach = [h for h in ranked if nw * h.score + sw * session_term(h) >= bar]
-        if reach:  # the turns next to them, read by position (never their whole sessions)
-            records = store.neighbours(user_id, [(h.record.session_id, h.record.kind, h.record.position)
-                                                 for h in reach], 1, filters, now)
-            where = {(r.session_id, r.kind, r.position): r for r in records}
-            for h in reach:
-                r = h.record
-                for step in (-1, 1):
-                    n = where.get((r.session_id, r.kind, r.position + step))
-                    if n is None or n.record_id in by_id:
-                        continue
-                    by_id[n.record_id] = Hit(n, 0.0)
-                    sides = (at.get((n.session_id, n.kind, n.position + d)) for d in (-1, 1))
-                    adjacent[n.record_id] = max([0.0, *(x.score for x in sides if x is not None)])
-    final = {rid: h.score + nw * adjacent.get(rid, 0.0) + sw * session_term(h) for rid, h in by_id.items()}
-    first = sorted(final, key=lambda rid: (-final[rid], min(by_id[rid].ranks.values(), default=math.inf), rid))
-    out = []
-    for rid in first[:depth]:  # what comes after the first depth is never returned
-        h = by_id[rid]
-        signals = frozen_mapping({**h.signals, NEIGHBOUR: adjacent.get(rid, 0.0), SESSION: session_term(h)})
-        out.append(Hit(h.record, final[rid], signals, h.ranks))
+        before, after = _adjacent(pool)
+        for side in (before, after):
+            adjacent = np.maximum(adjacent, np.where(side >= 0, s[side], 0.0))
+        own = np.sort(s + nw * adjacent + sw * term)[::-1]
+        bar = own[depth - 1] if own.size >= depth else -math.inf
+        reach = np.flatnonzero(nw * s + sw * term >= bar)  # a joined turn scores at most this
+        if reach.size:  # the turns next to them, read by position (never their whole sessions)
+            anchors = [(c.sessions[i], c.kinds[i], int(c.positions[i])) for i in reach]
+            around = store.neighbours(user_id, anchors, 1, filters, now)
+            at: dict[tuple[str, str, int], float] = {
+                (sess, kind, pos): score for sess, kind, pos, score
+                in zip(c.sessions.tolist(), c.kinds.tolist(), c.positions.tolist(), s.tolist(), strict=True)}
+            seen: set[str] = set()
+            for n in around:
+                where = (n.session_id, n.kind, n.position)
+                if where in at or n.record_id in seen or (not echoes and is_echo(n)):
+                    continue
+                sides = (at.get((n.session_id, n.kind, n.position + d)) for d in (-1, 1))
+                seen.add(n.record_id)
+                joined.append((n, max([0.0, *(x for x in sides if x is not None)])))
+    final = s + nw * adjacent + sw * term
+    extra_final = np.array([nw * near + sw * of_session.get(n.session_id, 0.0) for n, near in joined])
+    ids = np.concatenate([c.ids, np.array([n.record_id for n, _ in joined], dtype=object)])
+    everything = np.concatenate([final, extra_final])
+    rank = np.concatenate([pool.best_rank(), np.full(len(joined), np.inf)])
+    tie = np.argsort(np.argsort(ids))
+    first = np.lexsort((tie, rank, -everything))[:depth]
+    rows = [int(i) for i in first if i < len(pool)]
+    records = iter(pool.records(store, rows))
+    out: list[Hit] = []
+    for i in first.tolist():
+        if i < len(pool):
+            record = next(records)
+            if record is not None:
+                out.append(pool.hit(i, record, float(final[i]), {NEIGHBOUR: float(adjacent[i]),
+                                                                 SESSION: float(term[i])}))
+        else:
+            n, near = joined[i - len(pool)]
+            out.append(Hit(n, float(everything[i]),
+                           frozen_mapping({NEIGHBOUR: near, SESSION: of_session.get(n.session_id, 0.0)})))
     return out
 
 
@@ -201,32 +227,34 @@ class SignalQuery:
     now: datetime | None
     embed: QueryEmbedder
     encode_sparse: SparseQueryEncoder | None
-    earlier: Mapping[str, list[Hit]]
+    earlier: Mapping[str, Candidates]
 
 
-def _vector(q: SignalQuery, n: int) -> list[Hit]:
-    return q.store.vector_search(q.user_id, q.embed(q.text), n, q.filters, q.now)
+def _vector(q: SignalQuery, n: int) -> Candidates:
+    return q.store.search_candidates("vector", q.user_id, q.embed(q.text), n, q.filters, q.now)
 
 
-def _bm25(q: SignalQuery, n: int) -> list[Hit]:
-    return q.store.text_search(q.user_id, q.text, n, q.filters, q.now)
+def _bm25(q: SignalQuery, n: int) -> Candidates:
+    return q.store.search_candidates("bm25", q.user_id, q.text, n, q.filters, q.now)
 
 
-def _entity(q: SignalQuery, n: int) -> list[Hit]:
+def _entity(q: SignalQuery, n: int) -> Candidates:
     # Participants' names are in nearly every turn of their own conversation: not discriminative.
-    speakers = {h.record.speaker.lower() for hits in q.earlier.values() for h in hits if h.record.speaker}
+    speakers = {s.lower() for found in q.earlier.values() for s in found.speakers if s}
     phrases = [p for p in extract_entities(q.text) if p.lower() not in speakers]
-    return q.store.phrase_search(q.user_id, phrases, n, q.filters, q.now) if phrases else []
+    if not phrases:
+        return Candidates.empty(q.user_id)
+    return q.store.search_candidates("entity", q.user_id, phrases, n, q.filters, q.now)
 
 
-def _sparse(q: SignalQuery, n: int) -> list[Hit]:
+def _sparse(q: SignalQuery, n: int) -> Candidates:
     if q.encode_sparse is None:
         raise InvalidInputError("the sparse signal needs a sparse query encoder")
-    return q.store.sparse_search(q.user_id, q.encode_sparse(q.text), n, q.filters, q.now)
+    return q.store.search_candidates("sparse", q.user_id, q.encode_sparse(q.text), n, q.filters, q.now)
 
 
 # Each signal's search: its ``n`` best candidates for the query. A new signal adds its entry here.
-SEARCHES: Mapping[Signal, Callable[[SignalQuery, int], list[Hit]]] = MappingProxyType({
+SEARCHES: Mapping[Signal, Callable[[SignalQuery, int], Candidates]] = MappingProxyType({
     Signal.VECTOR: _vector, Signal.BM25: _bm25, Signal.ENTITY: _entity, Signal.SPARSE: _sparse,
 })
 
@@ -271,23 +299,26 @@ def retrieve(
     if config.filters.drop_future and reference_date is not None:
         f = _with_future_filter(f, reference_date)
 
-    keep = (lambda hits: hits) if config.filters.echoes else without_echoes
-    lists: dict[str, list[Hit]] = {}
+    echoes = config.filters.echoes
+    lists: dict[str, Candidates] = {}
     for spec in config.signals:  # in Signal order: a signal sees the lists before it (entity: their speakers)
         q = SignalQuery(store, user_id, query, f, now, embed_query, encode_sparse, dict(lists))
-        lists[spec.name.value] = keep(SEARCHES[spec.name](q, candidates(config, k, spec.pool)))
+        found = SEARCHES[spec.name](q, candidates(config, k, spec.pool))
+        lists[spec.name.value] = found if echoes else found.take(~found.echoes)
 
-    ranked = fuse(config, lists)
+    pool = fuse(config, lists)
     if config.boosts.active:  # the question's period: reference_date, else now
-        ranked = boost(config, query, reference_date if reference_date is not None else now, lists, ranked)
-    if config.context_boost.active:
-        depth = max(k, config.rerank.depth, config.order.depth)
-        ranked = keep(context_boost(config, store, user_id, ranked, f, now, depth))  # neighbours joined
+        pool = boost(config, query, reference_date if reference_date is not None else now, pool)
+    depth = max(k, config.rerank.depth, config.order.depth)
+    if config.context_boost.active:  # neighbours joined; only the first depth read
+        ranked = context_boost(config, store, user_id, pool, f, now, depth, echoes)
+    else:
+        ranked = pool.hits(store, range(min(depth, len(pool))))
     if config.rerank.method is Rerank.BM25:
         ranked = bm25_rerank(query, ranked[: config.rerank.pool], k)
     if config.order.by is Order.RECENCY:
-        pool = ranked[: config.order.pool]
-        ranked = sorted(pool, key=lambda h: (h.record.occurred_at, h.record.position), reverse=True)
+        ranked = sorted(ranked[: config.order.pool], key=lambda h: (h.record.occurred_at, h.record.position),
+                        reverse=True)
     ranked = with_window(store, user_id, ranked[:k], config.window, f, now)
 
     ranked = fit(ranked, config.token_budget, recipe.context)  # the context stage's one budget rule

@@ -23,6 +23,7 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
+from typing import cast
 
 import numpy as np
 
@@ -32,11 +33,15 @@ from ..errors import CbMemoryError
 from ..models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
 from ..text import content_words
 from . import lexical
+from . import sqlite_file as sf
 from . import sqlite_write as w
 from .base import WriteMode
+from .candidates import Candidates
+from .sqlite_cache import UserColumns
 from .sqlite_mask import column_mask
 from .sqlite_reads import SQLiteReads
 from .sqlite_sparse import SQLiteSparse
+from .windows import Window
 
 # Below this many rows per user the cosine scores come from a single-threaded numpy loop (einsum): a
 # threaded BLAS call costs more in waking and waiting for its threads than it saves, badly so on a busy
@@ -101,41 +106,85 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
         return self._wipe() if pending else True
 
     # ---------------------------------------------------------------- searches
-    def _vector_search(self, user_id: str, vector: np.ndarray, k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        qv, t_now = vector, now.timestamp()
-        with self._tx(write=False) as c:
-            m = self._refresh(c, user_id)
-            if m.n == 0:
-                return []
+    def _scored(self, c: sqlite3.Connection, signal: str, user_id: str, m: UserColumns, query: object,
+                filters: SearchFilters, now: float) -> tuple[np.ndarray, np.ndarray]:
+        """The positions of the user's records ``signal`` may return under ``filters``, and every record's
+        score: cosine (``vector``); BM25 over the user's own live records, positive only (``bm25``, and
+        ``entity`` for exact phrases); dot products with the sparse vectors, positive only (``sparse``,
+        sqlite_cache.SparseIndex: the postings of the query's terms)."""
+        if signal == "vector":
+            qv = cast(np.ndarray, query)
             scores = (np.einsum("ij,j->i", m.vectors[: m.n], qv) if m.n <= _SINGLE_THREAD_ROWS
                       else m.vectors[: m.n] @ qv)
-            idx = np.flatnonzero(column_mask(c, user_id, m, filters, t_now))
-            return self._hits(c, "vector", user_id, m, idx, scores, k)
-
-    def _lexical(self, signal: str, user_id: str, phrases: list[np.ndarray], k: int, filters: SearchFilters,
-                 now: datetime) -> list[Hit]:
-        """BM25 over the user's own live records (statistics and cost), kept where ``filters`` pass."""
+            return np.flatnonzero(column_mask(c, user_id, m, filters, now)), scores
+        if signal == "sparse":
+            scores = m.sparse.scores(cast(SparseVector, query))
+            cand = np.flatnonzero(scores > 0)
+            return cand[column_mask(c, user_id, m, filters, now, cand)], scores
+        if signal == "bm25":
+            terms = lexical.query_terms(content_words(cast(str, query)))
+            phrases = [terms[i : i + 1] for i in range(terms.size)]
+        else:
+            ids = {tuple(lexical.term_ids(p)) for p in cast(list[str], query)}
+            phrases = [np.array(t, np.int64) for t in sorted(ids) if t]
         if not phrases:
-            return []
-        t_now = now.timestamp()
+            return np.empty(0, np.int64), np.empty(0)
+        scores = m.lexical.bm25(phrases, m.expires[: m.n] > now)
+        return np.flatnonzero((scores > 0) & column_mask(c, user_id, m, filters, now)), scores
+
+    def _search(self, signal: str, user_id: str, query: object, k: int, filters: SearchFilters,
+                now: datetime, with_records: bool) -> tuple[Candidates, dict[int, MemoryRecord]]:
+        """The ``k`` best of ``signal`` (score, then rowid), read in one transaction, with their records
+        when asked."""
         with self._tx(write=False) as c:
+            if signal == "sparse" and sf.meta(c, "sparse_encoder_name") is None:
+                return Candidates.empty(user_id), {}
             m = self._refresh(c, user_id)
             if m.n == 0:
-                return []
-            live = m.expires[: m.n] > t_now
-            scores = m.lexical.bm25(phrases, live)
-            idx = np.flatnonzero((scores > 0) & column_mask(c, user_id, m, filters, t_now))
-            return self._hits(c, signal, user_id, m, idx, scores, k)
+                return Candidates.empty(user_id), {}
+            found = self._top(user_id, m, *self._scored(c, signal, user_id, m, query, filters, now.timestamp()), k)
+            records = self._records_by_rowid(c, user_id, m, found.keys.tolist()) if with_records else {}
+        return found, records
+
+    def _candidates(self, signal: str, user_id: str, query: object, k: int, filters: SearchFilters,
+                    now: datetime) -> Candidates:
+        """Columns from memory: no record is read (``read_candidates`` reads those retrieval returns)."""
+        return self._search(signal, user_id, query, k, filters, now, False)[0]
+
+    def _hits_of(self, signal: str, user_id: str, query: object, k: int, filters: SearchFilters,
+                 now: datetime) -> list[Hit]:
+        return self._as_hits(signal, *self._search(signal, user_id, query, k, filters, now, True))
+
+    def _vector_search(self, user_id: str, vector: np.ndarray, k: int, filters: SearchFilters,
+                       now: datetime) -> list[Hit]:
+        return self._hits_of("vector", user_id, vector, k, filters, now)
 
     def _text_search(self, user_id: str, query: str, k: int, filters: SearchFilters, now: datetime) -> list[Hit]:
-        terms = lexical.query_terms(content_words(query))
-        return self._lexical("bm25", user_id, [terms[i : i + 1] for i in range(terms.size)], k, filters, now)
+        return self._hits_of("bm25", user_id, query, k, filters, now)
 
     def _phrase_search(self, user_id: str, phrases: list[str], k: int, filters: SearchFilters,
                        now: datetime) -> list[Hit]:
-        ids = {tuple(lexical.term_ids(p)) for p in phrases}
-        return self._lexical("entity", user_id, [np.array(t, np.int64) for t in sorted(ids) if t], k, filters, now)
+        return self._hits_of("entity", user_id, phrases, k, filters, now)
+
+    def _sparse_search(self, user_id: str, query: SparseVector, k: int, filters: SearchFilters,
+                       now: datetime) -> list[Hit]:
+        return self._hits_of("sparse", user_id, query, k, filters, now)
+
+    def _neighbours(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
+                    now: datetime) -> list[MemoryRecord]:
+        """From the columns in memory: the windows' records by position (places.py), ``filters`` as for a
+        search, their records read by rowid (most from the recent-records cache)."""
+        with self._tx(write=False) as c:
+            m = self._refresh(c, user_id)
+            if m.n == 0:
+                return []
+            idx = m.places().within(merged)
+            idx = idx[column_mask(c, user_id, m, filters, now.timestamp(), idx)]
+            rowids = m.rowids[idx].tolist()
+            records = self._records_by_rowid(c, user_id, m, rowids)
+        order = sorted(zip(m.occurred[idx].tolist(), m.sessions[idx].tolist(), m.positions[idx].tolist(), rowids,
+                           strict=True))
+        return [records[r] for *_, r in order if r in records]
 
     def stats(self) -> dict[str, object]:
         with self._lock:

@@ -21,9 +21,11 @@ from ..errors import CorruptStoreError
 from ..models import MemoryRecord
 from .annotation_index import AnnotationIndex
 from .lexical import LexicalIndex
+from .places import Places
 
 # Columns of ``records`` read into memory, in this order (then the record's term ids and sparse vector).
-LOAD_COLUMNS = ("rowid, vector, occurred_at, ingested_at, expires_at, session_id, kind, terms, "
+LOAD_COLUMNS = ("rowid, vector, occurred_at, ingested_at, expires_at, session_id, kind, position, speaker, "
+                "(kind = 'turn' AND source_ids != '[]'), record_id, terms, "
                 "sparse_ids, sparse_weights")
 _TAIL_ENTRIES = 16_384  # sparse entries scanned directly before they are merged into the postings
 
@@ -124,6 +126,10 @@ class UserColumns:
     expires: np.ndarray
     sessions: np.ndarray
     kinds: np.ndarray
+    positions: np.ndarray
+    speakers: np.ndarray
+    echoes: np.ndarray  # a turn stored restating what its agent step was shown (source_ids set)
+    ids: np.ndarray  # record ids
     lexical: LexicalIndex = field(default_factory=LexicalIndex)
     sparse: SparseIndex = field(default_factory=SparseIndex)
     # annotation pairs, read on the first search with an annotation filter (sqlite_mask.annotation_pairs)
@@ -131,6 +137,16 @@ class UserColumns:
     # records already read, by rowid: valid as long as these columns are (a row never changes under its
     # rowid; replacing or deleting one changes delete_seq, which reloads the columns and so empties this)
     records: dict[int, MemoryRecord] = field(default_factory=dict)
+    _places: Places | None = None  # built on the first window read (``places``)
+
+    def places(self) -> Places:
+        """Where each record sits (session, kind, position), for reading windows by position."""
+        if self._places is None:
+            self._places = Places()
+        if self._places.n < self.n:
+            at = slice(self._places.n, self.n)
+            self._places.add(self.sessions[at].tolist(), self.kinds[at].tolist(), self.positions[at].tolist())
+        return self._places
 
     @property
     def max_rowid(self) -> int:
@@ -139,7 +155,8 @@ class UserColumns:
     def reserve(self, cap: int, dim: int) -> None:
         """Room for ``cap`` rows (moves the columns once)."""
         if cap > len(self.rowids):
-            for name in ("rowids", "occurred", "ingested", "expires", "sessions", "kinds"):
+            for name in ("rowids", "occurred", "ingested", "expires", "sessions", "kinds", "positions", "speakers",
+                         "echoes", "ids"):
                 old = getattr(self, name)
                 new = np.empty(cap, dtype=old.dtype)
                 new[: self.n] = old[: self.n]
@@ -162,14 +179,19 @@ class UserColumns:
         self.expires[s] = [np.inf if e is None else e for e in cols[4]]
         self.sessions[s] = cols[5]
         self.kinds[s] = cols[6]
-        self.lexical.append(cols[7])
-        self.sparse.append(cols[8], cols[9])
+        self.positions[s] = cols[7]
+        self.speakers[s] = cols[8]
+        self.echoes[s] = cols[9]
+        self.ids[s] = cols[10]
+        self.lexical.append(cols[11])
+        self.sparse.append(cols[12], cols[13])
         self.n += m
 
     @classmethod
     def empty(cls, write_seq: int, delete_seq: int, dim: int) -> UserColumns:
         return cls(write_seq, delete_seq, 0, np.empty(0, np.int64), np.empty((0, dim), np.float32),
-                   np.empty(0), np.empty(0), np.empty(0), np.empty(0, object), np.empty(0, object))
+                   np.empty(0), np.empty(0), np.empty(0), np.empty(0, object), np.empty(0, object),
+                   np.empty(0, np.int64), np.empty(0, object), np.empty(0, bool), np.empty(0, object))
 
 
 class UserCache:

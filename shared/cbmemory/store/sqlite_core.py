@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from ..models import Hit, MemoryRecord, frozen_mapping
 from . import sqlite_file as sf
 from . import sqlite_sql as q
 from .base import MemoryStore
+from .candidates import Candidates
 from .sqlite_cache import LOAD_COLUMNS, UserCache, UserColumns
 from .sqlite_sql import row_to_record
 
@@ -190,21 +191,38 @@ class SQLiteCore(MemoryStore):
                 del cache[old]
         return out
 
-    def _hits(self, c: sqlite3.Connection, signal: str, user_id: str, m: UserColumns, idx: np.ndarray,
-              scores: np.ndarray, k: int) -> list[Hit]:
-        """The ``k`` best (score, then rowid) of the records at positions ``idx``, as hits with records."""
+    @staticmethod
+    def _top(user_id: str, m: UserColumns, idx: np.ndarray, scores: np.ndarray, k: int) -> Candidates:
+        """The ``k`` best (score, then rowid) of the records at positions ``idx``, as columns."""
         if idx.size == 0:
-            return []
-        rowids, scores = m.rowids[idx], scores[idx]
-        if rowids.size > k:
+            return Candidates.empty(user_id)
+        scores = scores[idx]
+        if idx.size > k:
             part = np.argpartition(-scores, k - 1)[:k]
-            rowids, scores = rowids[part], scores[part]
-        order = np.lexsort((rowids, -scores))
-        rowids, scores = rowids[order], scores[order]
-        recs = self._records_by_rowid(c, user_id, m, rowids.tolist())
+            idx, scores = idx[part], scores[part]
+        order = np.lexsort((m.rowids[idx], -scores))
+        idx = idx[order]
+        return Candidates(user_id, m.rowids[idx], m.ids[idx], scores[order].astype(np.float64), m.sessions[idx], m.kinds[idx],
+                          m.positions[idx], m.occurred[idx], m.speakers[idx], m.echoes[idx])
+
+    def _read_candidates(self, found: Candidates, at: list[int]) -> list[MemoryRecord | None]:
+        rowids = found.keys[at].tolist()
+        with self._tx(write=False) as c:
+            m = self._refresh(c, found.user_id)
+            recs = self._records_by_rowid(c, found.user_id, m, rowids)
+        return [recs.get(r) for r in rowids]
+
+    @staticmethod
+    def _as_hits(signal: str, found: Candidates, records: Mapping[int, MemoryRecord]) -> list[Hit]:
         hits = []
-        for rank, (rowid, score) in enumerate(zip(rowids.tolist(), scores.tolist(), strict=True), 1):
-            rec = recs.get(rowid)
+        for rank, (rowid, score) in enumerate(zip(found.keys.tolist(), found.scores.tolist(), strict=True), 1):
+            rec = records.get(rowid)
             if rec is not None:
                 hits.append(Hit(rec, score, frozen_mapping({signal: score}), frozen_mapping({signal: rank})))
         return hits
+
+    def _hits(self, c: sqlite3.Connection, signal: str, user_id: str, m: UserColumns, idx: np.ndarray,
+              scores: np.ndarray, k: int) -> list[Hit]:
+        """The ``k`` best (score, then rowid) of the records at positions ``idx``, as hits with records."""
+        found = self._top(user_id, m, idx, scores, k)
+        return self._as_hits(signal, found, self._records_by_rowid(c, user_id, m, found.keys.tolist()))

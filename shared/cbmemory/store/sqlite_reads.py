@@ -17,7 +17,6 @@ from ..models import MemoryRecord, SearchFilters, Session, frozen_mapping
 from . import sqlite_sql as q
 from .sqlite_core import CHUNK, SQLiteCore
 from .sqlite_sql import row_to_record, stored_time
-from .windows import Window
 
 
 class SQLiteReads(SQLiteCore):
@@ -40,18 +39,6 @@ class SQLiteReads(SQLiteCore):
             params["limit"] = limit
         with self._lock:
             rows = self._conn.execute(q.list_select(where, newest_first, limit is not None), params).fetchall()
-        return [row_to_record(r) for r in rows]
-
-    def _neighbours(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
-                    now: datetime) -> list[MemoryRecord]:
-        """One statement per ``CHUNK`` windows (sqlite_sql.window_select), each window read by position."""
-        rows: list[tuple] = []
-        with self._lock:
-            for i in range(0, len(merged), CHUNK):
-                where, params = q.filter_clause(user_id, filters, now.timestamp())
-                rows += self._conn.execute(q.window_select(where, params, merged[i : i + CHUNK]), params)
-        if len(merged) > CHUNK:  # each chunk is in order; all of them, in list_records' order again
-            rows.sort(key=lambda r: (r[11], r[3], r[5], r[0]))  # occurred_at, session_id, position, rowid
         return [row_to_record(r) for r in rows]
 
     def get_session(self, user_id: str, session_id: str) -> Session | None:

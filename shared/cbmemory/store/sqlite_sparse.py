@@ -7,19 +7,15 @@ partial index of the file, so listing them never reads the whole table).
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime
-
-import numpy as np
 
 from ..dates import utcnow
 from ..embedding.sparse import SparseVector
 from ..errors import EmbedderMismatchError, InvalidInputError
-from ..models import NO_FILTERS, Hit, MemoryRecord, SearchFilters
+from ..models import NO_FILTERS, MemoryRecord
 from . import sqlite_file as sf
 from . import sqlite_sql as q
 from . import sqlite_write as w
 from .sqlite_core import SQLiteCore
-from .sqlite_mask import column_mask
 from .sqlite_sql import row_to_record
 
 
@@ -53,22 +49,6 @@ class SQLiteSparse(SQLiteCore):
     @property
     def bound_sparse_encoder(self) -> str | None:
         return self._meta("sparse_encoder_name")
-
-    def _sparse_search(self, user_id: str, query: SparseVector, k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        """Dot products over the user's sparse vectors (sqlite_cache.SparseIndex: the postings of the query's
-        terms); positive scores only, ties by rowid (the earlier written first)."""
-        t_now = now.timestamp()
-        with self._tx(write=False) as c:
-            if sf.meta(c, "sparse_encoder_name") is None:
-                return []
-            m = self._refresh(c, user_id)
-            if m.n == 0:
-                return []
-            scores = m.sparse.scores(query)
-            cand = np.flatnonzero(scores > 0)
-            idx = cand[column_mask(c, user_id, m, filters, t_now, cand)]
-            return self._hits(c, "sparse", user_id, m, idx, scores, k)
 
     def users_missing_sparse(self) -> list[str]:
         """In user id order. Read from the partial index of records without a sparse vector that binding

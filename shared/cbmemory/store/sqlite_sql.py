@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from functools import lru_cache
 
 from ..models import MemoryRecord, SearchFilters, frozen_mapping
-from .windows import Window
 
 # 2: the FTS index has a second field, the raw turn. 3: no FTS5 table shared by every user; each record
 # keeps its term ids (``terms``) and each user's full-text index is built from them (see lexical.py).
@@ -139,22 +138,6 @@ def list_select(where: str, newest_first: bool, limited: bool) -> str:
     sql = (f"SELECT {RECORD_COLUMNS} FROM records r WHERE {where} "
            f"ORDER BY r.occurred_at {order}, r.session_id {order}, r.position {order}, r.rowid {order}")
     return sql + (" LIMIT :limit" if limited else "")
-
-
-def window_select(where: str, params: dict[str, object], windows: Sequence[Window]) -> str:
-    """The records of ``where`` (a ``filter_clause`` for user ``:user_id``) inside ``windows`` (each a session,
-    a kind and an inclusive range of positions; merged, so no record is in two), in ``list_select``'s order.
-    Their bounds join ``params`` (``:ws0``, ``:wk0``, ``:wlo0``, ``:whi0``, ...). SQLite reads each window by
-    position through ``records_user`` (user, session, position): the cost is the windows' records, not their
-    sessions'."""
-    rows = []
-    for i, w in enumerate(windows):
-        rows.append(f"(:ws{i}, :wk{i}, :wlo{i}, :whi{i})")
-        params.update({f"ws{i}": w.session_id, f"wk{i}": w.kind, f"wlo{i}": w.lo, f"whi{i}": w.hi})
-    return (f"WITH w(session_id, kind, lo, hi) AS (VALUES {', '.join(rows)}) "
-            f"SELECT {RECORD_COLUMNS} FROM w JOIN records r ON r.user_id = :user_id AND r.session_id = w.session_id "
-            f"AND r.position BETWEEN w.lo AND w.hi AND r.kind = w.kind WHERE {where} "
-            "ORDER BY r.occurred_at, r.session_id, r.position, r.rowid")
 
 
 # a user's annotations from one record on (the records indexed since), for annotation_index.AnnotationIndex

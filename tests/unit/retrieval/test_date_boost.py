@@ -6,13 +6,14 @@ question names no period or every candidate falls inside it. Checked on a store 
 
 from datetime import datetime, timedelta, timezone
 
+import numpy as np
 import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord
 from cbmemory.retrieval import BoostConfig, Recipe, RetrievalConfig, all_recipes, retrieve
 from cbmemory.retrieval.config import DATE
-from cbmemory.retrieval.engine import candidates, dated_hits
+from cbmemory.retrieval.engine import candidates, date_rows
 from cbmemory.retrieval.fusion import rrf
 from tests.support.list_store import ListStore
 
@@ -142,9 +143,11 @@ def test_speaker_and_date_lists_join_one_fusion():
     assert x.ranks["speaker"] == 2 and x.ranks[DATE] == 1
 
 
-def test_dated_hits_keep_the_fused_order():
+def test_date_rows_mark_the_candidates_inside_the_period_by_their_utc_day():
     vector, _ = _lists()
     june = rec("j", datetime(2023, 5, 31, 23, 59, tzinfo=timezone.utc))
-    ranked = [vector[2], vector[0], Hit(june, .05)]
-    assert ids(dated_hits("What happened in May 2023?", None, ranked)) == ["x", "j"]
-    assert dated_hits("What happened in May 2023?", None, [vector[2]]) == []  # all inside
+    june_1 = rec("k", datetime(2023, 6, 1, 0, 0, tzinfo=timezone.utc))
+    occurred = np.array([r.occurred_at.timestamp() for r in (vector[2].record, vector[0].record, june, june_1)])
+    assert date_rows("What happened in May 2023?", None, occurred).tolist() == [True, False, True, False]
+    assert not date_rows("What happened in May 2023?", None, occurred[:1]).any()  # all inside
+    assert not date_rows("What happened?", None, occurred).any()  # no period named
