@@ -77,6 +77,8 @@ rules-v1 and rules-v2 too). A resolver that cannot read its words (``LookupError
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -357,11 +359,23 @@ def _as_day(value: datetime | date) -> date:
     return value.date() if isinstance(value, datetime) else value
 
 
+@functools.cache
+def _any_rule(rules: str) -> re.Pattern[str]:
+    """One pattern that matches where any rule of the table does (its rules' patterns as alternatives, their
+    group names dropped): a text it does not match holds no relative expression, found in one pass."""
+    table = RULE_TABLES[rules]
+    flags = functools.reduce(operator.or_, (r.pattern.flags for r in table), 0)
+    return re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[A-Za-z_][A-Za-z0-9_]*>', '(?:', r.pattern.pattern)})"
+                               for r in table), flags)
+
+
 def find_relative_dates(text: str, session_date: datetime | date, *,
                         rules: str = LATEST_DATE_RULES) -> list[RelativeDate]:
     """Every relative expression in ``text``, resolved against ``session_date`` with the ``rules``
     version's table, left to right and non-overlapping (the longest match wins where two rules overlap)."""
     table = RULE_TABLES[check_date_rules(rules)]
+    if _any_rule(rules).search(text) is None:  # most texts: no rule matches anywhere
+        return []
     today = _as_day(session_date)
     found: list[tuple[int, int, Rule, re.Match[str]]] = []
     for rule in table:
