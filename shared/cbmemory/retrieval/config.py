@@ -117,7 +117,10 @@ class RetrievalConfig:
     - ``window``: each of the k hits is shown with up to this many adjacent turns of its session on each
       side (same kind, read under the same filters), as its ``Hit.context``: a reply is read with the turn
       it answers. The context counts in the token budget and in tokens@k; a turn is shown once however many
-      hits it is next to. It does not change which k hits are returned. 0: hits alone.
+      hits it is next to. 0: hits alone.
+    - ``skip_shown``: with a window, a candidate inside the window of a better one is read there already,
+      so it is not returned as a hit of its own: the next candidate takes its place (the k hits show up to
+      k windows of new turns, not the same passage twice). Off: the first k candidates, windows and all.
     - ``token_budget``: stop adding hits once the formatted context would pass this many tokens.
     """
 
@@ -130,6 +133,7 @@ class RetrievalConfig:
     order: OrderConfig = OrderConfig()
     k: int | None = 10
     window: int = 0
+    skip_shown: bool = False
     token_budget: int | None = None
 
     def __post_init__(self) -> None:
@@ -147,6 +151,8 @@ class RetrievalConfig:
                                         f"through with_: RetrievalConfig().with_({name}=...))")
         check_optional_count(self.k, "k", lo=1)
         check_count(self.window, "window", lo=0)
+        if not isinstance(self.skip_shown, bool):
+            raise InvalidInputError(f"skip_shown must be True or False, got {self.skip_shown!r}")
         check_optional_count(self.token_budget, "token_budget", lo=1)
 
     def uses(self, signal: Signal | str) -> bool:
@@ -163,7 +169,7 @@ class RetrievalConfig:
 
     def with_(self, **changes: Any) -> RetrievalConfig:
         """A copy with some fields changed (the original is untouched). Besides the fields (groups whole,
-        ``signals``, ``k``, ``window``, ``token_budget``), the flat names of ``SHORTHANDS`` change one
+        ``signals``, ``k``, ``window``, ``skip_shown``, ``token_budget``), the flat names of ``SHORTHANDS`` change one
         setting inside a group: ``fusion="weighted"`` (a method, not a ``FusionConfig``), ``rrf_k``,
         ``speaker_weight``, ``date_weight``, ``neighbour_weight``, ``session_weight``, ``rerank="bm25"``,
         ``rerank_pool``, ``order="recency"``, ``recency_pool``, ``kinds``, ``future_filter``,
@@ -178,7 +184,8 @@ class RetrievalConfig:
         its fields (enums as their strings, tuples as lists)."""
         return {"signals": [s.to_dict() for s in self.signals],
                 **{name: getattr(self, name).to_dict() for name in GROUPS},
-                "k": self.k, "window": self.window, "token_budget": self.token_budget}
+                "k": self.k, "window": self.window, "skip_shown": self.skip_shown,
+                "token_budget": self.token_budget}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RetrievalConfig:

@@ -22,7 +22,7 @@ from ..store.candidates import Candidates
 from ..text import words
 from .config import DATE, NEIGHBOUR, SESSION, SPEAKER, Order, Rerank, RetrievalConfig, Signal, scale_k
 from .entities import extract_entities
-from .pool import Pool, fused, unite, with_list
+from .pool import Pool, fused, ranked_order, unite, with_list
 from .recipes import Recipe
 from .rerank import bm25_rerank
 
@@ -89,14 +89,19 @@ def boost(config: RetrievalConfig, query: str, reference: datetime | None, pool:
     return fused(pool, w, config.fusion.method, config.fusion.rrf_k)
 
 
-def _adjacent(pool: Pool) -> tuple[np.ndarray, np.ndarray]:
-    """For each row, the row of the turn before and after it in its session (same kind) when that turn is
-    a candidate too, else -1."""
-    c = pool.columns
-    _, group = np.unique(np.array([f"{k}\x00{s}" for s, k in zip(c.sessions, c.kinds, strict=True)],
-                                  dtype=object), return_inverse=True)
-    span = int(c.positions.max() - min(c.positions.min(), 0)) + 3
-    code = group.reshape(-1).astype(np.int64) * span + (c.positions - min(c.positions.min(), 0) + 1)
+def _groups(c: Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's session (index into the sorted session ids, and those ids) and its (session, kind) group."""
+    names, session = np.unique(c.sessions, return_inverse=True)
+    session = session.reshape(-1)
+    kinds, kind = np.unique(c.kinds, return_inverse=True)
+    return names, session, session * kinds.size + kind.reshape(-1)
+
+
+def _adjacent(group: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each row, the row of the turn before and after it in its (session, kind) ``group`` when that turn
+    is a candidate too, else -1."""
+    low = min(int(positions.min()), 0)
+    code = group.astype(np.int64) * (int(positions.max()) - low + 3) + (positions - low + 1)
     order = np.argsort(code, kind="stable")
     sorted_code = code[order]
 
@@ -104,6 +109,30 @@ def _adjacent(pool: Pool) -> tuple[np.ndarray, np.ndarray]:
         j = np.minimum(np.searchsorted(sorted_code, target), sorted_code.size - 1)
         return np.where(sorted_code[j] == target, order[j], -1)
     return find(code - 1), find(code + 1)
+
+
+def _joined(store: MemoryStore, user_id: str, c: Candidates, s: np.ndarray, reach: np.ndarray,
+            filters: SearchFilters, now: datetime | None, echoes: bool) -> list[tuple[MemoryRecord, float]]:
+    """The turns next to the candidates at ``reach`` that are no candidates (echoes only with ``echoes``),
+    read by position, each with the larger score of the candidates next to it."""
+    anchors = [(c.sessions[i], c.kinds[i], int(c.positions[i])) for i in reach]
+    around = store.neighbours(user_id, anchors, 1, filters, now)
+    if not around:
+        return []
+    sessions = {r.session_id for r in around}
+    at: dict[tuple[str, str, int], float] = {
+        (sess, kind, pos): score for sess, kind, pos, score
+        in zip(c.sessions.tolist(), c.kinds.tolist(), c.positions.tolist(), s.tolist(), strict=True)
+        if sess in sessions}
+    out: list[tuple[MemoryRecord, float]] = []
+    seen: set[str] = set()
+    for n in around:
+        if (n.session_id, n.kind, n.position) in at or n.record_id in seen or (not echoes and is_echo(n)):
+            continue
+        sides = (at.get((n.session_id, n.kind, n.position + d)) for d in (-1, 1))
+        seen.add(n.record_id)
+        out.append((n, max([0.0, *(x for x in sides if x is not None)])))
+    return out
 
 
 def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, pool: Pool,
@@ -117,64 +146,52 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, poo
     the store under the same ``filters``, scored by those terms alone; echoes only with ``echoes``). Only
     the adjacent turns of candidates that could reach the first ``depth`` are read (``store.neighbours``,
     by position), and only the first ``depth`` records are read: exactly those of reading every
-    candidate's session. Ties: the better rank in any signal list, then the record id. Each hit's ``signals`` gain ``neighbour`` and ``session`` (the two terms before
-    weighting)."""
-    if not len(pool):
+    candidate's session. Ties: the better rank in any signal list, then the record id. Each hit's
+    ``signals`` gain ``neighbour`` and ``session`` (the two terms before weighting)."""
+    n = len(pool)
+    if not n:
         return []
     nw, sw = config.context_boost.neighbour_weight, config.context_boost.session_weight
     c, s = pool.columns, pool.scores
     best = float(s.max())
-    term = np.zeros(len(pool))
-    of_session: dict[str, float] = {}
+    names, session, group = _groups(c)
+    term = np.zeros(n)
+    session_term = np.zeros(names.size)
     if sw > 0 and best > 0:
-        names, inverse = np.unique(c.sessions, return_inverse=True)
         top = np.full(names.size, -np.inf)
-        np.maximum.at(top, inverse.reshape(-1), s)
-        term = top[inverse.reshape(-1)] / best
-        of_session = dict(zip(names.tolist(), (top / best).tolist(), strict=True))
-    adjacent = np.zeros(len(pool))
+        np.maximum.at(top, session, s)
+        session_term = top / best
+        term = session_term[session]
+    adjacent = np.zeros(n)
     joined: list[tuple[MemoryRecord, float]] = []  # adjacent turns that are no candidate, with their term
     if nw > 0:
-        before, after = _adjacent(pool)
-        for side in (before, after):
+        for side in _adjacent(group, c.positions):
             adjacent = np.maximum(adjacent, np.where(side >= 0, s[side], 0.0))
         own = np.sort(s + nw * adjacent + sw * term)[::-1]
         bar = own[depth - 1] if own.size >= depth else -math.inf
         reach = np.flatnonzero(nw * s + sw * term >= bar)  # a joined turn scores at most this
         if reach.size:  # the turns next to them, read by position (never their whole sessions)
-            anchors = [(c.sessions[i], c.kinds[i], int(c.positions[i])) for i in reach]
-            around = store.neighbours(user_id, anchors, 1, filters, now)
-            at: dict[tuple[str, str, int], float] = {
-                (sess, kind, pos): score for sess, kind, pos, score
-                in zip(c.sessions.tolist(), c.kinds.tolist(), c.positions.tolist(), s.tolist(), strict=True)}
-            seen: set[str] = set()
-            for n in around:
-                where = (n.session_id, n.kind, n.position)
-                if where in at or n.record_id in seen or (not echoes and is_echo(n)):
-                    continue
-                sides = (at.get((n.session_id, n.kind, n.position + d)) for d in (-1, 1))
-                seen.add(n.record_id)
-                joined.append((n, max([0.0, *(x for x in sides if x is not None)])))
+            joined = _joined(store, user_id, c, s, reach, filters, now, echoes)
     final = s + nw * adjacent + sw * term
-    extra_final = np.array([nw * near + sw * of_session.get(n.session_id, 0.0) for n, near in joined])
-    ids = np.concatenate([c.ids, np.array([n.record_id for n, _ in joined], dtype=object)])
-    everything = np.concatenate([final, extra_final])
+    of_session = dict(zip(names.tolist(), session_term.tolist(), strict=True)) if joined else {}
+    extra = np.array([nw * near + sw * of_session.get(r.session_id, 0.0) for r, near in joined])
+    ids = np.concatenate([c.ids, np.array([r.record_id for r, _ in joined], dtype=object)])
+    everything = np.concatenate([final, extra])
     rank = np.concatenate([pool.best_rank(), np.full(len(joined), np.inf)])
-    tie = np.argsort(np.argsort(ids))
-    first = np.lexsort((tie, rank, -everything))[:depth]
-    rows = [int(i) for i in first if i < len(pool)]
+    first = ranked_order(everything, rank, ids)[:depth].tolist()
+    rows = [i for i in first if i < n]
     records = iter(pool.records(store, rows))
     out: list[Hit] = []
-    for i in first.tolist():
-        if i < len(pool):
+    for i in first:
+        if i < n:
             record = next(records)
             if record is not None:
                 out.append(pool.hit(i, record, float(final[i]), {NEIGHBOUR: float(adjacent[i]),
                                                                  SESSION: float(term[i])}))
         else:
-            n, near = joined[i - len(pool)]
-            out.append(Hit(n, float(everything[i]),
-                           frozen_mapping({NEIGHBOUR: near, SESSION: of_session.get(n.session_id, 0.0)})))
+            r, near = joined[i - n]
+            out.append(Hit(r, float(everything[i]),
+                           frozen_mapping({NEIGHBOUR: near, SESSION: of_session.get(r.session_id, 0.0)})))
     return out
 
 
@@ -195,6 +212,22 @@ def with_window(store: MemoryStore, user_id: str, hits: list[Hit], window: int, 
         near = (at.get((r.session_id, r.kind, r.position + step)) for step in range(-window, window + 1) if step)
         out.append(replace(h, context=tuple(n for n in near if n is not None)))
     return out
+
+
+def shown_once(ranked: list[Hit], k: int, window: int) -> list[Hit]:
+    """The first ``k`` of ``ranked`` leaving out each hit inside the window of an earlier one kept (its
+    session and kind, at most ``window`` positions away): the reader gets it there already."""
+    kept: list[Hit] = []
+    near: set[tuple[str, str, int]] = set()
+    for h in ranked:
+        r = h.record
+        if (r.session_id, r.kind, r.position) in near:
+            continue
+        kept.append(h)
+        if len(kept) == k:
+            break
+        near.update((r.session_id, r.kind, r.position + d) for d in range(-window, window + 1))
+    return kept
 
 
 def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int | None) -> int:
@@ -309,7 +342,9 @@ def retrieve(
     pool = fuse(config, lists)
     if config.boosts.active:  # the question's period: reference_date, else now
         pool = boost(config, query, reference_date if reference_date is not None else now, pool)
-    depth = max(k, config.rerank.depth, config.order.depth)
+    shown_apart = config.skip_shown and config.window > 0
+    # skipping what an earlier hit's window shows needs up to (2 x window + 1) candidates per hit
+    depth = max(k * (2 * config.window + 1) if shown_apart else k, config.rerank.depth, config.order.depth)
     if config.context_boost.active:  # neighbours joined; only the first depth read
         ranked = context_boost(config, store, user_id, pool, f, now, depth, echoes)
     else:
@@ -319,7 +354,8 @@ def retrieve(
     if config.order.by is Order.RECENCY:
         ranked = sorted(ranked[: config.order.pool], key=lambda h: (h.record.occurred_at, h.record.position),
                         reverse=True)
-    ranked = with_window(store, user_id, ranked[:k], config.window, f, now)
+    ranked = shown_once(ranked, k, config.window) if shown_apart else ranked[:k]
+    ranked = with_window(store, user_id, ranked, config.window, f, now)
 
     ranked = fit(ranked, config.token_budget, recipe.context)  # the context stage's one budget rule
     return [replace(h, recipe=recipe.name) for h in ranked]

@@ -40,7 +40,6 @@ class Pool:
     lists: tuple[Candidates, ...]
     source: np.ndarray  # index into ``lists`` per row
     at: np.ndarray  # index within that list per row
-    key_rank: np.ndarray  # each row's place in record id order (the last tie-break)
 
     @property
     def scores(self) -> np.ndarray:
@@ -51,8 +50,7 @@ class Pool:
 
     def take(self, idx: np.ndarray) -> Pool:
         return Pool(self.columns.take(idx), {s: v[idx] for s, v in self.signals.items()},
-                    {s: v[idx] for s, v in self.ranks.items()}, self.lists, self.source[idx], self.at[idx],
-                    self.key_rank[idx])
+                    {s: v[idx] for s, v in self.ranks.items()}, self.lists, self.source[idx], self.at[idx])
 
     def best_rank(self) -> np.ndarray:
         """Each row's best rank in any list (``inf`` for none)."""
@@ -101,7 +99,7 @@ def unite(lists: Mapping[str, Candidates]) -> Pool:
     if not found:
         empty = Candidates.empty("")
         none = np.empty(0, np.int64)
-        return Pool(empty, {n: np.empty(0) for n in lists}, {n: none for n in lists}, (empty,), none, none, none)
+        return Pool(empty, {n: np.empty(0) for n in lists}, {n: none for n in lists}, (empty,), none, none)
     keys = _concat(found, "keys")
     uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     source = np.repeat(np.arange(len(found)), [len(c) for c in found])
@@ -123,7 +121,7 @@ def unite(lists: Mapping[str, Candidates]) -> Pool:
             signals[name][rows] = c.scores
             ranks[name][rows] = np.arange(1, len(c) + 1)
             offset += len(c)
-    return Pool(columns, signals, ranks, found, source[first], at[first], np.argsort(np.argsort(ids)))
+    return Pool(columns, signals, ranks, found, source[first], at[first])
 
 
 def fused(pool: Pool, weights: Mapping[str, float], method: Fusion, rrf_k: int, *, one_as_is: bool = True
@@ -145,12 +143,16 @@ def fused(pool: Pool, weights: Mapping[str, float], method: Fusion, rrf_k: int, 
                 lo, hi = v.min(), v.max()
                 total[inside] += w * ((v - lo) / (hi - lo) if hi > lo else 1.0)
     scored = replace(pool, columns=replace(pool.columns, scores=total))
-    return scored.take(ordered(total, scored.best_rank(), scored.key_rank))
+    return scored.take(ranked_order(total, scored.best_rank(), scored.columns.ids))
 
 
-def ordered(scores: np.ndarray, best_rank: np.ndarray, key_rank: np.ndarray) -> np.ndarray:
-    """Rows by score (higher first), then best rank, then record id."""
-    return np.lexsort((key_rank, best_rank, -scores))
+def ranked_order(scores: np.ndarray, best_rank: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Rows by score (higher first), then best rank, then record id (compared only where the first two tie)."""
+    order = np.lexsort((best_rank, -scores))
+    s, r = scores[order], best_rank[order]
+    if order.size > 1 and ((s[1:] == s[:-1]) & (r[1:] == r[:-1])).any():
+        order = np.lexsort((np.argsort(np.argsort(ids)), best_rank, -scores))
+    return order
 
 
 def with_list(pool: Pool, name: str, rows: np.ndarray, method: Fusion) -> Pool:
@@ -163,4 +165,4 @@ def with_list(pool: Pool, name: str, rows: np.ndarray, method: Fusion) -> Pool:
     return replace(pool, signals={**pool.signals, name: score}, ranks={**pool.ranks, name: rank})
 
 
-__all__ = ["Pool", "fused", "ordered", "unite", "with_list"]
+__all__ = ["Pool", "fused", "ranked_order", "unite", "with_list"]

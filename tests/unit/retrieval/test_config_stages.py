@@ -88,7 +88,7 @@ def test_a_recipe_stamped_in_the_flat_form_reads_back_to_the_equal_recipe(name):
 
 def test_the_grouped_json_has_one_object_per_stage():
     d = all_recipes()["default_sparse"].retrieval.to_dict()
-    assert set(d) == {"signals", *GROUPS, "k", "window", "token_budget"}
+    assert set(d) == {"signals", *GROUPS, "k", "window", "skip_shown", "token_budget"}
     assert d["signals"][-1] == {"name": "sparse", "pool": 100, "weight": 0.75}
     assert d["context_boost"] == {"neighbour_weight": 0.5, "session_weight": 0.5}
     assert d["order"] == {"by": "relevance", "pool": 30} and d["filters"] == {"kinds": None, "drop_future": False, "echoes": False}
