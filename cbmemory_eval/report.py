@@ -31,6 +31,7 @@ from cbmemory import InvalidInputError
 
 from .metrics import aggregate, percentile
 from .rows import EvalSetupError
+from .run_state import TOKEN_BUDGETS
 from .runner import read_jsonl
 
 GROUPS = ("overall", "overall_answerable")
@@ -147,7 +148,7 @@ def _fmt(value: float | None, metric: str) -> str:
         return "—"
     if metric == "n" or metric.startswith("n_"):
         return f"{value:,.0f}"
-    if metric.startswith(("tokens", "latency", "k_auto", "n_", "hits@")) or metric == "n" or metric.endswith("_days"):
+    if metric.startswith(("tokens", "latency", "k_auto", "n_", "hits@", "budget_depth")) or metric.endswith("_days"):
         return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
     return f"{value:.3f}"
 
@@ -177,6 +178,8 @@ def markdown(summary: Mapping[str, Any], metrics: Sequence[str] | None = None) -
                 cells.append(f"**{text}**" if v is not None and v == best[key] and len(shown) > 1 else text)
             lines.append(f"| {r} | " + " | ".join(cells) + " |")
         parts.append("\n".join(lines))
+    if any(EQUAL_TOKENS in summary["results"][r]["overall"] for r in rows):
+        parts.append(_equal_tokens_table(summary, rows))
     at_budget = ["hits@1024t"] if EQUAL_TOKENS in metrics else []  # how many hits 1,024 tokens hold
     cost = [f"tokens@{k}", *at_budget, "latency_ms_p50", "latency_total_ms_p50", "latency_total_ms_p95", "n",
             "n_no_evidence"]
@@ -208,6 +211,32 @@ def markdown(summary: Mapping[str, Any], metrics: Sequence[str] | None = None) -
         notes.append(f"Reader {qa['reader']}, {judge} (prompts {qa['prompt_version']}).")
     parts.append(" ".join(notes))
     return "\n\n".join(parts) + "\n"
+
+
+def equal_tokens_columns(k: int) -> list[str]:
+    """The equal-token table's columns: recall, session recall and tokens at k, then recall at each token
+    budget, how many hits the largest holds and how often the list was deep enough to fill it."""
+    top = max(TOKEN_BUDGETS)
+    return [f"recall@{k}", f"session_recall@{k}", f"tokens@{k}", *(f"recall@{b}t" for b in TOKEN_BUDGETS),
+            f"hits@{top}t", f"deep_enough@{top}t"]
+
+
+def _equal_tokens_table(summary: Mapping[str, Any], rows: Sequence[str]) -> str:
+    """Every row at k and at equal tokens of what the reader gets (all questions; best recall in bold)."""
+    cols = equal_tokens_columns(summary["settings"]["k"])
+    lines = ["**at equal tokens (all questions): recall of what fits each budget, the hits in rank order (baselines: "
+             "conversation order), each with its window**", "", "| row | " + " | ".join(cols) + " |",
+             "|---|" + "---:|" * len(cols)]
+    values = {r: [cell(summary, r, "overall", m) for m in cols] for r in rows}
+    best = [max([x for v in values.values() if (x := v[i]) is not None], default=None) for i in range(len(cols))]
+    for r in rows:
+        cells = []
+        for i, (m, v) in enumerate(zip(cols, values[r], strict=True)):
+            text = _fmt(v, m)
+            bold = m.startswith(("recall", "session_recall")) and v is not None and v == best[i] and len(rows) > 1
+            cells.append(f"**{text}**" if bold else text)
+        lines.append(f"| {r} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def _date_table(summary: Mapping[str, Any], rows: Sequence[str]) -> str:

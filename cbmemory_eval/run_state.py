@@ -8,7 +8,7 @@ import functools
 import hashlib
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,12 @@ TEXT_CHARS = 300
 # Token budgets of what the reader gets (issue 25): rows compared at equal tokens, not equal k. 2,048 is the
 # default's reader budget (``READER_BUDGET``); 512 and 1,024 its half and quarter.
 TOKEN_BUDGETS = (512, 1024, 2048)
+# The equal-token list's depth, apart from ``--ks``: a search first asks for this many hits (or the largest
+# cut-off, if more), and twice as many while all it asked for fit the largest budget with room (LoCoMo turns
+# without a window are ~45 tokens, so 2,048 tokens hold ~45 of them; 50 hits fell short on a third to a half
+# of the questions), up to ``BUDGET_DEPTH_MAX``.
+BUDGET_DEPTH = 100
+BUDGET_DEPTH_MAX = 800
 
 
 def haystack_fingerprint(eval_set: EvalSet) -> str:
@@ -84,6 +90,19 @@ def budget_metrics(evidence: Sequence[str], hits: Sequence[Hit], shown: ContextC
     return m
 
 
+def budget_list(search: Callable[[int], Sequence[Hit]], depth: int, shown: ContextConfig = DEFAULT_CONTEXT, *,
+                budget: int = max(TOKEN_BUDGETS), cap: int = BUDGET_DEPTH_MAX) -> tuple[list[Hit], int]:
+    """A ranked list deep enough to fill ``budget`` tokens: ``search(n)`` (the row's n best hits) at
+    ``depth``, asked again for twice as many while it returned all it was asked for and all of it fits
+    ``budget`` with room (a deeper search would show more), up to ``cap``. Returns the hits and the depth
+    asked for last (``budget_metrics``'s ``depth``)."""
+    hits = list(search(depth))
+    while depth < cap and len(hits) >= depth and len(fit(hits, budget, shown)) == len(hits):
+        depth = min(2 * depth, cap)
+        hits = list(search(depth))
+    return hits, depth
+
+
 def _hit_json(rank: int, h: Hit) -> dict[str, Any]:
     r = h.record
     return {"rank": rank, "turn_ids": list(turn_ids(r)), "session_id": r.session_id,
@@ -98,10 +117,11 @@ class EvalRun:
 
     def __init__(self, variants: Mapping[str, EvalSet], out_dir: Path, rows: list[Row], *, k: int,
                  ks: Sequence[int], qa: Any, embedder: Any, store_dir: Path, progress: bool, workers: int,
-                 memory_options: Mapping[str, Any] | None = None):
+                 memory_options: Mapping[str, Any] | None = None, budget_depth: int = BUDGET_DEPTH):
         self.variants, self.out, self.rows, self.k = variants, out_dir, rows, k
         self.ks = sorted(set(ks) | {k})
         self.deep_k = max(self.ks)
+        self.budget_depth = max(budget_depth, self.deep_k)  # the equal-token list's first depth
         self.qa, self.embedder, self.store_dir = qa, embedder, store_dir
         self.progress, self.workers = progress, max(1, workers)
         self.memory_options = dict(memory_options or {})
@@ -152,7 +172,9 @@ class EvalRun:
         return context_tokens(hits[:c], shown)
 
     def _metrics(self, q: EvalQuestion, main: Sequence[Hit], deep: Sequence[Hit] | None,
-                 shown: ContextConfig = DEFAULT_CONTEXT) -> dict[str, Any]:
+                 shown: ContextConfig, search: Callable[[int], Sequence[Hit]]) -> dict[str, Any]:
+        """Metrics at every cut-off (``main`` up to ``k``, ``deep`` beyond) and at every token budget (a list
+        from ``search`` deep enough to fill the largest, ``budget_list``; the deep one when that is)."""
         m: dict[str, Any] = {}
         for c in self.ks:
             src = main if c <= self.k or deep is None else deep
@@ -164,7 +186,10 @@ class EvalRun:
             m.update(retrieval_metrics(q.evidence_sessions, session_units(sessions), [c], prefix="session_"))
             if c != self.k:
                 m[f"tokens@{c}"] = self._tokens_at(src, c, shown)
-        m.update(budget_metrics(q.evidence, main if deep is None else deep, shown, depth=self.deep_k))
+        have = main if deep is None else deep
+        hits, depth = budget_list(lambda n: have if n == self.deep_k else search(n), self.budget_depth, shown)
+        m.update(budget_metrics(q.evidence, hits, shown, depth=depth))
+        m["budget_depth"] = depth
         return m
 
     def evaluate(self, row: Row, q: EvalQuestion, qvec: Any, embed_ms: float,
@@ -196,10 +221,14 @@ class EvalRun:
             main = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.k,
                             reference_date=q.question_date, now=now, encode_sparse=sparse)
             search_ms = (time.perf_counter() - start) * 1000
-            if self.deep_k > self.k:
-                deep = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.deep_k,
+
+            def search(n: int) -> list[Hit]:
+                return retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=n,
                                 reference_date=q.question_date, now=now, encode_sparse=sparse)
-            metrics.update(self._metrics(q, main, deep, shown))
+
+            if self.deep_k > self.k:
+                deep = search(self.deep_k)
+            metrics.update(self._metrics(q, main, deep, shown, search))
             uses_vector = cfg.uses(Signal.VECTOR)
             metrics["latency_ms"] = search_ms
             metrics["latency_total_ms"] = search_ms + (embed_ms if uses_vector else 0.0)
@@ -215,14 +244,17 @@ class EvalRun:
                 context_hits = own
             rec["hits"] = [_hit_json(i + 1, h) for i, h in enumerate(main)]
         elif row.kind == "peer":
-            search, by_id = peer
+            peer_search, by_id = peer
+
+            def peer_hits(n: int) -> list[Hit]:
+                return [Hit(by_id[i], 0.0, recipe=row.name) for i in peer_search(q.question, n)]
+
             start = time.perf_counter()
-            ids = search(q.question, self.k)
+            main = peer_hits(self.k)
             total_ms = (time.perf_counter() - start) * 1000
-            main = [Hit(by_id[i], 0.0, recipe=row.name) for i in ids]
             if self.deep_k > self.k:
-                deep = [Hit(by_id[i], 0.0, recipe=row.name) for i in search(q.question, self.deep_k)]
-            metrics.update(self._metrics(q, main, deep))
+                deep = peer_hits(self.deep_k)
+            metrics.update(self._metrics(q, main, deep, shown, peer_hits))
             metrics["latency_ms"] = None
             metrics["latency_total_ms"] = total_ms
             context_hits = main
@@ -243,4 +275,5 @@ class EvalRun:
         return rec, context.text, shown
 
 
-__all__ = ["TOKEN_BUDGETS", "EvalRun", "budget_metrics", "haystack_fingerprint", "store_file_name"]
+__all__ = ["BUDGET_DEPTH", "BUDGET_DEPTH_MAX", "TOKEN_BUDGETS", "EvalRun", "budget_list", "budget_metrics",
+           "haystack_fingerprint", "store_file_name"]

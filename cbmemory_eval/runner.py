@@ -14,7 +14,9 @@ kept and only missing (row, question) pairs run; a half-written last line is dro
 
 Per-cut-off metrics come from the recipe's own top-k list for cut-offs up to the run's ``k`` and from a
 second, deeper retrieval (k = the largest cut-off) beyond it, so ``recall@k`` is exactly what the recipe
-returns at k; recall at token budgets (``recall@1024t``: ``run_state.budget_metrics``) reads the deep list.
+returns at k. Recall at token budgets (``recall@1024t``: ``run_state.budget_metrics``) reads a list of its
+own depth, apart from the cut-offs: at least ``budget_depth`` hits (100), deeper while that does not fill the
+largest budget (``run_state.budget_list``); the deep list itself when the largest cut-off is that deep.
 Latency: ``latency_ms`` is the search with the query vector already computed, ``latency_total_ms`` adds the
 query embedding (peers: their whole call, embedding included). The per-question work and the stores are
 ``run_state``'s; this module plans, resumes and writes.
@@ -43,7 +45,7 @@ from .baselines import BASELINES
 from .metrics import KS
 from .questions import EvalQuestion, EvalSet
 from .rows import EvalSetupError, Row, plan_rows
-from .run_state import EvalRun, haystack_fingerprint
+from .run_state import BUDGET_DEPTH, BUDGET_DEPTH_MAX, EvalRun, haystack_fingerprint
 
 
 # ---------------------------------------------------------------------------- files
@@ -86,8 +88,11 @@ def _load_settings(path: Path, settings: dict[str, Any]) -> dict[str, Any]:
     if not path.exists():
         return settings
     old = json.loads(path.read_text())
-    for key in ("dataset", "k", "ks", "embedder", "qa", "fingerprints"):
+    for key in ("dataset", "k", "ks", "budget_depth", "embedder", "qa", "fingerprints"):
         a, b = old.get(key), settings.get(key)
+        if key == "budget_depth" and a is None:
+            raise EvalSetupError(f"{path.parent} holds a run whose equal-token lists were cut at the largest of "
+                                 "--ks (made before they had their own depth); use another --out or --fresh")
         if key == "fingerprints" and isinstance(a, dict) and isinstance(b, dict):
             clash = [v for v in set(a) & set(b) if a[v] != b[v]]
             if clash:
@@ -126,6 +131,7 @@ def run_eval(
     workers: int = 1,
     settings: Mapping[str, Any] | None = None,
     memory_options: Mapping[str, Any] | None = None,
+    budget_depth: int = BUDGET_DEPTH,
 ) -> dict[str, Any]:
     """Evaluate ``recipes`` on ``variants`` (one ``EvalSet``, or several keyed by a label such as
     ``"x1"``/``"x10"``), write per-question JSONL under ``out_dir`` and return the run's settings.
@@ -134,6 +140,7 @@ def run_eval(
     offline MiniLM by default. ``store_dir``: where the ingested memories live (default
     ``out_dir/stores``); sharing one between runs makes re-runs skip embedding. ``memory_options``: extra
     keyword arguments for every ``AgentMemory.open`` (for example what an ingest-time enrichment needs).
+    ``budget_depth``: the hits each row's equal-token list asks for first (``run_state.budget_list``).
     """
     if isinstance(variants, EvalSet):
         variants = {"x1": variants}
@@ -149,10 +156,11 @@ def run_eval(
     rows = plan_rows(recipes, list(variants), baselines=baselines, peers=peers)
     first = next(iter(variants.values()))
     run = EvalRun(variants, out, rows, k=k, ks=ks, qa=qa, embedder=embedder, store_dir=stores, progress=progress,
-               workers=workers, memory_options=memory_options)
+               workers=workers, memory_options=memory_options, budget_depth=budget_depth)
     now = utcnow().isoformat(timespec="seconds")
     meta = {
         "dataset": first.dataset, "k": k, "ks": run.ks, "embedder": embedder.name,
+        "budget_depth": {"first": run.budget_depth, "max": BUDGET_DEPTH_MAX},
         "qa": None if qa is None else qa.stamp,
         "fingerprints": run.fingerprints,
         "rows": json.loads(json.dumps({r.name: r.describe() for r in rows}, default=str)),

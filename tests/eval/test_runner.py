@@ -50,10 +50,12 @@ def test_retrieval_run_writes_consistent_records_and_reports(locomo_set, tmp_pat
         assert rec["metrics"]["tokens@3"] == rec["tokens"] > 0
         assert rec["metrics"]["latency_total_ms"] >= rec["metrics"]["latency_ms"] > 0
         assert "session_recall_all@3" in rec["metrics"] and "ndcg@1" in rec["metrics"]
-        # equal tokens: over the deep list (5 short hits fit 512 tokens, so the depth, not the budget, ends it)
+        # equal tokens: a list of its own depth (100 hits asked for, not --ks' 5): here the user's whole memory,
+        # which fits 512 tokens; the memory, not the depth, ended it (deep_enough 1)
         m = rec["metrics"]
-        assert m["hits@512t"] == len(rec["deep_turn_ids"]) and m["deep_enough@2048t"] == 0.0
-        assert m["recall@1024t"] == recall(rec["evidence"], rec["deep_turn_ids"], 5)
+        turns = locomo_set.haystacks[rec["user_id"]].turns
+        assert m["hits@512t"] == m["hits@2048t"] == turns > len(rec["deep_turn_ids"]) and m["budget_depth"] == 100
+        assert m["deep_enough@2048t"] == 1.0 and (not rec["evidence"] or m["recall@512t"] >= m["recall@5"])
     for row in ("vector", "bm25", "hybrid"):  # every line carries the serialised recipe
         assert all(Recipe.from_dict(r["recipe"]) == RECIPES[row] for r in read_jsonl(out / "questions" / f"{row}.jsonl"))
     oracle = {r["question_id"]: r for r in read_jsonl(out / "questions" / "oracle.jsonl")}
@@ -84,6 +86,12 @@ def test_retrieval_run_writes_consistent_records_and_reports(locomo_set, tmp_pat
     assert "| vector |" in text and "multi-hop (1; mem0: single-hop)" in text and "overall w/o adversarial" in text
     md = (out / "matrix.md").read_text()
     assert md == text and "**recall_all@3**" in md and "**recall@1024t**" in md and "hits@1024t" in md
+    # the equal-token table: every row (baselines too) at k and at each budget, one line each
+    table = md.split("**at equal tokens")[1].split("\n\n**")[0]
+    assert ("| row | recall@3 | session_recall@3 | tokens@3 | recall@512t | recall@1024t | recall@2048t | "
+            "hits@2048t | deep_enough@2048t |") in table
+    assert [line.split(" | ")[0] for line in table.splitlines() if line.startswith("| ") and "---" not in line][1:] \
+        == ["| vector", "| bm25", "| hybrid", "| oracle", "| full_context"]
     assert (out / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -96,6 +104,15 @@ def test_rerun_resumes_and_other_settings_are_refused(locomo_set, tmp_path, mini
     assert len(read_jsonl(out / "questions" / "vector.jsonl")) == 11
     with pytest.raises(EvalSetupError, match="k=3"):
         _run(locomo_set, out, ["bm25"], minilm, baselines=(), k=5)
+    with pytest.raises(EvalSetupError, match="budget_depth"):  # another depth of the equal-token lists
+        _run(locomo_set, out, ["bm25"], minilm, baselines=(), budget_depth=50)
+    settings = json.loads((out / "run.json").read_text())
+    old = dict(settings)
+    del settings["budget_depth"]  # a run made before the equal-token lists had their own depth
+    (out / "run.json").write_text(json.dumps(settings))
+    with pytest.raises(EvalSetupError, match="their own depth"):
+        _run(locomo_set, out, ["bm25"], minilm, baselines=())
+    (out / "run.json").write_text(json.dumps(old))
     _run(locomo_set, out, ["bm25"], minilm, baselines=(), k=5, fresh=True)
     assert read_jsonl(out / "questions" / "bm25.jsonl")[0]["k"] == 5
     assert not (out / "questions" / "vector.jsonl").exists()
@@ -278,8 +295,8 @@ def test_memory_options_reach_every_store(locomo_set, tmp_path, minilm, monkeypa
 
 def test_a_windowed_recipe_is_scored_on_what_the_reader_gets_and_on_its_hits_alone(locomo_set, tmp_path, minilm):
     out = tmp_path / "run"
-    _run(locomo_set, out, ["default", "default_no_window"], minilm, baselines=())
-    windowed = {r["question_id"]: r for r in read_jsonl(out / "questions" / "default.jsonl")}
+    _run(locomo_set, out, ["default_v2", "default_no_window"], minilm, baselines=())  # a window, the same hits
+    windowed = {r["question_id"]: r for r in read_jsonl(out / "questions" / "default_v2.jsonl")}
     alone = {r["question_id"]: r for r in read_jsonl(out / "questions" / "default_no_window.jsonl")}
     assert windowed.keys() == alone.keys()
     paid = 0

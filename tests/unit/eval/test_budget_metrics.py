@@ -1,19 +1,20 @@
 """Unit layer: recall at equal tokens (``run_state.budget_metrics``) on hand-made hits whose sizes are known:
 hits are kept in rank order, each with its window, while the context (the context stage's count: header plus
 each new line and its break) fits the budget; the first that does not fit ends the list; a turn two hits'
-windows share is paid for once; recall is over the evidence turns the kept hits and their windows cover."""
+windows share is paid for once; recall is over the evidence turns the kept hits and their windows cover; the list is
+deep enough to fill the largest budget (``budget_list``: asked again, twice as deep, while all of it fits)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 
 import pytest
 
 from cbmemory import Hit, MemoryRecord
 from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, context_tokens, count_tokens, header, line_tokens
-from cbmemory_eval.run_state import TOKEN_BUDGETS, budget_metrics
+from cbmemory_eval.run_state import BUDGET_DEPTH_MAX, TOKEN_BUDGETS, budget_list, budget_metrics
 
-WHEN = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+WHEN = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
 
 
 def _rec(pos: int, words: int, session: str = "s1") -> MemoryRecord:
@@ -89,3 +90,50 @@ def test_no_evidence_and_no_hits():
 def test_default_budgets_named_by_tokens(budget):
     m = budget_metrics(["s1:1"], [Hit(_rec(1, 4), 1.0)])
     assert m[f"recall@{budget}t"] == 1.0 and m[f"hits@{budget}t"] == 1
+
+
+def _searcher(hits):
+    asked: list[int] = []
+
+    def search(n):
+        asked.append(n)
+        return hits[:n]
+    return search, asked
+
+
+def test_the_budget_list_asks_deeper_while_all_it_got_fits_with_room():
+    short = [Hit(_rec(i, 2), 1.0 / i) for i in range(1, 401)]  # ~10 tokens a line: 100 of them fit 2,048
+    assert context_tokens(short[:100]) < 2048 < context_tokens(short[:200])
+    search, asked = _searcher(short)
+    hits, depth = budget_list(search, 100)
+    assert asked == [100, 200] and len(hits) == depth == 200  # 200 fill 2,048: deep enough
+    m = budget_metrics(["s1:1"], hits, depth=depth)
+    assert m["deep_enough@2048t"] == 1.0 and 100 < (m["hits@2048t"] or 0) < 200
+
+
+def test_the_budget_list_stops_at_the_cap_when_the_memory_ends_or_the_first_fills():
+    short = [Hit(_rec(i, 2), 1.0 / i) for i in range(1, 401)]
+    search, asked = _searcher(short)
+    hits, depth = budget_list(search, 100, budget=10**6, cap=300)
+    assert asked == [100, 200, 300] and depth == 300 and len(hits) == 300
+    assert budget_metrics(["s1:1"], hits, budgets=(10**6,), depth=depth)["deep_enough@1000000t"] == 0.0
+    search, asked = _searcher(short[:60])  # the memory holds 60: asking for more shows nothing more
+    assert budget_list(search, 100)[0] == short[:60] and asked == [100]
+    long = [Hit(_rec(i, 60), 1.0 / i) for i in range(1, 401)]  # 100 long hits are far over 2,048 tokens
+    search, asked = _searcher(long)
+    assert len(budget_list(search, 100)[0]) == 100 and asked == [100]
+    search, asked = _searcher(short)
+    assert budget_list(search, BUDGET_DEPTH_MAX)[1] == BUDGET_DEPTH_MAX and asked == [BUDGET_DEPTH_MAX]
+
+
+def test_the_budget_list_counts_tokens_as_the_rows_context_renders():
+    short = [Hit(_rec(i, 2), 1.0 / i) for i in range(1, 401)]
+    undated = ContextConfig(dates=False, resolve_dates=False)
+    budget = context_tokens(short[:100]) - 1  # 100 dated lines do not fit it; 100 undated ones do
+    assert context_tokens(short[:100], undated) <= budget
+    search, asked = _searcher(short)
+    budget_list(search, 100, budget=budget)
+    assert asked == [100]
+    search, asked = _searcher(short)
+    budget_list(search, 100, undated, budget=budget)
+    assert asked[:2] == [100, 200]  # the same 100 hits leave room undated: it asks for more
