@@ -112,6 +112,12 @@ QUESTION_DATES = DEFAULT_V1.with_(
     "third list.",
     boosts=BoostConfig(date_weight=1.0),
 )
+DEFAULT_V2 = DEFAULT.with_(
+    name="default_v2",
+    description="The default of retrieval v2: as default, but the first k candidates are the hits even when "
+    "one lies inside another's window (the same passage shown twice).",
+    skip_shown=False,
+)
 DEFAULT_V2_SCALE = DEFAULT.with_(
     name="default_v2_scale",
     description="Vector + BM25 over turns indexed with the turn they answer, weighted score fusion (vector "
@@ -126,7 +132,7 @@ STUDY_RECIPES: MappingProxyType[str, Recipe] = MappingProxyType({
     r.name: r for r in (
         VECTOR_NO_DATES, VECTOR_BM25_RERANK_10, VECTOR_BM25_RERANK_50, VECTOR_BM25_RERANK_100, HYBRID_CONTEXT,
         BM25_CONTEXT, SCALED, FUTURE_FILTER, HYBRID_DATES, VECTOR_DATES, SUMMARY, EVENTS, RAW_FACTS,
-        QUESTION_DATES, DEFAULT_V1, DEFAULT_V2_SCALE,
+        QUESTION_DATES, DEFAULT_V1, DEFAULT_V2, DEFAULT_V2_SCALE,
     )
 })
 

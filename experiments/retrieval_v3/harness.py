@@ -1,6 +1,6 @@
 """In-process harness for retrieval v3 (issue 25) on LoCoMo dev: the real engine (``retrieve``) on the
 evaluation's own cached store, every question, with the metrics of ``cbmemory eval`` (recall@10 and
-recall_all@10 over what the reader gets, hits with their windows; session recall@10; recall at 2,048 tokens),
+recall_all@10 over what the reader gets, hits with their windows; session recall@10; recall at equal tokens),
 per conversation, so a choice can be cross-validated leave-one-conversation-out.
 
 The store is the evaluation's x1 store for the default's ingest (turns indexed with the turn they answer),
@@ -32,7 +32,7 @@ from cbmemory_eval.run_state import _units
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "locomo" / "locomo-dev.json"
 NOW = None
-BUDGET = 2048
+BUDGETS = (512, 1024, 2048)
 
 
 def questions() -> list[EvalQuestion]:
@@ -64,7 +64,8 @@ def recipe_search(store: SQLiteStore, recipe: Recipe, vecs: dict[str, np.ndarray
 
 def measure(search: Search, qs: Sequence[EvalQuestion], k: int = 10, deep: int = 0) -> list[dict[str, Any]]:
     """Per question: recall@k, recall_all@k, session recall@k (what the reader gets at k), and with ``deep``
-    recall / recall_all at 2,048 tokens (a list of ``deep`` hits cut by the context stage's rule)."""
+    recall / recall_all at 512, 1,024 and 2,048 tokens (a list of ``deep`` hits cut by the context stage's
+    rule)."""
     rows = []
     for q in qs:
         if not q.evidence:
@@ -78,9 +79,10 @@ def measure(search: Search, qs: Sequence[EvalQuestion], k: int = 10, deep: int =
                "s": recall(q.evidence_sessions, session_units(sessions), k)}
         if deep:
             more = search(q, deep)
-            n = len(fit(more, BUDGET))
             t2, _ = _units(more)
-            row["r_t"], row["ra_t"] = recall(q.evidence, t2, n), recall_all(q.evidence, t2, n)
+            for b in BUDGETS:
+                n = len(fit(more, b))
+                row[f"r_{b}t"], row[f"ra_{b}t"] = recall(q.evidence, t2, n), recall_all(q.evidence, t2, n)
         rows.append(row)
     return rows
 
@@ -91,9 +93,10 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
         return float(np.mean(vals)) if vals else float("nan")
     out = {"recall@10": m("r"), "session@10": m("s"), "multi_all@10": m("ra", lambda r: r["category"] == "multi-hop"),
            "ms_p50": float(np.median([r["ms"] for r in rows]))}
-    if rows and "r_t" in rows[0]:
-        out["recall@2048t"] = m("r_t")
-        out["multi_all@2048t"] = m("ra_t", lambda r: r["category"] == "multi-hop")
+    for b in BUDGETS:
+        if rows and f"r_{b}t" in rows[0]:
+            out[f"recall@{b}t"] = m(f"r_{b}t")
+            out[f"multi_all@{b}t"] = m(f"ra_{b}t", lambda r: r["category"] == "multi-hop")
     return out
 
 

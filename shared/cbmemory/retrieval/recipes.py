@@ -154,8 +154,9 @@ DEFAULT = DEFAULT_NO_WINDOW.with_(
     name="default",
     description="Vector + BM25 over turns indexed with the turn they answer, weighted score fusion, turns next "
     "to a strong match and turns of strongly matching sessions lifted; each hit shown with the turns before "
-    "and after it, within 2,048 tokens. Start here.",
-    window=1, token_budget=READER_BUDGET,
+    "and after it (a hit inside another's window gives its place to the next), within 2,048 tokens. Start "
+    "here.",
+    window=1, skip_shown=True, token_budget=READER_BUDGET,
 )
 DEFAULT_SPARSE = DEFAULT.with_(
     name="default_sparse",

@@ -8,10 +8,10 @@ from datetime import datetime, timezone
 import pytest
 
 from cbmemory import AgentMemory
-from cbmemory.retrieval import RECIPES
+from cbmemory.retrieval import all_recipes
 from cbmemory.retrieval.fusion import weighted
 
-V2 = RECIPES["default"]
+V2 = all_recipes()["default_v2"]  # the context terms without skip_shown: the first k as ranked
 SESSIONS = {
     "s1": ("2023-03-04", ["Guess what arrived at my door this morning?", "Tell me, I am curious!",
                           "My new telescope finally came, I set it up on the balcony.",

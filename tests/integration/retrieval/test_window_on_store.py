@@ -21,10 +21,11 @@ def add(memory: AgentMemory, user: str, session: str, turns, date: str, tag: str
                                        for i, (r, t) in enumerate(turns)], date=date)
 
 
-def test_the_default_shows_each_hit_between_its_neighbours_and_returns_the_same_hits(memory):
+def test_a_window_shows_each_hit_between_its_neighbours_and_returns_the_same_hits(memory):
     add(memory, "u", "s1", PET, "2023-05-08")
     add(memory, "u", "s2", [("user", "I painted the fence green."), ("assistant", "Nice colour.")], "2023-05-20")
-    windowed = memory.search("What is the name of the puppy?", "u", k=2, recipe="default")
+    # default_v2: the default's window without skip_shown (the default's own hits: test_skip_shown)
+    windowed = memory.search("What is the name of the puppy?", "u", k=2, recipe="default_v2")
     alone = memory.search("What is the name of the puppy?", "u", k=2, recipe="default_no_window")
     assert [h.record.record_id for h in windowed] == [h.record.record_id for h in alone]
     assert all(not h.context for h in alone)
@@ -34,7 +35,7 @@ def test_the_default_shows_each_hit_between_its_neighbours_and_returns_the_same_
     top = windowed[0]
     assert top.record.turn_id == "s1:1"
     assert [r.turn_id for r in top.context] == ["s1:0", "s1:2"]
-    ctx = memory.context("What is the name of the puppy?", "u", k=2, recipe="default")
+    ctx = memory.context("What is the name of the puppy?", "u", k=2, recipe="default_v2")
     assert "How was your weekend?" in ctx.text and "how old is Biscuit?" in ctx.text
     assert ctx.tokens == context_tokens(windowed) > context_tokens(alone)
 

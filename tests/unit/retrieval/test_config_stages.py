@@ -67,8 +67,22 @@ def meant(flat: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------- the same recipes as before
+# Since the fixture was written (issue 23), issue 25 added ``default_v2`` (the default before it) and gave the
+# default (and the recipes made from it) ``skip_shown``: their old stamps read back as they were.
+ADDED_SINCE = {"default_v2"}
+SKIP_SHOWN_SINCE = {"default", "default_sparse", "default_v2_scale"}
+
+
+def as_it_was(name: str) -> Recipe:
+    recipe = all_recipes()[name]
+    if name in SKIP_SHOWN_SINCE:
+        recipe = recipe.with_(skip_shown=False, description=FLAT[name]["description"])
+    return recipe
+
+
 def test_the_fixture_holds_every_recipe():
-    assert set(FLAT) == set(all_recipes()) and len(FLAT) >= 24
+    assert set(FLAT) == set(all_recipes()) - ADDED_SINCE and len(FLAT) >= 24
+    assert all(all_recipes()[n].retrieval.skip_shown for n in SKIP_SHOWN_SINCE)
 
 
 @pytest.mark.parametrize("name", sorted(FLAT))
@@ -81,9 +95,9 @@ def test_every_recipe_holds_the_values_of_its_flat_config(name):
 def test_a_recipe_stamped_in_the_flat_form_reads_back_to_the_equal_recipe(name):
     stamped = FLAT[name]
     assert "vector_pool" in stamped["retrieval"]  # the old form
-    assert RetrievalConfig.from_dict(stamped["retrieval"]) == all_recipes()[name].retrieval
-    assert Recipe.from_dict(stamped) == all_recipes()[name] == Recipe.from_json(json.dumps(stamped))
-    assert Recipe.from_json(Recipe.from_json(json.dumps(stamped)).to_json()) == all_recipes()[name]
+    assert RetrievalConfig.from_dict(stamped["retrieval"]) == as_it_was(name).retrieval
+    assert Recipe.from_dict(stamped) == as_it_was(name) == Recipe.from_json(json.dumps(stamped))
+    assert Recipe.from_json(Recipe.from_json(json.dumps(stamped)).to_json()) == as_it_was(name)
 
 
 def test_the_grouped_json_has_one_object_per_stage():

@@ -39,8 +39,8 @@ def test_retrieve_returns_k_hits_none_inside_anothers_window():
     # every candidate next to the one before it: plain, the first 5 are one passage
     store = ListStore([Hit(r, 1.0 - r.position / 100) for r in turns], [Hit(r, 40.0 - r.position) for r in turns])
     recipe = all_recipes()["default"].with_(k=5, token_budget=None)
-    plain = retrieve(store, lambda q: None, recipe, "u", "what happened?")
-    apart = retrieve(store, lambda q: None, recipe.with_(skip_shown=True), "u", "what happened?")
+    plain = retrieve(store, lambda q: None, recipe.with_(skip_shown=False), "u", "what happened?")
+    apart = retrieve(store, lambda q: None, recipe, "u", "what happened?")  # the default skips what is shown
     assert len(plain) == len(apart) == 5
     positions = [h.record.position for h in apart]
     assert all(abs(a - b) > 1 for i, a in enumerate(positions) for b in positions[:i])
