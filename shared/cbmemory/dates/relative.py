@@ -359,6 +359,22 @@ def _as_day(value: datetime | date) -> date:
     return value.date() if isinstance(value, datetime) else value
 
 
+# Every rule of every table needs one of these in its match (lower-cased): a unit or a named time ("day" is
+# in "today", "yesterday" and the weekdays' names; "week" in "weekend"; "night" in "tonight"; the short
+# weekday names and month names of the case-sensitive rules too). A text with none is read no further;
+# tests/unit/dates/test_time_words.py holds every rule's examples to this.
+TIME_WORDS = ("day", "week", "month", "year", "night", "tomorrow", "morning", "afternoon", "evening", "spring",
+              "summer", "autumn", "fall", "winter", "january", "february", "march", "april", "may", "june", "july",
+              "august", "september", "october", "november", "december", "mon", "tue", "wed", "thu", "fri", "sat",
+              "sun")
+
+
+def mentions_time(text: str) -> bool:
+    """Whether ``text`` holds one of ``TIME_WORDS`` (anywhere, any case): without one, no rule matches."""
+    low = text.lower()
+    return any(word in low for word in TIME_WORDS)
+
+
 @functools.cache
 def _any_rule(rules: str) -> re.Pattern[str]:
     """One pattern that matches where any rule of the table does (its rules' patterns as alternatives, their
@@ -374,7 +390,7 @@ def find_relative_dates(text: str, session_date: datetime | date, *,
     """Every relative expression in ``text``, resolved against ``session_date`` with the ``rules``
     version's table, left to right and non-overlapping (the longest match wins where two rules overlap)."""
     table = RULE_TABLES[check_date_rules(rules)]
-    if _any_rule(rules).search(text) is None:  # most texts: no rule matches anywhere
+    if not mentions_time(text) or _any_rule(rules).search(text) is None:  # most texts: no rule matches
         return []
     today = _as_day(session_date)
     found: list[tuple[int, int, Rule, re.Match[str]]] = []
