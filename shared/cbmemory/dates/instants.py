@@ -15,6 +15,7 @@ the instant to the nearest end instead.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date, datetime, timezone
 
@@ -94,7 +95,12 @@ def _parse_str(text: str) -> datetime:
 
 def anchor_label(dt: datetime) -> str:
     """The readable session date used to anchor memories, e.g. ``Sunday, 7 May 2023``."""
-    return f"{dt.strftime('%A')}, {dt.day} {dt.strftime('%B')} {dt.year}"
+    return _day_label(dt.date())
+
+
+@functools.lru_cache(maxsize=4096)  # a session's memories share their day: formatted once
+def _day_label(day: date) -> str:
+    return f"{day.strftime('%A')}, {day.day} {day.strftime('%B')} {day.year}"
 
 
 def iso(dt: datetime) -> str:

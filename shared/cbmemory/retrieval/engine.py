@@ -16,13 +16,14 @@ from ..context import fit
 from ..dates.questions import question_span
 from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError
-from ..models import Hit, MemoryRecord, SearchFilters, frozen_mapping
+from ..models import Hit, MemoryRecord, SearchFilters
 from ..store.base import MemoryStore
 from ..store.candidates import Candidates
 from ..text import words
 from .config import DATE, NEIGHBOUR, SESSION, SPEAKER, Order, Rerank, RetrievalConfig, Signal, scale_k
 from .entities import extract_entities
 from .pool import Pool, fused, ranked_order, unite, with_list
+from .ranking import Ranking, apart
 from .recipes import Recipe
 from .rerank import bm25_rerank
 
@@ -136,21 +137,20 @@ def _joined(store: MemoryStore, user_id: str, c: Candidates, s: np.ndarray, reac
 
 
 def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, pool: Pool,
-                  filters: SearchFilters, now: datetime | None, depth: int, echoes: bool = True) -> list[Hit]:
-    """``pool`` (fused and boosted) rescored by the evidence around each candidate; its first ``depth`` as
-    hits, best first:
+                  filters: SearchFilters, now: datetime | None, depth: int, echoes: bool = True) -> Ranking:
+    """``pool`` (fused and boosted) rescored by the evidence around each candidate, best first:
 
     score + ``neighbour_weight`` x the larger score of its two adjacent turns in its session (same kind; 0
     for a turn that is no candidate) + ``session_weight`` x its session's best candidate score / the best
     score of all. With ``neighbour_weight``, the candidates' adjacent turns join the candidates (read from
     the store under the same ``filters``, scored by those terms alone; echoes only with ``echoes``). Only
     the adjacent turns of candidates that could reach the first ``depth`` are read (``store.neighbours``,
-    by position), and only the first ``depth`` records are read: exactly those of reading every
-    candidate's session. Ties: the better rank in any signal list, then the record id. Each hit's
-    ``signals`` gain ``neighbour`` and ``session`` (the two terms before weighting)."""
+    by position): the first ``depth`` are exactly those of reading every candidate's session. Ties: the
+    better rank in any signal list, then the record id. Each hit's ``signals`` gain ``neighbour`` and
+    ``session`` (the two terms before weighting). No candidate's record is read here (``Ranking.hits``)."""
     n = len(pool)
     if not n:
-        return []
+        return Ranking.of(pool)
     nw, sw = config.context_boost.neighbour_weight, config.context_boost.session_weight
     c, s = pool.columns, pool.scores
     best = float(s.max())
@@ -178,21 +178,10 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, poo
     ids = np.concatenate([c.ids, np.array([r.record_id for r, _ in joined], dtype=object)])
     everything = np.concatenate([final, extra])
     rank = np.concatenate([pool.best_rank(), np.full(len(joined), np.inf)])
-    first = ranked_order(everything, rank, ids)[:depth].tolist()
-    rows = [i for i in first if i < n]
-    records = iter(pool.records(store, rows))
-    out: list[Hit] = []
-    for i in first:
-        if i < n:
-            record = next(records)
-            if record is not None:
-                out.append(pool.hit(i, record, float(final[i]), {NEIGHBOUR: float(adjacent[i]),
-                                                                 SESSION: float(term[i])}))
-        else:
-            r, near = joined[i - n]
-            out.append(Hit(r, float(everything[i]),
-                           frozen_mapping({NEIGHBOUR: near, SESSION: of_session.get(r.session_id, 0.0)})))
-    return out
+    joined_terms = [(near, of_session.get(r.session_id, 0.0)) for r, near in joined]
+    terms = {NEIGHBOUR: np.concatenate([adjacent, [a for a, _ in joined_terms]]),
+             SESSION: np.concatenate([term, [b for _, b in joined_terms]])}
+    return Ranking(pool, ranked_order(everything, rank, ids), everything, terms, tuple(r for r, _ in joined))
 
 
 def with_window(store: MemoryStore, user_id: str, hits: list[Hit], window: int, filters: SearchFilters,
@@ -215,19 +204,10 @@ def with_window(store: MemoryStore, user_id: str, hits: list[Hit], window: int, 
 
 
 def shown_once(ranked: list[Hit], k: int, window: int) -> list[Hit]:
-    """The first ``k`` of ``ranked`` leaving out each hit inside the window of an earlier one kept (its
-    session and kind, at most ``window`` positions away): the reader gets it there already."""
-    kept: list[Hit] = []
-    near: set[tuple[str, str, int]] = set()
-    for h in ranked:
-        r = h.record
-        if (r.session_id, r.kind, r.position) in near:
-            continue
-        kept.append(h)
-        if len(kept) == k:
-            break
-        near.update((r.session_id, r.kind, r.position + d) for d in range(-window, window + 1))
-    return kept
+    """The first ``k`` of ``ranked`` leaving out each hit inside the window of an earlier one kept
+    (``ranking.apart``)."""
+    places = ((h.record.session_id, h.record.kind, h.record.position) for h in ranked)
+    return [ranked[i] for i in apart(places, k, window)]
 
 
 def resolve_k(config: RetrievalConfig, store: MemoryStore, user_id: str, k: int | None) -> int:
@@ -345,16 +325,19 @@ def retrieve(
     shown_apart = config.skip_shown and config.window > 0
     # skipping what an earlier hit's window shows needs up to (2 x window + 1) candidates per hit
     depth = max(k * (2 * config.window + 1) if shown_apart else k, config.rerank.depth, config.order.depth)
-    if config.context_boost.active:  # neighbours joined; only the first depth read
-        ranked = context_boost(config, store, user_id, pool, f, now, depth, echoes)
+    ranking = (context_boost(config, store, user_id, pool, f, now, depth, echoes) if config.context_boost.active
+               else Ranking.of(pool))
+    reordered = config.rerank.method is Rerank.BM25 or config.order.by is Order.RECENCY
+    if shown_apart and not reordered:  # chosen by place: only the k records returned are read
+        ranked = ranking.hits(store, apart(ranking.places(), k, config.window))
     else:
-        ranked = pool.hits(store, range(min(depth, len(pool))))
+        ranked = ranking.hits(store, range(min(depth, len(ranking.order))))
     if config.rerank.method is Rerank.BM25:
         ranked = bm25_rerank(query, ranked[: config.rerank.pool], k)
     if config.order.by is Order.RECENCY:
         ranked = sorted(ranked[: config.order.pool], key=lambda h: (h.record.occurred_at, h.record.position),
                         reverse=True)
-    ranked = shown_once(ranked, k, config.window) if shown_apart else ranked[:k]
+    ranked = shown_once(ranked, k, config.window) if shown_apart and reordered else ranked[:k]
     ranked = with_window(store, user_id, ranked, config.window, f, now)
 
     ranked = fit(ranked, config.token_budget, recipe.context)  # the context stage's one budget rule

@@ -171,7 +171,8 @@ def test_the_neighbour_term_reads_the_candidates_neighbours_not_their_session(se
         pool = fused(unite({"vector": Candidates.from_hits("u", _hits(store, [10, 12, 30]))}), {}, Fusion.WEIGHTED, 60)
         store.neighbours("u", [("s000", "turn", 0)], 1, now=NOW)  # the user's columns, loaded once
         with counted(store) as steps:
-            out = context_boost(config, store, "u", pool, SearchFilters(), NOW, depth=10)
+            ranking = context_boost(config, store, "u", pool, SearchFilters(), NOW, depth=10)
+            out = ranking.hits(store, range(min(10, len(ranking.order))))
         work[turns] = steps[0]
         ranked[turns] = [(h.record.position, round(h.score, 6)) for h in out]
     assert ranked[40] == ranked[4_000] and {p for p, _ in ranked[40]} == {9, 10, 11, 12, 13, 29, 30, 31}

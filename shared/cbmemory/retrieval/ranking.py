@@ -1,0 +1,78 @@
+"""The candidates in their final order before any record is read: ``Ranking``. Retrieval picks which of
+them it returns (the first n, or the first k that no earlier pick's window shows) from their places alone,
+and reads only the records of those."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..models import Hit, MemoryRecord, frozen_mapping
+from ..store.base import MemoryStore
+from .pool import Pool
+
+Place = tuple[str, str, int]  # (session_id, kind, position)
+
+
+def apart(places: Iterator[Place], k: int, window: int) -> list[int]:
+    """The indices of the first ``k`` places, leaving out each inside the window of an earlier one kept (its
+    session and kind, at most ``window`` positions away): the reader gets it there already."""
+    kept: list[int] = []
+    near: set[Place] = set()
+    for i, (session, kind, position) in enumerate(places):
+        if len(kept) == k:
+            break
+        if (session, kind, position) in near:
+            continue
+        kept.append(i)
+        near.update((session, kind, position + d) for d in range(-window, window + 1))
+    return kept
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """``order``: indices best first; an index below ``len(pool)`` is a pool row, one above it a turn that
+    joined the candidates (``joined[i - len(pool)]``, read already). ``scores`` and each of ``terms``: one
+    value per index (pool rows, then joined turns); the terms become signals of the hits."""
+
+    pool: Pool
+    order: np.ndarray
+    scores: np.ndarray
+    terms: Mapping[str, np.ndarray]
+    joined: tuple[MemoryRecord, ...] = ()
+
+    @classmethod
+    def of(cls, pool: Pool) -> Ranking:
+        """A pool's own order and scores."""
+        return cls(pool, np.arange(len(pool)), pool.scores, {})
+
+    def places(self) -> Iterator[Place]:
+        """Where each candidate sits, in order."""
+        c, n = self.pool.columns, len(self.pool)
+        for i in self.order.tolist():
+            if i < n:
+                yield c.sessions[i], c.kinds[i], int(c.positions[i])
+            else:
+                r = self.joined[i - n]
+                yield r.session_id, r.kind, r.position
+
+    def hits(self, store: MemoryStore, at: Sequence[int]) -> list[Hit]:
+        """The hits at positions ``at`` of the order (a record deleted since the search is left out)."""
+        n = len(self.pool)
+        chosen = [int(self.order[j]) for j in at]
+        records = iter(self.pool.records(store, [i for i in chosen if i < n]))
+        out: list[Hit] = []
+        for i in chosen:
+            terms = {name: float(v[i]) for name, v in self.terms.items()}
+            if i < n:
+                record = next(records)
+                if record is not None:
+                    out.append(self.pool.hit(i, record, float(self.scores[i]), terms))
+            else:
+                out.append(Hit(self.joined[i - n], float(self.scores[i]), frozen_mapping(terms)))
+        return out
+
+
+__all__ = ["Place", "Ranking", "apart"]
