@@ -90,12 +90,18 @@ def boost(config: RetrievalConfig, query: str, reference: datetime | None, pool:
     return fused(pool, w, config.fusion.method, config.fusion.rrf_k)
 
 
-def _groups(c: Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each row's session (index into the sorted session ids, and those ids) and its (session, kind) group."""
-    names, session = np.unique(c.sessions, return_inverse=True)
-    session = session.reshape(-1)
-    kinds, kind = np.unique(c.kinds, return_inverse=True)
-    return names, session, session * kinds.size + kind.reshape(-1)
+def _codes(values: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The distinct values in first-seen order, and each row's index among them."""
+    index: dict[str, int] = {}
+    codes = np.fromiter((index.setdefault(v, len(index)) for v in values.tolist()), np.int64, values.size)
+    return list(index), codes
+
+
+def _groups(c: Candidates) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Each row's session (index into the session ids returned) and its (session, kind) group."""
+    names, session = _codes(c.sessions)
+    kinds, kind = _codes(c.kinds)
+    return names, session, session * len(kinds) + kind
 
 
 def _adjacent(group: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -156,9 +162,9 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, poo
     best = float(s.max())
     names, session, group = _groups(c)
     term = np.zeros(n)
-    session_term = np.zeros(names.size)
+    session_term = np.zeros(len(names))
     if sw > 0 and best > 0:
-        top = np.full(names.size, -np.inf)
+        top = np.full(len(names), -np.inf)
         np.maximum.at(top, session, s)
         session_term = top / best
         term = session_term[session]
@@ -173,7 +179,7 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, poo
         if reach.size:  # the turns next to them, read by position (never their whole sessions)
             joined = _joined(store, user_id, c, s, reach, filters, now, echoes)
     final = s + nw * adjacent + sw * term
-    of_session = dict(zip(names.tolist(), session_term.tolist(), strict=True)) if joined else {}
+    of_session = dict(zip(names, session_term.tolist(), strict=True)) if joined else {}
     extra = np.array([nw * near + sw * of_session.get(r.session_id, 0.0) for r, near in joined])
     ids = np.concatenate([c.ids, np.array([r.record_id for r, _ in joined], dtype=object)])
     everything = np.concatenate([final, extra])
