@@ -165,8 +165,10 @@ def test_ttl_expiry_then_purge_leaves_no_trace(tmp_path):
     memory.add_session("alice", "long", session("alicelonglived"), date="2023-05-07", ttl=timedelta(days=30))
     expiring = vectors_of(db, "alice", "short")
     clock.now = START + timedelta(hours=2)
-    assert [h.record.session_id for h in memory.search(token("aliceshortlived"), "alice", k=50)
-            ] == ["long"] * 6  # expired: never returned, even before it is purged
+    found = memory.search(token("aliceshortlived"), "alice", k=50)
+    shown = [r for h in found for r in (h.record, *h.context)]  # the hits and the turns of their windows
+    assert {r.session_id for r in shown} == {"long"} and len({r.record_id for r in shown}) == 6  # expired:
+    # never returned, even before it is purged
     memory.add_session("carol", "c1", session("carol"), date="2023-05-09")  # every write purges what expired
     memory.close()
     assert_gone(db, [token("aliceshortlived")], expiring)

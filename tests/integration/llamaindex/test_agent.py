@@ -88,7 +88,7 @@ def test_tool_steps_are_not_stored_and_the_tool_shows_dates(seeded):
     agent = FunctionAgent(llm=llm, tools=[tool])
     answer = run(agent, "When did I move?", session(seeded, "a3", "2023-05-20"))
     tool_msgs = [m for m in llm.last_chat_messages if m.role == MessageRole.TOOL]
-    assert len(tool_msgs) == 1 and "date: Sunday, 7 May 2023" in tool_msgs[0].content
+    assert len(tool_msgs) == 1 and "Sunday, 7 May 2023" in tool_msgs[0].content  # a hit's date, or each line's
     assert "6 May 2023" in str(answer)
     assert [(r.role, r.text) for r in seeded.session_records("alice", "a3")] == [
         ("user", "When did I move?"), ("assistant", str(answer))]

@@ -109,8 +109,18 @@ def test_a_node_with_context_is_the_passage_each_line_dated_once(two_users):
     assert "context_record_ids" not in alone.node.metadata
 
 
-def test_nodes_show_each_turn_once(two_users):
+def test_the_default_s_nodes_are_passages_apart(two_users):
     nodes = CbMemoryRetriever(two_users, "alice", k=2, recipe="default").retrieve(ALICE_Q)
+    records = {r.record_id: r.position for r in two_users.session_records("alice", "s1")}
+    positions = sorted(records[n.node.node_id] for n in nodes)
+    assert len(positions) == 2 and positions[1] - positions[0] > 1  # the second is no turn of the first's window
+    shown = "\n".join(n.node.get_content(MetadataMode.LLM) for n in nodes)
+    assert all(shown.count(x) <= 1 for x in (BEFORE, HIT, AFTER, LAST))
+
+
+def test_nodes_show_each_turn_once(two_users):
+    # default_v2: a window without skip_shown, so two adjacent turns can both be hits
+    nodes = CbMemoryRetriever(two_users, "alice", k=2, recipe="default_v2").retrieve(ALICE_Q)
     assert sorted(n.node.node_id for n in nodes) == sorted(ids(two_users, "alice", (2, 3)))  # adjacent hits
     shown = "\n".join(n.node.get_content(MetadataMode.LLM) for n in nodes)
     assert [shown.count(x) for x in (ALICE[0][1], BEFORE, HIT, AFTER, LAST)] == [0, 1, 1, 1, 1]
