@@ -74,6 +74,11 @@ class NeighboursContract:
                     merged = windows(anchors, radius)
                     want = [r for r in bound.list_records("u1", f, now=now) if in_windows(r, merged)]
                     assert bound.neighbours("u1", anchors, radius, f, now=now) == want, (f, now, radius)
+                    # the same records, in the same order, as columns; read back as the records themselves
+                    found = bound.neighbour_candidates("u1", anchors, radius, f, now=now)
+                    assert found.ids.tolist() == [r.record_id for r in want]
+                    assert places(bound.read_candidates(found, range(len(found)))) == places(want)
+                    assert found.positions.tolist() == [r.position for r in want]
         assert places(bound.neighbours("u1", anchors, 1, now=later)) == [("s1", 0), ("s1", 1), ("s1", 4), ("s1", 5),
                                                                            ("s1", 6)]  # s2 expired
 

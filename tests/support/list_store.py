@@ -62,5 +62,10 @@ class ListStore:
         listed = self.list_records(user_id, replace(filters or SearchFilters(), session_ids=sessions), now=now)
         return [r for r in listed if in_windows(r, merged)]
 
+    def neighbour_candidates(self, user_id, anchors, radius, filters=None, now=None):
+        """As the store contract's default: ``neighbours`` as columns (records kept)."""
+        records = self.neighbours(user_id, anchors, radius, filters, now)
+        return Candidates.from_records(user_id, records, [0.0] * len(records))
+
     def list_sessions(self, user_id):
         return [object()] * self.sessions

@@ -106,8 +106,14 @@ def _shown(text: str, occurred_at: datetime, rules: str | None) -> str:
 
 
 def _shown_text(record: MemoryRecord, rules: str | None) -> str:
-    head, left_out = _cut(record.text)
-    return _shown(head, record.occurred_at, rules) + (cut_mark(left_out) if left_out else "")
+    return _visible(record.text, record.occurred_at, rules)
+
+
+def _visible(text: str, occurred_at: datetime, rules: str | None) -> str:
+    """``text`` as shown: cut past ``MAX_SHOWN_CHARS`` (saying how much was left out), inline, its relative
+    dates resolved (``rules``)."""
+    head, left_out = _cut(text)
+    return _shown(head, occurred_at, rules) + (cut_mark(left_out) if left_out else "")
 
 
 def resolved_text(record: MemoryRecord, rules: str) -> str:
@@ -120,8 +126,14 @@ def memory_line(hit: Hit | MemoryRecord, config: ContextConfig = DEFAULT_CONTEXT
     """One memory as the model reads it: ``[Sunday, 7 May 2023] Caroline: ...`` (or undated), on one line
     whatever its text or speaker holds."""
     r = hit.record if isinstance(hit, Hit) else hit
-    line = f"{inline(r.speaker or r.role)}: {_shown_text(r, config.date_rules if config.resolve_dates else None)}"
-    return f"[{anchor_label(r.occurred_at)}] {line}" if config.dates else line
+    return _line(r.speaker or r.role, r.text, r.occurred_at, config.dates,
+                 config.date_rules if config.resolve_dates else None)
+
+
+@lru_cache(maxsize=16384)  # a memory is rendered again each time it is fitted, shown or counted
+def _line(speaker: str, text: str, occurred_at: datetime, dated: bool, rules: str | None) -> str:
+    line = f"{inline(speaker)}: {_visible(text, occurred_at, rules)}"
+    return f"[{anchor_label(occurred_at)}] {line}" if dated else line
 
 
 def header(config: ContextConfig = DEFAULT_CONTEXT) -> str:

@@ -119,27 +119,31 @@ def _adjacent(group: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def _joined(store: MemoryStore, user_id: str, c: Candidates, s: np.ndarray, reach: np.ndarray,
-            filters: SearchFilters, now: datetime | None, echoes: bool) -> list[tuple[MemoryRecord, float]]:
+            filters: SearchFilters, now: datetime | None, echoes: bool) -> tuple[Candidates, np.ndarray]:
     """The turns next to the candidates at ``reach`` that are no candidates (echoes only with ``echoes``),
-    read by position, each with the larger score of the candidates next to it."""
+    found by position (no record read), each with the larger score of the candidates next to it."""
     anchors = [(c.sessions[i], c.kinds[i], int(c.positions[i])) for i in reach]
-    around = store.neighbours(user_id, anchors, 1, filters, now)
-    if not around:
-        return []
-    sessions = {r.session_id for r in around}
+    around = store.neighbour_candidates(user_id, anchors, 1, filters, now)
+    if not len(around):
+        return around, np.empty(0)
+    sessions = set(around.sessions.tolist())
     at: dict[tuple[str, str, int], float] = {
         (sess, kind, pos): score for sess, kind, pos, score
         in zip(c.sessions.tolist(), c.kinds.tolist(), c.positions.tolist(), s.tolist(), strict=True)
         if sess in sessions}
-    out: list[tuple[MemoryRecord, float]] = []
+    keep: list[int] = []
+    near: list[float] = []
     seen: set[str] = set()
-    for n in around:
-        if (n.session_id, n.kind, n.position) in at or n.record_id in seen or (not echoes and is_echo(n)):
+    for i, (sess, kind, pos, rid, echo) in enumerate(zip(around.sessions.tolist(), around.kinds.tolist(),
+                                                         around.positions.tolist(), around.ids.tolist(),
+                                                         around.echoes.tolist(), strict=True)):
+        if (sess, kind, pos) in at or rid in seen or (echo and not echoes):
             continue
-        sides = (at.get((n.session_id, n.kind, n.position + d)) for d in (-1, 1))
-        seen.add(n.record_id)
-        out.append((n, max([0.0, *(x for x in sides if x is not None)])))
-    return out
+        sides = (at.get((sess, kind, pos + d)) for d in (-1, 1))
+        seen.add(rid)
+        keep.append(i)
+        near.append(max([0.0, *(x for x in sides if x is not None)]))
+    return around.take(np.array(keep, dtype=np.int64)), np.array(near)
 
 
 def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, pool: Pool,
@@ -169,25 +173,23 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, poo
         session_term = top / best
         term = session_term[session]
     adjacent = np.zeros(n)
-    joined: list[tuple[MemoryRecord, float]] = []  # adjacent turns that are no candidate, with their term
+    joined, near = Candidates.empty(user_id), np.empty(0)  # adjacent turns that are no candidate, their term
     if nw > 0:
         for side in _adjacent(group, c.positions):
             adjacent = np.maximum(adjacent, np.where(side >= 0, s[side], 0.0))
         own = np.sort(s + nw * adjacent + sw * term)[::-1]
         bar = own[depth - 1] if own.size >= depth else -math.inf
         reach = np.flatnonzero(nw * s + sw * term >= bar)  # a joined turn scores at most this
-        if reach.size:  # the turns next to them, read by position (never their whole sessions)
-            joined = _joined(store, user_id, c, s, reach, filters, now, echoes)
+        if reach.size:  # the turns next to them, found by position (never their whole sessions)
+            joined, near = _joined(store, user_id, c, s, reach, filters, now, echoes)
     final = s + nw * adjacent + sw * term
-    of_session = dict(zip(names, session_term.tolist(), strict=True)) if joined else {}
-    extra = np.array([nw * near + sw * of_session.get(r.session_id, 0.0) for r, near in joined])
-    ids = np.concatenate([c.ids, np.array([r.record_id for r, _ in joined], dtype=object)])
-    everything = np.concatenate([final, extra])
+    of_session = dict(zip(names, session_term.tolist(), strict=True))
+    joined_term = np.array([of_session.get(sess, 0.0) for sess in joined.sessions.tolist()])
+    everything = np.concatenate([final, nw * near + sw * joined_term])
     rank = np.concatenate([pool.best_rank(), np.full(len(joined), np.inf)])
-    joined_terms = [(near, of_session.get(r.session_id, 0.0)) for r, near in joined]
-    terms = {NEIGHBOUR: np.concatenate([adjacent, [a for a, _ in joined_terms]]),
-             SESSION: np.concatenate([term, [b for _, b in joined_terms]])}
-    return Ranking(pool, ranked_order(everything, rank, ids), everything, terms, tuple(r for r, _ in joined))
+    order = ranked_order(everything, rank, np.concatenate([c.ids, joined.ids]))
+    terms = {NEIGHBOUR: np.concatenate([adjacent, near]), SESSION: np.concatenate([term, joined_term])}
+    return Ranking(pool, order, everything, terms, joined)
 
 
 def with_window(store: MemoryStore, user_id: str, hits: list[Hit], window: int, filters: SearchFilters,

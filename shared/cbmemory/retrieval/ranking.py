@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..models import Hit, MemoryRecord, frozen_mapping
+from ..models import Hit, frozen_mapping
 from ..store.base import MemoryStore
+from ..store.candidates import Candidates
 from .pool import Pool
 
 Place = tuple[str, str, int]  # (session_id, kind, position)
@@ -34,14 +35,14 @@ def apart(places: Iterator[Place], k: int, window: int) -> list[int]:
 @dataclass(frozen=True, eq=False)
 class Ranking:
     """``order``: indices best first; an index below ``len(pool)`` is a pool row, one above it a turn that
-    joined the candidates (``joined[i - len(pool)]``, read already). ``scores`` and each of ``terms``: one
-    value per index (pool rows, then joined turns); the terms become signals of the hits."""
+    joined the candidates (row ``i - len(pool)`` of ``joined``). ``scores`` and each of ``terms``: one value
+    per index (pool rows, then joined turns); the terms become signals of the hits."""
 
     pool: Pool
     order: np.ndarray
     scores: np.ndarray
     terms: Mapping[str, np.ndarray]
-    joined: tuple[MemoryRecord, ...] = ()
+    joined: Candidates | None = None
 
     @classmethod
     def of(cls, pool: Pool) -> Ranking:
@@ -50,19 +51,19 @@ class Ranking:
 
     def places(self) -> Iterator[Place]:
         """Where each candidate sits, in order."""
-        c, n = self.pool.columns, len(self.pool)
+        n = len(self.pool)
         for i in self.order.tolist():
-            if i < n:
-                yield c.sessions[i], c.kinds[i], int(c.positions[i])
-            else:
-                r = self.joined[i - n]
-                yield r.session_id, r.kind, r.position
+            c, at = (self.pool.columns, i) if i < n or self.joined is None else (self.joined, i - n)
+            yield c.sessions[at], c.kinds[at], int(c.positions[at])
 
     def hits(self, store: MemoryStore, at: Sequence[int]) -> list[Hit]:
-        """The hits at positions ``at`` of the order (a record deleted since the search is left out)."""
+        """The hits at positions ``at`` of the order (a record deleted since the search is left out); their
+        records are read now, once per list they came from."""
         n = len(self.pool)
         chosen = [int(self.order[j]) for j in at]
         records = iter(self.pool.records(store, [i for i in chosen if i < n]))
+        joined = [i - n for i in chosen if i >= n]
+        extra = iter(store.read_candidates(self.joined, joined) if joined and self.joined is not None else [])
         out: list[Hit] = []
         for i in chosen:
             terms = {name: float(v[i]) for name, v in self.terms.items()}
@@ -70,8 +71,8 @@ class Ranking:
                 record = next(records)
                 if record is not None:
                     out.append(self.pool.hit(i, record, float(self.scores[i]), terms))
-            else:
-                out.append(Hit(self.joined[i - n], float(self.scores[i]), frozen_mapping(terms)))
+            elif (record := next(extra)) is not None:
+                out.append(Hit(record, float(self.scores[i]), frozen_mapping(terms)))
         return out
 
 

@@ -378,6 +378,23 @@ class MemoryStore(ABC):
             return []
         return self._neighbours(user_id, merged, filters, at)
 
+    def neighbour_candidates(self, user_id: str, anchors: Iterable[Anchor], radius: int,
+                             filters: SearchFilters = NO_FILTERS, now: datetime | None = None) -> Candidates:
+        """The records :meth:`neighbours` returns, the same checks and order, as columns (``Candidates``,
+        scores 0): retrieval scores them and reads only those it returns (:meth:`read_candidates`)."""
+        user_id, filters, at = check_user_id(user_id), check_filters(filters), check_now(now)
+        merged = windows(anchors, radius)
+        if not merged or admits_nothing(filters):
+            return Candidates.empty(user_id)
+        return self._neighbour_candidates(user_id, merged, filters, at)
+
+    def _neighbour_candidates(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
+                              now: datetime) -> Candidates:
+        """By default the backend's records as columns (kept); a backend with columns in memory answers
+        without reading records."""
+        records = self._neighbours(user_id, merged, filters, now)
+        return Candidates.from_records(user_id, records, [0.0] * len(records))
+
     @abstractmethod
     def _neighbours(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
                     now: datetime) -> list[MemoryRecord]:

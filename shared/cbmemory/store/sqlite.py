@@ -170,21 +170,38 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
                        now: datetime) -> list[Hit]:
         return self._hits_of("sparse", user_id, query, k, filters, now)
 
+    def _placed(self, c: sqlite3.Connection, user_id: str, m: UserColumns, merged: Sequence[Window],
+                filters: SearchFilters, now: datetime) -> np.ndarray:
+        """The column positions of the windows' records that ``filters`` admit (places.py), in
+        ``list_records``' order (date, session, position, rowid)."""
+        idx = m.places().within(merged)
+        idx = idx[column_mask(c, user_id, m, filters, now.timestamp(), idx)]
+        keys = zip(m.occurred[idx].tolist(), m.sessions[idx].tolist(), m.positions[idx].tolist(),
+                   m.rowids[idx].tolist(), strict=True)  # Python strings: compared as SQLite compares them
+        return idx[sorted(range(idx.size), key=list(keys).__getitem__)]
+
     def _neighbours(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
                     now: datetime) -> list[MemoryRecord]:
-        """From the columns in memory: the windows' records by position (places.py), ``filters`` as for a
-        search, their records read by rowid (most from the recent-records cache)."""
+        """From the columns in memory: the windows' records by position, ``filters`` as for a search, their
+        records read by rowid (most from the recent-records cache)."""
         with self._tx(write=False) as c:
             m = self._refresh(c, user_id)
             if m.n == 0:
                 return []
-            idx = m.places().within(merged)
-            idx = idx[column_mask(c, user_id, m, filters, now.timestamp(), idx)]
-            rowids = m.rowids[idx].tolist()
+            rowids = m.rowids[self._placed(c, user_id, m, merged, filters, now)].tolist()
             records = self._records_by_rowid(c, user_id, m, rowids)
-        order = sorted(zip(m.occurred[idx].tolist(), m.sessions[idx].tolist(), m.positions[idx].tolist(), rowids,
-                           strict=True))
-        return [records[r] for *_, r in order if r in records]
+        return [records[r] for r in rowids if r in records]
+
+    def _neighbour_candidates(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
+                              now: datetime) -> Candidates:
+        """From the columns in memory; no record is read."""
+        with self._tx(write=False) as c:
+            m = self._refresh(c, user_id)
+            if m.n == 0:
+                return Candidates.empty(user_id)
+            idx = self._placed(c, user_id, m, merged, filters, now)
+            return Candidates(user_id, m.rowids[idx], m.ids[idx], np.zeros(idx.size), m.sessions[idx], m.kinds[idx],
+                              m.positions[idx], m.occurred[idx], m.speakers[idx], m.echoes[idx])
 
     def stats(self) -> dict[str, object]:
         with self._lock:
