@@ -114,9 +114,9 @@ QUESTION_DATES = DEFAULT_V1.with_(
 )
 DEFAULT_V2 = DEFAULT.with_(
     name="default_v2",
-    description="The default of retrieval v2: as default, but the first k candidates are the hits even when "
-    "one lies inside another's window (the same passage shown twice).",
-    skip_shown=False,
+    description="The default of retrieval v2: vector and BM25 weighted equally, and the first k candidates "
+    "are the hits even when one lies inside another's window (the same passage shown twice).",
+    skip_shown=False, weights={"vector": 1.0, "bm25": 1.0},
 )
 DEFAULT_V2_SCALE = DEFAULT.with_(
     name="default_v2_scale",

@@ -145,7 +145,7 @@ DEFAULT_NO_WINDOW = Recipe(
     "own or the context must stay small.",
     ingest=PAIRED_INGEST,
     retrieval=RetrievalConfig(
-        signals=(SignalSpec(Signal.VECTOR, pool=100), SignalSpec(Signal.BM25, pool=100)),
+        signals=(SignalSpec(Signal.VECTOR, pool=100, weight=0.75), SignalSpec(Signal.BM25, pool=100)),
         fusion=FusionConfig(Fusion.WEIGHTED),
         context_boost=ContextBoostConfig(neighbour_weight=0.5, session_weight=0.5),
     ),

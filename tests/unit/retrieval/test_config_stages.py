@@ -67,27 +67,33 @@ def meant(flat: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------- the same recipes as before
-# Since the fixture was written (issue 23), issue 25 added ``default_v2`` (the default before it) and gave the
-# default (and the recipes made from it) ``skip_shown``: their old stamps read back as they were.
+# Since the fixture was written (issue 23), issue 25 added ``default_v2`` (the default before it), gave the
+# default (and the recipes made from it) ``skip_shown`` and the default's vector list the weight 0.75: their
+# old stamps read back as they were.
 ADDED_SINCE = {"default_v2"}
 SKIP_SHOWN_SINCE = {"default", "default_sparse", "default_v2_scale"}
+VECTOR_075_SINCE = {"default", "default_sparse", "default_no_window"}
 
 
 def as_it_was(name: str) -> Recipe:
     recipe = all_recipes()[name]
     if name in SKIP_SHOWN_SINCE:
         recipe = recipe.with_(skip_shown=False, description=FLAT[name]["description"])
+    if name in VECTOR_075_SINCE:
+        weights = {spec.name.value: spec.weight for spec in recipe.retrieval.signals} | {"vector": 1.0}
+        recipe = recipe.with_(weights=weights, description=FLAT[name]["description"])
     return recipe
 
 
 def test_the_fixture_holds_every_recipe():
     assert set(FLAT) == set(all_recipes()) - ADDED_SINCE and len(FLAT) >= 24
     assert all(all_recipes()[n].retrieval.skip_shown for n in SKIP_SHOWN_SINCE)
+    assert all(all_recipes()[n].retrieval.spec("vector").weight == 0.75 for n in VECTOR_075_SINCE)
 
 
 @pytest.mark.parametrize("name", sorted(FLAT))
 def test_every_recipe_holds_the_values_of_its_flat_config(name):
-    recipe = all_recipes()[name]
+    recipe = as_it_was(name)
     assert as_flat(recipe.retrieval) == meant(FLAT[name]["retrieval"])
 
 

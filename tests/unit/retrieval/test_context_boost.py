@@ -74,7 +74,7 @@ def test_the_weights_are_off_by_default_and_in_every_recipe_but_the_v2_ones():
     assert on == {"default", "default_no_window", "default_v2", "default_v2_scale", "default_sparse"}
     v2 = RECIPES["default_no_window"]
     assert v2.retrieval == PLAIN.retrieval.with_(vector_pool=100, text_pool=100, neighbour_weight=0.5,
-                                                 session_weight=0.5)
+                                                 session_weight=0.5, weights={"vector": 0.75, "bm25": 1.0})
     assert RECIPES["default"].retrieval == v2.retrieval.with_(window=1, skip_shown=True, token_budget=2048)
     scale = RECIPES["default_v2_scale"]
     assert scale.retrieval == v2.retrieval.with_(window=1, skip_shown=True, token_budget=2048, vector_pool=200, text_pool=200, session_weight=1.0,

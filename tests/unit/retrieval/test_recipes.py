@@ -103,7 +103,7 @@ def test_json_is_plain_data_with_enum_strings():
                             "date_rules": RECIPES["default"].context.date_rules}
     assert json.loads(RECIPES["vector_no_dates"].to_json())["context"]["dates"] is False
     r = d["retrieval"]
-    assert r["signals"] == [{"name": "vector", "pool": 100, "weight": 1.0}, {"name": "bm25", "pool": 100, "weight": 1.0}]
+    assert r["signals"] == [{"name": "vector", "pool": 100, "weight": 0.75}, {"name": "bm25", "pool": 100, "weight": 1.0}]
     assert r["fusion"] == {"method": "weighted", "rrf_k": 60} and r["rerank"] == {"method": "none", "pool": 10}
     assert d["ingest"]["with_previous_turn"] is True
     assert json.loads(RECIPES["hybrid_dates"].to_json())["ingest"]["date_rules"] == "rules-v2"
