@@ -18,7 +18,14 @@ import numpy as np
 
 from cbmemory.retrieval import get_recipe
 from cbmemory.store import SQLiteStore
-from experiments.retrieval_v3.harness import by_user, measure, query_vectors, questions, recipe_search, summary
+from experiments.retrieval_v3.harness import (
+    by_user,
+    measure,
+    query_vectors,
+    questions,
+    recipe_search,
+    summary,
+)
 
 
 def grid() -> list[dict[str, float]]:
