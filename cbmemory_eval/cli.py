@@ -18,6 +18,8 @@ from cbmemory.cli import Interrupted, csv, positive
 # The main recipes: every experiment of the study that runs at the retrieval level.
 MAIN_RECIPES = ("vector", "vector_no_dates", "bm25", "vector_bm25_rerank_10", "vector_bm25_rerank_50",
                 "vector_bm25_rerank_100", "hybrid", "recency", "future_filter", "default")
+# --embedder: the offline default (MiniLM) and the optional e5 (cbmemory[e5]; docs/recipes.md, "Embedders")
+EMBEDDERS = ("minilm", "e5-small")
 DEFAULT_EXTRA_ROWS = "bm25,oracle,full_context"  # rows.EXTRA_ROWS (not imported: the CLI's imports stay light)
 GET_LOCOMO = (
     "LoCoMo is not at {path}; get the official file (10 conversations, CC BY-NC 4.0, sha256-checked) with "
@@ -137,6 +139,13 @@ def _question_ids(args: argparse.Namespace, variants) -> list[str] | None:
     return ids
 
 
+def _embedder(name: str):
+    """The embedder ``--embedder`` names (built, not loaded: a missing extra is said at the first text)."""
+    from cbmemory.embedding import E5SmallEmbedder, MiniLMEmbedder
+
+    return E5SmallEmbedder() if name == "e5-small" else MiniLMEmbedder()
+
+
 def _print_report(out: Path, metrics: list[str] | None, started: float | None = None) -> None:
     from .report import PLOT_NOTE, can_plot, draws_heatmap, write_reports
 
@@ -183,7 +192,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(SKIP_NOTE.format(names=", ".join(skipped)), file=sys.stderr)
     try:
         run_eval(variants, args.out, recipes, k=args.k, ks=ks, baselines=[b for b in extra if b in BASELINES],
-                 peers=expand(csv(args.peers)), qa=_qa(args, args.dataset), store_dir=args.cache_dir,
+                 peers=expand(csv(args.peers)), qa=_qa(args, args.dataset), embedder=_embedder(args.embedder),
+                 store_dir=args.cache_dir,
                  fresh=args.fresh, progress=not args.quiet, workers=args.workers,
                  memory_options={"enricher": enricher} if enricher is not None else None,
                  settings={"data": str(data), "limit": args.limit, "scales": args.scale,
@@ -314,6 +324,10 @@ def register(subparsers) -> None:
         p.add_argument("--enrich-concurrency", type=positive, default=4, help="ingest-time LLM calls in flight")
         p.add_argument("--enrich-budget", type=positive, default=64, help="ingest-time LLM calls per session at most")
         p.add_argument("--cache-dir", help="where ingested stores live (default OUT/stores); share between runs")
+        p.add_argument("--embedder", choices=EMBEDDERS, default="minilm",
+                       help="minilm (all-MiniLM-L6-v2 int8, the default) or e5-small (multilingual-e5-small at 4 "
+                       "bits, needs cbmemory[e5]; better vector recall, about a third of the speed). Its stores "
+                       "are its own, and an --out run with one is not resumed with the other")
         p.add_argument("--metrics", default="", help="comma-separated metrics for the printed tables and heatmap, "
                        "e.g. ndcg@10,session_recall@10 (default: recall@k, recall_all@k and the QA scores)")
         p.add_argument("--fresh", action="store_true", help="discard earlier results in --out (keeps stores)")

@@ -21,7 +21,7 @@ from .context import (
     unseen,
 )
 from .dates import anchor_label, iso, to_utc
-from .embedding import Embedder, LangChainEmbedder, LlamaIndexEmbedder, MiniLMEmbedder
+from .embedding import E5SmallEmbedder, Embedder, LangChainEmbedder, LlamaIndexEmbedder, MiniLMEmbedder
 from .errors import (
     CbMemoryError,
     CorruptStoreError,
@@ -57,13 +57,13 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "DEFAULT_CONTEXT", "MAX_ANNOTATION_CHARS", "MAX_QUERY_CHARS", "RAW_KINDS", "RECIPES", "AgentMemory",
-    "CbMemoryError", "ContextConfig", "CorruptStoreError", "CouchbaseStore", "Embedder", "EmbedderMismatchError",
-    "FaultHandler", "ForgetResult", "FormattedContext", "Hit", "IngestConfig", "IngestResult", "InvalidDateError",
-    "InvalidInputError", "InvalidVectorError", "LangChainEmbedder", "LlamaIndexEmbedder", "MemoryFault",
-    "MemoryRecord", "MemoryStore", "Message", "MiniLMEmbedder", "MissingDependencyError", "NotAStoreError",
-    "ReadOnlyStoreError", "Recall", "Recipe", "RecipeMismatchWarning", "RetrievalConfig", "SQLiteStore",
-    "SearchFilters", "Session", "StoreNotFoundError", "StoreUnavailableError", "WriteConflictError",
-    "anchor_label", "check_id", "check_k", "check_unicode", "count_tokens", "format_context", "get_recipe",
-    "inline", "iso", "memory_line", "memory_prompt", "passage", "report_fault", "resolved_text", "to_utc",
-    "unseen",
+    "CbMemoryError", "ContextConfig", "CorruptStoreError", "CouchbaseStore", "E5SmallEmbedder", "Embedder",
+    "EmbedderMismatchError", "FaultHandler", "ForgetResult", "FormattedContext", "Hit", "IngestConfig",
+    "IngestResult", "InvalidDateError", "InvalidInputError", "InvalidVectorError", "LangChainEmbedder",
+    "LlamaIndexEmbedder", "MemoryFault", "MemoryRecord", "MemoryStore", "Message", "MiniLMEmbedder",
+    "MissingDependencyError", "NotAStoreError", "ReadOnlyStoreError", "Recall", "Recipe",
+    "RecipeMismatchWarning", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session",
+    "StoreNotFoundError", "StoreUnavailableError", "WriteConflictError", "anchor_label", "check_id",
+    "check_k", "check_unicode", "count_tokens", "format_context", "get_recipe", "inline", "iso",
+    "memory_line", "memory_prompt", "passage", "report_fault", "resolved_text", "to_utc", "unseen",
 ]
