@@ -201,7 +201,27 @@ def _sizes_section(b: BenchResult) -> list[str]:
     lines += ["", f"Ingest overall: store only (precomputed vectors) {ing.store_only_turns_per_s} turns/s; "
               f"with the offline embedder {ing.with_embedding_turns_per_s} turns/s "
               f"({emb.turns if emb else '-'} turns through AgentMemory.add_sessions)."]
-    return lines
+    return lines + format_sparse(b)
 
 
-__all__ = ["format_goals", "format_long_session", "format_neighbour", "format_table", "format_users"]
+def format_sparse(b: BenchResult) -> list[str]:
+    """The sparse recipes' section: what is real (the encoder, on documents and queries) and the query's
+    sparse encoding alone, over the user's word pieces and over all of them."""
+    if not b.sparse:
+        return []
+    sizes = [s for s in (str(n) for n in b.config.sizes) if s in b.sparse]
+    first = b.sparse[sizes[0]]
+    skipped = [_size(n) for n in b.config.sizes if str(n) not in b.sparse]
+    lines = ["", f"Recipes with the sparse signal: the synthetic records given `{first.encoder}` vectors by the "
+             "real encoder (a copy of each size's file); every timed search encodes its query's sparse vector "
+             "with the real encoder, over the user's word pieces (as AgentMemory.search does), in both tables"
+             + (f"; not measured at {', '.join(skipped)} (over sparse_max_size "
+                f"{b.config.sparse_max_size:,})" if skipped else "") + ". The query's sparse encoding alone, "
+             "p50 / p95 / p99 ms:", ""]
+    rows = [[_size(s), f"{v.records:,} at {v.records_per_s:.0f}/s", f"{v.terms:,}", _triple(v.query_encoding),
+             _triple(v.query_encoding_all_terms)] for s in sizes if (v := b.sparse[s])]
+    return lines + _table(["records", "documents encoded", "user's word pieces", "over the user's pieces",
+                           "over all 30,522 pieces"], rows)
+
+
+__all__ = ["format_goals", "format_long_session", "format_neighbour", "format_sparse", "format_table", "format_users"]

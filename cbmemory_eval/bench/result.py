@@ -29,6 +29,7 @@ from .rows import (
     UsersRow,
     float_or_none,
 )
+from .sparse import SPARSE_MAX_SIZE, SparseSize
 
 T = TypeVar("T")
 MAIN_RECIPES = ("default", "vector", "bm25", "hybrid", "vector_bm25_rerank_50")
@@ -60,6 +61,7 @@ class BenchConfig:
     peer_cap_s: float = 300.0
     seed: int = 0
     included: bool = True
+    sparse_max_size: int = SPARSE_MAX_SIZE  # recipes with the sparse signal: sizes up to this (bench.sparse)
     extra: dict[str, object] = field(default_factory=dict)
 
     def to_json(self) -> JSON:
@@ -271,8 +273,9 @@ def _by_size(d: Mapping[str, Any], read: Callable[[Mapping[str, Any]], T]) -> di
 @dataclass(frozen=True, slots=True)
 class BenchResult:
     """Everything one ``cbmemory bench`` run measured. ``search``, ``search_included``, ``peers`` map a
-    recipe or peer to ``{size: cell}``; ``query_embedding``, ``neighbour``, ``users`` and ``long_session`` are
-    None (and absent from the JSON) when their runs were off."""
+    recipe or peer to ``{size: cell}``; ``query_embedding``, ``neighbour``, ``users``, ``long_session`` and
+    ``sparse`` (by size: the sparse vectors and query encoding of recipes with the sparse signal) are None
+    (and absent from the JSON) when their runs were off."""
 
     machine: BenchMachine
     config: BenchConfig
@@ -290,6 +293,7 @@ class BenchResult:
     scaling: Scaling
     elapsed_s: float
     long_session: tuple[LongSessionRow, ...] | None = None
+    sparse: dict[str, SparseSize] | None = None
 
     def to_json(self) -> JSON:
         out: JSON = {
@@ -309,12 +313,15 @@ class BenchResult:
             out["users"] = [r.to_json() for r in self.users]
         if self.long_session is not None:
             out["long_session"] = [r.to_json() for r in self.long_session]
+        if self.sparse is not None:
+            out["sparse"] = {s: v.to_json() for s, v in self.sparse.items()}
         out.update(scaling=self.scaling.to_json(), elapsed_s=self.elapsed_s)
         return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> BenchResult:
         qe, nb, us, ls = d.get("query_embedding"), d.get("neighbour"), d.get("users"), d.get("long_session")
+        sp = d.get("sparse")
         return cls(
             BenchMachine.from_json(d["machine"]), BenchConfig.from_json(d["config"]), str(d.get("data", "")),
             str(d.get("method", "")), IngestSummary.from_json(d.get("ingest", {})),
@@ -327,7 +334,8 @@ class BenchResult:
             None if us is None else tuple(UsersRow.from_json(r) for r in us),
             tuple(GoalCheck.from_json(g) for g in d.get("goals", [])),
             Scaling.from_json(d.get("scaling", {})), float(d.get("elapsed_s", 0.0)),
-            None if ls is None else tuple(LongSessionRow.from_json(r) for r in ls))
+            None if ls is None else tuple(LongSessionRow.from_json(r) for r in ls),
+            None if sp is None else {s: SparseSize.from_json(v) for s, v in sp.items()})
 
 
 __all__ = ["MAIN_PEERS", "MAIN_RECIPES", "NEIGHBOUR_RECIPES", "BenchConfig", "BenchMachine", "BenchResult", "Growth",

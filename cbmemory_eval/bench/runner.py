@@ -50,6 +50,7 @@ from .rows import (
     neighbour_goals,
     users_goals,
 )
+from .sparse import SparseSize, run_sparse, sparse_encoder_of
 from .synthetic import DESCRIPTION, SyntheticConfig, whole_sessions
 
 NEIGHBOUR_USER, NEIGHBOUR_TENANT = "bench-user", "neighbour-tenant"
@@ -61,7 +62,11 @@ METHOD = ("Latency is wall time per search call: cbmemory.retrieval.retrieve on 
           "(store + recipe engine) and each peer's retriever, k results. 'excluded' uses the query's "
           "precomputed vector; 'included' embeds each query with the offline MiniLM embedder (no "
           "cache). Each statistic is the median over `repeats` runs of all queries; warm-up queries "
-          "are excluded. Peers get the same records, index texts, vectors and k.")
+          "are excluded. Peers get the same records, index texts, vectors and k. A recipe with the sparse "
+          "signal (sizes up to sparse_max_size) searches a copy of the size's file whose records the real "
+          "SPLADE-tiny encoder gave sparse vectors from their synthetic index texts, and encodes each query's "
+          "sparse vector with the real encoder inside every timed call, over the user's word pieces as "
+          "AgentMemory.search does, in both columns (bench.sparse).")
 Spec = Mapping[str, object]  # a worker task's argument, passed as JSON
 
 
@@ -164,6 +169,7 @@ def run_bench(cfg: BenchConfig, log: Callable[[str], None] = lambda s: None) -> 
         machine=machine, config=cfg, data=DESCRIPTION, method=METHOD,
         ingest=IngestSummary(sizes.ingest, emb), search=sizes.search, search_included=sizes.search_included,
         query_embedding=sizes.query_embedding, peers=sizes.peers, storage=sizes.storage, neighbour=neighbour,
+        sparse=sizes.sparse or None,
         users=users, goals=(*neighbour_goals(neighbour or ()), *users_goals(users or ())),
         scaling=Scaling.of(sizes.search, users or ()), elapsed_s=round(time.time() - started, 1),
         long_session=long_session)
@@ -186,12 +192,19 @@ class _Sizes:
         self.query_embedding: dict[str, Timing] | None = None
         self.peers: dict[str, dict[str, PeerCell]] = {p: {} for p in cfg.peers}
         self.storage: dict[str, StorageRow] = {}
+        self.sparse: dict[str, SparseSize] = {}
 
 
 def _run_sizes(cfg: BenchConfig, work: Path, common: Spec, log: Callable[[str], None]) -> _Sizes:
     """For each size: store-only ingest, each recipe's searches (query embedding excluded, then included), and
-    each peer over the same records (skipped past its cap or on an error)."""
+    each peer over the same records (skipped past its cap or on an error); the recipes with the sparse signal
+    on a copy of the file with sparse vectors, up to ``cfg.sparse_max_size`` (bench.sparse)."""
+    from cbmemory.retrieval import Signal, get_recipe
+
     got = _Sizes(cfg)
+    encoder = sparse_encoder_of([get_recipe(r) for r in cfg.recipes])
+    sparse = [r for r in cfg.recipes if get_recipe(r).retrieval.uses(Signal.SPARSE)]
+    dense = [r for r in cfg.recipes if r not in sparse]
     for n in cfg.sizes:
         key = str(n)
         db, qfile = work / f"size-{n}.db", work / f"queries-{n}.json"
@@ -201,8 +214,14 @@ def _run_sizes(cfg: BenchConfig, work: Path, common: Spec, log: Callable[[str], 
         got.ingest[key] = ing
         log(f"[bench] {n} records: {ing.turns_per_s:.0f} turns/s; searching {len(cfg.recipes)} recipes")
         res = run_worker("search", {**common, "db": str(db), "queries_file": str(qfile),
-                                    "recipes": list(cfg.recipes), "included": cfg.included}, SearchResult)
-        for r, v in res.recipes.items():
+                                    "recipes": dense, "included": cfg.included}, SearchResult)
+        found = dict(res.recipes)
+        if sparse and encoder is not None and n <= cfg.sparse_max_size:
+            log(f"[bench] {n} records: sparse recipes {', '.join(sparse)} on a copy with {encoder} vectors")
+            sp = run_sparse(db, qfile, encoder, sparse, common, cfg.included, log)
+            got.sparse[key] = sp.size
+            found.update(sp.search.recipes)
+        for r, v in found.items():
             got.search[r][key] = v.excluded
             if v.included is not None:
                 got.search_included[r][key] = v.included
@@ -211,10 +230,11 @@ def _run_sizes(cfg: BenchConfig, work: Path, common: Spec, log: Callable[[str], 
         got.storage[key] = StorageRow.of(n, ing, res.memory)
         default = got.search.get("default", {}).get(key)
         log(f"[bench] {n} records: default p95 {default.timing.p95_ms if default else None} ms")
-        for peer in cfg.peers:
+        for peer in cfg.peers if any(key in got.search[r] for r in cfg.recipes) else ():
             log(f"[bench] {n} records: peer {peer}")
-            vs = PEER_VS.get(peer, cfg.recipes[0])
-            vs = vs if vs in cfg.recipes else cfg.recipes[0]
+            measured = [r for r in cfg.recipes if key in got.search[r]]  # a sparse one may not be, at this size
+            vs = PEER_VS.get(peer, measured[0])
+            vs = vs if vs in measured else measured[0]
             got.peers[peer][key] = _run_peer(cfg, peer, vs, got.search[vs][key].timing,
                                              {**common, "name": peer, "user": "bench-user", "n": n,
                                               "queries_file": str(qfile), "cap_s": cfg.peer_cap_s})

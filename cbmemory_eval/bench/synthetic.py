@@ -12,6 +12,9 @@ How the data is made (stated in every ``bench.json``):
 - Vectors: 384-d, the session topic's random unit centre plus Gaussian noise of the same norm, then
   L2-normalised (cosine ~0.5 within a topic, ~0 across), so exact search does the same work as with model
   vectors without embedding 100k texts first. The same vectors go to every system under test.
+- Sparse vectors (recipes with the sparse signal, sizes up to ``sparse_max_size``): not synthetic; the real
+  SPLADE-tiny encoder makes them from the records' index texts, on a copy of the size's file, and each timed
+  search encodes its query's with it (``bench.sparse``).
 - Queries: a "needle" record chosen at random; the query text names three of its rarest words, its vector is
   the needle's vector plus noise (cosine ~0.9). Whether each system returns the needle in its top k is a
   sanity check that they all searched the same data, not a quality evaluation (that is ``cbmemory eval``).

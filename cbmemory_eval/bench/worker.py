@@ -36,6 +36,7 @@ from .rows import (
     UsersRow,
     UsersSweep,
 )
+from .sparse import sparse_query_encoder, task_sparse
 from .synthetic import (
     SyntheticConfig,
     SyntheticQuery,
@@ -139,9 +140,11 @@ def _our_search(store: MemoryStore, recipe: str, k: int, embed: Callable[[str], 
     from cbmemory.retrieval import get_recipe, retrieve
 
     chosen = get_recipe(recipe)
+    encode_sparse = sparse_query_encoder(store, chosen, user_id)  # the real encoder, in every call (bench.sparse)
 
     def search(q: SyntheticQuery) -> list[str]:
-        return [h.record.record_id for h in retrieve(store, embed, chosen, user_id, q.text, k=k)]
+        return [h.record.record_id for h in retrieve(store, embed, chosen, user_id, q.text, k=k,
+                                                     encode_sparse=encode_sparse)]
     return search
 
 
@@ -411,7 +414,7 @@ def task_users(spec: Spec) -> UsersSweep:
 TASKS: dict[str, Callable[[Spec], Row]] = {
     "ingest": task_ingest, "embed_ingest": task_embed_ingest, "search": task_search, "peer": task_peer,
     "users": task_users, "neighbour_ingest": task_neighbour_ingest, "neighbour_search": task_neighbour_search,
-    "long_session": task_long_session,
+    "long_session": task_long_session, "sparse": task_sparse,
 }
 
 

@@ -89,6 +89,8 @@ def _bad_calls() -> list[tuple[str, BadCall]]:
     add("neighbours: filters None", lambda s, v: s.neighbours("u1", anchor, 1, None))
     add("neighbours: now a string", lambda s, v: s.neighbours("u1", anchor, 1, NO_FILTERS, "x"))
     add("records_without_sparse: user_id None", lambda s, v: s.records_without_sparse(None))
+    for user in (None, 7, "u\ud800"):
+        add(f"sparse_terms: user_id {user!r}", lambda s, v, user=user: s.sparse_terms(user))
     return calls
 
 
@@ -109,7 +111,7 @@ class SearchInputContract:
     def test_searches_and_reads_are_checked_by_the_contract(self, store):
         """No backend overrides the public methods: ``MemoryStore`` checks, the backend's ``_...`` answers."""
         for name in ("vector_search", "text_search", "phrase_search", "sparse_search", "list_records",
-                     "get_records", "neighbours", "records_without_sparse"):
+                     "get_records", "neighbours", "records_without_sparse", "sparse_terms"):
             assert getattr(type(store), name) is getattr(MemoryStore, name), name
 
     @pytest.mark.parametrize("name, call", BAD_CALLS, ids=[name for name, _ in BAD_CALLS])

@@ -84,6 +84,43 @@ class SparseContract:
         assert sparse_bound.purge_expired(NOW + timedelta(days=3)) == 1
         assert self.sparse_texts(sparse_bound, "u1", q, now=day) == ["first session text", "second session text"]
 
+    @staticmethod
+    def terms(store, user):
+        """``store.sparse_terms(user)`` as a list (``None``: the backend does not say), checked int32 and
+        increasing."""
+        got = store.sparse_terms(user)
+        if got is None:
+            return None
+        assert got.dtype == np.int32 and got.ndim == 1 and bool(np.all(np.diff(got) > 0))
+        return got.tolist()
+
+    def test_sparse_terms_are_the_users_own(self, bound):
+        """``sparse_terms``: ``None`` (the backend does not say), or exactly the term ids of the user's sparse
+        vectors, as records are written, given vectors and forgotten; never another user's."""
+        def same(user, want):
+            assert self.terms(bound, user) in (None, want), user
+
+        same("u1", [])  # no sparse encoder bound: no vector, no term
+        self.write(bound, "u1", "before", ["written before the binding"], [unit(0)])
+        bound.bind_sparse_encoder("test-sparse")
+        same("u1", [])
+        self.write(bound, "u1", "s1", ["a", "b"], [unit(0), unit(1)],
+                   sparse=[sparse({5: 1.0, 6: 2.0}), sparse({6: 1.0, 40: 0.5})])
+        self.write(bound, "u2", "s1", ["other"], [unit(0)], sparse=[sparse({5: 1.0, 9: 4.0, 30_000: 1.0})])
+        same("u1", [5, 6, 40])
+        same("u2", [5, 9, 30_000])
+        same("nobody", [])
+        self.write(bound, "u1", "s2", ["later"], [unit(2)], sparse=[sparse({7: 1.0})])
+        same("u1", [5, 6, 7, 40])  # a write adds its terms
+        (old,) = bound.records_without_sparse("u1")
+        bound.set_sparse("u1", {old.record_id: sparse({2: 1.0})})
+        same("u1", [2, 5, 6, 7, 40])
+        bound.forget("u1", "s1")
+        same("u1", [2, 7])  # a forgotten session's terms go with it
+        same("u2", [5, 9, 30_000])
+        bound.forget("u1")
+        same("u1", [])
+
     def test_sparse_encoder_binding(self, bound):
         assert bound.bound_sparse_encoder is None
         assert bound.sparse_search("u1", sparse({1: 1.0}), 5, now=NOW) == []  # none bound: no hits

@@ -45,6 +45,22 @@ def write(store, user, session, items, **kw):
     return store.write([sess], recs, vectors, sparse=[sparse(w) for w in items.values()]), recs
 
 
+def test_sparse_terms_are_answered_from_the_users_columns(db):
+    """The embedded store says (never ``None``): the user's terms, kept in step with a write by another store
+    on the file, an expired record's terms kept until it is purged (a superset is all the contract asks)."""
+    with SQLiteStore(db) as s, SQLiteStore(db) as other:
+        write(s, "u1", "s1", {"one": {3: 1.0, 8: 0.5}})
+        write(s, "u2", "s1", {"theirs": {4: 1.0}})
+        assert s.sparse_terms("u1").tolist() == [3, 8]
+        write(other, "u1", "s2", {"two": {1: 1.0, 8: 1.0}}, expires_at=NOW)
+        assert s.sparse_terms("u1").tolist() == [1, 3, 8]
+        terms = s.sparse_terms("u1")
+        assert s.sparse_terms("u1") is terms and not terms.flags.writeable  # the same array until a write
+        assert s.purge_expired() == 1
+        assert s.sparse_terms("u1").tolist() == [3, 8]
+        assert s.sparse_terms("u2").tolist() == [4] and s.sparse_terms("nobody").tolist() == []
+
+
 def test_sparse_ties_come_in_the_order_records_were_written(db):
     with SQLiteStore(db) as s:
         write(s, "u1", "s2", {"first": {1: 1.0}, "second": {1: 1.0, 2: 0.0}})

@@ -78,8 +78,9 @@ INPUT_MISTAKES = {
                                       "give that date with --as-of DATE"),
     "unknown recipe": (["search", "what", "--db", NOWHERE, "--user", "u", "--recipe", "nope"], "unknown recipe"),
     "missing store": (["stats", "--db", NOWHERE], "does not exist"),
-    "bench of a sparse recipe": (["bench", "--out", NOWHERE, "--recipes", "default,default_sparse"],
-                                 "does not run recipes with the sparse signal yet (default_sparse)"),
+    "bench of a sparse neighbour recipe": (["bench", "--out", NOWHERE, "--neighbour-recipes", "default,default_sparse"],
+                                           "the tenant-neighbour row does not run recipes with the sparse signal "
+                                           "(default_sparse)"),
 }
 
 

@@ -23,9 +23,11 @@ MiniLM embedder's (``data/minilm_tokenizer.json``: identical vocabulary, normali
 from __future__ import annotations
 
 import hashlib
-import json
 import math
+import os
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -34,8 +36,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import CbMemoryError, InvalidInputError, MissingDependencyError
+from ..errors import InvalidInputError, MissingDependencyError
 from .onnx import TOKENIZER_SHA256
+from .safetensors import ModelFileError, dump_safetensors, parse_safetensors
 from .sparse import SparseMatrix, SparseVector, sparse_dot
 
 if TYPE_CHECKING:
@@ -50,71 +53,7 @@ LAYER_NORM_EPS = 1e-12  # config.json: layer_norm_eps
 MAX_TOKENS = 256  # the model allows 512 positions; 256 is the length the model's own encoder uses
 REINSTALL = "pip install --force-reinstall 'cbmemory[local]'"
 _MASKED = -1e9  # added to attention scores of padding positions: exp() of it is 0 in float32
-_DTYPES: dict[str, np.dtype] = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "F64": np.dtype("<f8"),
-           "I64": np.dtype("<i8"), "I32": np.dtype("<i4")}
-_MAX_HEADER = 1 << 24
-
-
-class ModelFileError(CbMemoryError, ValueError):
-    """A model file that is not the pinned one, or not a well-formed safetensors file. Nothing was loaded."""
-
-
-# ------------------------------------------------------------------------------------------------ safetensors
-
-
-def parse_safetensors(data: bytes) -> dict[str, np.ndarray]:
-    """The tensors of a safetensors file's bytes, as read-only views into ``data`` (no copy).
-
-    Format: an 8-byte little-endian header length, a JSON header mapping each name to its dtype, shape and
-    byte range in the data that follows (``__metadata__`` is skipped). Every range is checked against the
-    buffer and the tensor's size before a view is made.
-    """
-    if len(data) < 8:
-        raise ModelFileError("not a safetensors file: shorter than its 8-byte header length")
-    size = int.from_bytes(data[:8], "little")
-    if size > min(len(data) - 8, _MAX_HEADER):
-        raise ModelFileError(f"not a safetensors file: header length {size} exceeds the file")
-    try:
-        header = json.loads(data[8 : 8 + size].decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelFileError(f"not a safetensors file: unreadable header ({exc})") from exc
-    if not isinstance(header, dict):
-        raise ModelFileError("not a safetensors file: the header is not a JSON object")
-    base, end_of_data = 8 + size, len(data) - 8 - size
-    out: dict[str, np.ndarray] = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        try:
-            dtype = _DTYPES[info["dtype"]]
-            shape = [int(d) for d in info["shape"]]
-            begin, end = (int(o) for o in info["data_offsets"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelFileError(f"tensor {name!r}: bad or unsupported header entry {info!r}") from exc
-        count = math.prod(shape)
-        if min(shape, default=0) < 0 or not 0 <= begin <= end <= end_of_data or end - begin != count * dtype.itemsize:
-            raise ModelFileError(f"tensor {name!r}: shape {shape} does not fit byte range [{begin}, {end})")
-        out[name] = np.frombuffer(data, dtype=dtype, count=count, offset=base + begin).reshape(shape)
-    return out
-
-
-def dump_safetensors(tensors: Mapping[str, np.ndarray]) -> bytes:
-    """The safetensors bytes of ``tensors`` (little-endian, in the given order; header padded to 8 bytes)."""
-    names = {v: k for k, v in _DTYPES.items()}
-    header: dict[str, object] = {}
-    chunks: list[bytes] = []
-    offset = 0
-    for name, arr in tensors.items():
-        a = np.ascontiguousarray(arr, dtype=np.asarray(arr).dtype.newbyteorder("<"))
-        if a.dtype not in names:
-            raise ModelFileError(f"tensor {name!r}: dtype {a.dtype} has no safetensors name here")
-        raw = a.tobytes()
-        header[name] = {"dtype": names[a.dtype], "shape": list(a.shape), "data_offsets": [offset, offset + len(raw)]}
-        chunks.append(raw)
-        offset += len(raw)
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-len(text) % 8)
-    return len(text).to_bytes(8, "little") + text + b"".join(chunks)
+_CACHED_ROWS = 65_536  # output-layer rows kept by an encoder's cache of slices (32 MB at 128 dimensions)
 
 
 # ------------------------------------------------------------------------------------------------- the model
@@ -137,6 +76,30 @@ def layer_norm(x: np.ndarray, gain: np.ndarray, bias: np.ndarray, eps: float) ->
     centred = x - x.mean(axis=-1, keepdims=True)
     var = (centred * centred).mean(axis=-1, keepdims=True)
     return centred / np.sqrt(var + eps) * gain + bias
+
+
+@dataclass(frozen=True, eq=False)
+class OutputRows:
+    """Some rows of the output layer: the word pieces ``terms`` (int32, increasing), their decoder weights
+    (transposed: (hidden, len(terms)), contiguous) and biases. Logits computed with them are those of these
+    pieces alone."""
+
+    terms: np.ndarray
+    decoder_t: np.ndarray
+    bias: np.ndarray
+
+
+def blas_single_threaded() -> bool:
+    """Whether BLAS runs on one thread: the environment pins it (``OPENBLAS_NUM_THREADS``, else
+    ``MKL_NUM_THREADS``, else ``OMP_NUM_THREADS``, is 1) or the machine has one core."""
+    pinned = next((os.environ[v] for v in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
+                   if os.environ.get(v, "").strip()), None)
+    return (os.cpu_count() or 1) <= 1 or (pinned is not None and pinned.strip() == "1")
+
+
+def _mm(x: np.ndarray, w: np.ndarray, blas: bool) -> np.ndarray:
+    """``x @ w`` (``w``: (in, out)); without ``blas``, numpy's own single-threaded loop (``np.einsum``)."""
+    return x @ w if blas else np.einsum("...i,io->...o", x, w)
 
 
 @dataclass(frozen=True)
@@ -208,8 +171,9 @@ class SpladeModel:
     def from_bytes(cls, data: bytes, *, heads: int = HEADS, eps: float = LAYER_NORM_EPS) -> SpladeModel:
         return cls(parse_safetensors(data), heads=heads, eps=eps)
 
-    def hidden_states(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The last layer's output for a padded batch: ``ids`` and ``mask`` (bool) are (batch, length)."""
+    def hidden_states(self, ids: np.ndarray, mask: np.ndarray, *, blas: bool = True) -> np.ndarray:
+        """The last layer's output for a padded batch: ``ids`` and ``mask`` (bool) are (batch, length).
+        ``blas=False``: every product by ``np.einsum`` (one thread, about half BLAS's single-thread speed)."""
         batch, length = ids.shape
         x = self.word[ids] + self.position[:length] + self.token_type
         x = layer_norm(x, *self.embed_norm, self.eps)
@@ -222,23 +186,32 @@ class SpladeModel:
             return t.reshape(batch, length, self.heads, dim).transpose(0, 2, 1, 3)
 
         for lay in self.layers:
-            q, k, v = split(x @ lay.wq + lay.bq), split(x @ lay.wk + lay.bk), split(x @ lay.wv + lay.bv)
-            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + masked
+            q, k, v = (split(_mm(x, w, blas) + b) for w, b in ((lay.wq, lay.bq), (lay.wk, lay.bk), (lay.wv, lay.bv)))
+            scores = (q @ k.transpose(0, 1, 3, 2) if blas else np.einsum("bhqd,bhkd->bhqk", q, k)) * scale + masked
             scores -= scores.max(axis=-1, keepdims=True)
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, hidden)
-            x = layer_norm(context @ lay.wo + lay.bo + x, *lay.ln1, self.eps)
-            x = layer_norm(gelu(x @ lay.wi + lay.bi) @ lay.wf + lay.bf + x, *lay.ln2, self.eps)
+            context = scores @ v if blas else np.einsum("bhqk,bhkd->bhqd", scores, v)
+            context = context.transpose(0, 2, 1, 3).reshape(batch, length, hidden)
+            x = layer_norm(_mm(context, lay.wo, blas) + lay.bo + x, *lay.ln1, self.eps)
+            x = layer_norm(_mm(gelu(_mm(x, lay.wi, blas) + lay.bi), lay.wf, blas) + lay.bf + x, *lay.ln2, self.eps)
         return x
 
-    def max_logits(self, sequences: Sequence[Sequence[int]]) -> np.ndarray:
-        """(len(sequences), vocab): per text, the largest MLM logit of each word piece over its tokens.
+    def output_rows(self, terms: np.ndarray) -> OutputRows:
+        """The output layer's rows of ``terms`` (int32 term ids, increasing, each below the vocabulary size)."""
+        return OutputRows(terms, np.ascontiguousarray(self.decoder.take(terms, axis=0).T), self.decoder_bias[terms])
+
+    def max_logits(self, sequences: Sequence[Sequence[int]], rows: OutputRows | None = None, *,
+                   blas: bool = True) -> np.ndarray:
+        """(len(sequences), vocab): per text, the largest MLM logit of each word piece over its tokens; with
+        ``rows``, (len(sequences), len(rows.terms)): those word pieces' only (the same values). ``blas``: as
+        for :meth:`hidden_states`.
 
         One padded batch; the logits are made only for real tokens (so the batch's real tokens times the
         vocabulary is the memory it takes: 62 MB for 512 tokens), the maximum is taken text by text
         (``np.maximum.reduceat`` was ten times slower), and the output bias is added after the maximum (it is
-        the same at every position).
+        the same at every position). The output product is most of a short text's time (a question of 11
+        tokens: 1.8 of 2.5 ms, ``experiments/splade_query``), and it is linear in the rows computed.
         """
         lengths = [len(s) for s in sequences]
         if min(lengths, default=1) < 1 or max(lengths, default=0) > self.max_positions:
@@ -250,19 +223,23 @@ class SpladeModel:
             mask[row, : len(seq)] = True
         if ids.min() < 0 or ids.max() >= self.vocab_size:
             raise InvalidInputError(f"token ids must lie in [0, {self.vocab_size})")
-        x = self.hidden_states(ids, mask)[mask]  # (tokens, hidden), text after text
-        t = layer_norm(gelu(x @ self.transform[0] + self.transform[1]), *self.transform_norm, self.eps)
-        logits = t @ self.decoder.T  # one product for the batch: per text, it was twice as slow
-        pooled = np.empty((len(sequences), self.vocab_size), dtype=np.float32)
+        x = self.hidden_states(ids, mask, blas=blas)[mask]  # (tokens, hidden), text after text
+        t = layer_norm(gelu(_mm(x, self.transform[0], blas) + self.transform[1]), *self.transform_norm, self.eps)
+        decoder_t, bias = (self.decoder.T, self.decoder_bias) if rows is None else (rows.decoder_t, rows.bias)
+        logits = _mm(t, decoder_t, blas)  # one product for the batch: per text, it was twice as slow
+        pooled = np.empty((len(sequences), decoder_t.shape[1]), dtype=np.float32)
         start = 0
         for row, n in enumerate(lengths):
             np.max(logits[start : start + n], axis=0, out=pooled[row])
             start += n
-        return pooled + self.decoder_bias
+        return pooled + bias
 
-    def encode_ids(self, sequences: Sequence[Sequence[int]], *, batch_tokens: int = 512) -> list[SparseVector]:
+    def encode_ids(self, sequences: Sequence[Sequence[int]], *, batch_tokens: int = 512,
+                   rows: OutputRows | None = None, blas: bool = True) -> list[SparseVector]:
         """The SPLADE vector of each token sequence. Sequences of similar length share a batch of at most
-        ``batch_tokens`` padded tokens (one longer sequence is a batch of its own)."""
+        ``batch_tokens`` padded tokens (one longer sequence is a batch of its own). With ``rows``, only the
+        weights of ``rows.terms`` are computed: each vector is the full one less its other terms. ``blas``: as
+        for :meth:`hidden_states`."""
         out: list[SparseVector | None] = [None] * len(sequences)
         order = sorted(range(len(sequences)), key=lambda i: len(sequences[i]))
         start = 0
@@ -271,9 +248,9 @@ class SpladeModel:
             while stop < len(order) and (stop - start + 1) * len(sequences[order[stop]]) <= batch_tokens:
                 stop += 1
             idx = order[start:stop]
-            for i, row in zip(idx, self.max_logits([sequences[i] for i in idx]), strict=True):
+            for i, row in zip(idx, self.max_logits([sequences[i] for i in idx], rows, blas=blas), strict=True):
                 nz = np.flatnonzero(row > 0)
-                out[i] = SparseVector(nz, np.log1p(row[nz]))
+                out[i] = SparseVector(nz if rows is None else rows.terms[nz], np.log1p(row[nz]))
             start = stop
         return [v for v in out if v is not None]
 
@@ -330,6 +307,14 @@ class SpladeEncoder:
     Speed: the work is numpy matrix products, so it follows the BLAS library's threads. On a busy machine
     (load 8 to 11 on 2 cores) OpenBLAS's default threads made a query 13 to 19 times slower than one thread
     did (mean 261 to 297 ms against 14 to 20 ms); ``OPENBLAS_NUM_THREADS=1`` in the environment avoids it.
+    A query's time is mostly the output layer over all 30,522 word pieces; ``encode_query(text, terms)``
+    computes only the pieces a user's documents hold (``MemoryStore.sparse_terms``), the others scoring 0
+    against every one of them anyway (LoCoMo dev: 3,000 to 5,500 pieces a user; a question's median 2.2 ms
+    -> 0.7 ms on one thread). The slices of the output layer this takes are cached, the most recently used
+    first, up to 65,536 rows in all (32 MB). Such a query is computed without BLAS (``np.einsum``, one
+    thread) unless the environment pins BLAS to one thread (:func:`blas_single_threaded`): 0.6 to 0.9 ms
+    slower than one BLAS thread, but never the stalls of BLAS threads on a busy machine (load 7 on 2 cores:
+    p95 14 ms against 188 ms, ``experiments/splade_query``).
     """
 
     def __init__(self, *, max_terms: int | None = None, batch_tokens: int = 512,
@@ -343,6 +328,8 @@ class SpladeEncoder:
         self.weights = weights
         self.name = "splade-tiny-f16" if max_terms is None else f"splade-tiny-f16-top{max_terms}"
         self._loaded: tuple[SpladeModel, Tokenizer] | None = None
+        self._rows: OrderedDict[bytes, OutputRows] = OrderedDict()  # by the terms' bytes, oldest first
+        self._rows_lock = threading.Lock()
 
     def _load(self) -> tuple[SpladeModel, Tokenizer]:
         if self._loaded is None:
@@ -360,10 +347,52 @@ class SpladeEncoder:
         vectors = model.encode_ids(ids, batch_tokens=self.batch_tokens)
         return vectors if self.max_terms is None else [v.top(self.max_terms) for v in vectors]
 
-    def encode_query(self, text: str) -> SparseVector:
+    def encode_query(self, text: str, terms: np.ndarray | Sequence[int] | None = None) -> SparseVector:
+        """The query's sparse vector; with ``terms`` (term ids), only those word pieces' weights are computed
+        (the output layer's other rows are skipped): the full vector less its other terms, ``max_terms`` then
+        applied. The two differ beyond the left-out terms only when more than ``max_terms`` of the full
+        vector's are positive: the restricted one may keep a term of ``terms`` the full top cut."""
         if not isinstance(text, str):
             raise InvalidInputError(f"a query must be a string, got {type(text).__name__}")
-        return self.encode_documents([text])[0]
+        if terms is None:
+            return self.encode_documents([text])[0]
+        model, tokenizer = self._load()
+        checked = _checked_terms(terms, model.vocab_size)
+        if checked.size == 0:  # nothing to compute: no term could score
+            return SparseVector(checked, np.zeros(0, np.float32))
+        vector = model.encode_ids([tokenizer.encode(text).ids], rows=self._output_rows(model, checked),
+                                  blas=blas_single_threaded())[0]
+        return vector if self.max_terms is None else vector.top(self.max_terms)
+
+    def _output_rows(self, model: SpladeModel, terms: np.ndarray) -> OutputRows:
+        """The output layer's rows of ``terms``, cached (most recently used kept, ``_CACHED_ROWS`` in all):
+        one user's searches reuse their slice until a write adds a term."""
+        key = terms.tobytes()
+        with self._rows_lock:
+            rows = self._rows.get(key)
+            if rows is not None:
+                self._rows.move_to_end(key)
+                return rows
+        rows = model.output_rows(terms)
+        with self._rows_lock:
+            self._rows[key] = rows
+            total = sum(r.terms.size for r in self._rows.values())
+            while total > _CACHED_ROWS and len(self._rows) > 1:
+                total -= self._rows.popitem(last=False)[1].terms.size
+        return rows
+
+
+def _checked_terms(terms: object, vocab: int) -> np.ndarray:
+    """``terms`` as int32 term ids in increasing order, each once; ``InvalidInputError`` unless a 1-D sequence
+    of integers in [0, vocab)."""
+    a = np.asarray(terms)
+    if a.ndim != 1 or (a.size and (a.dtype == np.bool_ or not np.issubdtype(a.dtype, np.integer))):
+        raise InvalidInputError("terms must be a 1-D sequence of integer term ids")
+    if a.size and np.any(a[1:] <= a[:-1]):
+        a = np.unique(a)
+    if a.size and (a[0] < 0 or a[-1] >= vocab):
+        raise InvalidInputError(f"term ids must lie in [0, {vocab})")
+    return a.astype(np.int32, copy=False)
 
 
 _NAMED = re.compile(r"splade-tiny-f16(?:-top([1-9][0-9]*))?\Z")
@@ -380,7 +409,8 @@ def encoder_named(name: str) -> SpladeEncoder:
 
 
 __all__ = [
-    "HEADS", "LAYER_NORM_EPS", "MAX_TOKENS", "SOURCE_SHA256", "WEIGHTS_FILE", "WEIGHTS_SHA256", "ModelFileError", "SparseMatrix",
-    "SparseVector", "SpladeEncoder", "SpladeModel", "bundled_weights", "dump_safetensors", "encoder_named", "erf", "gelu",
-    "layer_norm", "load_model", "load_tokenizer", "parse_safetensors", "sparse_dot",
+    "HEADS", "LAYER_NORM_EPS", "MAX_TOKENS", "SOURCE_SHA256", "WEIGHTS_FILE", "WEIGHTS_SHA256", "ModelFileError", "OutputRows",
+    "SparseMatrix", "SparseVector", "SpladeEncoder", "SpladeModel", "blas_single_threaded", "bundled_weights",
+    "dump_safetensors", "encoder_named", "erf", "gelu", "layer_norm", "load_model", "load_tokenizer",
+    "parse_safetensors", "sparse_dot",
 ]

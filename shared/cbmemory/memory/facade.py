@@ -56,7 +56,7 @@ from ..store.sqlite import SQLiteStore
 from ..validation import check_annotations, check_id, check_k, check_query, check_ttl, expiry
 from .asyncs import in_thread
 from .reading import plan_append, stored_raw
-from .sparse import bound_encoder, fill_sparse, refuse_partial_sparse, sparse_encoder_for
+from .sparse import bound_encoder, fill_sparse, query_encoder, refuse_partial_sparse, sparse_encoder_for
 
 DateLike = datetime | Date | str
 _APPEND_TRIES = 100
@@ -341,10 +341,9 @@ class AgentMemory:
         def embed_query(text: str) -> np.ndarray:
             return self.embedder.embed_query(text, user_id=user_id)
 
-        encoder = self.sparse_encoder
         return retrieve(self.store, embed_query, cfg, user_id, query, k=k, filters=filters,
                         reference_date=ref, now=self.clock(),
-                        encode_sparse=encoder.encode_query if encoder is not None else None)
+                        encode_sparse=query_encoder(self.store, user_id, self.sparse_encoder))
 
     def _check_recipe(self, recipe: Recipe) -> None:
         """Warn, once per recipe, when ``recipe`` expects records made otherwise than this memory makes them."""

@@ -8,11 +8,16 @@ sparse vectors; its next write is refused by the store (``SparseEncoderBoundErro
 SQLite write transaction, so a binding made between the store's check and the write is caught too), and the
 memory then does what it would have done had it been opened after the binding (:func:`bound_encoder`, then
 :func:`fill_sparse`) and writes again, with vectors. A sparse search of such a memory does the same first.
+
+A search encodes its query with :func:`query_encoder`: the bundled encoder computes only the word pieces the
+user's sparse vectors hold (``MemoryStore.sparse_terms``), most of a query's encoding time otherwise.
 """
 
 from __future__ import annotations
 
-from ..embedding.sparse import SparseEncoder
+from collections.abc import Callable
+
+from ..embedding.sparse import SparseEncoder, SparseVector
 from ..errors import EmbedderMismatchError, InvalidInputError
 from ..store.base import MemoryStore
 
@@ -80,4 +85,27 @@ def refuse_partial_sparse(store: MemoryStore, user_id: str, recipe: str) -> None
                                 f"in this read-only store have none yet (their backfill was interrupted): {fix}")
 
 
-__all__ = ["bound_encoder", "fill_sparse", "refuse_partial_sparse", "sparse_encoder_for"]
+def query_encoder(store: MemoryStore, user_id: str, encoder: SparseEncoder | None
+                  ) -> Callable[[str], SparseVector] | None:
+    """What encodes a search's query for ``user_id`` (``None`` without an encoder). The bundled SPLADE
+    encoder computes only the word pieces of the user's sparse vectors, read from the store when the query is
+    encoded (``None`` from a backend that does not say: all of them): a piece no record of the user holds adds
+    0 to every score, and the output layer over all 30,522 pieces is most of the encoding's time. The scores
+    are those of the full vector, except when it has more positive terms than the encoder keeps
+    (``max_terms``): then terms the full vector's top would cut may count. A record written between the read
+    of the terms and the search is scored without the query's terms that only it holds. Another encoder's
+    ``encode_query`` is used as it is."""
+    if encoder is None:
+        return None
+    from ..embedding.splade import SpladeEncoder
+
+    if not isinstance(encoder, SpladeEncoder):
+        return encoder.encode_query
+    splade = encoder
+
+    def encode(text: str) -> SparseVector:
+        return splade.encode_query(text, terms=store.sparse_terms(user_id))
+    return encode
+
+
+__all__ = ["bound_encoder", "fill_sparse", "query_encoder", "refuse_partial_sparse", "sparse_encoder_for"]

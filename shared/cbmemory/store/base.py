@@ -336,6 +336,13 @@ class MemoryStore(ABC):
     def _set_sparse(self, user_id: str, vectors: dict[str, SparseVector]) -> int:
         """Set checked vectors (:meth:`set_sparse`)."""
 
+    def sparse_terms(self, user_id: str) -> np.ndarray | None:
+        """The user's sparse term ids (int32, increasing; never another's); ``None``: the backend does not say."""
+        return self._sparse_terms(check_user_id(user_id))
+
+    def _sparse_terms(self, user_id: str) -> np.ndarray | None:
+        return None  # any term may match (a query term outside the user's scores 0 for every record)
+
     def get_records(self, user_id: str, record_ids: Sequence[str]) -> list[MemoryRecord]:
         """The user's records with these ids (others' and unknown ids are silently absent). Checked here: the
         user id, and ``record_ids`` a list (not a string) of strings; the backend's :meth:`_get_records` reads."""

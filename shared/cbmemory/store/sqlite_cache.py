@@ -47,6 +47,7 @@ class SparseIndex:
         self._ids = np.empty(0, np.int32)
         self._weights = np.empty(0, np.float32)
         self._rows = np.empty(0, np.int32)  # record position of each tail entry, increasing
+        self._terms: np.ndarray | None = None  # ``terms()``, until an append adds entries
 
     @property
     def nnz(self) -> int:
@@ -76,7 +77,21 @@ class SparseIndex:
             self._weights[self._size : end] = np.frombuffer(b"".join(b for b in weights if b), dtype="<f4")
             self._rows[self._size : end] = np.repeat(np.arange(self.n, self.n + len(ids), dtype=np.int32), lengths)
             self._size = end
+            self._terms = None
         self.n += len(ids)
+
+    def terms(self) -> np.ndarray:
+        """The distinct term ids of the user's sparse vectors (int32, increasing, read-only): a query term
+        outside them scores 0 for every record. The same array until an append adds entries."""
+        if self._terms is None:
+            parts = [np.unique(self._ids[: self._size])]
+            if self.matrix is not None:
+                parts.append(self.matrix.terms)
+            terms = np.union1d(*parts) if len(parts) == 2 else parts[0]
+            terms = terms.astype(np.int32)
+            terms.setflags(write=False)
+            self._terms = terms
+        return self._terms
 
     def _merge(self) -> None:
         """One matrix of every record: the old matrix's postings and the tail, by term then record."""

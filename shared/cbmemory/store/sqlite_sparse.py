@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import numpy as np
+
 from ..dates import utcnow
 from ..embedding.sparse import SparseVector
 from ..errors import EmbedderMismatchError, InvalidInputError
@@ -17,6 +19,9 @@ from . import sqlite_sql as q
 from . import sqlite_write as w
 from .sqlite_core import SQLiteCore
 from .sqlite_sql import row_to_record
+
+_NO_TERMS = np.empty(0, np.int32)
+_NO_TERMS.setflags(write=False)
 
 
 class SQLiteSparse(SQLiteCore):
@@ -49,6 +54,14 @@ class SQLiteSparse(SQLiteCore):
     @property
     def bound_sparse_encoder(self) -> str | None:
         return self._meta("sparse_encoder_name")
+
+    def _sparse_terms(self, user_id: str) -> np.ndarray:
+        """From the user's sparse index in memory (``SparseIndex.terms``: every record of the user's columns,
+        expired ones too), loaded as a search loads it; none while no sparse encoder is bound."""
+        with self._tx(write=False) as c:
+            if sf.meta(c, "sparse_encoder_name") is None:
+                return _NO_TERMS
+            return self._refresh(c, user_id).sparse.terms()
 
     def users_missing_sparse(self) -> list[str]:
         """In user id order. Read from the partial index of records without a sparse vector that binding

@@ -108,3 +108,31 @@ def test_bench_rows_alone_with_keep(tmp_path, capsys):
     assert "Tenant neighbour" in printed and "Search latency" not in printed and "Users in one file" not in printed
     with pytest.raises(dataclasses.FrozenInstanceError):
         rows[0].recipe = "default"  # type: ignore[misc]
+
+
+def test_bench_measures_a_sparse_recipe_up_to_its_size_cap(tmp_path, capsys):
+    """``default_sparse`` at the sizes: a copy of the 100-record file given real SPLADE-tiny vectors, its searches
+    encoding each query with the real encoder; at 200 records (over ``--sparse-max-size``) not measured. The
+    peer compared with ``default``, the sparse copy deleted with the other files."""
+    out = tmp_path / "bench"
+    rc = main(["bench", "--out", str(out), "--sizes", "100,200", "--sparse-max-size", "100", "--users", "0",
+               "--neighbour", "off", "--long-session", "0", "--peers", "langchain_ensemble",
+               "--recipes", "default_sparse,default", "--queries", "6", "--repeats", "2", "--warmup", "1",
+               "--embed-turns", "0", "--peer-cap", "120", "--quiet"])
+    assert rc == 0
+    bench = json.loads((out / "bench.json").read_text())
+    cell = bench["search"]["default_sparse"]["100"]
+    assert 0 < cell["p50_ms"] <= cell["p95_ms"] < 10_000 and cell["queries"] == 6 and cell["needle_hit_rate"] >= 0.5
+    assert bench["search_included"]["default_sparse"]["100"]["p50_ms"] > 0
+    assert set(bench["search"]["default_sparse"]) == {"100"} and set(bench["search"]["default"]) == {"100", "200"}
+    sparse = bench["sparse"]
+    assert set(sparse) == {"100"} and sparse["100"]["encoder"] == "splade-tiny-f16-top128"
+    assert sparse["100"]["records"] == 100 and sparse["100"]["records_per_s"] > 0 and sparse["100"]["terms"] > 100
+    assert 0 < sparse["100"]["query_encoding"]["p50_ms"] < 10_000
+    assert sparse["100"]["query_encoding_all_terms"]["queries"] == 6
+    assert bench["peers"]["langchain_ensemble"]["200"]["vs"] == "default"
+    assert bench["ingest"]["by_size"]["100"]["file_bytes"] < sparse["100"]["file_bytes"]  # the copy, with vectors
+    assert not list((out / "work").glob("*.db*"))
+    printed = capsys.readouterr().out
+    assert "| cbmemory `default_sparse` |" in printed and "not measured at 200 (over sparse_max_size 100)" in printed
+    assert "| 100 | 100 at " in printed and "SPLADE-tiny" in bench["method"] and "Sparse vectors" in bench["data"]

@@ -115,3 +115,22 @@ def test_max_terms_keeps_the_largest_terms(doc_vectors):
 def test_long_texts_are_truncated_not_refused(splade):
     v = splade.encode_query("camping by the lake " * 400)  # far beyond 256 tokens
     assert len(v) > 0
+
+
+def test_a_query_over_the_documents_terms_is_the_full_query_less_the_others(doc_vectors):
+    """``encode_query(text, terms)``, as a search encodes it (``terms``: the word pieces of the user's
+    documents), is the full vector less the other pieces; each question has fewer than 128 terms, so the
+    ``max_terms=128`` cut changes nothing; the documents' scores are the full query's."""
+    enc = SpladeEncoder(max_terms=128)
+    terms = np.unique(np.concatenate([v.ids for v in doc_vectors]))
+    assert 100 < terms.size < 30522 // 4
+    matrix = SparseMatrix.from_vectors(doc_vectors)
+    for question in QUESTIONS:
+        full = enc.encode_query(question)
+        assert len(full) < 128
+        keep = np.isin(full.ids, terms)
+        assert 0 < keep.sum() < len(full)  # some of the question's pieces are in no document
+        got = enc.encode_query(question, terms=terms)
+        assert np.array_equal(got.ids, full.ids[keep])
+        assert np.allclose(got.weights, full.weights[keep], rtol=1e-5, atol=1e-5)  # float32 rounding
+        assert np.allclose(matrix.scores(got), matrix.scores(full), rtol=1e-5)

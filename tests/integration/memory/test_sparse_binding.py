@@ -124,8 +124,10 @@ def test_a_read_only_sparse_search_after_an_interrupted_backfill_encodes_nothing
     question = "Which vehicle did Melanie purchase?"
     with AgentMemory.open(path, embedder=minilm, read_only=True, recipe="default_sparse") as ro:
         encoded: list[str] = []  # every text the encoder is given (a query is one too)
-        encode = ro.sparse_encoder.encode_documents
+        encode, encode_query = ro.sparse_encoder.encode_documents, ro.sparse_encoder.encode_query
         monkeypatch.setattr(ro.sparse_encoder, "encode_documents", lambda ts: encoded.extend(ts) or encode(ts))
+        monkeypatch.setattr(ro.sparse_encoder, "encode_query",  # over alice's word pieces: not through the above
+                            lambda t, terms=None: encoded.append(t) or encode_query(t, terms=terms))
         # alice's vectors are complete: answered, through them too, encoding her question only (no record)
         assert texts(ro.search(question, "alice", recipe=SPARSE_ONLY))[0] == CAR["content"]
         assert ro.search(question, "alice")[0].recipe == "default_sparse"

@@ -110,3 +110,32 @@ def test_the_ingest_told_from_stored_records_names_the_stores_sparse_encoder(tmp
     with AgentMemory.open(tmp_path / "sparse.db", embedder=minilm, recipe="default_sparse") as sparse:
         sparse.add_session("alice", "s1", TURNS, date="2023-05-08")
         assert records_ingest(sparse.store, "alice", plain_ingest) == sparse_ingest
+
+
+def test_a_search_encodes_its_query_over_the_users_word_pieces_only(sparse_memory):
+    """``AgentMemory.search`` encodes the query over the word pieces of the user's sparse vectors (read from
+    the store when the query is encoded, so a write just before counts), never another user's; the scores
+    are those of the query encoded over all 30,522 pieces."""
+    sparse_memory.add_session("alice", "s1", TURNS, date="2023-05-08")
+    sparse_memory.add_session("bob", "s1", [{"role": "user", "content": "Quantum chromodynamics on Tuesday."}],
+                              date="2023-05-08")
+    enc, store = sparse_memory.sparse_encoder, sparse_memory.store
+    full_encode, seen = enc.encode_query, []
+
+    def spy(text, terms=None):
+        seen.append(terms)
+        return full_encode(text, terms=terms)
+
+    enc.encode_query = spy  # the instance's method, watched
+    question = "Which vehicle did Melanie purchase?"
+    hits = sparse_memory.search(question, "alice", recipe=SPARSE_ONLY)
+    (terms,) = seen
+    assert terms.tolist() == store.sparse_terms("alice").tolist() and 0 < terms.size < 30522
+    assert set(store.sparse_terms("bob").tolist()) - set(terms.tolist())  # bob's own pieces: not computed
+    want = store.sparse_search("alice", full_encode(question), 4)
+    assert [h.record.record_id for h in hits] == [h.record.record_id for h in want]
+    assert [h.signals["sparse"] for h in hits] == pytest.approx([h.score for h in want], rel=1e-5)
+    sparse_memory.add_session("alice", "s2", [{"role": "user", "content": "Quantum chromodynamics on Tuesday."}],
+                              date="2023-05-09")
+    sparse_memory.search("physics lecture", "alice", recipe=SPARSE_ONLY)
+    assert set(store.sparse_terms("bob").tolist()) <= set(seen[-1].tolist())  # alice now holds them too

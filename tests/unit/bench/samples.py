@@ -34,6 +34,7 @@ from cbmemory_eval.bench.rows import (
     UsersRow,
     UsersSweep,
 )
+from cbmemory_eval.bench.sparse import SparseResult, SparseSize
 
 FACTS = MachineFacts(2, (1.5, 1.25, 0.5))
 TIMING = Timing(1.25, 2.5, 3.75, 1.5, 3, 100, False)
@@ -51,6 +52,8 @@ GOAL = GoalCheck.of("users", "default", 1, 20, 2.0, 2.5, 2.0)
 CONFIG = BenchConfig(out=Path("out"), sizes=(1000,), users=(1, 20), neighbour=(0, 2000), peers=("langchain_ensemble",),
                      extra={"note": "sample"})
 MACHINE = BenchMachine(2, 2, "a CPU", "Linux", "3.10.12", "2.0.0", "3.45.0", (0.5, 0.25, 0.125))
+SPARSE = SparseSize("splade-tiny-f16-top128", 1000, 11.5, 87.0, 12_345, 6_000_000, TIMING,
+                    Timing(2.5, 5.0, 7.5, 3.0, 3, 100, False))
 
 
 def samples() -> list[object]:
@@ -68,7 +71,8 @@ def samples() -> list[object]:
         IngestSummary({"1000": INGEST}, EMBED), IngestSummary({}, None), Growth(1, 20, 1.25), Growth(1000, 10000, None),
         Scaling({"default": Growth(1000, 10000, 1.5)}, Growth(1, 20, 1.25)), Scaling({}, None), CONFIG, MACHINE,
         BenchConfig(out=Path("o"), users=1000), BenchMachine(1, 1, "", "", "", "", "", None),
-        bench_result(), bench_result(sizes=()),
+        bench_result(), bench_result(sizes=()), SPARSE,
+        SparseResult(SPARSE, SearchResult({"default_sparse": RecipeSearch(CELL, TIMING)}, MEMORY, TIMING)),
     ]
 
 

@@ -1,5 +1,6 @@
 """Unit layer (bench): every typed bench row goes through JSON and back unchanged, the rows that ``bench.json``
-has always held flat keep their keys, and every row type of ``bench.rows`` and ``bench.result`` is covered."""
+has always held flat keep their keys, and every row type of ``bench.rows``, ``bench.result`` and ``bench.sparse``
+is covered."""
 
 from __future__ import annotations
 
@@ -9,14 +10,14 @@ import json
 
 import pytest
 
-from cbmemory_eval.bench import result, rows
+from cbmemory_eval.bench import result, rows, sparse
 from cbmemory_eval.bench.result import BenchConfig, BenchResult, PeerCell
 from cbmemory_eval.bench.rows import SearchCell, Timing
 from tests.unit.bench.samples import CELL, PEER, TIMING, bench_result, samples
 
 
 def _row_types() -> set[type]:
-    return {c for m in (rows, result) for _, c in inspect.getmembers(m, inspect.isclass)
+    return {c for m in (rows, result, sparse) for _, c in inspect.getmembers(m, inspect.isclass)
             if c.__module__ == m.__name__ and dataclasses.is_dataclass(c) and hasattr(c, "from_json")}
 
 
