@@ -77,8 +77,6 @@ rules-v1 and rules-v2 too). A resolver that cannot read its words (``LookupError
 
 from __future__ import annotations
 
-import functools
-import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -87,6 +85,7 @@ from types import MappingProxyType
 
 from ..errors import InvalidInputError
 from .guards import quoted_or_titled
+from .prescreen import alternatives, mentions_time
 from .spans import (
     GRANULARITIES,
     MONTHS,
@@ -359,38 +358,12 @@ def _as_day(value: datetime | date) -> date:
     return value.date() if isinstance(value, datetime) else value
 
 
-# Every rule of every table needs one of these in its match (lower-cased): a unit or a named time ("day" is
-# in "today", "yesterday" and the weekdays' names; "week" in "weekend"; "night" in "tonight"; the short
-# weekday names and month names of the case-sensitive rules too). A text with none is read no further;
-# tests/unit/dates/test_time_words.py holds every rule's examples to this.
-TIME_WORDS = ("day", "week", "month", "year", "night", "tomorrow", "morning", "afternoon", "evening", "spring",
-              "summer", "autumn", "fall", "winter", "january", "february", "march", "april", "may", "june", "july",
-              "august", "september", "october", "november", "december", "mon", "tue", "wed", "thu", "fri", "sat",
-              "sun")
-
-
-def mentions_time(text: str) -> bool:
-    """Whether ``text`` holds one of ``TIME_WORDS`` (anywhere, any case): without one, no rule matches."""
-    low = text.lower()
-    return any(word in low for word in TIME_WORDS)
-
-
-@functools.cache
-def _any_rule(rules: str) -> re.Pattern[str]:
-    """One pattern that matches where any rule of the table does (its rules' patterns as alternatives, their
-    group names dropped): a text it does not match holds no relative expression, found in one pass."""
-    table = RULE_TABLES[rules]
-    flags = functools.reduce(operator.or_, (r.pattern.flags for r in table), 0)
-    return re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[A-Za-z_][A-Za-z0-9_]*>', '(?:', r.pattern.pattern)})"
-                               for r in table), flags)
-
-
 def find_relative_dates(text: str, session_date: datetime | date, *,
                         rules: str = LATEST_DATE_RULES) -> list[RelativeDate]:
     """Every relative expression in ``text``, resolved against ``session_date`` with the ``rules``
     version's table, left to right and non-overlapping (the longest match wins where two rules overlap)."""
     table = RULE_TABLES[check_date_rules(rules)]
-    if not mentions_time(text) or _any_rule(rules).search(text) is None:  # most texts: no rule matches
+    if not mentions_time(text) or alternatives(tuple(r.pattern for r in table)).search(text) is None:
         return []
     today = _as_day(session_date)
     found: list[tuple[int, int, Rule, re.Match[str]]] = []

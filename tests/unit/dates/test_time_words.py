@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cbmemory.dates.relative import RULE_TABLES, mentions_time
+from cbmemory.dates.prescreen import mentions_time
+from cbmemory.dates.relative import RULE_TABLES
 
 NUMBERS = ("3", "a couple of", "couple of", "a couple", "an", "a", "one", "twelve")
 UNITS = ("day", "days", "week", "weeks", "month", "months", "year", "years", "weekend", "weekends")
