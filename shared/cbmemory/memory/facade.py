@@ -372,7 +372,7 @@ class AgentMemory:
         shown: ContextConfig = cfg.context if order is None else cfg.context.with_(order=order)
         return format_context(hits, shown, budget=cfg.retrieval.token_budget)
 
-    def recall(self, query: str, user_id: str, *, shown: Sequence[Message] = (), today: datetime | None = None,
+    def recall(self, query: str, user_id: str, *, shown: Sequence[Message] = (), today: DateLike | None = None,
                recipe: str | Recipe | None = None, k: int | None = None, filters: SearchFilters | None = None,
                context: ContextConfig | None = None, on_error: FaultHandler | None = None) -> Recall:
         """What an agent's model reads from memory for one turn: the memories the prompt does not already
