@@ -2,7 +2,6 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-LOCOMO ?= ../shared/data/locomo/locomo-dev.json
 DEMO_OUT ?= out/demo
 
 .PHONY: demo test test-fast typecheck venv install-dev lint clean
@@ -24,8 +23,18 @@ $(VENV)/.installed-dev: pyproject.toml $(DISTS:%=%/pyproject.toml) | $(BIN)/pyth
 
 install-dev: $(VENV)/.installed-dev
 
-demo: install-dev
-	$(BIN)/cbmemory demo --data $(LOCOMO) --out $(DEMO_OUT)
+# What `make demo` needs, less than the dev install: the core, the LangChain adapter and the study (which
+# holds `cbmemory demo`); nothing when the dev install is already there.
+DEMO_DISTS := packages/langchain-cbmemory packages/cbmemory-eval
+
+$(VENV)/.installed-demo: pyproject.toml $(DEMO_DISTS:%=%/pyproject.toml) | $(BIN)/python
+	if [ ! -f $(VENV)/.installed-dev ]; then $(BIN)/pip install --quiet -e . $(DEMO_DISTS:%=-e %); fi
+	touch $@
+
+# The agent demo, offline: the package's own conversation, a LangChain agent with memory, a scripted model
+# (a real one with CBMEMORY_LLM_BASE_URL). The LoCoMo demo: .venv/bin/cbmemory demo --data FILE.
+demo: $(VENV)/.installed-demo
+	$(BIN)/cbmemory demo --out $(DEMO_OUT)
 
 # Every tier but the slow soaks (tiers: tests/conftest.py; README "Testing").
 test: install-dev
