@@ -23,18 +23,17 @@ $(VENV)/.installed-dev: pyproject.toml $(DISTS:%=%/pyproject.toml) | $(BIN)/pyth
 
 install-dev: $(VENV)/.installed-dev
 
-# What `make demo` needs, less than the dev install: the core, the LangChain adapter and the study (which
-# holds `cbmemory demo`); nothing when the dev install is already there.
-DEMO_DISTS := packages/langchain-cbmemory packages/cbmemory-eval
-
-$(VENV)/.installed-demo: pyproject.toml $(DEMO_DISTS:%=%/pyproject.toml) | $(BIN)/python
-	if [ ! -f $(VENV)/.installed-dev ]; then $(BIN)/pip install --quiet -e . $(DEMO_DISTS:%=-e %); fi
+# What `make demo` needs, much less than the dev install: the core (with langchain-openai, for a real model)
+# and the LangChain adapter; nothing when the dev install is already there.
+$(VENV)/.installed-demo: pyproject.toml packages/langchain-cbmemory/pyproject.toml | $(BIN)/python
+	if [ ! -f $(VENV)/.installed-dev ]; then $(BIN)/pip install --quiet -e ".[openai]" -e packages/langchain-cbmemory; fi
 	touch $@
 
 # The agent demo, offline: the package's own conversation, a LangChain agent with memory, a scripted model
-# (a real one with CBMEMORY_LLM_BASE_URL). The LoCoMo demo: .venv/bin/cbmemory demo --data FILE.
+# (a real one with CBMEMORY_LLM_BASE_URL). With the study installed it is also `cbmemory demo`; the LoCoMo
+# demo is `cbmemory demo --data FILE` (make install-dev).
 demo: $(VENV)/.installed-demo
-	$(BIN)/cbmemory demo --out $(DEMO_OUT)
+	$(BIN)/python -m langchain_cbmemory.demo --out $(DEMO_OUT)
 
 # Every tier but the slow soaks (tiers: tests/conftest.py; README "Testing").
 test: install-dev

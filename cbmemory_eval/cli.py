@@ -234,7 +234,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     if args.data is None:  # the agent demo: the package's own conversation, nothing to download
-        from .agent_demo import run_agent_demo
+        from langchain_cbmemory.demo import run_agent_demo
 
         return run_agent_demo(args.out)
     from .demo import run_demo

@@ -1,4 +1,5 @@
-"""Eval layer: ``cbmemory demo`` without ``--data`` (``make demo``), the agent demo, end to end and offline.
+"""Eval layer: the agent demo (``make demo``: ``python -m langchain_cbmemory.demo``; ``cbmemory demo`` without
+``--data``), end to end and offline.
 
 The package's own conversation (no LoCoMo file, no ``../shared``), the real MiniLM embedder and a real
 SQLite file; sockets are off (pytest-socket), so a run that reached for the network would fail here. The
@@ -10,7 +11,8 @@ import os
 import pytest
 
 from cbmemory.cli import main
-from cbmemory_eval.agent_demo import load_conversation, run_agent_demo, scripted_answer
+from langchain_cbmemory.demo import load_conversation, run_agent_demo, scripted_answer
+from langchain_cbmemory.demo import main as demo_main
 
 
 @pytest.fixture
@@ -49,7 +51,7 @@ def test_make_demo_runs_the_agent_on_the_package_conversation_offline(no_llm, tm
 
 def test_a_second_run_starts_from_the_same_memory_and_prints_the_same(no_llm, tmp_path, capsys):
     out = tmp_path / "d"
-    assert run_agent_demo(out) == 0
+    assert demo_main(["--out", str(out)]) == 0  # `make demo`: python -m langchain_cbmemory.demo
     first = capsys.readouterr().out
     assert run_agent_demo(out) == 0  # the first run's saved session is not in the second's memory
     assert capsys.readouterr().out.split("Done in")[0] == first.split("Done in")[0]

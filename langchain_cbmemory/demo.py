@@ -1,4 +1,5 @@
-"""``cbmemory demo`` without ``--data`` (``make demo``): a LangChain agent with memory, offline, step by step.
+"""The agent demo (``make demo``, ``python -m langchain_cbmemory.demo``, and ``cbmemory demo`` without ``--data``
+when the study package is installed): a LangChain agent with memory, offline, step by step.
 
 It stores the project's own small conversation (``cbmemory/data/demo_conversation.json``: four sessions of
 one user, weeks apart, with relative dates, a fact that changes and small talk) in a fresh SQLite file, then
@@ -8,21 +9,24 @@ and shows for each what the model reads (the system message memory added) and wh
 The model is scripted (no LLM, no key): it quotes the user's memory line it was shown that shares the most
 words with the question (the newest of a tie), or says it has none. With ``CBMEMORY_LLM_BASE_URL`` (an
 OpenAI-compatible server; model ``CBMEMORY_LLM_MODEL``, default ``local-gguf``) or ``CBMEMORY_LLM_MODEL``
-with ``OPENAI_API_KEY``, the same loop runs with that real model. The LoCoMo demo is ``cbmemory demo --data FILE`` (``demo.py``).
+with ``OPENAI_API_KEY``, the same loop runs with that real model (``langchain-openai``: ``pip install "cbmemory[openai]"``). The LoCoMo
+demo is ``cbmemory demo --data FILE`` (the study package, ``cbmemory_eval/demo.py``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
+import sys
 import time
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
-from cbmemory import AgentMemory, anchor_label, to_utc
+from cbmemory import AgentMemory, MissingDependencyError, anchor_label, to_utc
 
 LOCAL_MODEL = "local-gguf"  # the model name of ../shared/tools/local-llm (llama.cpp answers to any name)
 SYSTEM_PROMPT = "You are a helpful assistant. Answer in one short sentence."
@@ -90,9 +94,14 @@ def real_model() -> tuple[Any, str] | None:
     name = os.environ.get("CBMEMORY_LLM_MODEL") or (LOCAL_MODEL if base_url else None)
     if not name:
         return None
-    from cbmemory.llm import make_chat_model
-
-    return make_chat_model(name, base_url, max_tokens=120), f"{name} at {base_url}" if base_url else name
+    try:
+        from langchain_openai import ChatOpenAI
+    except ImportError as exc:
+        raise MissingDependencyError('a real model needs langchain-openai: pip install "cbmemory[openai]"',
+                                     name="langchain_openai") from exc
+    key = os.environ.get("OPENAI_API_KEY") or ("local" if base_url else None)
+    model = ChatOpenAI(model=name, base_url=base_url, api_key=key, temperature=0, max_tokens=120, timeout=600)
+    return model, f"{name} at {base_url}" if base_url else name
 
 
 def _system_recorder(seen: list[str]) -> Any:
@@ -116,7 +125,8 @@ def run_agent_demo(out: str | Path = "out/demo", *, model: Any = None, stream: T
     ``model``: a chat model to use instead of the environment's (or the scripted one)."""
     from langchain.agents import create_agent
 
-    from langchain_cbmemory import CbMemoryContext, CbMemoryMiddleware
+    from .context import CbMemoryContext
+    from .middleware import CbMemoryMiddleware
 
     def say(text: str = "") -> None:
         print(text, file=stream, flush=True)
@@ -168,4 +178,13 @@ def run_agent_demo(out: str | Path = "out/demo", *, model: Any = None, stream: T
     return 0
 
 
-__all__ = ["load_conversation", "scripted_answer", "run_agent_demo", "scripted_model"]
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m langchain_cbmemory.demo", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default="out/demo", help="folder of the demo's memory file (default: out/demo)")
+    return run_agent_demo(parser.parse_args(argv).out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+__all__ = ["load_conversation", "scripted_answer", "main", "run_agent_demo", "scripted_model"]
