@@ -35,7 +35,7 @@ DB_NAME = "agent_demo.db"
 
 def load_conversation() -> dict[str, Any]:
     """The demo conversation shipped in the core package's data."""
-    text = resources.files("cbmemory").joinpath("data", "demo_conversation.json").read_text(encoding="utf-8")
+    text = resources.files("cbmemory").joinpath("data/demo_conversation.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 
