@@ -40,7 +40,7 @@ def load_conversation() -> dict[str, Any]:
     return data
 
 
-_MEMORY_LINE = re.compile(r"^\[[^\]]+\] user: .*$", re.MULTILINE)
+_MEMORY_LINE = re.compile(r"^(?:\[[^\]]+\] )?user: .*$", re.MULTILINE)  # a date first, or not
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("a an and are at did do does i in is it me my now of on the to was we what when where which "
                   "who why how you your".split())
@@ -57,7 +57,7 @@ def scripted_answer(question: str, system_text: str) -> str:
     wanted = _stems(question)
     best, best_score = None, 0
     for line in _MEMORY_LINE.findall(system_text):
-        score = len(wanted & _stems(line.partition("] ")[2]))
+        score = len(wanted & _stems(line.partition("user: ")[2]))
         if score and score >= best_score:
             best, best_score = line, score
     return f"From memory: {best}" if best else "I have no memory of that."

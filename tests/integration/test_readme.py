@@ -42,7 +42,7 @@ def test_readme_llamaindex_snippet_runs_as_written_offline(tmp_path, monkeypatch
         records = memory.session_records("alice", "s1")
         assert [r.role for r in records] == ["user", "assistant"]
         assert records[0].occurred_at.date().isoformat() == "2023-05-08"  # the session_date
-        assert "moved to Lyon yesterday [Sunday, 7 May 2023]" in memory.recall("Where did I move?", "alice").text
+        assert "Sunday, 7 May 2023" in memory.recall("Where did I move?", "alice").text  # "yesterday" worked out
 
 
 def test_readme_langchain_snippet_runs_with_a_fake_model_in_place_of_openai(tmp_path, monkeypatch):

@@ -27,7 +27,7 @@ def test_add_messages_appends_the_conversation_turns_as_the_chat_memory_does(mem
     records = memory.session_records("sam", "s1")
     assert result.inserted == 2 and [(r.role, r.text) for r in records] == [
         ("user", "I moved to Lyon yesterday."), ("assistant", "How exciting!")]  # the system message is not a turn
-    assert "yesterday [Sunday, 7 May 2023]" in memory.recall("Where did I move?", "sam").text
+    assert "Sunday, 7 May 2023" in memory.recall("Where did I move?", "sam").text  # "yesterday" worked out
     chat = CbMemoryChatMemory(memory=memory, user_id="sam", session_id="s2")
     chat.put_messages(THREAD[1:])
     assert [r.turn_id for r in memory.session_records("sam", "s2")] == [r.turn_id for r in records]
