@@ -220,7 +220,7 @@ def _enricher(args: argparse.Namespace):
     """The ingest-time LLM (``--enrich-llm``), or None: recipes that need one are then skipped."""
     if not getattr(args, "enrich_llm", None):
         return None
-    from cbmemory.ingest import make_enricher
+    from cbmemory.ingest.enrich import make_enricher
 
     cache = args.enrich_cache or str(Path(args.cache_dir or Path(args.out) / "stores") / "enrich_cache.db")
     return make_enricher(args.enrich_llm, args.enrich_base_url, cache_path=cache,
