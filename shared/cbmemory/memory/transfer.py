@@ -306,14 +306,20 @@ def read_lines(lines: Iterable[str], user_id: str | None = None) -> tuple[dict[s
         except json.JSONDecodeError as exc:
             raise _bad(where, f"not JSON ({exc.msg})") from None
         kind = row.get("type") if isinstance(row, dict) else None
-        if kind == "session":
-            s = _session(row, where)
+        try:
+            parsed = _session(row, where) if kind == "session" else _record(row, where, dim) if kind == "record" else None
+        except FormatVersionError:
+            raise
+        except InvalidInputError as exc:  # a date, an id or a record the models refuse: said with its line
+            raise exc if str(exc).startswith("memory file") else _bad(where, str(exc)) from None
+        if isinstance(parsed, Session):
+            s = parsed
             key = (s.user_id, s.session_id)
             if key in batches:
                 raise _bad(where, f"session {s.session_id!r} of {s.user_id!r} appears twice")
             current = batches[key] = (s, [], [])
-        elif kind == "record":
-            record, vec = _record(row, where, dim)
+        elif isinstance(parsed, tuple):
+            record, vec = parsed
             if current is None or (record.user_id, record.session_id) != (current[0].user_id, current[0].session_id):
                 raise _bad(where, f"record {record.record_id!r} does not follow its session's line")
             current[1].append(record)
