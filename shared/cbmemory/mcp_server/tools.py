@@ -29,8 +29,8 @@ from ..validation import MAX_ID_CHARS, MAX_TEXT_CHARS, check_id
 
 MAX_K = 50  # hits one call returns at most: a model reads them
 MAX_ARG_CHARS = MAX_TEXT_CHARS  # a longer content or query is refused by the schema, not cut silently
-DATE = {"type": "string", "maxLength": 64,
-        "description": "an ISO 8601 date or time, e.g. 2023-05-08 or 2023-05-08T13:56:00Z"}
+DATE_HELP = "an ISO 8601 date or time, e.g. 2023-05-08 or 2023-05-08T13:56:00Z"
+DATE: dict[str, Any] = {"type": "string", "maxLength": 64, "description": DATE_HELP}
 ID = {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS}
 
 
@@ -88,7 +88,7 @@ TOOLS: tuple[ToolSpec, ...] = (
               "speaker": {**ID, "description": "the speaker's name, when there are several people"},
               "session": {**ID, "description": "the conversation it belongs to (default: one per day, "
                                                "mcp-YYYY-MM-DD)"},
-              "date": {**DATE, "description": "when it was said (default: now); " + DATE["description"]}},
+              "date": {**DATE, "description": "when it was said (default: now); " + DATE_HELP}},
              ("content",), read_only=False),
     ToolSpec("recall", "Recall what memory holds for a question or topic, as text ready to read: dated "
              "memories, relative dates resolved, and 'Today is ...'. Call it before answering anything that "
@@ -148,10 +148,11 @@ def _remember(memory: Memory, user: str, args: Mapping[str, Any]) -> tuple[str, 
     done = memory.save(user, session, [turn], date=when, on_error=faults.append)
     if done is None and faults:
         raise ToolFault("not stored: " + "; ".join(f.detail for f in faults))
+    notes = [f.detail for f in faults]
     data = {"stored": done.inserted if done else 0, "session": session, "date": when.isoformat(),
-            "record_ids": list(done.record_ids) if done else [], "notes": [f.detail for f in faults]}
+            "record_ids": list(done.record_ids) if done else [], "notes": notes}
     said = "already stored" if not data["stored"] else f"stored in session {session} dated {when.date()}"
-    return said + (f" ({'; '.join(data['notes'])})" if faults else ""), data
+    return said + (f" ({'; '.join(notes)})" if notes else ""), data
 
 
 def _recall(memory: Memory, user: str, args: Mapping[str, Any]) -> tuple[str, Any]:
