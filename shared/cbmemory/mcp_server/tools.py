@@ -56,6 +56,9 @@ class Memory(Protocol):
 
     def sessions(self, user_id: str) -> list[Session]: ...
 
+    def session_records(self, user_id: str, session_id: str | None = None, *, limit: int | None = None,
+                        newest_first: bool = False) -> list[MemoryRecord]: ...
+
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
@@ -88,7 +91,8 @@ TOOLS: tuple[ToolSpec, ...] = (
               "speaker": {**ID, "description": "the speaker's name, when there are several people"},
               "session": {**ID, "description": "the conversation it belongs to (default: one per day, "
                                                "mcp-YYYY-MM-DD)"},
-              "date": {**DATE, "description": "when it was said (default: now); " + DATE_HELP}},
+              "date": {**DATE, "description": "when it was said (default: now), for a new session: a stored "
+                                               "session keeps its date; " + DATE_HELP}},
              ("content",), read_only=False),
     ToolSpec("recall", "Recall what memory holds for a question or topic, as text ready to read: dated "
              "memories, relative dates resolved, and 'Today is ...'. Call it before answering anything that "
@@ -149,9 +153,13 @@ def _remember(memory: Memory, user: str, args: Mapping[str, Any]) -> tuple[str, 
     if done is None and faults:
         raise ToolFault("not stored: " + "; ".join(f.detail for f in faults))
     notes = [f.detail for f in faults]
-    data = {"stored": done.inserted if done else 0, "session": session, "date": when.isoformat(),
+    last = memory.session_records(user, session, limit=1, newest_first=True)
+    day = last[0].occurred_at if last else when  # a stored session keeps its date
+    if date is not None and day.date() != date.date():
+        notes.append(f"session {session} is dated {day.date()}: a date applies to a new session")
+    data = {"stored": done.inserted if done else 0, "session": session, "date": day.isoformat(),
             "record_ids": list(done.record_ids) if done else [], "notes": notes}
-    said = "already stored" if not data["stored"] else f"stored in session {session} dated {when.date()}"
+    said = "already stored" if not data["stored"] else f"stored in session {session} dated {day.date()}"
     return said + (f" ({'; '.join(notes)})" if notes else ""), data
 
 

@@ -45,6 +45,8 @@ def test_a_client_lists_the_tools_remembers_and_recalls_with_dates(seeded_db, mi
         out = {"tools": {t.name: t for t in tools}}
         out["remember"] = await s.call_tool("remember", {"content": "Biscuit has a vet appointment next Friday.",
                                                          "date": "2023-05-20", "session": "a2"})
+        out["into_a1"] = await s.call_tool("remember", {"content": "The flat has a balcony.", "session": "a1",
+                                                        "date": "2023-06-01"})
         out["recall"] = await s.call_tool("recall", {"query": "When did I move to Lyon?", "today": "2023-06-01"})
         out["search"] = await s.call_tool("search", {"query": "vet appointment", "k": 2})
         out["prompt"] = await s.get_prompt("recall", {"query": "When did I move to Lyon?", "today": "2023-06-01"})
@@ -59,6 +61,7 @@ def test_a_client_lists_the_tools_remembers_and_recalls_with_dates(seeded_db, mi
         assert "user_id" not in tool.inputSchema["properties"]  # scoped: no argument names a user
     assert got["tools"]["forget"].annotations.destructiveHint is True
     assert not got["remember"].isError and "dated 2023-05-20" in text(got["remember"])
+    assert "dated 2023-05-07" in text(got["into_a1"]) and "a date applies to a new session" in text(got["into_a1"])
     recalled = text(got["recall"])
     assert not got["recall"].isError
     assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday [Saturday, 6 May 2023]" in recalled

@@ -44,6 +44,9 @@ class Scripted:
         self._log("forget", user_id, session_id)
         return ForgetResult(3, 1)
 
+    def session_records(self, user_id, session_id=None, *, limit=None, newest_first=False):
+        return []
+
     def sessions(self, user_id):
         self._log("sessions", user_id)
         return [Session(user_id, "s1", self.clock())]
