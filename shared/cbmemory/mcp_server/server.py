@@ -125,7 +125,7 @@ def http_app(memory: Memory, user: str | None = None, host: str = "127.0.0.1") -
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
-    from starlette.routing import Mount
+    from starlette.routing import Route
 
     security = None
     if host in ("127.0.0.1", "localhost", "::1"):
@@ -135,15 +135,16 @@ def http_app(memory: Memory, user: str | None = None, host: str = "127.0.0.1") -
     manager = StreamableHTTPSessionManager(app=build_server(memory, user), stateless=True,
                                            security_settings=security)
 
-    async def handle(scope: Any, receive: Any, send: Any) -> None:
-        await manager.handle_request(scope, receive, send)
+    class Endpoint:  # an ASGI app, not a function: Starlette passes it the request as it came (no redirect)
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            await manager.handle_request(scope, receive, send)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> Any:
         async with manager.run():
             yield
 
-    return Starlette(routes=[Mount("/mcp", app=handle)], lifespan=lifespan)
+    return Starlette(routes=[Route("/mcp", endpoint=Endpoint())], lifespan=lifespan)
 
 
 async def serve_http(memory: Memory, host: str, port: int, user: str | None = None) -> None:
