@@ -36,6 +36,7 @@ from ..errors import (
 )
 from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, validate_messages
 from ..ingest.enrich import Derivation, Enricher, EnrichReport
+from ..ingest.passages import with_passages
 from ..models import (
     ForgetResult,
     Hit,
@@ -152,12 +153,13 @@ class AgentMemory(Transfer):
     # ------------------------------------------------------------------ writes
     def _write(self, sessions: list[Session], records: list[MemoryRecord], mode: WriteMode) -> IngestResult:
         """The one write sequence (the records are validated and built by the caller): enrich with the
-        cached facts, embed, write the raw records, then derive with the LLM, embed, write (merge)."""
+        cached facts, embed, write the raw records and the passages of long ones (``ingest.passages``), then
+        derive with the LLM, embed, write (merge)."""
         self._bind()
         enricher = self.enricher if self.ingest.enrich is not None else None
         if enricher is not None and self.ingest.rewrites_raw:  # cached facts only: no LLM call before the raw write
             records = enricher.prepare(records, ingest=self.ingest, stored=stored_raw(self.store, records, self.clock()))
-        result = self._store(sessions, records, mode)
+        result = self._store(sessions, with_passages(records, self.ingest), mode)  # a long message's passages too
         self._purge()
         if enricher is not None:  # LLM calls, after the raw records are stored
             self._derive(enricher, sessions, records, self.ingest, stored_raw(self.store, records, self.clock()))
