@@ -12,18 +12,18 @@ from cbmemory.ingest.passages import PASSAGE_CHARS, PASSAGE_STEP, passages, span
 from cbmemory.models import PASSAGE_KEY, passage_place
 from cbmemory.validation import MAX_ANNOTATION_KEYS
 from tests.support.needles import NEEDLES, with_needle
-from tests.unit.ingest.test_records import D, NOW
+from tests.unit.ingest.test_records import NOW, D
 
 
-def built(text: str, annotations: dict[str, str] | None = None, config: IngestConfig = IngestConfig()):
+def built(text: str, annotations: dict[str, str] | None = None):
     msgs = validate_messages([{"role": "user", "speaker": "Ana", "content": text, "turn_id": "t1",
                                "annotations": annotations or {}}])
-    return build_records("u", "s", msgs, D, NOW, config=config)[0]
+    return build_records("u", "s", msgs, D, NOW)[0]
 
 
 def test_in_prose_passages_overlap_by_about_the_step():
     found = spans(with_needle(10_000, 0.5, NEEDLES[1]))
-    assert all(e0 - s1 >= (PASSAGE_CHARS - PASSAGE_STEP) * 3 // 4 for (_, e0), (s1, _) in zip(found, found[1:]))
+    assert all(e0 - s1 >= (PASSAGE_CHARS - PASSAGE_STEP) * 3 // 4 for (_, e0), (s1, _) in zip(found, found[1:], strict=False))
 
 
 @pytest.mark.parametrize("length", [2_000, 10_000, 50_000])
@@ -47,7 +47,7 @@ def test_passages_cover_the_text_and_overlap_enough(text):
     found = spans(text)
     assert found[0][0] == 0 and found[-1][1] == len(text)
     assert all(0 < e - s <= PASSAGE_CHARS for s, e in found)
-    for (s0, e0), (s1, _) in zip(found, found[1:]):
+    for (s0, e0), (s1, _) in zip(found, found[1:], strict=False):
         assert s0 < s1 <= e0  # no gap, always forward
 
 
