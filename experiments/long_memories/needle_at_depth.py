@@ -7,7 +7,7 @@ memory. Real SQLite file, the offline MiniLM embedder, the default recipe.
     PYTHONPATH=shared:.:packages/llama-index-memory-cbmemory python experiments/long_memories/needle_at_depth.py
 
 Prints one row per (length, depth): found / shown on each path, out of the facts; then the ingest time of
-one 50k-character message (median of 3, fresh memory each).
+one 50k-character message (median of 3, fresh memory each; ``--no-ingest-time`` skips it).
 """
 
 from __future__ import annotations
@@ -75,6 +75,8 @@ def main() -> None:
                 print(f"{n:>7} {int(d * 100):>4}%  {count('found'):>5}  "
                       + "  ".join(f"{count(p):>10}" for p in PATHS), flush=True)
         memory.close()
+    if "--no-ingest-time" in sys.argv:
+        return
     times = []
     for i in range(3):
         with tempfile.TemporaryDirectory() as tmp:
