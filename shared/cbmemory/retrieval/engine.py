@@ -220,7 +220,8 @@ def _place(record: MemoryRecord) -> tuple[str, str, int]:
 def shown_once(ranked: list[Hit], k: int, window: int) -> list[Hit]:
     """The first ``k`` of ``ranked`` leaving out each hit inside the window of an earlier one kept
     (``ranking.apart``)."""
-    places = ((h.record.session_id, h.record.kind, h.record.position) for h in ranked)
+    places = ((h.record.session_id, h.record.kind if h.record.kind != "passage" else f"passage {h.record.record_id}",
+               h.record.position) for h in ranked)  # each passage a place of its own (``Ranking.places``)
     return [ranked[i] for i in apart(places, k, window)]
 
 
