@@ -34,9 +34,8 @@ from ..errors import (
     SparseEncoderBoundError,
     WriteConflictError,
 )
-from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, validate_messages
+from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, validate_messages, with_passages
 from ..ingest.enrich import Derivation, Enricher, EnrichReport
-from ..ingest.passages import with_passages
 from ..models import (
     ForgetResult,
     Hit,
@@ -152,9 +151,8 @@ class AgentMemory(Transfer):
 
     # ------------------------------------------------------------------ writes
     def _write(self, sessions: list[Session], records: list[MemoryRecord], mode: WriteMode) -> IngestResult:
-        """The one write sequence (the records are validated and built by the caller): enrich with the
-        cached facts, embed, write the raw records and the passages of long ones (``ingest.passages``), then
-        derive with the LLM, embed, write (merge)."""
+        """The one write sequence (records validated and built by the caller): enrich with cached facts, embed,
+        write the raw records and long ones' passages (``ingest.passages``), derive with the LLM, write (merge)."""
         self._bind()
         enricher = self.enricher if self.ingest.enrich is not None else None
         if enricher is not None and self.ingest.rewrites_raw:  # cached facts only: no LLM call before the raw write
