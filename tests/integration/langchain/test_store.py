@@ -197,7 +197,7 @@ def test_agrees_with_langgraph_in_memory_store(minilm, script):
 @pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
 def test_agent_tools_write_the_store_and_the_middleware_recalls_it(memory, clock, mode):
     @tool
-    def remember(fact: str, runtime: ToolRuntime) -> str:
+    def remember(fact: str, runtime: ToolRuntime[dict]) -> str:  # a bare ToolRuntime types the context None
         """Save a fact about the user."""
         runtime.store.put(("memories", runtime.context["user_id"]), "fact-1", {"content": fact})
         return "saved"
