@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from ..dates import anchor_label
 from ..dates.relative import DateSpan, find_relative_dates
 from ..models import Hit, MemoryRecord, passage_place
+from .changes import CHANGED_GUIDE, changed_dates, changed_mark
 from .config import ContextConfig
 
 if TYPE_CHECKING:
@@ -176,10 +177,11 @@ def line_tokens(hit: Hit | MemoryRecord, config: ContextConfig = DEFAULT_CONTEXT
 
 
 def passage(hit: Hit) -> list[MemoryRecord]:
-    """The records a hit shows: its context and itself, in session order."""
+    """The records a hit shows: its context and itself, in conversation order (session order within one
+    session; a later statement that changed it, ``cbmemory.retrieval.updates``, after it)."""
     if not hit.context:
         return [hit.record]
-    return sorted((*hit.context, hit.record), key=lambda r: r.position)
+    return sorted((*hit.context, hit.record), key=lambda r: (r.occurred_at, r.session_id, r.position))
 
 
 def _new_records(hit: Hit, shown: set[str]) -> list[MemoryRecord]:
@@ -258,5 +260,9 @@ def format_context(hits: Sequence[Hit], config: ContextConfig = DEFAULT_CONTEXT,
     shown = _chronological(kept) if config.order == "chronological" else kept
     if not shown:
         return FormattedContext("", 0, ())
-    text = "\n".join([header(config), *(memory_line(r, config) for r in shown_records(shown))])
-    return FormattedContext(text, context_tokens(shown, config), tuple(shown))
+    changed = changed_dates(shown)  # memories a later one changed: marked (changes.py)
+    lines = [memory_line(r, config) + (changed_mark(changed[r.record_id]) if r.record_id in changed else "")
+             for r in shown_records(shown)]
+    head = [header(config), CHANGED_GUIDE] if changed else [header(config)]
+    tokens = sum(count_tokens(x) for x in head) + len(head) - 1 + sum(count_tokens(x) + 1 for x in lines)
+    return FormattedContext("\n".join([*head, *lines]), tokens, tuple(shown))
