@@ -12,6 +12,7 @@ earlier ones must read dates, not storage order).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
@@ -28,8 +29,10 @@ from .generate import UpdateCase, appended
 from .metrics import case_metrics
 
 
+@functools.cache
 def source_hash() -> str:
-    """A hash of the installed ``cbmemory`` package's Python sources (part of every base store's key)."""
+    """A hash of the installed ``cbmemory`` package's Python sources (part of every base store's key; read
+    once per process, so the sources changing under a run do not change its keys midway)."""
     root = Path(cbmemory.__file__).resolve().parent
     h = hashlib.sha256()
     for p in sorted(root.rglob("*.py")):
