@@ -4,7 +4,7 @@ score what it shows (``metrics``).
 
 The plain haystack of a conversation (×1, or ×N with ``scale``'s distractor sessions) is ingested once into
 ``cache_dir/base-<key>.db``, keyed by the conversation, scale, seed, embedder, ingest settings and a hash of
-the installed ``cbmemory`` sources (so a changed product builds its stores again). Each run copies it and
+the installed ``cbmemory`` sources but the read side (so a product that stores differently builds its stores again). Each run copies it and
 appends the injected turns with ``add_messages``, session by session in date order, as an agent's saves
 would: the plain sessions are all stored before the injected turns (a product that links a statement to
 earlier ones must read dates, not storage order).
@@ -28,15 +28,21 @@ from cbmemory.retrieval import get_recipe
 from .generate import UpdateCase, appended
 from .metrics import case_metrics
 
+READ_SIDE = ("retrieval", "context")  # packages that only read: left out of the store key
+
 
 @functools.cache
 def source_hash() -> str:
-    """A hash of the installed ``cbmemory`` package's Python sources (part of every base store's key; read
-    once per process, so the sources changing under a run do not change its keys midway)."""
+    """A hash of the installed ``cbmemory`` package's Python sources that can change what is stored (every
+    module but the read side, ``READ_SIDE``): part of every base store's key. Read once per process, so the
+    sources changing under a run do not change its keys midway."""
     root = Path(cbmemory.__file__).resolve().parent
     h = hashlib.sha256()
     for p in sorted(root.rglob("*.py")):
-        h.update(str(p.relative_to(root)).encode())
+        rel = p.relative_to(root)
+        if rel.parts[0] in READ_SIDE:
+            continue
+        h.update(str(rel).encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
