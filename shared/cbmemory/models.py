@@ -69,7 +69,9 @@ class MemoryRecord:
     ``text`` is the raw message; ``index_text`` is what is embedded and full-text indexed (by default the
     raw text prefixed with the session date and speaker). ``content_hash`` is the sha256 of ``index_text``
     and keys the embedding cache. ``source_ids`` links derived records (rounds, summaries, events) to the
-    turn ids they came from.
+    turn ids they came from. ``supersedes``: the ids of the user's earlier records whose statement this one
+    changes (the same matter, a new value: "I live in Porto now" after "I live in Paris"); nothing is deleted,
+    the older record stays as history (``MemoryStore.superseding`` finds the links from the older side).
     """
 
     record_id: str
@@ -88,6 +90,7 @@ class MemoryRecord:
     annotations: Mapping[str, str] = field(default_factory=frozen_mapping)
     expires_at: datetime | None = None
     source_ids: tuple[str, ...] = ()
+    supersedes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +166,9 @@ class Hit:
     score; ``ranks`` to its 1-based rank in that signal's list. ``recipe`` names the recipe that produced it.
     ``context``: the adjacent turns of its session shown with it (the recipe's ``window``), in session
     order, without the record itself; empty when the recipe shows hits alone.
+    ``superseded_by``: the ids of the user's later records that change what this record says
+    (``MemoryRecord.supersedes``); ``changed``: for each record this hit shows (itself and its context) that a
+    later one changes, when the change was said (the earliest such record's date), which the context marks.
     """
 
     record: MemoryRecord
@@ -171,6 +177,8 @@ class Hit:
     ranks: Mapping[str, int] = field(default_factory=frozen_mapping)
     recipe: str | None = None
     context: tuple[MemoryRecord, ...] = ()
+    superseded_by: tuple[str, ...] = ()
+    changed: Mapping[str, datetime] = field(default_factory=frozen_mapping)
 
 
 @dataclass(frozen=True, slots=True)
