@@ -57,20 +57,21 @@ def ranked_turns(hits: Sequence[Hit]) -> list[set[str]]:
 
 
 def record_marks(memory: Any, user_id: str, hits: Sequence[Hit]) -> dict[str, bool] | None:
-    """Per shown turn id, whether its record is marked as changed: a later live record of the user
-    supersedes it (``MemoryStore.superseding``, the links ``MemoryRecord.supersedes`` keeps) or the hit says
-    so (a ``superseded_by``); ``None`` when this product keeps no such links at all."""
-    store = memory.store
-    if not hasattr(store, "superseding") and not hasattr(Hit, "superseded_by"):
-        return None
+    """Per shown turn id, whether the context marks its record as changed: the records the hits say a
+    later memory changed (``Hit.changed``, what the context stage marks ``[changed on DATE ...]``); on a
+    product that keeps links but does not mark them, a later live record supersedes it
+    (``MemoryStore.superseding``); ``None`` when the product keeps no such links at all."""
     shown = [r for h in hits for r in (h.record, *h.context)]
-    linked = store.superseding(user_id, [r.record_id for r in shown]) if hasattr(store, "superseding") else {}
+    if hasattr(Hit, "changed"):
+        changed = {rid for h in hits for rid in getattr(h, "changed", {})}
+    elif hasattr(memory.store, "superseding"):
+        changed = set(memory.store.superseding(user_id, [r.record_id for r in shown]))
+    else:
+        return None
     out: dict[str, bool] = {}
-    for h in hits:
-        for r in (h.record, *h.context):
-            mark = r.record_id in linked or (r is h.record and bool(getattr(h, "superseded_by", None)))
-            for t in _units(r):
-                out[t] = out.get(t, False) or mark
+    for r in shown:
+        for t in _units(r):
+            out[t] = out.get(t, False) or r.record_id in changed
     return out
 
 
