@@ -2,7 +2,6 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-LOCOMO ?= ../shared/data/locomo/locomo-dev.json
 DEMO_OUT ?= out/demo
 
 .PHONY: demo test test-fast typecheck venv install-dev lint clean
@@ -24,8 +23,17 @@ $(VENV)/.installed-dev: pyproject.toml $(DISTS:%=%/pyproject.toml) | $(BIN)/pyth
 
 install-dev: $(VENV)/.installed-dev
 
-demo: install-dev
-	$(BIN)/cbmemory demo --data $(LOCOMO) --out $(DEMO_OUT)
+# What `make demo` needs, much less than the dev install: the core (with langchain-openai, for a real model)
+# and the LangChain adapter; nothing when the dev install is already there.
+$(VENV)/.installed-demo: pyproject.toml packages/langchain-cbmemory/pyproject.toml | $(BIN)/python
+	if [ ! -f $(VENV)/.installed-dev ]; then $(BIN)/pip install --quiet -e ".[openai]" -e packages/langchain-cbmemory; fi
+	touch $@
+
+# The agent demo, offline: the package's own conversation, a LangChain agent with memory, a scripted model
+# (a real one with CBMEMORY_LLM_BASE_URL). With the study installed it is also `cbmemory demo`; the LoCoMo
+# demo is `cbmemory demo --data FILE` (make install-dev).
+demo: $(VENV)/.installed-demo
+	$(BIN)/python -m langchain_cbmemory.demo --out $(DEMO_OUT)
 
 # Every tier but the slow soaks (tiers: tests/conftest.py; README "Testing").
 test: install-dev

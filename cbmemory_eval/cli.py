@@ -220,7 +220,7 @@ def _enricher(args: argparse.Namespace):
     """The ingest-time LLM (``--enrich-llm``), or None: recipes that need one are then skipped."""
     if not getattr(args, "enrich_llm", None):
         return None
-    from cbmemory.ingest import make_enricher
+    from cbmemory.ingest.enrich import make_enricher
 
     cache = args.enrich_cache or str(Path(args.cache_dir or Path(args.out) / "stores") / "enrich_cache.db")
     return make_enricher(args.enrich_llm, args.enrich_base_url, cache_path=cache,
@@ -233,10 +233,13 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .datasets.locomo import default_path
+    if args.data is None:  # the agent demo: the package's own conversation, nothing to download
+        from langchain_cbmemory.demo import run_agent_demo
+
+        return run_agent_demo(args.out)
     from .demo import run_demo
 
-    data = _check_data(args.data or (str(default_path()) if default_path() else None), "locomo")
+    data = _check_data(args.data, "locomo")
     if data is None:
         return 2
     return run_demo(str(data), args.out, conversation=args.conversation, questions=args.questions,
@@ -353,11 +356,12 @@ def register(subparsers) -> None:
 
     register_updates(sub)  # the knowledge-update benchmark (updates/)
 
-    demo = subparsers.add_parser("demo", help="memory at work on one LoCoMo conversation, offline: what the model "
-                                 "reads for a few questions, and recall against bm25 and vector")
-    demo.add_argument("--data", help="LoCoMo file (default: ../shared/data/locomo/locomo-dev.json if present)")
+    demo = subparsers.add_parser("demo", help="memory at work, offline: a LangChain agent with memory on the package's "
+                                 "own conversation, step by step; with --data, one LoCoMo conversation: what the "
+                                 "model reads for a few questions, and recall against bm25 and vector")
+    demo.add_argument("--data", help="a LoCoMo file (e.g. locomo10.json): the LoCoMo demo instead of the agent demo")
     demo.add_argument("--out", default="out/demo", help="output folder (its stores make a second run quick)")
-    demo.add_argument("--conversation", default="conv-26", help="the conversation stored (default: conv-26)")
-    demo.add_argument("--questions", type=positive, default=5, help="questions shown (default: 5)")
+    demo.add_argument("--conversation", default="conv-26", help="with --data: the conversation stored (default: conv-26)")
+    demo.add_argument("--questions", type=positive, default=5, help="with --data: questions shown (default: 5)")
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(func=cmd_demo)

@@ -20,6 +20,7 @@ try:
     from .context import CbMemoryContext
     from .embeddings import CbMemoryEmbeddings
     from .history import CbMemoryChatMessageHistory
+    from .messages import aadd_messages, add_messages, to_memory_messages
     from .middleware import CbMemoryMiddleware
     from .retriever import CbMemoryRetriever, create_memory_tool
     from .store import CbMemoryStore
@@ -33,7 +34,8 @@ except ModuleNotFoundError as exc:  # a framework missing: name the install that
 
 __all__ = [
     "CbMemoryChatMessageHistory", "CbMemoryContext", "CbMemoryEmbeddings", "CbMemoryLegacyMemory",
-    "CbMemoryMiddleware", "CbMemoryRetriever", "CbMemoryStore", "create_memory_tool", "memory_search_tool",
+    "CbMemoryMiddleware", "CbMemoryRetriever", "CbMemoryStore", "aadd_messages", "add_messages",
+    "create_memory_tool", "memory_search_tool", "to_memory_messages",
 ]
 
 

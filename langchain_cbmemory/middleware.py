@@ -39,7 +39,6 @@ from cbmemory import (
     Recall,
     Recipe,
     get_recipe,
-    to_utc,
     unseen,
 )
 
@@ -175,12 +174,14 @@ class CbMemoryMiddleware(AgentMiddleware):
             session = getattr(info, "thread_id", None) or self.memory.clock().date().isoformat()
         return str(session)
 
-    def date_of(self, runtime: Runtime[Any] | None) -> datetime | None:
-        """The session's date from the runtime context (``None`` when it gives none)."""
+    def date_of(self, runtime: Runtime[Any] | None) -> datetime | str | None:
+        """The session's date from the runtime context, as given (``None`` when it gives none): recall and
+        save parse it as ``add_session`` does, and one that does not parse is reported (a ``MemoryFault``)
+        and the clock used: a bad date never stops the answer."""
         given = context_value(getattr(runtime, "context", None), self.date_key)
-        return to_utc(given) if given else None
+        return given if given else None
 
-    def today_of(self, runtime: Runtime[Any] | None) -> datetime:
+    def today_of(self, runtime: Runtime[Any] | None) -> datetime | str:
         return self.date_of(runtime) or self.memory.clock()
 
     # ---------------------------------------------------------------- recall

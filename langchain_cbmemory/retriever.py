@@ -97,7 +97,7 @@ class CbMemoryRetriever(BaseRetriever):
         ref = args["reference_date"]
         found = self.memory.recall(  # the query never stops a chain: cut if long; fails open (logged)
             query, args["user_id"], k=args["k"], filters=args["filters"], recipe=args["recipe"],
-            today=to_utc(ref) if ref is not None else None, on_error=self.on_error)
+            today=ref, on_error=self.on_error)  # parsed by recall: a bad date falls back to the clock, reported
         return [hit_to_document(h, self._shown(args["recipe"])) for h in found.hits]
 
     async def _aget_relevant_documents(

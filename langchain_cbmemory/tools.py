@@ -23,7 +23,7 @@ from langchain.tools import ToolRuntime
 from langchain_core.documents import Document
 from langchain_core.tools import BaseTool, StructuredTool
 
-from cbmemory import AgentMemory, FaultHandler, InvalidInputError, Recall, Recipe, get_recipe, to_utc
+from cbmemory import AgentMemory, FaultHandler, InvalidInputError, Recall, Recipe, get_recipe
 
 from ._convert import context_value, hit_to_document
 from .retriever import MEMORY_TOOL_DESCRIPTION
@@ -65,7 +65,7 @@ def memory_search_tool(
     overrides = {field: v for field, v in (("say_today", say_today), ("order", order)) if v is not None}
     shown = cfg.context.with_(**overrides)  # a bad order fails here, not at the first call
 
-    def who_and_when(runtime: ToolRuntime[Any, Any] | None) -> tuple[str, datetime]:
+    def who_and_when(runtime: ToolRuntime[Any, Any] | None) -> tuple[str, datetime | str]:
         context = getattr(runtime, "context", None)
         user = context_value(context, user_key) or user_id
         if not user:
@@ -73,7 +73,7 @@ def memory_search_tool(
                 f"{name} needs a user id: invoke the agent with context={{'{user_key}': ...}} (or "
                 f"context=CbMemoryContext(user_id=...)), or build the tool with user_id=...")
         given = context_value(context, date_key)
-        return str(user), to_utc(given) if given else memory.clock()
+        return str(user), given if given else memory.clock()  # recall parses it; a bad one: the clock, reported
 
     def reply(found: Recall) -> str | tuple[str, list[Document]]:
         text = found.text if found.hits else UNAVAILABLE if found.fault else NOTHING_FOUND

@@ -13,6 +13,7 @@ try:
     from .chat_memory import CbMemoryChatMemory
     from .embeddings import CbMemoryEmbedding, LlamaIndexEmbedder
     from .memory_block import CbMemoryBlock
+    from .messages import add_messages
     from .retriever import CbMemoryRetriever, make_retriever_tool
 except ModuleNotFoundError as exc:  # the framework missing: name the install that brings it
     if (exc.name or "").partition(".")[0] != "llama_index":
@@ -23,5 +24,5 @@ except ModuleNotFoundError as exc:  # the framework missing: name the install th
 
 __all__ = [
     "CbMemoryBlock", "CbMemoryChatMemory", "CbMemoryEmbedding", "CbMemoryRetriever", "LlamaIndexEmbedder",
-    "make_retriever_tool",
+    "add_messages", "make_retriever_tool",
 ]

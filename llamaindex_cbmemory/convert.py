@@ -150,7 +150,7 @@ def hit_to_node(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> NodeWithSco
         text = "\n".join(memory_line(record, shown) for record in passage(hit))
     else:
         for_llm = ("date", "speaker") if shown.dates else ("speaker",)
-        text = resolved_text(r, shown.date_rules) if shown.resolve_dates else r.text
+        text = resolved_text(r, shown.date_rules if shown.resolve_dates else None)  # one line either way
     hidden = [k for k in metadata if k not in for_llm]
     node = TextNode(id_=r.record_id, text=text, metadata=metadata, excluded_llm_metadata_keys=hidden,
                     excluded_embed_metadata_keys=list(metadata))

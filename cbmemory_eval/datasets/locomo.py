@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from cbmemory import Message
+from cbmemory import CbMemoryError, Message
 from cbmemory.dates import to_utc
 
 from .formats import EXPECTED, LOCOMO, DatasetFormatError, check_items, missing_key, read_json
@@ -137,11 +137,21 @@ def load_locomo(path: str | Path) -> list[LocomoConversation]:
     return out
 
 
+class DownloadError(CbMemoryError):
+    """The official file could not be fetched (no network, a server that refused); nothing was saved."""
+
+
 def download_official(dest: str | Path) -> Path:
-    """Fetch the official locomo10.json (10 conversations) and check its pinned sha256."""
+    """Fetch the official locomo10.json (10 conversations) and check its pinned sha256. ``DownloadError``
+    (one line, no traceback from the command line) when it cannot be fetched."""
     dest = Path(dest)
-    with urllib.request.urlopen(OFFICIAL_URL, timeout=60) as resp:  # noqa: S310 - fixed https URL
-        body = resp.read()
+    try:
+        with urllib.request.urlopen(OFFICIAL_URL, timeout=60) as resp:  # noqa: S310 - fixed https URL
+            body = resp.read()
+    except OSError as exc:  # URLError, HTTPError, timeouts, refused connections are all OSErrors
+        reason = getattr(exc, "reason", None) or exc
+        raise DownloadError(f"could not download LoCoMo from {OFFICIAL_URL} ({reason}); nothing was saved. "
+                            "Download that file some other way and pass its path as --data") from exc
     digest = hashlib.sha256(body).hexdigest()
     if digest != OFFICIAL_SHA256:
         raise ValueError(f"downloaded LoCoMo has sha256 {digest}, expected {OFFICIAL_SHA256}; not saved")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date as date_
@@ -37,11 +38,14 @@ from .context import (
     shown_records,
     unseen,
 )
-from .errors import InvalidInputError
+from .dates import to_utc
+from .errors import InvalidDateError, InvalidInputError, StoreUnavailableError
 from .models import ROLES, Hit, IngestResult, MemoryRecord, Message, SearchFilters
+from .pending import MAX_PENDING, pending_for
 from .retrieval.recipes import Recipe, get_recipe
+from .store.turns import reads_only, waiting_at_most
 from .text import LONE_SURROGATE, stems
-from .validation import MAX_ID_CHARS, MAX_QUERY_CHARS, MAX_TEXT_CHARS
+from .validation import MAX_ID_CHARS, MAX_QUERY_CHARS, MAX_TEXT_CHARS, check_recall_call, check_save_call
 
 
 class AgentMemory(Protocol):
@@ -62,6 +66,7 @@ class AgentMemory(Protocol):
 MAX_EXTRA = 50  # hits asked for beyond k, to make up for those the prompt already shows
 RESTATES = 0.4  # share of a turn's words found in what its step showed, for it to be an echo (CV: cbmemory_eval/README.md)
 MAX_K = 10_000
+SAVE_WAIT = 2.0  # seconds a save waits for another connection's write lock; then its turns are held (pending.py)
 LOG = logging.getLogger("cbmemory.agent")
 _CONTROLS = str.maketrans({c: None for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)})
 _ID_CONTROLS = str.maketrans({c: None for c in (*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)})
@@ -83,9 +88,24 @@ class MemoryFault:
 FaultHandler = Callable[[MemoryFault], None]
 
 
+_PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:[\\/]|file:/|/)[^\s'\"]+")
+
+
+def log_text(fault: MemoryFault) -> str:
+    """What the warning log says of ``fault``: its detail with file paths and the user's and session's ids
+    left out (quoted, or of 4 characters or more), which stay on the fault for ``on_error``."""
+    text = _PATH.sub("<path>", fault.detail)
+    for value, name in ((fault.user_id, "<user>"), (fault.session_id, "<session>")):
+        if value:
+            text = text.replace(repr(value), name)
+            text = text.replace(value, name) if len(value) >= 4 else text
+    return text
+
+
 def report_fault(fault: MemoryFault, on_error: FaultHandler | None = None) -> None:
-    """Log ``fault`` as a warning and hand it to ``on_error`` (whose own errors are logged, not raised)."""
-    LOG.warning("cbmemory %s for user %r: %s", fault.stage, fault.user_id, fault.detail,
+    """Log ``fault`` as a warning (``log_text``: no paths, no ids) and hand it to ``on_error`` (whose own
+    errors are logged, not raised)."""
+    LOG.warning("cbmemory %s: %s", fault.stage, log_text(fault),
                 exc_info=fault.error is not None and LOG.isEnabledFor(logging.DEBUG))
     if on_error is not None:
         try:
@@ -121,19 +141,37 @@ def _seen(shown: Iterable[Message]) -> Callable[[MemoryRecord], bool]:
     return lambda r: (r.turn_id is not None and r.turn_id in ids) or (r.role, r.text) in pairs
 
 
+def _when(value: datetime | date_ | str | None, what: str, stage: str, user_id: str, session_id: str | None,
+          on_error: FaultHandler | None) -> datetime | None:
+    """``value`` parsed as ``add_session`` parses a date (``None`` stays ``None``); one that does not parse is
+    reported (a fault) and ``None`` is returned: the memory's clock is used instead, the answer goes on."""
+    if value is None:
+        return None
+    try:
+        return to_utc(value)
+    except InvalidDateError as exc:
+        report_fault(MemoryFault(stage, f"{what} {str(value)[:40]!r} is not a date ({exc}); the memory's clock "
+                                 "is used", user_id, session_id, exc), on_error)
+        return None
+
+
 def recall(memory: AgentMemory, query: str, user_id: str, *, shown: Sequence[Message] = (),
-           today: datetime | None = None, recipe: str | Recipe | None = None, k: int | None = None,
+           today: datetime | date_ | str | None = None, recipe: str | Recipe | None = None, k: int | None = None,
            filters: SearchFilters | None = None, context: ContextConfig | None = None,
            on_error: FaultHandler | None = None) -> Recall:
     """The memories the model should read for ``query`` (see the module docstring). ``shown``: the messages
     the prompt already holds (matched to memories by turn id, or by role and text); ``today``: the day of
     the question ("Today is", and the reference of the recipe's date terms; default: the memory's clock);
     ``context``: how the memories are shown (default: the recipe's); ``k``: default the recipe's;
-    ``filters``: as ``AgentMemory.search`` takes them."""
-    day = today if today is not None else memory.clock()
+    ``filters``: as ``AgentMemory.search`` takes them. ``today`` is parsed as ``add_session`` parses a date;
+    one that does not parse is reported and the clock used. A call wrong as written (``query`` not a string,
+    ``user_id`` not a valid id, a wrong type, an unknown recipe) raises ``InvalidInputError`` at once; recall
+    never writes to the store (``store.turns.reads_only``)."""
+    check_recall_call(query, user_id, k, today, on_error)
+    cfg = get_recipe(recipe) if recipe is not None else memory.recipe
+    day = _when(today, "today", "recall", user_id, None, on_error) or memory.clock()
     empty = FormattedContext("", 0, ())
     try:
-        cfg = get_recipe(recipe) if recipe is not None else memory.recipe
         shows = context if context is not None else cfg.context
         q = search_query(query)
         if not q:
@@ -141,7 +179,8 @@ def recall(memory: AgentMemory, query: str, user_id: str, *, shown: Sequence[Mes
         want = k if k is not None else cfg.retrieval.k
         wide = None if want is None else min(want + min(len(shown), MAX_EXTRA), MAX_K)
         # searched without the budget: it is fitted once, below, to what is left once the shown are dropped
-        hits = memory.search(q, user_id, wide, filters, recipe=cfg.with_(token_budget=None), reference_date=day)
+        with reads_only():
+            hits = memory.search(q, user_id, wide, filters, recipe=cfg.with_(token_budget=None), reference_date=day)
         fresh = unseen(hits, _seen(shown)) if shown else hits
         kept = fit(fresh[:want] if want is not None else fresh, cfg.retrieval.token_budget, shows)
         found = format_context(kept, shows)
@@ -255,7 +294,55 @@ def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[
     cannot be stored is reported (``MemoryFault``) and the rest is stored; a turn re-sent by a retried step
     is stored once (``resent``). ``shown``: the ``Recall`` the model answered from in this step; a turn that
     only says again what it showed is stored linked to those memories (``restated``), and retrieval shows
-    the memories, not the echo. ``None`` when nothing was stored."""
+    the memories, not the echo. ``None`` when nothing was stored.
+
+    A call wrong as written (ids not valid ids, ``messages`` not a list of ``Message``, a wrong type) raises
+    ``InvalidInputError`` at once; a ``date`` that does not parse (as ``add_session`` parses dates) is
+    reported and the clock used. Writes wait at most ``SAVE_WAIT`` (2 s) for another connection's write lock
+    (the embedded store waits without blocking the process's reads); when it is held longer, the turns are
+    held in this process (``cbmemory.pending``: at most ``MAX_PENDING`` per store) and stored first, in
+    order, by the next save of the same user and session; the fault says so, and a held turn dropped is
+    reported too."""
+    check_save_call(user_id, session_id, messages, date, on_error, Message)
+    when = _when(date, "date", "save", user_id, session_id, on_error)
+    with waiting_at_most(SAVE_WAIT):
+        held = _flush(memory, user_id, session_id, on_error)
+        return _save(memory, user_id, session_id, messages, when, shown, on_error, held)
+
+
+def _flush(memory: AgentMemory, user_id: str, session_id: str, on_error: FaultHandler | None) -> bool:
+    """Store the turns held for this session (``_hold``), oldest first; whether some are still held."""
+    queue = pending_for(memory)
+    key = (user_id, session_id)
+    if not queue.holds(key):
+        return False
+    batches = queue.take(key)
+    for i, (when, turns) in enumerate(batches):
+        try:
+            memory.add_messages(user_id, session_id, list(turns), date=when)
+        except StoreUnavailableError:
+            for batch in reversed(batches[i:]):
+                queue.keep(key, *batch, first=True)
+            return True
+        except Exception as exc:  # noqa: BLE001 - reported, and the save goes on
+            report_fault(MemoryFault("save", f"{len(turns)} held turns not stored ({type(exc).__name__}: {exc})",
+                                     user_id, session_id, exc), on_error)
+    return False
+
+
+def _hold(memory: AgentMemory, user_id: str, session_id: str, when: datetime | None, turns: Sequence[Message],
+          exc: BaseException, on_error: FaultHandler | None) -> None:
+    dropped = pending_for(memory).keep((user_id, session_id), when, tuple(turns)) if turns else []
+    report_fault(MemoryFault("save", f"store busy ({type(exc).__name__}: {exc}); {len(turns)} turns held, stored "
+                             "first at this session's next save", user_id, session_id, exc), on_error)
+    for (user, session), n in dropped:
+        report_fault(MemoryFault("save", f"{n} held turns dropped (more than {MAX_PENDING} held)", user, session),
+                     on_error)
+
+
+def _save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[Message], date: datetime | None,
+          shown: Recall | None, on_error: FaultHandler | None, held: bool) -> IngestResult | None:
+    turns: list[Message] = []
     try:
         turns, notes = storable(linked(messages, shown))
         if notes:
@@ -264,6 +351,8 @@ def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[
         turns = resent(turns, last[0] if last else None)
         if not turns:
             return None
+        if held:  # turns said before these wait for the store: these wait behind them
+            raise StoreUnavailableError("the store is still locked: earlier turns of this session are held")
         try:
             return memory.add_messages(user_id, session_id, turns, date=date)
         except InvalidInputError:  # one turn the store refuses: store the others, one by one, in order
@@ -273,11 +362,14 @@ def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[
         done = [r for r in results if r is not None]
         return IngestResult(sum(r.inserted for r in done), sum(r.replaced for r in done),
                             sum(r.unchanged for r in done), tuple(i for r in done for i in r.record_ids)) if done else None
+    except StoreUnavailableError as exc:  # locked past SAVE_WAIT (or gone): held for the next save
+        _hold(memory, user_id, session_id, date, turns, exc, on_error)
+        return None
     except Exception as exc:  # noqa: BLE001 - the model has answered: the turn must not be lost to an error
         report_fault(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", user_id, session_id, exc),
                on_error)
         return None
 
 
-__all__ = ["MAX_EXTRA", "FaultHandler", "MemoryFault", "Recall", "recall", "report_fault", "resent", "save", "search_query",
+__all__ = ["MAX_EXTRA", "SAVE_WAIT", "FaultHandler", "MemoryFault", "Recall", "recall", "report_fault", "resent", "save", "search_query",
            "storable"]

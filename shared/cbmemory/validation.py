@@ -207,3 +207,51 @@ def known_fields(cls: type[DataclassInstance], data: object) -> dict[str, Any]:
     if unknown:
         raise InvalidInputError(f"unknown {cls.__name__} fields {sorted(unknown)}")
     return dict(data)
+
+
+# ------------------------------------------------------------------ the agent seam's calls (cbmemory.agent)
+# ``recall`` and ``save`` fail open on what a running agent meets (a store locked or gone, hostile or
+# over-long text, a date a user's context gives that does not parse); a call that is wrong as written
+# raises at once, from these checks: see docs/guarantees.md for both lists.
+def check_when(value: object, what: str) -> None:
+    """A date parameter of the agent seam must be a datetime, a date, a string or ``None`` (whether a string
+    parses is the seam's to handle: it falls back to the clock and reports it)."""
+    if value is not None and not isinstance(value, (datetime, date, str)):
+        raise InvalidInputError(f"{what} must be a datetime, a date or a date string, got {type(value).__name__}")
+
+
+def check_hook(on_error: object) -> None:
+    if on_error is not None and not callable(on_error):
+        raise InvalidInputError(f"on_error must be callable (it is handed each MemoryFault), got "
+                                f"{type(on_error).__name__}")
+
+
+def check_recall_call(query: object, user_id: object, k: object, today: object, on_error: object) -> None:
+    """``recall(query, user_id, ...)`` as written: ``query`` a string (any text: what no cleaning can use is
+    handled by recall), ``user_id`` a valid id (so a message passed in its place, longer than an id or with a
+    line break, is refused), ``k`` an int in range, ``today`` a date or string, ``on_error`` callable."""
+    if not isinstance(query, str):
+        raise InvalidInputError(f"query must be a string (the user's message), got {type(query).__name__}: "
+                                "recall(query, user_id, ...)")
+    check_id(user_id, "user_id")
+    if k is not None:
+        check_k(k)
+    check_when(today, "today")
+    check_hook(on_error)
+
+
+def check_save_call(user_id: object, session_id: object, messages: object, date_: object, on_error: object,
+                    message_type: type) -> None:
+    """``save(user_id, session_id, messages, ...)`` as written: two valid ids, a list or tuple of
+    ``message_type`` (``Message``), ``date`` a date or string, ``on_error`` callable."""
+    check_id(user_id, "user_id")
+    check_id(session_id, "session_id")
+    if not isinstance(messages, (list, tuple)):
+        raise InvalidInputError(f"messages must be a list of Message, got {type(messages).__name__}: "
+                                "save(user_id, session_id, messages, ...)")
+    for i, m in enumerate(messages):
+        if not isinstance(m, message_type):
+            raise InvalidInputError(f"messages[{i}] must be a Message, got {type(m).__name__}")
+    check_when(date_, "date")
+    check_hook(on_error)
+

@@ -1,9 +1,10 @@
 """Eval layer: notebooks/evaluate_memory.ipynb runs top to bottom in a fresh kernel, offline (a small LoCoMo
-evaluation, the heatmap, a drill-down into a question the default missed; its own asserts check them)."""
+evaluation, the heatmap, a drill-down into a question the default missed; its own asserts check them), and
+shows the outputs committed with it."""
 
 import pytest
 
-from tests.support.notebooks import run_notebook
+from tests.support.notebooks import assert_committed_outputs, run_notebook
 
 from .conftest import LOCOMO_DEV
 
@@ -19,3 +20,4 @@ def test_evaluation_notebook_runs_offline(tmp_path, monkeypatch):
     assert "miss evidence at k=10" in outputs
     images = [o for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
     assert len(images) == 1
+    assert_committed_outputs(nb, "evaluate_memory.ipynb")

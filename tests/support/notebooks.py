@@ -36,3 +36,36 @@ def run_notebook(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, 
     nbclient.NotebookClient(nb, km=km, timeout=timeout, resources=resources).execute()
     outputs = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     return nb, outputs
+
+
+def cell_outputs(nb) -> list[str]:
+    """What each code cell shows, as text: its streams joined (how a stream is cut into chunks varies from
+    run to run), its results' plain text, and ``<image/png>`` for an image (its bytes vary with the library)."""
+    shown = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        parts = []
+        for o in cell.get("outputs", []):
+            if o.get("output_type") == "stream":
+                parts.append(o.get("text", ""))
+            elif o.get("output_type") == "error":
+                parts.append(f"<error {o.get('ename')}>")
+            else:
+                data = o.get("data", {})
+                parts.append("<image/png>" if "image/png" in data else data.get("text/plain", ""))
+        shown.append("".join(parts))
+    return shown
+
+
+def assert_committed_outputs(nb, name: str) -> None:
+    """The notebook in the repository shows what this offline run showed (``scripts/run_notebooks.py``
+    writes them), with no path of the machine it ran on."""
+    nbformat = pytest.importorskip("nbformat")
+    committed = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    kept = cell_outputs(committed)
+    assert all(cell.get("execution_count") for cell in committed.cells if cell.cell_type == "code"), \
+        f"notebooks/{name} is committed unexecuted: run python scripts/run_notebooks.py {name}"
+    assert not [text for text in kept if any(p in text for p in ("/work/", "/tmp/", "/home/", "/root/"))]
+    assert kept == cell_outputs(nb), (f"notebooks/{name}'s committed outputs are not what it shows now: "
+                                      f"run python scripts/run_notebooks.py {name}")

@@ -44,7 +44,10 @@ LINE_BREAK = " / "  # what a line break inside a memory is shown as
 _BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")  # what str.splitlines splits on
 _CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 _BRACKETS = str.maketrans({"[": "(", "]": ")", "\uff3b": "(", "\uff3d": ")", "\u3010": "(", "\u3011": ")",
-                           "\u27e6": "(", "\u27e7": ")", "\u301a": "(", "\u301b": ")"})
+                           "\u27e6": "(", "\u27e7": ")", "\u301a": "(", "\u301b": ")",
+                           # square-bracket look-alikes: 〔〕〖〗〘〙 ⁅⁆ ⦋⦌⦍⦎⦏⦐ ﹝﹞ ﹇﹈
+                           **dict.fromkeys("\u3014\u3016\u3018\u2045\u298b\u298d\u298f\ufe5d\ufe47", "("),
+                           **dict.fromkeys("\u3015\u3017\u3019\u2046\u298c\u298e\u2990\ufe5e\ufe48", ")")})
 
 
 @lru_cache(maxsize=1)
@@ -117,9 +120,10 @@ def _visible(text: str, occurred_at: datetime, rules: str | None) -> str:
     return _shown(head, occurred_at, rules) + (cut_mark(left_out) if left_out else "")
 
 
-def resolved_text(record: MemoryRecord, rules: str) -> str:
+def resolved_text(record: MemoryRecord, rules: str | None) -> str:
     """The record's text as a model reads it (inline, cut past ``MAX_SHOWN_CHARS``), with the date each
-    relative expression means after it, in brackets."""
+    relative expression means after it, in brackets (``rules``: the resolver's version; ``None``: inline and
+    cut, nothing resolved)."""
     return _shown_text(record, rules)
 
 

@@ -7,7 +7,8 @@ and a wrong date is worse than none. So the resolver (``cbmemory.dates.relative`
 leaves alone an expression that
 
 - is inside quotation marks (``in_quotes``): "double" or “curly double” quotes paired on one line, a
-  ‘curly single’ pair, or straight single quotes around the expression itself (``'Yesterday'``); or
+  ‘curly single’ pair, «guillemets» or ‹single ones›, 「corner」 or 『white corner』 brackets, or straight
+  single quotes around the expression itself (``'Yesterday'``); or
 - is title-cased mid-sentence (``titled_mid_sentence``): ``Yesterday`` or ``Last Night`` with its capital
   where no sentence starts. At the start of the text, of a line, or after ``.``, ``!``, ``?`` or ``…``
   (quotes, brackets, spaces and emoji between do not count) it is still a date: ``Yesterday I went...``.
@@ -98,7 +99,9 @@ def _curly_single_opens(line: str, i: int) -> bool:
 
 
 _MARKS: tuple[tuple[str, Place, Place], ...] = (('"', _opens, _closes), ("“”", _anywhere, _anywhere),
-                                                ("‘’", _curly_single_opens, _closes))
+                                                ("‘’", _curly_single_opens, _closes), ("«»", _anywhere, _anywhere),
+                                                ("‹›", _anywhere, _anywhere), ("「」", _anywhere, _anywhere),
+                                                ("『』", _anywhere, _anywhere))
 
 
 Quotations = tuple[tuple[tuple[int, int], ...], ...]  # per kind of mark: (open, close) offsets, in order

@@ -29,6 +29,15 @@ def record_id(user_id: str, session_id: str, kind: str, key: str) -> str:
     return hashlib.sha256(raw).hexdigest()[:32]
 
 
+# What to call instead when a framework's message is given: the adapters convert them.
+FRAMEWORK_HINTS = {
+    "langchain_core": "; LangChain messages are stored with langchain_cbmemory.add_messages(memory, user_id, "
+                      "session_id, messages)",
+    "llama_index": "; LlamaIndex messages are stored with llamaindex_cbmemory.add_messages(memory, user_id, "
+                   "session_id, messages)",
+}
+
+
 def validate_messages(messages: Sequence[Message | Mapping[str, object]]) -> list[Message]:
     """Accept ``Message`` objects or plain dicts (``role``, ``content``, optional ``speaker``, ``turn_id``,
     ``annotations``) and check every field before anything is stored."""
@@ -52,7 +61,8 @@ def validate_messages(messages: Sequence[Message | Mapping[str, object]]) -> lis
         elif isinstance(m, Message):
             fields = (m.role, m.content, m.speaker, m.turn_id, m.annotations, m.restates)
         else:
-            raise InvalidInputError(f"message {i} is a {type(m).__name__}, not a Message or dict")
+            raise InvalidInputError(f"message {i} is a {type(m).__name__}, not a Message or dict"
+                                    + FRAMEWORK_HINTS.get(type(m).__module__.partition(".")[0], ""))
         role, content, speaker, turn_id, annotations, restates = fields
         role = check_role(role)
         content = check_text(content, f"message {i} content")

@@ -1,8 +1,7 @@
 """``AgentMemory``: the one object users start from.
 
     memory = AgentMemory.open("memory.db")          # offline MiniLM embedder, SQLite file
-    memory.add_session("alice", "s1", [{"role": "user", "content": "I moved to Lyon yesterday."}],
-                       date="2023-05-07")
+    memory.add_session("alice", "s1", [{"role": "user", "content": "I moved to Lyon yesterday."}], date="2023-05-07")
     hits = memory.search("Where does Alice live?", user_id="alice")
 
 The core is synchronous; every ``a*`` method runs it in a worker thread so an event loop never blocks.
@@ -53,10 +52,11 @@ from ..retrieval.mismatch import recipe_mismatch
 from ..retrieval.recipes import Recipe, get_recipe
 from ..store.base import MemoryStore, WriteMode
 from ..store.sqlite import SQLiteStore
+from ..store.turns import writes_allowed
 from ..validation import check_annotations, check_id, check_k, check_query, check_ttl, expiry
 from .asyncs import in_thread
 from .reading import plan_append, stored_raw
-from .sparse import bound_encoder, fill_sparse, query_encoder, refuse_partial_sparse, sparse_encoder_for
+from .sparse import bound_encoder, query_encoder, readable, refuse_partial_sparse, sparse_encoder_for, top_up
 from .updates import linked
 
 DateLike = datetime | Date | str
@@ -108,7 +108,7 @@ class AgentMemory:
         self._warned: set[str] = set()  # recipes already warned about (RecipeMismatchWarning)
         self.default_ttl = check_ttl(default_ttl, "default_ttl") if default_ttl is not None else None
         self.clock = clock
-        self._bound = False
+        self._bound = self._unfilled = False
         self._last_purge: datetime | None = None
         have = store.bound_embedder
         if have is not None and have[0] != self.embedder.name:
@@ -130,13 +130,14 @@ class AgentMemory:
             raise
 
     def _bind(self) -> None:
-        if not self._bound:
+        if not self._bound and writes_allowed():  # not in a recall (turns.reads_only): its first write binds
             self.store.bind_embedder(self.embedder.name, self.embedder.dimension)
             if self.sparse_encoder is not None:
                 self.store.bind_sparse_encoder(self.sparse_encoder.name)
-                if not self.store.read_only:  # one cannot be filled: its sparse searches check (search)
-                    fill_sparse(self.store, self.sparse_encoder)
+                self._unfilled = True  # a read-only store's sparse searches check instead (search)
             self._bound = True
+        if self._unfilled and self.sparse_encoder is not None:
+            self._unfilled = not top_up(self.store, self.sparse_encoder)
 
     def _adopt_sparse(self, name: str) -> None:
         """Another writer bound the sparse encoder ``name`` to the store since this memory opened without
@@ -146,8 +147,7 @@ class AgentMemory:
         self.store.bind_sparse_encoder(encoder.name)  # bound already: only checks
         self.sparse_encoder = encoder
         self.ingest = dataclasses.replace(self.ingest, sparse=encoder.name)
-        if not self.store.read_only:
-            fill_sparse(self.store, encoder)
+        self._unfilled = not top_up(self.store, encoder)
 
     # ------------------------------------------------------------------ writes
     def _write(self, sessions: list[Session], records: list[MemoryRecord], mode: WriteMode) -> IngestResult:
@@ -336,6 +336,8 @@ class AgentMemory:
         self._check_recipe(cfg)
         if not query.strip():
             return []
+        if not readable(self.store, self.embedder, self._bound):
+            return []  # nothing stored yet
         self._bind()
         if cfg.retrieval.uses(Signal.SPARSE) and self.store.read_only:  # never filled by this memory
             refuse_partial_sparse(self.store, user_id, cfg.name)
@@ -372,7 +374,7 @@ class AgentMemory:
         shown: ContextConfig = cfg.context if order is None else cfg.context.with_(order=order)
         return format_context(hits, shown, budget=cfg.retrieval.token_budget)
 
-    def recall(self, query: str, user_id: str, *, shown: Sequence[Message] = (), today: datetime | None = None,
+    def recall(self, query: str, user_id: str, *, shown: Sequence[Message] = (), today: DateLike | None = None,
                recipe: str | Recipe | None = None, k: int | None = None, filters: SearchFilters | None = None,
                context: ContextConfig | None = None, on_error: FaultHandler | None = None) -> Recall:
         """What an agent's model reads from memory for one turn: the memories the prompt does not already

@@ -17,9 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..embedding.base import Embedder
 from ..embedding.sparse import SparseEncoder, SparseVector
 from ..errors import EmbedderMismatchError, InvalidInputError
 from ..store.base import MemoryStore
+from ..store.turns import in_agent_turn, writes_allowed
+
+FILL_PER_TURN = 256  # records an agent's save gives their sparse vector at most (about 2 s on 2 cores)
 
 
 def sparse_encoder_for(given: SparseEncoder | None, wanted: str | None, stored: str | None) -> SparseEncoder | None:
@@ -56,19 +60,47 @@ def bound_encoder(name: str) -> SparseEncoder:
             f"it is not a bundled one: open the memory with sparse_encoder=<that encoder> to write to it") from exc
 
 
-def fill_sparse(store: MemoryStore, encoder: SparseEncoder, batch: int = 256) -> int:
+def fill_sparse(store: MemoryStore, encoder: SparseEncoder, batch: int = 256, limit: int | None = None) -> int:
     """Give the records written before the store had a sparse encoder their vectors (encoded from their
-    indexed text, user by user, ``batch`` at a time); later writes carry their own. Returns how many.
-    Never called on a read-only store (see :func:`refuse_partial_sparse`)."""
+    indexed text, user by user, ``batch`` at a time; at most about ``limit``); later writes carry their own.
+    Returns how many. Never called on a read-only store (see :func:`refuse_partial_sparse`)."""
     filled = 0
     for user in store.users_missing_sparse():
-        while records := store.records_without_sparse(user, limit=batch):
+        while (limit is None or filled < limit) and (records := store.records_without_sparse(
+                user, limit=batch if limit is None else min(batch, limit - filled))):
             vectors = encoder.encode_documents([r.index_text for r in records])
             added = store.set_sparse(user, {r.record_id: v for r, v in zip(records, vectors, strict=True)})
             filled += added
             if added == 0:  # nothing left that this call could fill (e.g. filled meanwhile)
                 break
     return filled
+
+
+def top_up(store: MemoryStore, encoder: SparseEncoder) -> bool:
+    """Fill the sparse vectors of records stored before the binding (:func:`fill_sparse`): all of them, but in
+    an agent's save (``store.turns.in_agent_turn``) at most ``FILL_PER_TURN``, the rest at the next writes
+    (a store adopted from another process's binding was re-encoded whole inside one save: 68 s); never in a
+    search that may not write, nor in a read-only store. Whether none is left."""
+    if store.read_only or not writes_allowed():
+        return False
+    limit = FILL_PER_TURN if in_agent_turn() else None
+    filled = fill_sparse(store, encoder, limit=limit)
+    return limit is None or filled < limit
+
+
+def readable(store: MemoryStore, embedder: Embedder, bound: bool) -> bool:
+    """Whether a search has anything to read: always when this memory has ``bound`` its embedder or may write
+    (it binds then); in a search that may not write (``store.turns.reads_only``: an agent's recall) before
+    this memory's first write, whether the store holds vectors, read without writing
+    (``EmbedderMismatchError`` when another embedder's)."""
+    if bound or writes_allowed():
+        return True
+    name, dimension = embedder.name, embedder.dimension
+    have = store.bound_embedder
+    if have is not None and have != (name, dimension):
+        raise EmbedderMismatchError(f"the store holds vectors from {have[0]!r} ({have[1]} dimensions); it cannot "
+                                    f"be searched with {name!r} ({dimension} dimensions)")
+    return have is not None
 
 
 def refuse_partial_sparse(store: MemoryStore, user_id: str, recipe: str) -> None:
@@ -108,4 +140,5 @@ def query_encoder(store: MemoryStore, user_id: str, encoder: SparseEncoder | Non
     return encode
 
 
-__all__ = ["bound_encoder", "fill_sparse", "query_encoder", "refuse_partial_sparse", "sparse_encoder_for"]
+__all__ = ["FILL_PER_TURN", "bound_encoder", "fill_sparse", "query_encoder", "refuse_partial_sparse", "readable",
+           "sparse_encoder_for"]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from ..errors import CbMemoryError, StoreUnavailableError
+from ..errors import CbMemoryError, MissingDependencyError, StoreUnavailableError
 from . import couchbase_docs as d
 from . import couchbase_requests as q
 
@@ -22,7 +22,22 @@ CHUNK = 500  # keys per multi-operation and values per IN list
 T = TypeVar("T")
 
 
+SDK_NOTE = ('the Couchbase store needs the Couchbase SDK (the couchbase package), which is not installed: '
+            'pip install "cbmemory[couchbase]"')
+
+
+def require_sdk() -> None:
+    """``MissingDependencyError`` naming the extra when the Couchbase SDK is not installed."""
+    try:
+        import couchbase  # noqa: F401
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "couchbase":
+            raise
+        raise MissingDependencyError(SDK_NOTE, name=exc.name) from exc
+
+
 def sdk_exceptions():
+    require_sdk()
     import couchbase.exceptions as e
 
     return e
@@ -31,7 +46,9 @@ def sdk_exceptions():
 def connect_cluster(connection_string: str, username: str, password: str, *, timeout: float,
                     cluster_options: Any = None) -> Any:
     """A connected ``Cluster`` whose Query and Search services answered within ``timeout`` seconds;
-    ``StoreUnavailableError`` otherwise (unreachable, refused credentials, services not ready)."""
+    ``StoreUnavailableError`` otherwise (unreachable, refused credentials, services not ready);
+    ``MissingDependencyError`` when the SDK is not installed."""
+    require_sdk()
     from couchbase.auth import PasswordAuthenticator
     from couchbase.cluster import Cluster
     from couchbase.diagnostics import ServiceType

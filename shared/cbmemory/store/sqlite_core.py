@@ -10,13 +10,14 @@ from __future__ import annotations
 import itertools
 import os
 import sqlite3
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import EmbedderMismatchError, NotAStoreError, ReadOnlyStoreError
+from ..errors import EmbedderMismatchError, NotAStoreError, ReadOnlyStoreError, StoreUnavailableError
 from ..models import Hit, MemoryRecord, frozen_mapping
 from . import sqlite_file as sf
 from . import sqlite_sql as q
@@ -24,6 +25,7 @@ from .base import MemoryStore
 from .candidates import Candidates
 from .sqlite_cache import LOAD_COLUMNS, UserCache, UserColumns
 from .sqlite_sql import row_to_record
+from .turns import write_wait
 
 CHUNK = 500  # bound on parameters per IN (...) list
 _LOAD_ROWS = 2_048  # rows per slice when a user's vectors are read into memory
@@ -106,8 +108,41 @@ class SQLiteCore(MemoryStore):
 
     @contextmanager
     def _tx(self, write: bool = True) -> Iterator[sqlite3.Connection]:
+        """A transaction under the store's lock. A write first takes the file's write lock without waiting
+        inside SQLite: while another connection holds it, this one lets go of the store's lock, sleeps
+        (1 ms, doubling to 50 ms) and tries again, so the process's other threads read meanwhile, for at
+        most the store's ``timeout`` (less inside ``turns.waiting_at_most``), then ``StoreUnavailableError``."""
+        if write:
+            self._take_write_lock()  # returns holding self._lock, inside BEGIN IMMEDIATE
+            try:
+                with sf.committed(self._conn) as c:
+                    yield c
+            except BaseException as exc:
+                self._lock.__exit__(type(exc), exc, exc.__traceback__)  # a sqlite3.Error leaves typed
+                raise
+            self._lock.__exit__(None, None, None)
+            return
         with self._lock, sf.transaction(self._conn, write) as c:
             yield c
+
+    def _take_write_lock(self) -> None:
+        wait = write_wait(self._timeout_ms / 1000)
+        deadline = time.monotonic() + wait
+        pause = 0.001
+        while True:
+            self._lock.__enter__()
+            try:
+                if sf.begin_immediate(self._conn):
+                    return
+            except BaseException as exc:
+                self._lock.__exit__(type(exc), exc, exc.__traceback__)
+                raise
+            self._lock.__exit__(None, None, None)
+            if time.monotonic() >= deadline:
+                raise StoreUnavailableError(f"{self.path} is locked by another connection (waited {wait:g} s for "
+                                            "its write lock); try again")
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+            pause = min(pause * 2, 0.05)
 
     def bind_embedder(self, name: str, dimension: int) -> None:
         if self.read_only:  # check only: a store with no vectors yet is searched as empty
@@ -117,6 +152,9 @@ class SQLiteCore(MemoryStore):
                     f"{self.path} holds vectors from {have[0]!r} ({have[1]} dimensions); "
                     f"it cannot be searched with {name!r} ({dimension} dimensions)")
             self._dim = dimension if have is not None else None
+            return
+        if self.bound_embedder == (name, dimension):  # bound already: a read, never a write transaction
+            self._dim = dimension
             return
         with self._tx() as c:
             have_name, have_dim = self._meta("embedder_name"), self._meta("embedder_dimension")

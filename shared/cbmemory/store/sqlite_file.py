@@ -141,6 +141,7 @@ class StoreConnection(sqlite3.Connection):
     path = ":memory:"
     read_only = False
     opening = True
+    timeout_ms = 30_000  # the busy timeout it was opened with
 
 
 
@@ -157,7 +158,7 @@ def _connect(target: str, path: str, *, read_only: bool, timeout: float) -> Stor
         raise classify(exc, path, opening=True, read_only=read_only) or StoreUnavailableError(
             f"{path} cannot be opened: {exc}") from exc
     assert isinstance(conn, StoreConnection)
-    conn.path, conn.read_only = path, read_only
+    conn.path, conn.read_only, conn.timeout_ms = path, read_only, int(timeout * 1000)
     return conn
 
 
@@ -250,6 +251,32 @@ def check_integrity(conn: sqlite3.Connection, path: str) -> None:
 def transaction(c: sqlite3.Connection, write: bool = True) -> Iterator[sqlite3.Connection]:
     """``BEGIN IMMEDIATE`` (or a read ``BEGIN``) ... ``COMMIT``; rolled back if the block raises."""
     c.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+    try:
+        yield c
+    except BaseException:
+        c.execute("ROLLBACK")
+        raise
+    c.execute("COMMIT")
+
+
+def begin_immediate(c: sqlite3.Connection) -> bool:
+    """``BEGIN IMMEDIATE`` without waiting inside SQLite for another connection's write lock (the caller
+    waits, without holding the store's lock). ``False`` when the lock is held elsewhere."""
+    c.execute("PRAGMA busy_timeout = 0")
+    try:
+        c.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if error_code(exc) not in (SQLITE_BUSY, SQLITE_LOCKED):
+            raise
+        return False
+    finally:
+        c.execute(f"PRAGMA busy_timeout = {int(getattr(c, 'timeout_ms', 30_000))}")
+    return True
+
+
+@contextmanager
+def committed(c: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``COMMIT`` after the block (begun by :func:`begin_immediate`); rolled back if it raises."""
     try:
         yield c
     except BaseException:

@@ -32,6 +32,9 @@ class SQLiteSparse(SQLiteCore):
             with self._tx(write=False) as c:
                 self._check_sparse_binding(c, name)
             return
+        with self._tx(write=False) as c:  # bound already: a read, never a write transaction
+            if not self._check_sparse_binding(c, name):
+                return
         self._check_writable()
         with self._tx() as c:
             if self._check_sparse_binding(c, name):

@@ -1,19 +1,21 @@
 """Integration layer: notebooks/llamaindex_agent.ipynb runs top to bottom in a fresh kernel, offline with
-its scripted LLM (its own asserts check the cross-session, relative-date answer)."""
+its scripted LLM (its own asserts check the cross-session, relative-date answer), and shows the outputs
+committed with it."""
 
 import json
 
 from cbmemory.retrieval.recipes import RECIPES
-from tests.support.notebooks import ROOT, run_notebook
+from tests.support.notebooks import ROOT, assert_committed_outputs, run_notebook
 
 
 def test_notebook_runs_offline(tmp_path, monkeypatch):
-    _, outputs = run_notebook("llamaindex_agent.ipynb", tmp_path, monkeypatch, env={"CBMEMORY_LLM": "scripted"})
+    nb, outputs = run_notebook("llamaindex_agent.ipynb", tmp_path, monkeypatch, env={"CBMEMORY_LLM": "scripted"})
     assert "You moved on Saturday, 6 May 2023" in outputs
     assert "Today is Saturday, 20 May 2023." in outputs
     assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday [Saturday, 6 May 2023]!" in outputs
     default = RECIPES["default"]
     assert f"recipe default: {default.description}" in outputs  # what the retriever ran with
+    assert_committed_outputs(nb, "llamaindex_agent.ipynb")
 
 
 def test_notebook_describes_the_default_recipe_as_it_is():

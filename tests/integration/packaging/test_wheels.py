@@ -71,6 +71,8 @@ def test_each_wheel_ships_its_own_packages_once(wheels):
     assert core == {"cbmemory", "cbmemory-0.1.0.dist-info"}  # the adapters and the study are not shipped twice
     assert not [f for f in _files(wheels["cbmemory"]) if f.split("/")[1:2] in (["eval"], ["bench"], ["datasets"])]
     assert "cbmemory/cli/__main__.py" in _files(wheels["cbmemory"])
+    assert "cbmemory/data/demo_conversation.json" in _files(wheels["cbmemory"])  # `make demo`'s conversation
+    assert "langchain_cbmemory/demo.py" in _files(wheels["langchain-cbmemory"])
     study = _files(wheels["cbmemory-eval"])
     assert {f.split("/")[0] for f in study} == {"cbmemory_eval", "cbmemory_eval-0.1.0.dist-info"}
     assert {"cbmemory_eval/py.typed", "cbmemory_eval/README.md", "cbmemory_eval/recipes.py",

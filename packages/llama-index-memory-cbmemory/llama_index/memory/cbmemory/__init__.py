@@ -11,10 +11,11 @@ from llamaindex_cbmemory import (
     CbMemoryEmbedding,
     CbMemoryRetriever,
     LlamaIndexEmbedder,
+    add_messages,
     make_retriever_tool,
 )
 
 __all__ = [
     "CbMemoryBlock", "CbMemoryChatMemory", "CbMemoryEmbedding", "CbMemoryRetriever", "LlamaIndexEmbedder",
-    "make_retriever_tool",
+    "add_messages", "make_retriever_tool",
 ]
