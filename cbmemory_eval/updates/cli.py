@@ -157,7 +157,7 @@ def cmd_labels(args: argparse.Namespace) -> int:
     lo_hi = s["wilson95"]
     ci = "" if lo_hi is None else f" (Wilson 95 % {lo_hi[0]:.2f}-{lo_hi[1]:.2f})"
     prec = "n/a" if s["precision"] is None else f"{s['precision']:.3f}"
-    print(f"{s['labelled']} of {s['links']} links labelled ({s['unlabelled']} not): {s['update']} updates, "
+    print(f"{s['labelled']} of {s['links']} links labelled ({s['unlabelled']} unlabelled): {s['update']} updates, "
           f"precision {prec}{ci}")
     return 0
 

@@ -88,7 +88,7 @@ def test_labelled_links_are_scored_and_a_bad_label_is_refused(tmp_path, capsys):
     s = score_labels(path)
     assert (s["links"], s["labelled"], s["unlabelled"], s["update"], s["precision"]) == (5, 4, 1, 3, 0.75)
     assert main(["eval", "locomo-updates-labels", "--labels", str(path)]) == 0
-    assert "4 of 5 links labelled (1 not): 3 updates, precision 0.750" in capsys.readouterr().out
+    assert "4 of 5 links labelled (1 unlabelled): 3 updates, precision 0.750" in capsys.readouterr().out
     path.write_text(json.dumps({"label": "yes"}) + "\n")
     with pytest.raises(InvalidInputError, match="lines \\[1\\]"):
         score_labels(path)
