@@ -47,7 +47,7 @@ from cbmemory import (
     to_utc,
 )
 
-from .convert import plan_turns, query_of, window_messages
+from .convert import plan_turns, query_of, stored_copies, window_messages
 
 DEFAULT_WINDOW = 20
 
@@ -181,7 +181,9 @@ class CbMemoryChatMemory(BaseMemory):
     def _store(self, messages: Sequence[ChatMessage], *, append: bool) -> None:
         """Store the turns not stored yet; never raises (``cbmemory.agent.save``)."""
         try:
-            turns = plan_turns(messages, self.memory.session_records(self.user_id, self.session_id), append=append)
+            stored = (stored_copies(self.memory, self.user_id, self.session_id, messages) if append
+                      else self.memory.session_records(self.user_id, self.session_id))
+            turns = plan_turns(messages, stored, append=append)
         except Exception as exc:  # noqa: BLE001 - the turns are lost, the agent is not
             report_fault(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", self.user_id,
                                self.session_id, exc), self.on_error)

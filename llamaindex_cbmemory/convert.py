@@ -34,11 +34,13 @@ from cbmemory import (
     memory_line,
     memory_prompt,
     passage,
+    record_id,
     resolved_text,
 )
 
 CONVERSATION_ROLES = ("user", "assistant")
 TURN_ID_PREFIX = "li:"
+PROBE = 8  # ids of one message looked up at once by stored_copies (then 16, 32, ...)
 
 
 def role_of(message: ChatMessage) -> str:
@@ -74,6 +76,26 @@ def _stored_keys(records: Iterable[MemoryRecord]) -> tuple[Counter[str], set[str
             ids.add(r.turn_id)
             counts[r.turn_id.split(":")[1]] += 1
     return counts, ids
+
+
+def stored_copies(memory: Any, user_id: str, session_id: str, messages: Sequence[ChatMessage]) -> list[MemoryRecord]:
+    """What :func:`plan_turns` needs of the session to number an append of ``messages`` (``put``), read
+    without the rest of it: for each distinct message, the records of the ids ``put`` gives its copies
+    (``li:<key>:0``, ``:1``, ...), looked up by record id in ranges doubling from ``PROBE`` until one holds
+    none. So a ``put`` reads the stored copies of what it stores, not the session (a 20,000-turn session was
+    read whole on every ``put``). A memory that stores rounds (``ingest.unit="round"``: a round's record
+    carries its first message's id only) is read whole, as before."""
+    kind = memory.ingest.unit
+    if kind != "turn":
+        return list(memory.session_records(user_id, session_id))
+    found: list[MemoryRecord] = []
+    for key in dict.fromkeys(_key(role, text) for role, text in conversational(messages)):
+        start, size = 0, PROBE
+        while got := memory.store.get_records(user_id, [record_id(user_id, session_id, kind, f"{TURN_ID_PREFIX}{key}:{n}")
+                                                        for n in range(start, start + size)]):
+            found += got
+            start, size = start + size, size * 2
+    return found
 
 
 def plan_turns(messages: Sequence[ChatMessage], stored: Sequence[MemoryRecord], *, append: bool) -> list[Message]:

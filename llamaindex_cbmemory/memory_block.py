@@ -50,7 +50,7 @@ from cbmemory import (
     to_utc,
 )
 
-from .convert import conversational, memory_text, plan_turns, query_of
+from .convert import conversational, memory_text, plan_turns, query_of, stored_copies
 
 DEFAULT_SESSION = "llamaindex-memory"
 _RENDERED_KEPT = 16  # contents remembered for atruncate (Memory truncates right after aget)
@@ -138,7 +138,7 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
             by_session.setdefault(str(session_id), []).append(m)
         for session_id, batch in by_session.items():
             try:
-                turns = plan_turns(batch, self.memory.session_records(self.user_id, session_id), append=True)
+                turns = plan_turns(batch, stored_copies(self.memory, self.user_id, session_id, batch), append=True)
             except Exception as exc:  # noqa: BLE001 - the turns are lost, the agent is not
                 report_fault(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", self.user_id,
                                    session_id, exc), self.on_error)

@@ -37,7 +37,7 @@ from .errors import (
     StoreUnavailableError,
     WriteConflictError,
 )
-from .ingest import IngestConfig
+from .ingest import IngestConfig, record_id
 from .memory import AgentMemory
 from .models import RAW_KINDS, ForgetResult, Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session
 from .retrieval import RECIPES, Recipe, RetrievalConfig, get_recipe
@@ -65,5 +65,5 @@ __all__ = [
     "RecipeMismatchWarning", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session",
     "StoreNotFoundError", "StoreUnavailableError", "WriteConflictError", "anchor_label", "check_id",
     "check_k", "check_unicode", "count_tokens", "format_context", "get_recipe", "inline", "iso",
-    "memory_line", "memory_prompt", "passage", "report_fault", "resolved_text", "to_utc", "unseen",
+    "memory_line", "memory_prompt", "passage", "record_id", "report_fault", "resolved_text", "to_utc", "unseen",
 ]

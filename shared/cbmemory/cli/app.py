@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from ..errors import CbMemoryError, MissingDependencyError, StoreUnavailableError, WriteConflictError
-from . import commands, ingest
+from . import commands, ingest, serve, transfer
 from .common import FAILURE, INTERRUPTED, USAGE, say
 
 # Commands of other packages: each entry point of this group names a ``register(subparsers)`` function.
@@ -65,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     ingest.register(sub)
     commands.register(sub)
+    transfer.register(sub)
+    serve.register(sub)
     for ep, source in _plugins():
         try:
             ep.load()(sub)

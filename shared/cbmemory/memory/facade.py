@@ -57,6 +57,7 @@ from ..validation import check_annotations, check_id, check_k, check_query, chec
 from .asyncs import in_thread
 from .reading import plan_append, stored_raw
 from .sparse import bound_encoder, query_encoder, readable, refuse_partial_sparse, sparse_encoder_for, top_up
+from .transfer import Transfer
 from .updates import linked
 
 DateLike = datetime | Date | str
@@ -71,8 +72,8 @@ def _default_embedder() -> Embedder:
     return MiniLMEmbedder()
 
 
-class AgentMemory:
-    """Conversation memory for many users in one store, searched with named recipes."""
+class AgentMemory(Transfer):
+    """Conversation memory for many users in one store, searched with named recipes (files: ``transfer``)."""
 
     def __init__(
         self,
@@ -320,8 +321,7 @@ class AgentMemory:
         Each hit carries its score, the signals that found it (with ranks) and the recipe name. ``k``:
         ``None`` takes the recipe's own k (or, for a recipe with ``k=None``, one chosen from the number of
         the user's sessions). ``recipe``: a name or a ``Recipe``; ``None``: this memory's recipe.
-        ``reference_date`` is the question's date, used by recipes with the future filter.
-        """
+        ``reference_date`` is the question's date, used by recipes with the future filter."""
         check_query(query)
         check_id(user_id, "user_id")
         if k is not None:
