@@ -69,7 +69,9 @@ class MemoryRecord:
     ``text`` is the raw message; ``index_text`` is what is embedded and full-text indexed (by default the
     raw text prefixed with the session date and speaker). ``content_hash`` is the sha256 of ``index_text``
     and keys the embedding cache. ``source_ids`` links derived records (rounds, summaries, events) to the
-    turn ids they came from.
+    turn ids they came from. ``supersedes``: the ids of the user's earlier records whose statement this one
+    changes (the same matter, a new value: "I live in Porto now" after "I live in Paris"); nothing is deleted,
+    the older record stays as history (``MemoryStore.superseding`` finds the links from the older side).
     """
 
     record_id: str
@@ -88,6 +90,7 @@ class MemoryRecord:
     annotations: Mapping[str, str] = field(default_factory=frozen_mapping)
     expires_at: datetime | None = None
     source_ids: tuple[str, ...] = ()
+    supersedes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,7 @@ A backend's test module subclasses ``StoreContract`` and provides a ``store`` fi
 empty store. Vectors here are hand-made unit vectors (the store is under test, not the embedder), so each
 expected ranking is worked out by hand (contract_data.py). Two parts of the contract are base classes of
 ``StoreContract``, in modules of their own: the sparse vectors (sparse_contract.py) and the checks of search
-and read inputs (search_input_contract.py). ``neighbours`` is mixed in by each backend (neighbours_contract.py).
+and read inputs (search_input_contract.py), links between records (links_contract.py). ``neighbours`` is mixed in by each backend (neighbours_contract.py).
 """
 
 from __future__ import annotations
@@ -21,13 +21,14 @@ from cbmemory.models import ForgetResult, SearchFilters, Session
 from cbmemory.store import MemoryStore
 
 from .contract_data import DIM, NOW, T0, session_batch, sparse, unit
+from .links_contract import LinksContract
 from .search_input_contract import SearchInputContract
 from .sparse_contract import SparseContract
 
 __all__ = ["DIM", "NOW", "T0", "StoreContract", "session_batch", "sparse", "unit"]  # the data, for the backends
 
 
-class StoreContract(SparseContract, SearchInputContract):
+class StoreContract(SparseContract, SearchInputContract, LinksContract):
     """Subclass and provide a ``store`` fixture returning an empty store bound to nothing yet."""
 
     @pytest.fixture

@@ -1,10 +1,12 @@
 """Reliability layer: a store of an older schema opens, is upgraded in place in one transaction, and
-searches as before. Schema 2 (cbmemory 0.1.0: one FTS5 index shared by every user) goes through 3 to 4;
-schema 3 (term ids per record, no sparse vectors) to 4 (a sparse vector per record). Real SQLite files."""
+searches as before. Schema 2 (cbmemory 0.1.0: one FTS5 index shared by every user) goes through 3 and 4 to 5;
+schema 3 (term ids per record, no sparse vectors) to 4 (a sparse vector per record); schema 4 to 5 (links
+from a record to the records it supersedes). Real SQLite files."""
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from cbmemory.store import sqlite_sql as q
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 SCHEMA_V2 = (FIXTURES / "schema_v2.sql").read_text()
 SCHEMA_V3 = (FIXTURES / "schema_v3.sql").read_text()
+SCHEMA_V4 = (FIXTURES / "schema_v4.sql").read_text()
 T0 = datetime(2023, 5, 7, tzinfo=timezone.utc)
 NOW = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
@@ -32,10 +35,10 @@ def old_file(path: Path, version: int, texts=TEXTS) -> None:
     """A store file of schema ``version`` (2 or 3) as that version wrote it, one turn per (user, text):
     schema 3 added the term ids column (and the ``seq`` meta key), which schema 2 kept in an FTS5 index."""
     con = sqlite3.connect(path)
-    con.executescript(SCHEMA_V2 if version == 2 else SCHEMA_V3)
+    con.executescript({2: SCHEMA_V2, 3: SCHEMA_V3, 4: SCHEMA_V4}[version])
     con.execute("INSERT INTO meta VALUES ('schema_version', ?), ('embedder_name', 'test'), "
                 "('embedder_dimension', '4')", (str(version),))
-    if version == 3:
+    if version >= 3:
         con.execute("INSERT INTO meta VALUES ('seq', '1')")
     con.execute("PRAGMA application_id = 1128418629")  # "CBME"
     columns = ("record_id, user_id, session_id, kind, position, turn_id, role, speaker, text, index_text, "
@@ -47,7 +50,7 @@ def old_file(path: Path, version: int, texts=TEXTS) -> None:
         con.execute("INSERT INTO sessions VALUES (?, 's1', ?, '{}')", (user, T0.timestamp()))
         values: tuple = (rec.record_id, user, text, rec.index_text, T0.timestamp(), NOW.timestamp(),
                          rec.content_hash, np.full(4, 0.5, np.float32).tobytes())
-        if version == 3:
+        if version >= 3:
             con.execute(f"INSERT INTO records ({columns}, terms) VALUES ({marks}, ?)",
                         (*values, lexical.encode(rec.index_text, text)))
         else:
@@ -64,7 +67,7 @@ def test_a_schema_2_store_is_upgraded_and_searchable(tmp_path):
     path = tmp_path / "old.db"
     v2_file(path)
     with SQLiteStore(path) as store:
-        assert store.stats()["schema_version"] == "4"
+        assert store.stats()["schema_version"] == q.SCHEMA_VERSION
         assert [h.record.text for h in store.text_search("alice", "cello", 5, now=NOW)] == ["my sister plays the cello"]
         assert [h.record.text for h in store.text_search("bob", "cello", 5, now=NOW)] == ["bob's cello lessons on Tuesday"]
     con = sqlite3.connect(path)
@@ -112,7 +115,7 @@ def schema_version(path: Path) -> str:
 def test_the_v3_fixture_is_the_schema_before_sparse_vectors():
     """The fixture differs from the current schema by the sparse columns only."""
     assert "sparse" not in SCHEMA_V3
-    assert columns_of_schema(SCHEMA_V3) | {"sparse_ids", "sparse_weights"} == columns_of_schema(";".join(q.SCHEMA))
+    assert columns_of_schema(SCHEMA_V3) | {"sparse_ids", "sparse_weights"} == columns_of_schema(SCHEMA_V4)
 
 
 def columns_of_schema(sql: str) -> set[str]:
@@ -128,7 +131,7 @@ def test_a_schema_3_store_is_upgraded_and_keeps_its_data(tmp_path):
     v3_file(path)
     assert "sparse_ids" not in columns(path)
     with SQLiteStore(path) as store:
-        assert store.stats()["schema_version"] == "4"
+        assert store.stats()["schema_version"] == q.SCHEMA_VERSION
         assert store.bound_embedder == ("test", 4) and store.bound_sparse_encoder is None
         assert [h.record.text for h in store.text_search("alice", "cello", 5, now=NOW)] == [TEXTS[0][1]]
         assert [h.record.text for h in store.vector_search("bob", np.full(4, 0.5), 5, now=NOW)] == [TEXTS[1][1]]
@@ -148,7 +151,7 @@ def test_a_schema_3_store_is_upgraded_and_keeps_its_data(tmp_path):
         assert store.users_missing_sparse() == ["bob"]
     assert {"sparse_ids", "sparse_weights"} <= columns(path)
     with SQLiteStore(path) as again:  # opened again: nothing more to upgrade
-        assert again.stats()["schema_version"] == "4" and again.count() == 2
+        assert again.stats()["schema_version"] == q.SCHEMA_VERSION and again.count() == 2
         assert again.bound_sparse_encoder == "test-sparse" and again.users_missing_sparse() == ["bob"]
 
 
@@ -184,7 +187,7 @@ def test_a_failed_upgrade_changes_nothing(tmp_path, monkeypatch):
     assert schema_version(path) == "3" and "sparse_ids" not in columns(path)
     monkeypatch.undo()
     with SQLiteStore(path) as store:
-        assert store.stats()["schema_version"] == "4" and store.count() == 2
+        assert store.stats()["schema_version"] == q.SCHEMA_VERSION and store.count() == 2
 
 
 def test_a_schema_2_store_upgrade_failing_at_its_step_to_4_stays_at_2(tmp_path, monkeypatch):
@@ -195,3 +198,47 @@ def test_a_schema_2_store_upgrade_failing_at_its_step_to_4_stays_at_2(tmp_path, 
         SQLiteStore(path)
     assert schema_version(path) == "2"
     assert "terms" not in columns(path)
+
+
+# ------------------------------------------------------------------ schema 4 -> 5
+
+def test_the_v4_fixture_is_the_schema_before_links():
+    assert "supersedes" not in SCHEMA_V4
+    assert columns_of_schema(SCHEMA_V4) | {"supersedes"} == columns_of_schema(";".join(q.SCHEMA))
+
+
+def test_a_schema_4_store_is_upgraded_keeps_its_data_and_takes_links(tmp_path):
+    path = tmp_path / "v4.db"
+    old_file(path, 4)
+    assert "supersedes" not in columns(path)
+    with SQLiteStore(path) as store:
+        assert store.stats()["schema_version"] == "5"
+        assert [h.record.text for h in store.text_search("alice", "cello", 5, now=NOW)] == [TEXTS[0][1]]
+        [old] = store.list_records("alice", now=NOW)
+        assert old.supersedes == () and store.superseding("alice", [old.record_id], now=NOW) == {}
+        [new] = build_records("alice", "s2", validate_messages([{"role": "user", "content": "she plays viola now"}]),
+                              NOW, NOW)
+        store.write([Session("alice", "s2", NOW)], [replace(new, supersedes=(old.record_id,))], np.full((1, 4), 0.5))
+        assert store.superseding("alice", [old.record_id], now=NOW) == {old.record_id: (new.record_id,)}
+    with SQLiteStore(path) as again:  # opened again: nothing more to upgrade
+        assert again.stats()["schema_version"] == "5" and again.count() == 3
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'records_supersedes'").fetchone()[0] == 1
+    con.close()
+
+
+def test_a_schema_4_store_opened_read_only_is_refused_and_left_as_it_is(tmp_path):
+    path = tmp_path / "v4.db"
+    old_file(path, 4)
+    with pytest.raises(ReadOnlyStoreError, match="schema version 4"):
+        SQLiteStore(path, read_only=True)
+    assert schema_version(path) == "4" and "supersedes" not in columns(path)
+
+
+def test_a_failed_step_to_5_leaves_the_schema_4_store_as_it_was(tmp_path, monkeypatch):
+    path = tmp_path / "v4.db"
+    old_file(path, 4)
+    monkeypatch.setattr(q, "MIGRATE_FROM_4", [*q.MIGRATE_FROM_4, "ALTER TABLE no_such_table ADD COLUMN x"])
+    with pytest.raises(NotAStoreError):
+        SQLiteStore(path)
+    assert schema_version(path) == "4" and "supersedes" not in columns(path)

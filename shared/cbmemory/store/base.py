@@ -48,6 +48,7 @@ from .windows import Anchor, Window, windows
 
 WriteMode = Literal["merge", "replace", "append"]
 WRITE_MODES: tuple[str, ...] = get_args(WriteMode)
+MAX_LINKS = 64  # records one record may supersede
 
 
 class MemoryStore(SearchBase):
@@ -134,6 +135,12 @@ class MemoryStore(SearchBase):
         for r in records:  # records built outside validate_messages (e.g. from an LLM's reply) too
             check_annotation_limits(r.annotations, f"the annotations of record {r.record_id}")
             texts = (r.text, r.index_text, r.speaker or "", *r.annotations.keys(), *r.annotations.values())
+            links = r.supersedes
+            if not isinstance(links, tuple) or not all(isinstance(x, str) and x for x in links) or \
+                    r.record_id in links or len(links) > MAX_LINKS:
+                raise InvalidInputError(f"record {r.record_id}: supersedes must be a tuple of at most {MAX_LINKS} "
+                                        "other records' ids")
+            texts = (*texts, *links)
             if any(LONE_SURROGATE.search(t) for t in texts):
                 raise InvalidInputError(f"record {r.record_id} holds a lone surrogate (not valid Unicode text)")
         for s in sessions:
@@ -214,6 +221,22 @@ class MemoryStore(SearchBase):
     @abstractmethod
     def _get_records(self, user_id: str, record_ids: list[str]) -> list[MemoryRecord]:
         """:meth:`get_records` of checked inputs."""
+
+    def superseding(self, user_id: str, record_ids: Sequence[str], now: datetime | None = None
+                    ) -> dict[str, tuple[str, ...]]:
+        """The links from the older side: for each of ``record_ids`` that a live record (at ``now``) of the
+        user supersedes (its ``MemoryRecord.supersedes`` names it), the ids of those records in conversation
+        order; ids nothing supersedes are absent. A link lives on the newer record: it goes when that record
+        is forgotten, replaced without it or expires, and ``forget``/``purge_expired`` drop links to the
+        records they erase. Supersession deletes nothing. Checked here: the user id, ``record_ids`` a list of
+        strings, ``now``; the backend's :meth:`_superseding` reads."""
+        ids = check_record_ids(record_ids)
+        user_id, at = check_user_id(user_id), check_now(now)
+        return self._superseding(user_id, ids, at) if ids else {}
+
+    @abstractmethod
+    def _superseding(self, user_id: str, record_ids: list[str], now: datetime) -> dict[str, tuple[str, ...]]:
+        """:meth:`superseding` of checked inputs (at least one id)."""
 
     def list_records(
         self, user_id: str, filters: SearchFilters = NO_FILTERS, *, limit: int | None = None,

@@ -197,11 +197,14 @@ class CouchbaseStore(CouchbaseSparse, CouchbaseReads):
         (the counts are the rows returned), then the user document when no record of the user is left.
         Documents are gone from KV at once; the Search index drops them as it catches up, and every hit
         is re-read by key, so an erased record is never returned meanwhile."""
+        gone = [] if session_id is None else [row["record_id"] for row in self._c.query(
+            q.session_records(self.memory_collection, user_id, session_id)) if isinstance(row, Mapping)]
         records = len(self._c.query(q.erase_records(self.memory_collection, user_id, session_id)))
         sessions = len(self._c.query(q.erase_sessions(self.sessions_collection, user_id, session_id)))
         if session_id is None:
             self._c.remove_many(self.users_collection, [d.user_key(user_id)])
         else:
+            self._unlink(user_id, gone)
             self._drop_users_without_records([user_id])
         return ForgetResult(records, sessions, wiped=True)
 
@@ -213,11 +216,19 @@ class CouchbaseStore(CouchbaseSparse, CouchbaseReads):
         rows = self._c.query(q.purge_expired(self.memory_collection, now or utcnow()))
         users = sorted({row["user_id"] for row in rows
                         if isinstance(row, Mapping) and isinstance(row.get("user_id"), str)})
+        for user in users:
+            self._unlink(user, [row["record_id"] for row in rows if isinstance(row, Mapping)
+                                and row.get("user_id") == user and isinstance(row.get("record_id"), str)])
         for i in range(0, len(users), CHUNK):
             self._c.query(q.erase_empty_sessions(self.sessions_collection, self.memory_collection,
                                                users[i : i + CHUNK]))
         self._drop_users_without_records(users)
         return len(rows)
+
+    def _unlink(self, user_id: str, record_ids: Sequence[str]) -> None:
+        """Drop the user's links to erased records (``record_ids``), ``CHUNK`` ids a statement."""
+        for i in range(0, len(record_ids), CHUNK):
+            self._c.query(q.unlink(self.memory_collection, user_id, record_ids[i : i + CHUNK]))
 
     def _drop_users_without_records(self, user_ids: Sequence[str]) -> None:
         """Remove the user document of each of ``user_ids`` that has no record left."""

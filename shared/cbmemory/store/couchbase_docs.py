@@ -65,6 +65,7 @@ _PLAIN_KEY = re.compile(r"^[0-9a-f]{32}$")
 RECORD_FIELDS = (
     "record_id", "user_id", "session_id", "kind", "position", "turn_id", "role", "speaker", "text",
     "index_text", "occurred_at", "ingested_at", "expires_at", "annotations", "source_ids", "content_hash",
+    "supersedes",
 )
 
 
@@ -172,6 +173,7 @@ def record_body(record: MemoryRecord, vector: np.ndarray,
         "annotations": dict(record.annotations),
         "annotation_terms": annotation_terms(record.annotations),
         "source_ids": list(record.source_ids),
+        "supersedes": list(record.supersedes),
         "content_hash": record.content_hash,
         VECTOR_FIELD: [float(x) for x in np.asarray(vector, dtype=np.float32).reshape(-1)],
     }
@@ -224,6 +226,7 @@ def body_to_record(body: Mapping[str, Any]) -> MemoryRecord:
         annotations=frozen_mapping(body.get("annotations") or {}),
         expires_at=None if expires is None else parse_time(expires),
         source_ids=tuple(body.get("source_ids") or ()),
+        supersedes=tuple(body.get("supersedes") or ()),
     )
 
 
@@ -233,10 +236,11 @@ def body_vector(body: Mapping[str, Any]) -> np.ndarray:
 
 def record_signature(body: Mapping[str, Any]) -> tuple[object, ...]:
     """What decides "unchanged" on re-ingest (as in the embedded store): content, event time, expiry and
-    annotations, and whether it carries a sparse vector (a document written before a sparse encoder was bound
+    annotations, the records it supersedes, and whether it carries a sparse vector (a document written before a sparse encoder was bound
     is rewritten with one). Works on stored bodies and on bodies about to be written alike."""
     return (body.get("content_hash"), body.get("occurred_at"), body.get("expires_at"),
-            json.dumps(body.get("annotations") or {}, sort_keys=True), body.get(SPARSE_FIELD) is not None)
+            json.dumps(body.get("annotations") or {}, sort_keys=True), body.get(SPARSE_FIELD) is not None,
+            list(body.get("supersedes") or ()))
 
 
 def session_body(session: Session) -> dict[str, Any]:

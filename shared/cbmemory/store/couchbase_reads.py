@@ -34,6 +34,19 @@ class CouchbaseReads(CouchbaseCore):
                 out.append(d.body_to_record(body))
         return out
 
+    def _superseding(self, user_id: str, record_ids: list[str], now: datetime) -> dict[str, tuple[str, ...]]:
+        asked = list(dict.fromkeys(record_ids))
+        out: dict[str, list[str]] = {}
+        for i in range(0, len(asked), CHUNK):
+            part = asked[i : i + CHUNK]
+            wanted = set(part)
+            for row in self._c.query(q.superseding(self.memory_collection, user_id, part, now)):
+                if isinstance(row, Mapping) and isinstance(row.get("supersedes"), list):
+                    for older in row["supersedes"]:
+                        if older in wanted:
+                            out.setdefault(older, []).append(row["record_id"])
+        return {k: tuple(v) for k, v in out.items()}
+
     def _list_records(self, user_id: str, filters: SearchFilters, limit: int | None, newest_first: bool,
                       now: datetime) -> list[MemoryRecord]:
         st = q.list_records(self.memory_collection, user_id, filters, now, limit=limit,

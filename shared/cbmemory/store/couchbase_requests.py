@@ -61,6 +61,8 @@ from .couchbase_sqlpp import (
     secondary_indexes,
     session_records,
     sparse_search,
+    superseding,
+    unlink,
     users_missing_sparse,
     users_with_records,
 )
@@ -258,6 +260,6 @@ __all__ = [
     "erase_empty_sessions", "erase_records", "erase_sessions", "filter_clauses", "ident", "kind_counts",
     "list_records", "list_sessions", "list_users", "lookup_vectors", "neighbours", "prefilter", "purge_expired",
     "record_where", "records_without_sparse", "sdk", "search_body", "search_options", "secondary_indexes",
-    "session_records", "sparse_search", "text_clause", "text_query", "text_request", "users_missing_sparse",
+    "session_records", "sparse_search", "superseding", "text_clause", "text_query", "text_request", "unlink", "users_missing_sparse",
     "users_with_records", "vector_request",
 ]

@@ -169,11 +169,35 @@ def erase_sessions(collection: str, user_id: str, session_id: str | None = None)
 
 
 def purge_expired(collection: str, now: datetime) -> Statement:
-    """Delete every expired record, returning one ``{"key", "user_id"}`` row per deleted document (the
-    count, and the users whose empty sessions are deleted next)."""
+    """Delete every expired record, returning one ``{"key", "user_id", "record_id"}`` row per deleted
+    document (the count, the users whose empty sessions are deleted next, and the records whose links go)."""
     e = _f("m", "expires_ts")
     return Statement(f"DELETE FROM {ident(collection)} AS m WHERE {e} IS NOT NULL AND {e} <= $now "
-                     f"RETURNING META(m).id AS `key`, {_f('m', 'user_id')} AS `user_id`", {"now": epoch(now)})
+                     f"RETURNING META(m).id AS `key`, {_f('m', 'user_id')} AS `user_id`, "
+                     f"{_f('m', 'record_id')} AS `record_id`", {"now": epoch(now)})
+
+
+def _links_to(alias: str) -> str:
+    return f"ANY x IN {_f(alias, 'supersedes')} SATISFIES x IN $ids END"
+
+
+def superseding(collection: str, user_id: str, record_ids: Sequence[str], now: datetime) -> Statement:
+    """The user's live records that supersede any of ``record_ids``: ``{"record_id", "supersedes"}`` rows in
+    conversation order (``cbm_memory_supersedes`` indexes the links)."""
+    where, params = record_where(user_id, NO_FILTERS, now)
+    params["ids"] = list(record_ids)
+    return Statement(
+        f"SELECT {_f('m', 'record_id')}, {_f('m', 'supersedes')} FROM {ident(collection)} AS m "
+        f"WHERE {where} AND {_links_to('m')} ORDER BY {_f('m', 'occurred_ts')}, {_f('m', 'session_id')}, "
+        f"{_f('m', 'position')}, META(m).id", params)
+
+
+def unlink(collection: str, user_id: str, record_ids: Sequence[str]) -> Statement:
+    """Drop the user's records' links to ``record_ids`` (records just erased)."""
+    links = _f("m", "supersedes")
+    return Statement(
+        f"UPDATE {ident(collection)} AS m SET {links} = ARRAY x FOR x IN {links} WHEN x NOT IN $ids END "
+        f"WHERE {_f('m', 'user_id')} = $user_id AND {_links_to('m')}", {"user_id": user_id, "ids": list(record_ids)})
 
 
 def erase_empty_sessions(sessions: str, memory: str, user_ids: Sequence[str]) -> Statement:
@@ -299,6 +323,7 @@ def secondary_indexes(memory: str, sessions: str) -> list[Statement]:
         create("cbm_memory_hash", memory, ("user_id", "content_hash")),
         create("cbm_memory_window", memory, ("user_id", "session_id", "kind", "position")),
         create("cbm_memory_sparse", memory, (terms, "user_id")),
+        create("cbm_memory_supersedes", memory, ("ALL ARRAY x FOR x IN `supersedes` END", "user_id")),
         create("cbm_sessions_user", sessions, ("user_id", "occurred_ts", "session_id")),
     ]
 
@@ -307,5 +332,5 @@ __all__ = [
     "Statement", "append_conflict", "count_all", "count_records", "erase_empty_sessions", "erase_records",
     "erase_sessions", "ident", "kind_counts", "list_records", "list_sessions", "list_users", "lookup_vectors",
     "neighbours", "purge_expired", "record_where", "records_without_sparse", "secondary_indexes",
-    "session_records", "sparse_search", "users_missing_sparse", "users_with_records"
+    "session_records", "sparse_search", "superseding", "unlink", "users_missing_sparse", "users_with_records"
 ]

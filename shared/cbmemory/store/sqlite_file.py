@@ -318,12 +318,12 @@ def prepare(c: sqlite3.Connection, path: str, *, create: bool, read_only: bool) 
     return True
 
 
-UPGRADABLE = ("2", "3")  # older schema versions an open upgrades in place
+UPGRADABLE = ("2", "3", "4")  # older schema versions an open upgrades in place
 
 
 def upgrade(c: sqlite3.Connection) -> bool:
     """Bring an older schema (``UPGRADABLE``) to the current one, inside the caller's write transaction, one
-    step after another (2 -> 3 -> 4). The version is read here, inside the transaction, so a store that
+    step after another (2 -> 3 -> 4 -> 5). The version is read here, inside the transaction, so a store that
     another connection upgraded meanwhile is left as it is. Returns whether a wipe is pending (the caller
     runs it once the transaction is committed)."""
     version = meta(c, "schema_version")
@@ -332,6 +332,9 @@ def upgrade(c: sqlite3.Connection) -> bool:
         version = "3"
     if version == "3":
         upgrade_from_3(c)
+        version = "4"
+    if version == "4":
+        upgrade_from_4(c)
     return wipe_pending(c) is not None
 
 
@@ -353,6 +356,14 @@ def upgrade_from_3(c: sqlite3.Connection) -> None:
     for stmt in q.MIGRATE_FROM_3:
         c.execute(stmt)
     c.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+
+
+def upgrade_from_4(c: sqlite3.Connection) -> None:
+    """Schema 4 -> 5, inside the caller's write transaction: room for the links of a record to the records it
+    supersedes (none for the records already there). Rewrites no row and erases nothing."""
+    for stmt in q.MIGRATE_FROM_4:
+        c.execute(stmt)
+    c.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
 
 
 def wipe(c: sqlite3.Connection, timeout_ms: int) -> bool:

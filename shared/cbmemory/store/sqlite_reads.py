@@ -32,6 +32,16 @@ class SQLiteReads(SQLiteCore):
                 out.extend(row_to_record(r) for r in self._conn.execute(sql, [user_id, *part]))
         return out
 
+    def _superseding(self, user_id: str, record_ids: list[str], now: datetime) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        with self._lock:
+            for i in range(0, len(record_ids), CHUNK):
+                part = record_ids[i : i + CHUNK]
+                sql = q.SUPERSEDING.format(ids=",".join("?" * len(part)))
+                for newer, older in self._conn.execute(sql, [user_id, now.timestamp(), *part]):
+                    out.setdefault(older, []).append(newer)
+        return {k: tuple(v) for k, v in out.items()}
+
     def _list_records(self, user_id: str, filters: SearchFilters, limit: int | None, newest_first: bool,
                       now: datetime) -> list[MemoryRecord]:
         where, params = q.filter_clause(user_id, filters, now.timestamp())

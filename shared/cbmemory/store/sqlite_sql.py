@@ -19,8 +19,13 @@ from ..models import MemoryRecord, SearchFilters, frozen_mapping
 # 4: each record may carry a learned sparse vector (``sparse_ids``: int32, ``sparse_weights``: float32, both
 # little-endian, one entry per term; both NULL when the store has no sparse encoder, see meta
 # ``sparse_encoder_name``, and for a record written before one was bound, until set_sparse gives it one).
-SCHEMA_VERSION = "4"
+# 5: each record may name the earlier records it supersedes (``supersedes``: a JSON list of record ids, a
+# user's statement that changes what an earlier one said on the same matter), found back by the partial index.
+SCHEMA_VERSION = "5"
 APPLICATION_ID = 0x43424D45  # "CBME": marks a SQLite file as a cbmemory store
+
+# the records that supersede another, per user: few, so finding who supersedes a record reads this index only
+SUPERSEDES_INDEX = "CREATE INDEX IF NOT EXISTS records_supersedes ON records (user_id) WHERE supersedes != '[]'"
 
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -55,11 +60,13 @@ SCHEMA = [
         vector BLOB NOT NULL,
         terms BLOB NOT NULL,
         sparse_ids BLOB,
-        sparse_weights BLOB)""",
+        sparse_weights BLOB,
+        supersedes TEXT NOT NULL DEFAULT '[]')""",
     "CREATE INDEX IF NOT EXISTS records_user ON records (user_id, session_id, position)",
     "CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at) WHERE expires_at IS NOT NULL",
     # the embedding cache looks vectors up by content hash within one user only
     "CREATE INDEX IF NOT EXISTS records_user_hash ON records (user_id, content_hash)",
+    SUPERSEDES_INDEX,
 ]
 
 # From schema 2: the records gain their term ids (filled in by the store), the shared FTS5 index goes.
@@ -79,6 +86,23 @@ MIGRATE_FROM_3 = [
     "ALTER TABLE records ADD COLUMN sparse_weights BLOB",
 ]
 
+# From schema 4: the records gain their links to the records they supersede, none for those already there
+# (a column with a constant default rewrites no row).
+MIGRATE_FROM_4 = [
+    "ALTER TABLE records ADD COLUMN supersedes TEXT NOT NULL DEFAULT '[]'",
+    SUPERSEDES_INDEX,
+]
+
+# the user's live records that supersede any of the given ones: (the newer record's id, the older one's id)
+SUPERSEDING = ("SELECT r.record_id, j.value FROM records r, json_each(r.supersedes) j WHERE r.user_id = ? "
+               "AND r.supersedes != '[]' AND (r.expires_at IS NULL OR r.expires_at > ?) AND j.value IN ({ids}) "
+               "ORDER BY r.occurred_at, r.session_id, r.position, r.rowid")
+
+# a user's links to records that are gone (after a forget or a purge), dropped from the records left
+UNLINK_GONE = ("UPDATE records SET supersedes = (SELECT json_group_array(j.value) FROM json_each(records.supersedes) j "
+               "WHERE EXISTS (SELECT 1 FROM records o WHERE o.record_id = j.value AND o.user_id = records.user_id)) "
+               "WHERE user_id = ? AND supersedes != '[]'")
+
 # Made when a sparse encoder is bound (not by the schema: a store never bound writes no entry to it): the
 # records without a sparse vector, i.e. those written before the binding until set_sparse gives them one,
 # so finding them reads this index, not the table. A store bound before it existed has none and reads the
@@ -89,7 +113,7 @@ WITHOUT_SPARSE_INDEX = ("CREATE INDEX IF NOT EXISTS records_without_sparse ON re
 RECORD_COLUMNS = (
     "r.rowid, r.record_id, r.user_id, r.session_id, r.kind, r.position, r.turn_id, r.role, r.speaker, "
     "r.text, r.index_text, r.occurred_at, r.ingested_at, r.expires_at, r.annotations, r.source_ids, "
-    "r.content_hash"
+    "r.content_hash, r.supersedes"
 )
 
 
@@ -167,11 +191,12 @@ def _annotations(raw: str) -> Mapping[str, str]:
 def row_to_record(row: sqlite3.Row | tuple) -> MemoryRecord:
     """A row of ``RECORD_COLUMNS`` as a record."""
     (_rowid, record_id, user_id, session_id, kind, position, turn_id, role, speaker, text, index_text,
-     occurred, ingested, expires, annotations, source_ids, chash) = row[:17]
+     occurred, ingested, expires, annotations, source_ids, chash, supersedes) = row[:18]
     return MemoryRecord(
         record_id=record_id, user_id=user_id, session_id=session_id, kind=kind, position=position,
         role=role, text=text, index_text=index_text, occurred_at=stored_time(occurred),
         ingested_at=stored_time(ingested), content_hash=chash, turn_id=turn_id, speaker=speaker,
         annotations=_annotations(annotations), expires_at=None if expires is None else stored_time(expires),
         source_ids=() if source_ids == "[]" else tuple(json.loads(source_ids)),
+        supersedes=() if supersedes == "[]" else tuple(json.loads(supersedes)),
     )

@@ -16,6 +16,7 @@ from ..embedding.sparse import SparseVector
 from ..errors import SparseEncoderBoundError, WriteConflictError
 from ..models import IngestResult, MemoryRecord, Session
 from . import lexical
+from . import sqlite_sql as q
 from .base import WriteMode
 from .sessions import leftovers
 
@@ -25,7 +26,7 @@ _CHUNK = 500  # bound on parameters per IN (...) list
 _INSERT = (
     "INSERT INTO records (record_id, user_id, session_id, kind, position, turn_id, role, speaker, text, "
     "index_text, occurred_at, ingested_at, expires_at, annotations, source_ids, content_hash, vector, terms, "
-    "sparse_ids, sparse_weights) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "sparse_ids, sparse_weights, supersedes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
@@ -45,7 +46,7 @@ def _signature(rec: MemoryRecord) -> tuple:
     """What makes a stored record the same as a new one (re-writing it then changes nothing)."""
     return (rec.content_hash, rec.occurred_at.timestamp(),
             None if rec.expires_at is None else rec.expires_at.timestamp(),
-            json.dumps(dict(rec.annotations), sort_keys=True))
+            json.dumps(dict(rec.annotations), sort_keys=True), json.dumps(list(rec.supersedes)))
 
 
 def _check_append(c: sqlite3.Connection, records: Sequence[MemoryRecord]) -> None:
@@ -95,7 +96,7 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
     ids = [r.record_id for r in records]
     for i in range(0, len(ids), _CHUNK):
         part = ids[i : i + _CHUNK]
-        sql = ("SELECT record_id, rowid, content_hash, occurred_at, expires_at, annotations "
+        sql = ("SELECT record_id, rowid, content_hash, occurred_at, expires_at, annotations, supersedes "
                f"FROM records WHERE record_id IN ({_in(part)})")
         existing.update({row[0]: row[1:] for row in c.execute(sql, part)})
     inserted = replaced = unchanged = 0
@@ -108,7 +109,7 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
         old = existing.get(rec.record_id)
         sig = _signature(rec)
         if old is not None:
-            if (old[1], old[2], old[3], json.dumps(json.loads(old[4]), sort_keys=True)) == sig:
+            if (old[1], old[2], old[3], json.dumps(json.loads(old[4]), sort_keys=True), old[5]) == sig:
                 unchanged += 1
                 continue
             stale.append(old[0])
@@ -121,8 +122,9 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
             rec.record_id, rec.user_id, rec.session_id, rec.kind, rec.position, rec.turn_id, rec.role,
             rec.speaker, rec.text, rec.index_text, sig[1], rec.ingested_at.timestamp(), sig[2],
             json.dumps(dict(rec.annotations)), json.dumps(list(rec.source_ids)), rec.content_hash,
-            vec.tobytes(), lexical.encode(rec.index_text, rec.text), *sparse_blobs(sv),
+            vec.tobytes(), lexical.encode(rec.index_text, rec.text), *sparse_blobs(sv), sig[4],
         ))
+    dropped: set[str] = set()
     if mode == "replace":
         for s in sessions:
             key = (s.user_id, s.session_id)
@@ -135,10 +137,13 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
             if gone:
                 stale += gone
                 touched[s.user_id] = True
+                dropped.add(s.user_id)
     for i in range(0, len(stale), _CHUNK):
         rowids = stale[i : i + _CHUNK]
         c.execute(f"DELETE FROM records WHERE rowid IN ({_in(rowids)})", rowids)
     c.executemany(_INSERT, rows)
+    for user in sorted(dropped):  # records a replace deleted: the links to them go too
+        c.execute(q.UNLINK_GONE, (user,))
     return IngestResult(inserted, replaced, unchanged, tuple(ids)), touched
 
 
@@ -157,6 +162,8 @@ def erase(c: sqlite3.Connection, user_id: str, session_id: str | None) -> tuple[
         ("user_id = ? AND session_id = ?", (user_id, session_id))
     records = c.execute(f"DELETE FROM records WHERE {where}", args).rowcount
     sessions = c.execute(f"DELETE FROM sessions WHERE {where}", args).rowcount
+    if session_id is not None and records:
+        c.execute(q.UNLINK_GONE, (user_id,))  # links of the user's other records to the erased ones
     return records, sessions
 
 
@@ -168,6 +175,7 @@ def purge(c: sqlite3.Connection, now: float) -> tuple[int, dict[str, bool]]:
         return 0, {}
     n = c.execute("DELETE FROM records WHERE expires_at IS NOT NULL AND expires_at <= ?", (now,)).rowcount
     for user in users:
+        c.execute(q.UNLINK_GONE, (user,))
         c.execute("DELETE FROM sessions WHERE user_id = ? AND NOT EXISTS (SELECT 1 FROM records r WHERE "
                   "r.user_id = sessions.user_id AND r.session_id = sessions.session_id)", (user,))
     return n, dict.fromkeys(users, True)

@@ -38,7 +38,7 @@ def test_record_document_golden_and_round_trip():
         "ingested_at": NOW_S, "ingested_ts": NOW.timestamp(),
         "expires_at": "2024-01-01T01:00:00.000000Z", "expires_ts": (NOW + timedelta(hours=1)).timestamp(),
         "has_expiry": True, "annotations": {"topic": "pets"}, "annotation_terms": ["topic\u001fpets"],
-        "source_ids": [], "content_hash": rec.content_hash, "embedding": V_JSON,
+        "source_ids": [], "supersedes": [], "content_hash": rec.content_hash, "embedding": V_JSON,
     }
     assert d.body_to_record(json.loads(json.dumps(got))) == rec
     assert np.allclose(d.body_vector(got), V)

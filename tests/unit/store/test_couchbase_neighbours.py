@@ -24,7 +24,7 @@ from .couchbase_golden import HOSTILE, NOW, T0
 
 FIELDS = ("m.`record_id`, m.`user_id`, m.`session_id`, m.`kind`, m.`position`, m.`turn_id`, m.`role`, "
           "m.`speaker`, m.`text`, m.`index_text`, m.`occurred_at`, m.`ingested_at`, m.`expires_at`, "
-          "m.`annotations`, m.`source_ids`, m.`content_hash`")
+          "m.`annotations`, m.`source_ids`, m.`content_hash`, m.`supersedes`")
 
 
 def test_neighbours_statement_golden():

@@ -27,7 +27,7 @@ def test_list_records_golden():
     assert st.to_json() == {
         "statement": "SELECT m.`record_id`, m.`user_id`, m.`session_id`, m.`kind`, m.`position`, m.`turn_id`, "
                      "m.`role`, m.`speaker`, m.`text`, m.`index_text`, m.`occurred_at`, m.`ingested_at`, "
-                     "m.`expires_at`, m.`annotations`, m.`source_ids`, m.`content_hash` FROM `memory` AS m "
+                     "m.`expires_at`, m.`annotations`, m.`source_ids`, m.`content_hash`, m.`supersedes` FROM `memory` AS m "
                      "WHERE m.`user_id` = $user_id AND (m.`expires_ts` IS NOT VALUED OR m.`expires_ts` > $now) "
                      "ORDER BY m.`occurred_ts` DESC, m.`session_id` DESC, m.`position` DESC, META(m).id DESC "
                      "LIMIT $limit",
@@ -60,7 +60,7 @@ def test_erase_golden():
         "RETURNING RAW META(s).id")
     assert q.purge_expired("memory", NOW).to_json() == {
         "statement": "DELETE FROM `memory` AS m WHERE m.`expires_ts` IS NOT NULL AND m.`expires_ts` <= $now "
-                     "RETURNING META(m).id AS `key`, m.`user_id` AS `user_id`",
+                     "RETURNING META(m).id AS `key`, m.`user_id` AS `user_id`, m.`record_id` AS `record_id`",
         "named_parameters": {"now": NOW.timestamp()}}
     assert q.erase_empty_sessions("sessions", "memory", ["u1", "u2"]).to_json() == {
         "statement": "DELETE FROM `sessions` AS s WHERE s.`user_id` IN $user_ids "
@@ -110,6 +110,9 @@ def test_other_statements_golden():
         "CREATE INDEX `cbm_memory_window` IF NOT EXISTS ON `memory`(`user_id`, `session_id`, `kind`, `position`)",
         # the array key leads: an UNNEST scan uses an array index only then; same variable as the statement's
         "CREATE INDEX `cbm_memory_sparse` IF NOT EXISTS ON `memory`(ALL ARRAY e.`t` FOR e IN `sparse` END, `user_id`)",
+        # superseding: the records linking to any of a few ids, per user
+        "CREATE INDEX `cbm_memory_supersedes` IF NOT EXISTS ON `memory`(ALL ARRAY x FOR x IN `supersedes` END, "
+        "`user_id`)",
         "CREATE INDEX `cbm_sessions_user` IF NOT EXISTS ON `sessions`(`user_id`, `occurred_ts`, `session_id`)",
     ]
 
@@ -148,7 +151,7 @@ def test_sparse_weights_travel_as_the_exact_float32_values():
 
 LISTED = ("m.`record_id`, m.`user_id`, m.`session_id`, m.`kind`, m.`position`, m.`turn_id`, m.`role`, "
           "m.`speaker`, m.`text`, m.`index_text`, m.`occurred_at`, m.`ingested_at`, m.`expires_at`, "
-          "m.`annotations`, m.`source_ids`, m.`content_hash`")
+          "m.`annotations`, m.`source_ids`, m.`content_hash`, m.`supersedes`")
 
 
 def test_records_without_sparse_golden():

@@ -284,7 +284,8 @@ def test_session_forget_removes_the_user_only_when_no_record_is_left(store, stat
                                          else ["k1"] if "`memory`" in sql else ["s"])
     assert store.forget("u2", "s1") == ForgetResult(records=1, sessions=1, wiped=True)
     sqls = [(c[1], c[2]["named_parameters"]) for c in calls(state, "query")]
-    assert sqls == [(q.erase_records("memory", "u2", "s1").sql, {"user_id": "u2", "session_id": "s1"}),
+    assert sqls == [(q.session_records("memory", "u2", "s1").sql, {"user_id": "u2", "session_id": "s1"}),
+                    (q.erase_records("memory", "u2", "s1").sql, {"user_id": "u2", "session_id": "s1"}),
                     (q.erase_sessions("sessions", "u2", "s1").sql, {"user_id": "u2", "session_id": "s1"}),
                     (q.users_with_records("memory", ["u2"]).sql, {"user_ids": ["u2"]})]
     assert d.user_key("u2") in state.docs["team_a.users"]  # records of another session remain
