@@ -281,7 +281,7 @@ def register(subparsers) -> None:
     ev = subparsers.add_parser("eval", help="evaluate recipes on LoCoMo or LongMemEval (retrieval; QA with --llm)",
                                description="Evaluate recipes on LoCoMo or LongMemEval: per-question results, a "
                                "summary, a Markdown matrix and a heatmap in --out.")
-    sub = ev.add_subparsers(dest="dataset", required=True, metavar="{locomo,longmemeval,report,locomo-loop,loop-report}")
+    sub = ev.add_subparsers(dest="dataset", required=True, metavar="{locomo,longmemeval,report,locomo-loop,loop-report,locomo-updates}")
     for name in ("locomo", "longmemeval"):
         p = sub.add_parser(name, help=f"evaluate on {name}")
         p.add_argument("--data", required=True, help="the dataset file (official format)")
@@ -352,6 +352,9 @@ def register(subparsers) -> None:
     from .loop_cli import register_loop
 
     register_loop(sub)  # the agent-loop benchmark (loop.py)
+    from .updates.cli import register_updates
+
+    register_updates(sub)  # the knowledge-update benchmark (updates/)
 
     demo = subparsers.add_parser("demo", help="memory at work, offline: a LangChain agent with memory on the package's "
                                  "own conversation, step by step; with --data, one LoCoMo conversation: what the "

@@ -1,0 +1,96 @@
+"""``cbmemory eval locomo-updates``: the knowledge-update benchmark (issue 31) on a LoCoMo file.
+
+Writes ``OUT/cases-<family>-x<N>.jsonl`` (one line per question), ``OUT/summary.json`` and ``OUT/tables.md``
+(overall, by variant, by kind; per family and scale) and prints the tables. Top-level imports stay light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from cbmemory.cli import csv, positive
+
+FAMILY_CHOICES = ("train", "test", "both")
+
+
+def _scales(text: str) -> list[int]:
+    try:
+        values = [int(p) for p in csv(text)]
+    except ValueError:
+        values = []
+    if not values or any(v < 1 or v > 50 for v in values):
+        raise argparse.ArgumentTypeError("scales are integers from 1 to 50, e.g. 1,10")
+    return values
+
+
+def cmd_updates(args: argparse.Namespace) -> int:
+    from cbmemory.embedding import MiniLMEmbedder
+
+    from ..datasets.locomo import load_locomo
+    from ..scale import scaled_haystacks
+    from .generate import generate
+    from .metrics import summarise, table
+    from .run import run_cases
+
+    started = time.perf_counter()
+    data = Path(args.data)
+    if not data.exists():
+        print(f"cbmemory: error: LoCoMo is not at {data}; pass --data (the official file, see `cbmemory eval "
+              "locomo --help`)", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = Path(args.cache_dir) if args.cache_dir else out / "stores"
+    conversations = load_locomo(data)
+    chosen = conversations[: args.conversations] if args.conversations else conversations
+    families = ["train", "test"] if args.family == "both" else [args.family]
+    embedder = MiniLMEmbedder()
+    options: dict[str, Any] = {"recipe": args.recipe}
+    summary: dict[str, Any] = {"data": str(data), "recipe": args.recipe, "seed": args.seed, "results": {}}
+    texts = []
+    for factor in args.scale:
+        hs = scaled_haystacks(chosen, factor, others=conversations, seed=args.seed)
+        for family in families:
+            cases = generate(chosen, family, seed=args.seed)
+            label = f"x{factor}"
+            rows = run_cases(hs, cases, out / "work", cache, label=label, embedder=embedder, memory_options=options,
+                             keep_text=args.keep_text)
+            path = out / f"cases-{family}-{label}.jsonl"
+            path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+            key = f"{family}@{label}"
+            summary["results"][key] = {"all": summarise(rows)["all"], "variant": summarise(rows, "variant"),
+                                       "kind": summarise(rows, "kind")}
+            texts.append(f"### {key} ({len(rows)} questions, recipe {args.recipe})\n\n"
+                         + table(summarise(rows, "variant") | summarise(rows), "variant") + "\n")
+            if not args.quiet:
+                print(texts[-1], flush=True)
+    summary["wall_s"] = round(time.perf_counter() - started, 1)
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    (out / "tables.md").write_text("\n".join(texts))
+    print(f"wrote {out / 'summary.json'}, {out / 'tables.md'} in {summary['wall_s']:.0f} s")
+    return 0
+
+
+def register_updates(sub) -> None:
+    p = sub.add_parser("locomo-updates", help="the knowledge-update benchmark: fact changes injected into LoCoMo",
+                       description="Fact changes (20+ kinds, six ways of telling them, non-changes that look like "
+                       "changes) injected into LoCoMo conversations and asked after the last session through "
+                       "AgentMemory.recall: newest value shown, stale only, newest ranked above stale, marked, "
+                       "tokens (docs/evaluation.md, 'Knowledge updates').")
+    p.add_argument("--data", required=True, help="a LoCoMo file (official format)")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--family", choices=FAMILY_CHOICES, default="train",
+                   help="phrasing family: develop on train, report on test (default: train)")
+    p.add_argument("--scale", type=_scales, default=[1], help="haystack scales, e.g. 1,10 (default: 1)")
+    p.add_argument("--conversations", type=positive, help="only the first N conversations (default: all)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generator and of the distractor order")
+    p.add_argument("--recipe", default="default", help="the recipe recall uses (default: default)")
+    p.add_argument("--cache-dir", help="where the plain haystacks' stores live (default OUT/stores)")
+    p.add_argument("--keep-text", action="store_true", help="keep what recall showed in each question's line")
+    p.add_argument("--quiet", action="store_true", help="print only where the results went")
+    p.set_defaults(func=cmd_updates)

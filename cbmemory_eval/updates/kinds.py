@@ -1,0 +1,76 @@
+"""The kinds of facts of the knowledge-update benchmark: what is asked and the values a fact takes.
+
+Each kind has one question per phrasing family (``train``/``test``, see ``phrasings``) and a pool of values
+(the old, new and someone else's value are drawn from it, deterministically, leaving out any value the
+conversation already mentions). Values are distinctive strings, so a reader's answer can be scored by
+whether it names the new value or the old one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FAMILIES = ("train", "test")
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    name: str
+    questions: dict[str, str]  # family -> the question asked after the last session
+    values: tuple[str, ...]
+
+
+def _k(name: str, train_q: str, test_q: str, *values: str) -> Kind:
+    return Kind(name, {"train": train_q, "test": test_q}, values)
+
+
+KINDS: tuple[Kind, ...] = (
+    _k("city", "Which city do I live in these days?", "Where is home for me right now?",
+       "Porto", "Glasgow", "Tallinn", "Valencia", "Bergen", "Krakow", "Ljubljana", "Leipzig"),
+    _k("employer", "Which company do I work for now?", "Who is my current employer?",
+       "Brightwave Labs", "Northwind Logistics", "Calder Insurance", "Pinecrest Bank", "Orbital Foods",
+       "Lumen Health"),
+    _k("weekly_class", "Which evening is my weekly pottery class?", "On what day do I have pottery each week?",
+       "Monday", "Tuesday", "Wednesday", "Thursday", "Friday"),
+    _k("phone", "What is my phone number now?", "Which number should people call to reach me?",
+       "0771 482 9063", "0752 119 3387", "0798 604 2215", "0745 330 8172", "0789 951 4406"),
+    _k("favourite_dish", "What is my favourite dish at the moment?", "Which food do I like best currently?",
+       "ramen", "paella", "moussaka", "shakshuka", "pierogi", "bibimbap"),
+    _k("child_school", "Which school does my daughter go to?", "Where is my daughter enrolled for school?",
+       "Hillcrest Primary", "Maple Grove School", "Riverside Academy", "St Brigid's", "Oakfield Elementary"),
+    _k("job_title", "What is my job title?", "What role do I hold at work?",
+       "senior analyst", "team lead", "product manager", "staff engineer", "head of design"),
+    _k("trip", "Where am I going on my next big trip?", "Which destination is my upcoming holiday?",
+       "Iceland", "Morocco", "Peru", "Vietnam", "New Zealand", "Patagonia"),
+    _k("morning_habit", "What do I do first thing every morning?", "How do I usually start my day?",
+       "a cold shower", "journaling", "a 5k run", "twenty minutes of meditation", "a swim at the lido"),
+    _k("partner", "What is my partner's name?", "Who am I in a relationship with?",
+       "Tobias", "Rafael", "Henrik", "Leonie", "Ingrid", "Mateo"),
+    _k("laptop", "Which laptop do I use?", "What computer am I working on these days?",
+       "ThinkPad X1", "MacBook Air", "Surface Laptop", "Framework laptop", "Dell XPS"),
+    _k("household", "How many people live in my household?", "How big is my household now?",
+       "three", "four", "five", "six"),
+    _k("doctor", "Who is my doctor?", "Which GP do I see?",
+       "Dr. Okafor", "Dr. Lindqvist", "Dr. Brennan", "Dr. Haddad", "Dr. Moreau"),
+    _k("language", "Which language am I learning?", "What language am I studying at the moment?",
+       "Portuguese", "Korean", "Dutch", "Greek", "Turkish", "Swahili"),
+    _k("home_type", "What kind of place do I live in?", "What sort of home do I have?",
+       "houseboat", "loft", "bungalow", "studio flat", "farmhouse"),
+    _k("coffee", "What is my usual coffee order?", "What coffee do I normally get?",
+       "flat white", "oat latte", "cortado", "cold brew", "macchiato"),
+    _k("car", "What car do I drive?", "Which car is mine now?",
+       "Skoda Octavia", "Toyota Prius", "Volvo XC40", "Kia Niro", "Mazda MX-5"),
+    _k("sport", "Which sport do I play on weekends?", "What is my weekend sport?",
+       "badminton", "squash", "volleyball", "fencing", "water polo"),
+    _k("diet", "What diet am I following?", "How do I eat these days?",
+       "vegetarian", "vegan", "pescatarian", "keto", "gluten-free"),
+    _k("pet", "What pet do I have?", "Which animal lives with me?",
+       "parrot", "ferret", "tortoise", "rabbit", "hamster"),
+    _k("commute", "How do I get to work?", "What is my commute like?",
+       "by bike", "by train", "by bus", "on foot", "by tram"),
+    _k("email", "What is my email address?", "Which email should people write to me at?",
+       "sunny.days@fastmail.com", "kite.runner@proton.me", "blue.heron@mailbox.org", "night.owl@posteo.net"),
+    _k("wake_time", "What time do I wake up on weekdays?", "When does my alarm go off on workdays?",
+       "5:30", "6:15", "7:00", "7:45"),
+)
+BY_NAME = {k.name: k for k in KINDS}

@@ -1,0 +1,122 @@
+"""Running the knowledge-update benchmark: build each conversation's memory, append the injected turns,
+ask every case's question through ``AgentMemory.recall`` (the default recipe unless told otherwise) and
+score what it shows (``metrics``).
+
+The plain haystack of a conversation (×1, or ×N with ``scale``'s distractor sessions) is ingested once into
+``cache_dir/base-<key>.db``, keyed by the conversation, scale, seed, embedder, ingest settings and a hash of
+the installed ``cbmemory`` sources (so a changed product builds its stores again). Each run copies it and
+appends the injected turns with ``add_messages``, session by session in date order, as an agent's saves
+would: the plain sessions are all stored before the injected turns (a product that links a statement to
+earlier ones must read dates, not storage order).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import cbmemory
+from cbmemory import AgentMemory
+from cbmemory.models import Hit, MemoryRecord
+from cbmemory.retrieval import get_recipe
+
+from .generate import UpdateCase, appended
+from .metrics import case_metrics
+
+
+def source_hash() -> str:
+    """A hash of the installed ``cbmemory`` package's Python sources (part of every base store's key)."""
+    root = Path(cbmemory.__file__).resolve().parent
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*.py")):
+        h.update(str(p.relative_to(root)).encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _units(record: MemoryRecord) -> set[str]:
+    return {t for t in (record.turn_id, *record.source_ids) if t}
+
+
+def ranked_turns(hits: Sequence[Hit]) -> list[set[str]]:
+    """Per hit (best first) the turn ids its passage shows: the hit's record and its window."""
+    return [set().union(*(_units(r) for r in (h.record, *h.context))) for h in hits]
+
+
+def record_marks(hits: Sequence[Hit]) -> dict[str, bool] | None:
+    """Per shown turn id, whether the product marked its record as changed (a ``superseded_by`` on the
+    record or the hit); ``None`` when this product has no such mark at all."""
+    if not any(hasattr(x, "superseded_by") for x in (MemoryRecord, Hit)):
+        return None
+    out: dict[str, bool] = {}
+    for h in hits:
+        for r in (h.record, *h.context):
+            mark = bool(getattr(r, "superseded_by", None)) or (r is h.record and bool(getattr(h, "superseded_by", None)))
+            for t in _units(r):
+                out[t] = out.get(t, False) or mark
+    return out
+
+
+Marker = Callable[[Sequence[Hit]], "dict[str, bool] | None"]
+
+
+def base_store(haystack, cache_dir: Path, *, label: str, embedder, memory_options: dict[str, Any]) -> Path:
+    """The ingested plain haystack (built once per key)."""
+    ingest = memory_options.get("ingest") or get_recipe(memory_options.get("recipe", "default")).ingest
+    key = hashlib.sha256(json.dumps([haystack.user_id, label, embedder.name, ingest.key, source_hash()]).encode())
+    path = cache_dir / f"base-{haystack.user_id}-{label}-{key.hexdigest()[:12]}.db"
+    if path.exists():
+        return path
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.db")
+    tmp.unlink(missing_ok=True)
+    mem = AgentMemory.open(tmp, embedder=embedder, **memory_options)
+    try:
+        mem.add_sessions(haystack.user_id, haystack.batches())
+    finally:
+        mem.close()
+    tmp.replace(path)
+    return path
+
+
+def run_cases(haystacks: dict, cases: Sequence[UpdateCase], work_dir: Path, cache_dir: Path, *, label: str,
+              embedder, memory_options: dict[str, Any] | None = None, recall_options: dict[str, Any] | None = None,
+              marker: Marker = record_marks, keep_text: bool = False) -> list[dict[str, Any]]:
+    """Score every case; one record per case (its metrics and what it is). ``label`` names the haystack
+    variant (``x1``, ``x10``) in store names."""
+    opts = dict(memory_options or {})
+    work_dir.mkdir(parents=True, exist_ok=True)
+    by_user: dict[str, list[UpdateCase]] = {}
+    for c in cases:
+        by_user.setdefault(c.user_id, []).append(c)
+    plan = appended(cases)
+    out = []
+    for user, user_cases in by_user.items():
+        hs = haystacks[user]
+        base = base_store(hs, cache_dir, label=label, embedder=embedder, memory_options=opts)
+        path = work_dir / f"{user}-{label}-{user_cases[0].family}.db"
+        path.unlink(missing_ok=True)
+        shutil.copyfile(base, path)
+        dates = {s.session_id: s.date for s in hs.sessions}
+        mem = AgentMemory.open(path, embedder=embedder, **opts)
+        try:
+            for sid, msgs in sorted(plan[user], key=lambda p: (dates[p[0]], p[0])):
+                mem.add_messages(user, sid, msgs, date=dates[sid])
+            for c in user_cases:
+                rec = mem.recall(c.question, user, today=c.question_date, **(recall_options or {}))
+                hits = list(rec.hits)  # best first (rec.context.hits: in the order shown)
+                row = {"case_id": c.case_id, "user_id": user, "kind": c.kind, "family": c.family,
+                       "variant": c.variant, "is_change": c.is_change, "scale": label, "question": c.question,
+                       "current": c.current, "stale": c.stale,
+                       **case_metrics(c.current_turns, c.stale_turns, ranked_turns(hits), marks=marker(hits),
+                                      tokens=rec.context.tokens)}
+                if keep_text:
+                    row["text"] = rec.text
+                out.append(row)
+        finally:
+            mem.close()
+    return out
