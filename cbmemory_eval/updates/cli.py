@@ -35,6 +35,7 @@ def cmd_updates(args: argparse.Namespace) -> int:
     from ..scale import scaled_haystacks
     from .generate import generate
     from .metrics import summarise, table
+    from .reader import fixed_subset, reader_summary
     from .run import run_cases
 
     started = time.perf_counter()
@@ -53,13 +54,23 @@ def cmd_updates(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"recipe": args.recipe}
     summary: dict[str, Any] = {"data": str(data), "recipe": args.recipe, "seed": args.seed, "results": {}}
     texts = []
+    answer = None
+    if args.llm:
+        from cbmemory.llm import make_chat_model, model_name
+
+        from .reader import make_answerer
+
+        llm = make_chat_model(args.llm, args.llm_base_url, max_tokens=args.answer_tokens)
+        answer = make_answerer(llm)
+        summary["reader"] = {"model": model_name(llm), "questions": args.llm_questions, "seed": args.seed}
     for factor in args.scale:
         hs = scaled_haystacks(chosen, factor, others=conversations, seed=args.seed)
         for family in families:
             cases = generate(chosen, family, seed=args.seed)
             label = f"x{factor}"
+            ids = fixed_subset(cases, args.llm_questions, args.seed) if answer is not None else set()
             rows = run_cases(hs, cases, out / "work", cache, label=label, embedder=embedder, memory_options=options,
-                             keep_text=args.keep_text)
+                             keep_text=args.keep_text, answer=answer, answer_ids=ids)
             path = out / f"cases-{family}-{label}.jsonl"
             path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
             key = f"{family}@{label}"
@@ -67,13 +78,47 @@ def cmd_updates(args: argparse.Namespace) -> int:
                                        "kind": summarise(rows, "kind")}
             texts.append(f"### {key} ({len(rows)} questions, recipe {args.recipe})\n\n"
                          + table(summarise(rows, "variant") | summarise(rows), "variant") + "\n")
+            if answer is not None:
+                summary["results"][key]["reader"] = rs = reader_summary(rows)
+                texts.append(_reader_line(key, rs))
             if not args.quiet:
                 print(texts[-1], flush=True)
+    if args.longmemeval:
+        texts.append(_longmemeval(args, out, embedder, options, summary))
+        if not args.quiet:
+            print(texts[-1], flush=True)
     summary["wall_s"] = round(time.perf_counter() - started, 1)
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     (out / "tables.md").write_text("\n".join(texts))
     print(f"wrote {out / 'summary.json'}, {out / 'tables.md'} in {summary['wall_s']:.0f} s")
     return 0
+
+
+def _reader_line(key: str, rs: dict[str, Any]) -> str:
+    def pct(x: Any) -> str:
+        return "n/a" if x is None else f"{x:.2f}"
+
+    a, b = rs["all"], rs["both_shown"]
+    return (f"reader on {key}: {a['n']} questions, answers naming the stale value only {pct(a['stale'])}, the "
+            f"current only {pct(a['current'])}, both {pct(a['both'])}, neither {pct(a['neither'])}; when both "
+            f"values were shown ({b['n']}): stale only {pct(b['stale'])}, current only {pct(b['current'])}\n")
+
+
+def _longmemeval(args: argparse.Namespace, out: Path, embedder: Any, options: dict[str, Any],
+                 summary: dict[str, Any]) -> str:
+    """LongMemEval's knowledge-update category, or one line saying why it is skipped."""
+    from .longmemeval import ku_questions, run_ku
+    from .metrics import summarise, table
+
+    questions, why = ku_questions(args.longmemeval)
+    if why is not None:
+        summary["longmemeval"] = {"skipped": why}
+        print(f"note: LongMemEval knowledge-update skipped: {why}", file=sys.stderr)
+        return f"LongMemEval knowledge-update: skipped ({why})\n"
+    rows = run_ku(questions[: args.longmemeval_limit], out / "work", embedder=embedder, memory_options=options)
+    (out / "longmemeval-ku.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    summary["longmemeval"] = s = summarise(rows)["all"]
+    return f"### LongMemEval knowledge-update ({len(rows)} questions)\n\n" + table({"KU": s}, "category") + "\n"
 
 
 def register_updates(sub) -> None:
@@ -92,5 +137,14 @@ def register_updates(sub) -> None:
     p.add_argument("--recipe", default="default", help="the recipe recall uses (default: default)")
     p.add_argument("--cache-dir", help="where the plain haystacks' stores live (default OUT/stores)")
     p.add_argument("--keep-text", action="store_true", help="keep what recall showed in each question's line")
+    p.add_argument("--llm", help="reader model (ChatOpenAI): answers a fixed subset; scores whether the answer "
+                   "names the current value or the stale one")
+    p.add_argument("--llm-base-url", help="OpenAI-compatible server of the reader (e.g. a local one)")
+    p.add_argument("--llm-questions", type=positive, default=20,
+                   help="changes the reader answers per family and scale, a fixed draw (default: 20)")
+    p.add_argument("--answer-tokens", type=int, default=64, help="cap on each answer's length (default: 64)")
+    p.add_argument("--longmemeval", help="a LongMemEval file: its knowledge-update questions are scored the same "
+                   "way (skipped, with the reason, when absent or without any)")
+    p.add_argument("--longmemeval-limit", type=positive, help="only the first N knowledge-update questions")
     p.add_argument("--quiet", action="store_true", help="print only where the results went")
     p.set_defaults(func=cmd_updates)

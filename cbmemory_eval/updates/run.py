@@ -85,9 +85,12 @@ def base_store(haystack, cache_dir: Path, *, label: str, embedder, memory_option
 
 def run_cases(haystacks: dict, cases: Sequence[UpdateCase], work_dir: Path, cache_dir: Path, *, label: str,
               embedder, memory_options: dict[str, Any] | None = None, recall_options: dict[str, Any] | None = None,
-              marker: Marker = record_marks, keep_text: bool = False) -> list[dict[str, Any]]:
+              marker: Marker = record_marks, keep_text: bool = False,
+              answer: Callable[[UpdateCase, Any], dict[str, Any]] | None = None,
+              answer_ids: frozenset[str] | set[str] = frozenset()) -> list[dict[str, Any]]:
     """Score every case; one record per case (its metrics and what it is). ``label`` names the haystack
-    variant (``x1``, ``x10``) in store names."""
+    variant (``x1``, ``x10``) in store names. ``answer`` (``reader.make_answerer``): the reader, asked the
+    questions of ``answer_ids`` only."""
     opts = dict(memory_options or {})
     work_dir.mkdir(parents=True, exist_ok=True)
     by_user: dict[str, list[UpdateCase]] = {}
@@ -116,6 +119,8 @@ def run_cases(haystacks: dict, cases: Sequence[UpdateCase], work_dir: Path, cach
                                       tokens=rec.context.tokens)}
                 if keep_text:
                     row["text"] = rec.text
+                if answer is not None and c.case_id in answer_ids:
+                    row["reader"] = answer(c, rec)
                 out.append(row)
         finally:
             mem.close()
