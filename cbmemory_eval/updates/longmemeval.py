@@ -61,7 +61,7 @@ def run_ku(questions: Sequence[Any], work_dir: Path, *, embedder, memory_options
             hits = list(rec.hits)
             out.append({"case_id": q.question_id, "question": q.question, "answer": q.answer,
                         "is_change": True, "variant": KU, "kind": KU, "has_stale": bool(stale),
-                        **case_metrics(current, stale, ranked_turns(hits), marks=marker(hits),
+                        **case_metrics(current, stale, ranked_turns(hits), marks=marker(mem, q.question_id, hits),
                                        tokens=rec.context.tokens)})
     finally:
         mem.close()

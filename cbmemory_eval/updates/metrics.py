@@ -70,16 +70,21 @@ def summarise(records: Sequence[Mapping[str, Any]], by: str | None = None) -> di
         row: dict[str, Any] = {"n": len(ch), "n_other": len(no)}
         for m in CHANGE_METRICS:
             row[m] = mean(r[m] for r in ch)
+        row["linked"] = mean(r.get("linked") for r in ch)
         row["own_shown"] = mean(r["new_shown"] for r in no)
         row["other_only"] = mean(r["stale_only"] for r in no)
+        row["false_link"] = mean(r.get("linked") for r in no)
         row["tokens"] = mean(r["tokens"] for r in rs)
         out[name] = row
     return out
 
 
 def table(summary: Mapping[str, Mapping[str, Any]], title: str) -> str:
-    """A markdown table of ``summarise``'s output."""
-    cols = ("n", "new_shown", "stale_only", "new_above_stale", "marked", "n_other", "own_shown", "tokens")
+    """A markdown table of ``summarise``'s output (``linked``: changes whose new statement the product
+    linked to the old one at write time; ``false_link``: non-changes where someone else's fact was linked
+    to the user's own)."""
+    cols = ("n", "new_shown", "stale_only", "new_above_stale", "marked", "linked", "n_other", "own_shown",
+            "false_link", "tokens")
 
     def cell(v: Any) -> str:
         return "n/a" if v is None else str(v) if isinstance(v, int) else f"{v:.2f}" if v < 10 else f"{v:.0f}"

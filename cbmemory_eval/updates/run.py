@@ -47,21 +47,40 @@ def ranked_turns(hits: Sequence[Hit]) -> list[set[str]]:
     return [set().union(*(_units(r) for r in (h.record, *h.context))) for h in hits]
 
 
-def record_marks(hits: Sequence[Hit]) -> dict[str, bool] | None:
-    """Per shown turn id, whether the product marked its record as changed (a ``superseded_by`` on the
-    record or the hit); ``None`` when this product has no such mark at all."""
-    if not any(hasattr(x, "superseded_by") for x in (MemoryRecord, Hit)):
+def record_marks(memory: Any, user_id: str, hits: Sequence[Hit]) -> dict[str, bool] | None:
+    """Per shown turn id, whether its record is marked as changed: a later live record of the user
+    supersedes it (``MemoryStore.superseding``, the links ``MemoryRecord.supersedes`` keeps) or the hit says
+    so (a ``superseded_by``); ``None`` when this product keeps no such links at all."""
+    store = memory.store
+    if not hasattr(store, "superseding") and not hasattr(Hit, "superseded_by"):
         return None
+    shown = [r for h in hits for r in (h.record, *h.context)]
+    linked = store.superseding(user_id, [r.record_id for r in shown]) if hasattr(store, "superseding") else {}
     out: dict[str, bool] = {}
     for h in hits:
         for r in (h.record, *h.context):
-            mark = bool(getattr(r, "superseded_by", None)) or (r is h.record and bool(getattr(h, "superseded_by", None)))
+            mark = r.record_id in linked or (r is h.record and bool(getattr(h, "superseded_by", None)))
             for t in _units(r):
                 out[t] = out.get(t, False) or mark
     return out
 
 
-Marker = Callable[[Sequence[Hit]], "dict[str, bool] | None"]
+def link_finder(memory: Any, user_id: str) -> Callable[[Sequence[str], Sequence[str]], bool | None]:
+    """A function (newer turns, older turns) -> whether a record of the newer turns supersedes one of the
+    older (write-time links, read once per user); it returns ``None`` when the product keeps no links."""
+    if not hasattr(MemoryRecord, "supersedes"):
+        return lambda newer, older: None
+    recs = memory.session_records(user_id, kinds=None)
+    by_turn = {t: r.record_id for r in recs for t in _units(r)}
+
+    def found(newer: Sequence[str], older: Sequence[str]) -> bool | None:
+        olds = {by_turn[t] for t in older if t in by_turn}
+        return any(olds & set(getattr(r, "supersedes", ())) for r in recs if _units(r) & set(newer))
+
+    return found
+
+
+Marker = Callable[[Any, str, Sequence[Hit]], "dict[str, bool] | None"]
 
 
 def base_store(haystack, cache_dir: Path, *, label: str, embedder, memory_options: dict[str, Any]) -> Path:
@@ -109,14 +128,19 @@ def run_cases(haystacks: dict, cases: Sequence[UpdateCase], work_dir: Path, cach
         try:
             for sid, msgs in sorted(plan[user], key=lambda p: (dates[p[0]], p[0])):
                 mem.add_messages(user, sid, msgs, date=dates[sid])
+            linked = link_finder(mem, user)
             for c in user_cases:
                 rec = mem.recall(c.question, user, today=c.question_date, **(recall_options or {}))
                 hits = list(rec.hits)  # best first (rec.context.hits: in the order shown)
                 row = {"case_id": c.case_id, "user_id": user, "kind": c.kind, "family": c.family,
                        "variant": c.variant, "is_change": c.is_change, "scale": label, "question": c.question,
                        "current": c.current, "stale": c.stale,
-                       **case_metrics(c.current_turns, c.stale_turns, ranked_turns(hits), marks=marker(hits),
-                                      tokens=rec.context.tokens)}
+                       **case_metrics(c.current_turns, c.stale_turns, ranked_turns(hits),
+                                      marks=marker(mem, user, hits), tokens=rec.context.tokens),
+                       # a change: the new statement links to the old one; a non-change: someone else's fact
+                       # links to the user's own (a false link)
+                       "linked": linked(c.current_turns, c.stale_turns) if c.is_change
+                       else linked(c.stale_turns, c.current_turns)}
                 if keep_text:
                     row["text"] = rec.text
                 if answer is not None and c.case_id in answer_ids:

@@ -9,8 +9,18 @@ import pytest
 from cbmemory import Message
 from cbmemory.text import stems
 from cbmemory_eval.datasets.locomo import LocomoConversation, LocomoSession
-from cbmemory_eval.updates import FAMILIES, KINDS, VARIANTS, appended, case_metrics, generate, make_case, summarise
-from cbmemory_eval.updates import phrasings_test, phrasings_train
+from cbmemory_eval.updates import (
+    FAMILIES,
+    KINDS,
+    VARIANTS,
+    appended,
+    case_metrics,
+    generate,
+    make_case,
+    phrasings_test,
+    phrasings_train,
+    summarise,
+)
 from cbmemory_eval.updates.kinds import BY_NAME
 from cbmemory_eval.updates.metrics import table
 
@@ -173,4 +183,4 @@ def test_summary_keeps_changes_and_non_changes_apart():
     assert s["marked"] is None and s["own_shown"] == 1.0 and s["other_only"] == 0.0 and s["tokens"] == 200
     by = summarise(rows, "variant")
     assert by["direct"]["n"] == 2 and by["other"]["own_shown"] == 1.0 and by["other"]["new_shown"] is None
-    assert "| all | 2 | 0.50 | 0.50 | 1.00 | n/a | 1 | 1.00 | 200 |" in table(summarise(rows), "x")
+    assert "| all | 2 | 0.50 | 0.50 | 1.00 | n/a | n/a | 1 | 1.00 | n/a | 200 |" in table(summarise(rows), "x")
