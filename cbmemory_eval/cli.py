@@ -281,7 +281,7 @@ def register(subparsers) -> None:
     ev = subparsers.add_parser("eval", help="evaluate recipes on LoCoMo or LongMemEval (retrieval; QA with --llm)",
                                description="Evaluate recipes on LoCoMo or LongMemEval: per-question results, a "
                                "summary, a Markdown matrix and a heatmap in --out.")
-    sub = ev.add_subparsers(dest="dataset", required=True, metavar="{locomo,longmemeval,report,locomo-loop,loop-report,locomo-updates}")
+    sub = ev.add_subparsers(dest="dataset", required=True, metavar="{locomo,longmemeval,report,locomo-loop,loop-report,locomo-updates,locomo-updates-labels}")
     for name in ("locomo", "longmemeval"):
         p = sub.add_parser(name, help=f"evaluate on {name}")
         p.add_argument("--data", required=True, help="the dataset file (official format)")

@@ -83,6 +83,9 @@ def cmd_updates(args: argparse.Namespace) -> int:
                 texts.append(_reader_line(key, rs))
             if not args.quiet:
                 print(texts[-1], flush=True)
+    if args.sample_links:
+        texts.append(_sample_links(args, chosen, cache, embedder, options, out, summary))
+        print(texts[-1], flush=True)
     if args.longmemeval:
         texts.append(_longmemeval(args, out, embedder, options, summary))
         if not args.quiet:
@@ -121,6 +124,42 @@ def _longmemeval(args: argparse.Namespace, out: Path, embedder: Any, options: di
     return f"### LongMemEval knowledge-update ({len(rows)} questions)\n\n" + table({"KU": s}, "category") + "\n"
 
 
+def _sample_links(args: argparse.Namespace, chosen: list[Any], cache: Path, embedder: Any,
+                  options: dict[str, Any], out: Path, summary: dict[str, Any]) -> str:
+    """A sample of the product's links on the plain ×1 conversations, for labelling."""
+    from cbmemory.models import MemoryRecord
+
+    from ..scale import scaled_haystacks
+    from .links import sample_links, write_sample
+    from .run import base_store
+
+    if not hasattr(MemoryRecord, "supersedes"):
+        summary["links"] = {"skipped": "this cbmemory keeps no supersession links"}
+        return "supersession links: not available (this cbmemory keeps no supersession links)\n"
+    hs = scaled_haystacks(chosen, 1)
+    stores = [(base_store(h, cache, label="x1", embedder=embedder, memory_options=options), u) for u, h in hs.items()]
+    links, total = sample_links(stores, args.sample_links, args.seed)
+    path = out / "links-sample.jsonl"
+    write_sample(links, path)
+    turns = sum(h.turns for h in hs.values())
+    summary["links"] = {"total": total, "turns": turns, "sampled": len(links), "file": str(path)}
+    return (f"supersession links on the plain conversations (x1, {turns} turns): {total}; {len(links)} drawn "
+            f"(seed {args.seed}) into {path}: set each \"label\" to \"update\" or \"not\", then `cbmemory eval "
+            f"locomo-updates-labels --labels {path}`\n")
+
+
+def cmd_labels(args: argparse.Namespace) -> int:
+    from .links import score_labels
+
+    s = score_labels(Path(args.labels))
+    lo_hi = s["wilson95"]
+    ci = "" if lo_hi is None else f" (Wilson 95 % {lo_hi[0]:.2f}-{lo_hi[1]:.2f})"
+    prec = "n/a" if s["precision"] is None else f"{s['precision']:.3f}"
+    print(f"{s['labelled']} of {s['links']} links labelled ({s['unlabelled']} not): {s['update']} updates, "
+          f"precision {prec}{ci}")
+    return 0
+
+
 def register_updates(sub) -> None:
     p = sub.add_parser("locomo-updates", help="the knowledge-update benchmark: fact changes injected into LoCoMo",
                        description="Fact changes (20+ kinds, six ways of telling them, non-changes that look like "
@@ -146,5 +185,13 @@ def register_updates(sub) -> None:
     p.add_argument("--longmemeval", help="a LongMemEval file: its knowledge-update questions are scored the same "
                    "way (skipped, with the reason, when absent or without any)")
     p.add_argument("--longmemeval-limit", type=positive, help="only the first N knowledge-update questions")
+    p.add_argument("--sample-links", type=positive, metavar="N",
+                   help="also draw N of the product's supersession links on the plain x1 conversations into "
+                   "OUT/links-sample.jsonl, for labelling (false supersession)")
     p.add_argument("--quiet", action="store_true", help="print only where the results went")
     p.set_defaults(func=cmd_updates)
+    lab = sub.add_parser("locomo-updates-labels", help="precision of a labelled sample of supersession links",
+                         description="Read a labelled links-sample.jsonl (each label 'update', 'not' or null) and "
+                         "print the precision of the links with its Wilson 95 % interval.")
+    lab.add_argument("--labels", required=True, help="the labelled file")
+    lab.set_defaults(func=cmd_labels)

@@ -73,3 +73,21 @@ def test_longmemeval_knowledge_update_scored(lme_file, tmp_path):
     assert why is None and [q.question_id for q in qs] == ["q2"]
     rows = run_ku(qs, tmp_path, embedder=MiniLMEmbedder())
     assert rows[0]["new_shown"] is True and rows[0]["has_stale"] is False  # the evidence is one session
+
+
+def test_labelled_links_are_scored_and_a_bad_label_is_refused(tmp_path, capsys):
+    import pytest
+
+    from cbmemory import InvalidInputError
+    from cbmemory_eval.updates.links import score_labels
+
+    path = tmp_path / "links.jsonl"
+    rows = [{"newer": "a", "older": "b", "label": x} for x in ("update", "update", "update", "not", None)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    s = score_labels(path)
+    assert (s["links"], s["labelled"], s["unlabelled"], s["update"], s["precision"]) == (5, 4, 1, 3, 0.75)
+    assert main(["eval", "locomo-updates-labels", "--labels", str(path)]) == 0
+    assert "4 of 5 links labelled (1 not): 3 updates, precision 0.750" in capsys.readouterr().out
+    path.write_text(json.dumps({"label": "yes"}) + "\n")
+    with pytest.raises(InvalidInputError, match="lines \\[1\\]"):
+        score_labels(path)

@@ -184,3 +184,12 @@ def test_summary_keeps_changes_and_non_changes_apart():
     by = summarise(rows, "variant")
     assert by["direct"]["n"] == 2 and by["other"]["own_shown"] == 1.0 and by["other"]["new_shown"] is None
     assert "| all | 2 | 0.50 | 0.50 | 1.00 | n/a | n/a | 1 | 1.00 | n/a | 200 |" in table(summarise(rows), "x")
+
+
+def test_wilson_interval_by_hand():
+    from cbmemory_eval.updates.links import wilson
+
+    assert wilson(0, 0) is None
+    lo, hi = wilson(19, 20)  # p = 0.95, n = 20: 0.764 .. 0.991
+    assert round(lo, 3) == 0.764 and round(hi, 3) == 0.991
+    assert wilson(20, 20)[1] == 1.0
