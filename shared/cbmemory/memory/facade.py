@@ -57,6 +57,7 @@ from ..validation import check_annotations, check_id, check_k, check_query, chec
 from .asyncs import in_thread
 from .reading import plan_append, stored_raw
 from .sparse import bound_encoder, query_encoder, readable, refuse_partial_sparse, sparse_encoder_for, top_up
+from .updates import linked
 
 DateLike = datetime | Date | str
 _APPEND_TRIES = 100
@@ -172,6 +173,7 @@ class AgentMemory:
 
     def _store(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], mode: WriteMode) -> IngestResult:
         vectors = self.embedder.embed_records(records)  # checked: finite, right shape
+        records = linked(self.store, records, vectors, self.clock())  # statements changing earlier ones
         try:
             return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records))
         except SparseEncoderBoundError as exc:  # bound by another writer since this memory opened: nothing written

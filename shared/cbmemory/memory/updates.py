@@ -1,0 +1,57 @@
+"""Write-time links of a user's statements to the earlier ones they change (``MemoryRecord.supersedes``),
+from cheap evidence (``cbmemory.ingest.updates.changes``): no LLM call. For each new statement of the user,
+the candidates are the user's nearest earlier turns by embedding: ``MAX_CANDIDATES`` from the store (one
+exact vector search over the user's turns, before the new turn's date) and as many from the batch itself
+(earlier turns written with it, e.g. a whole conversation at once). The cost per user turn is one vector
+search of ``MAX_CANDIDATES`` and one rule check per candidate."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from datetime import datetime
+
+import numpy as np
+
+from ..ingest.updates import MAX_CANDIDATES, changes, is_statement
+from ..models import MemoryRecord, SearchFilters
+from ..store.base import MAX_LINKS, MemoryStore
+
+
+def _order(r: MemoryRecord) -> tuple[datetime, str, int]:
+    return (r.occurred_at, r.session_id, r.position)
+
+
+def _is_statement(r: MemoryRecord) -> bool:
+    return r.kind == "turn" and r.role == "user" and is_statement(r.text)
+
+
+def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndarray,
+           now: datetime) -> list[MemoryRecord]:
+    """``records`` (row i of ``vectors`` is record i's), each user statement with ``supersedes`` set to the
+    earlier statements of its user it changes (records that already carry links keep them)."""
+    out = list(records)
+    mine = [i for i, r in enumerate(records) if _is_statement(r) and not r.supersedes]
+    if not mine:
+        return out
+    ids = {r.record_id for r in records}
+    vecs = np.asarray(vectors, dtype=np.float32)
+    for user in sorted({records[i].user_id for i in mine}):
+        rows = sorted((i for i in mine if records[i].user_id == user), key=lambda i: _order(records[i]))
+        sims = vecs[rows] @ vecs[rows].T
+        for j, i in enumerate(rows):
+            rec = records[i]
+            found: dict[str, tuple[MemoryRecord, float]] = {}
+            earlier = np.argsort(-sims[j, :j], kind="stable")[:MAX_CANDIDATES]
+            for e in earlier.tolist():
+                found[records[rows[e]].record_id] = (records[rows[e]], float(sims[j, e]))
+            for hit in store.vector_search(user, vecs[i], MAX_CANDIDATES, SearchFilters(
+                    kinds=("turn",), occurred_before=rec.occurred_at), now=now):
+                old = hit.record
+                if old.record_id not in ids and _is_statement(old) and _order(old) < _order(rec):
+                    found.setdefault(old.record_id, (old, hit.score))
+            links = [rid for rid, (old, score) in sorted(found.items(), key=lambda kv: -kv[1][1])
+                     if changes(rec.text, old.text, score)]
+            if links:
+                out[i] = dataclasses.replace(rec, supersedes=tuple(links[:MAX_LINKS]))
+    return out
