@@ -166,6 +166,9 @@ class Hit:
     score; ``ranks`` to its 1-based rank in that signal's list. ``recipe`` names the recipe that produced it.
     ``context``: the adjacent turns of its session shown with it (the recipe's ``window``), in session
     order, without the record itself; empty when the recipe shows hits alone.
+    ``superseded_by``: the ids of the user's later records that change what this record says
+    (``MemoryRecord.supersedes``); ``changed``: for each record this hit shows (itself and its context) that a
+    later one changes, when the change was said (the earliest such record's date), which the context marks.
     """
 
     record: MemoryRecord
@@ -174,6 +177,8 @@ class Hit:
     ranks: Mapping[str, int] = field(default_factory=frozen_mapping)
     recipe: str | None = None
     context: tuple[MemoryRecord, ...] = ()
+    superseded_by: tuple[str, ...] = ()
+    changed: Mapping[str, datetime] = field(default_factory=frozen_mapping)
 
 
 @dataclass(frozen=True, slots=True)

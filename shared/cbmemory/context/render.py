@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from ..dates import anchor_label
 from ..dates.relative import DateSpan, find_relative_dates
 from ..models import Hit, MemoryRecord
+from .changes import CHANGED_GUIDE, changed_dates, changed_mark
 from .config import ContextConfig
 
 if TYPE_CHECKING:
@@ -226,5 +227,9 @@ def format_context(hits: Sequence[Hit], config: ContextConfig = DEFAULT_CONTEXT,
     shown = _chronological(kept) if config.order == "chronological" else kept
     if not shown:
         return FormattedContext("", 0, ())
-    text = "\n".join([header(config), *(memory_line(r, config) for r in shown_records(shown))])
-    return FormattedContext(text, context_tokens(shown, config), tuple(shown))
+    changed = changed_dates(shown)  # memories a later one changed: marked (changes.py)
+    lines = [memory_line(r, config) + (changed_mark(changed[r.record_id]) if r.record_id in changed else "")
+             for r in shown_records(shown)]
+    head = [header(config), CHANGED_GUIDE] if changed else [header(config)]
+    tokens = sum(count_tokens(x) for x in head) + len(head) - 1 + sum(count_tokens(x) + 1 for x in lines)
+    return FormattedContext("\n".join([*head, *lines]), tokens, tuple(shown))

@@ -46,7 +46,7 @@ _STARTS = {"I", "I'm", "I've", "I'll", "I'd", "My", "We", "Our", "The", "A", "An
            "But", "Big", "Oh", "Yes", "No", "Hey", "Hi", "Well", "Just", "Also", "Now", "Since", "Before", "After",
            "These", "This", "That", "Speaking", "Tomorrow", "Today", "Yesterday", "Change", "Booked", "Signed",
            "New", "Quick", "Guess", "Anyway", "Honestly", "Actually", "Sure", "Thanks", "Noted", "Ok", "Okay", "Here",
-           "Here's", "There", "There's", "Let's", "What", "When", "Wow", "Yeah", "Hey", "Thank", "You", "Your"}
+           "Here's", "There", "There's", "Let's", "What", "When", "Wow", "Yeah", "Thank", "You", "Your"}
 _MONTHS_DAYS = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
 
 SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {

@@ -26,6 +26,7 @@ from .pool import Pool, fused, ranked_order, unite, with_list
 from .ranking import Ranking, apart
 from .recipes import Recipe
 from .rerank import bm25_rerank
+from .updates import with_updates
 
 QueryEmbedder = Callable[[str], np.ndarray]
 SparseQueryEncoder = Callable[[str], SparseVector]
@@ -347,6 +348,7 @@ def retrieve(
                         reverse=True)
     ranked = shown_once(ranked, k, config.window) if shown_apart and reordered else ranked[:k]
     ranked = with_window(store, user_id, ranked, config.window, f, now)
+    ranked = with_updates(store, user_id, ranked, f, now)  # what changed a shown memory, after it (updates.py)
 
     ranked = fit(ranked, config.token_budget, recipe.context)  # the context stage's one budget rule
     return [replace(h, recipe=recipe.name) for h in ranked]

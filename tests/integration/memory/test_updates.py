@@ -1,0 +1,89 @@
+"""Integration layer: what is true now, through AgentMemory over a real SQLite file with the real MiniLM
+embedder. A user statement that changes an earlier one is linked to it when written (no LLM); recalling the
+old one brings the new one, and the context marks the old line as changed, with the date of the change.
+Someone else's similar fact links nothing; nothing is deleted by a link."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cbmemory import AgentMemory
+from cbmemory.context.changes import CHANGED_GUIDE
+
+D0 = datetime(2023, 5, 7, tzinfo=timezone.utc)
+CHAT = ["We watched a film about whales last night.", "The weather has been lovely for walks.",
+        "I baked bread with my neighbour on Sunday.", "My book club picked a mystery novel this month."]
+
+
+def _session(memory, sid, day, *texts):
+    msgs = []
+    for t in texts:
+        msgs += [{"role": "user", "speaker": "Ana", "content": t}, {"role": "assistant", "speaker": "Bot", "content": "Nice!"}]
+    memory.add_session("ana", sid, msgs, date=D0 + timedelta(days=day))
+
+
+def _records(memory):
+    return {r.text: r for r in memory.session_records("ana")}
+
+
+def test_a_move_links_the_new_city_to_the_old_and_the_context_marks_the_old_line(memory):
+    _session(memory, "s1", 0, "I live in Paris and I love my neighbourhood.", CHAT[0])
+    _session(memory, "s2", 10, CHAT[1], CHAT[2])
+    _session(memory, "s3", 30, "Big news: I moved to Porto last week.", CHAT[3])
+    recs = _records(memory)
+    paris, porto = recs["I live in Paris and I love my neighbourhood."], recs["Big news: I moved to Porto last week."]
+    assert porto.supersedes == (paris.record_id,)
+    assert memory.store.count("ana") == 12  # nothing deleted
+    rec = memory.recall("Where do I live in Paris?", "ana")  # finds the old line: the new one comes with it
+    text = rec.context.text
+    assert "Porto" in text and CHANGED_GUIDE in text
+    [old_line] = [line for line in text.splitlines() if "Paris" in line]
+    assert old_line.startswith("[Sunday, 7 May 2023]")  # its own date stays first
+    assert old_line.endswith("[changed on Tuesday, 6 June 2023: no longer current]")
+    assert not [line for line in text.splitlines() if "Porto" in line][0].endswith("current]")
+    [hit] = [h for h in rec.hits if h.record.record_id == paris.record_id]
+    assert hit.superseded_by == (porto.record_id,)
+
+
+def test_someone_elses_move_links_nothing(memory):
+    _session(memory, "s1", 0, "I live in Paris and I love my neighbourhood.", CHAT[0])
+    _session(memory, "s2", 20, "My cousin just moved to Glasgow, so I have a place to stay there.", CHAT[1])
+    assert all(r.supersedes == () for r in memory.session_records("ana"))
+    text = memory.recall("Which city do I live in?", "ana").context.text
+    assert "changed on" not in text and CHANGED_GUIDE not in text
+
+
+def test_a_restatement_and_a_question_link_nothing(memory):
+    _session(memory, "s1", 0, "I work at Pinecrest Bank, mostly on the planning side.")
+    _session(memory, "s2", 20, "Still at Pinecrest Bank, work is busy.", "Should I switch jobs to a new company?")
+    assert all(r.supersedes == () for r in memory.session_records("ana"))
+
+
+def test_a_new_number_in_one_batch_with_the_old_is_linked(memory):
+    msgs = [{"role": "user", "content": "You can always reach me on 0745 330 8172."},
+            {"role": "user", "content": "I changed my phone number, it's 0752 119 3387 now."}]
+    memory.add_sessions("ana", [("s1", msgs[:1], D0), ("s2", msgs[1:], D0 + timedelta(days=5))])
+    recs = {r.text: r for r in memory.session_records("ana")}
+    assert recs[msgs[1]["content"]].supersedes == (recs[msgs[0]["content"]].record_id,)
+
+
+CITIES = ["Porto", "Glasgow", "Tallinn", "Valencia", "Bergen", "Krakow"]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(CITIES), min_size=2, max_size=4).filter(
+    lambda xs: all(a != b for a, b in zip(xs, xs[1:], strict=False))))
+def test_random_histories_of_moves_show_the_newest_and_mark_the_old(tmp_path_factory, minilm, cities):
+    """Property: whatever the history of moves, the newest city is shown and each older line is marked."""
+    path = tmp_path_factory.mktemp("moves") / "m.db"
+    with AgentMemory.open(path, embedder=minilm) as memory:
+        _session(memory, "s0", 0, f"I live in {cities[0]} these days.", CHAT[0])
+        for i, city in enumerate(cities[1:], start=1):
+            _session(memory, f"s{i}", 20 * i, CHAT[i % len(CHAT)], f"Big news: I moved to {city} last week.")
+        text = memory.recall(f"Where do I live in {cities[0]}?", "ana").context.text
+        lines = [line for line in text.splitlines() if any(c in line for c in cities)]
+        assert cities[-1] in lines[-1] and not lines[-1].endswith("current]")
+        assert all(line.endswith("no longer current]") for line in lines[:-1])
