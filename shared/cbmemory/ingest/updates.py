@@ -30,7 +30,6 @@ SLOT_SIMILARITY = 0.2  # two turns one slot rule matches, each with a value the 
 SLOT_CHANGE_SIMILARITY = 0.4  # two turns one slot rule matches, a change word in the newer
 MAX_CANDIDATES = 8  # earlier turns considered per new turn (the nearest by embedding)
 
-_W = r"[\w'’-]*"
 CHANGE = re.compile(
     r"\b(?:moved|moving|move|relocat\w*|switch\w*|chang\w*|no longer|not anymore|any ?more|instead|now|"
     r"new|newly|started|starting|start|joined|became|become|becoming|promoted|replaced|from now on|"
@@ -38,9 +37,7 @@ CHANGE = re.compile(
 _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|children|"
            r"wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|co-?worker|boss|aunt|"
            r"uncle|niece|nephew|grand\w+|roommate|flatmate|parents?|in-laws?|family|team ?mate|classmate")
-PEOPLE = re.compile(rf"\b(?:my|our|his|her|their|a|the)\s+(?:{_W}\s+)?({_PEOPLE})\b(?!\s+(?:and i|and me))",
-                    re.I)
-FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|im|me|my|mine|we|we're|we've|our|us)\b", re.I)
+PEOPLE = re.compile(rf"\b({_PEOPLE})(?:['’]s)?\b", re.I)
 VALUE = re.compile(r"(?<![\w@.])(?:[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*|\d[\d:.,\s]*\d|\d|[\w.+-]+@[\w.-]+)")
 _STARTS = {"I", "I'm", "I've", "I'll", "I'd", "My", "We", "Our", "The", "A", "An", "It", "It's", "So", "And",
            "But", "Big", "Oh", "Yes", "No", "Hey", "Hi", "Well", "Just", "Also", "Now", "Since", "Before", "After",
@@ -54,7 +51,8 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
             r"in|moved into|new (?:flat|apartment|place|house|home)|home (?:is|now is) in|our place in|the keys)\b",
     "work": r"\b(?:work(?:ing|s)? (?:at|for)|job at|hired by|joined|contract with|employer|new job|started "
             r"(?:at|with)|my (?:company|firm|office)|badge)\b",
-    "school": r"\b(?:school|enrolled|term at|classes at|started at|first week at|goes to)\b",
+    "school": r"\b(?:school|academy|primary|enrolled|this term|term at|classes at|started at|first week at|goes "
+              r"to|uniform)\b",
     "phone": r"\b(?:phone|number|digits|sim|text me|call me|reach me)\b",
     "email": r"\b(?:e-?mail|inbox|mail me|write to me)\b|@",
     "title": r"\b(?:title|promoted|job title|my role|made (?:a |the )?\w+ (?:lead|manager|head)|becoming|i'm a|"
