@@ -69,3 +69,18 @@ class ListStore:
 
     def list_sessions(self, user_id):
         return [object()] * self.sessions
+
+    def _records(self):
+        return {h.record.record_id: h.record for hits in self.lists.values() for h in hits}
+
+    def superseding(self, user_id, record_ids, now=None):
+        """The links from the older side (``MemoryStore.superseding``), from the preset records' ``supersedes``."""
+        out: dict[str, list[str]] = {}
+        for r in self._records().values():
+            for old in r.supersedes:
+                if old in record_ids:
+                    out.setdefault(old, []).append(r.record_id)
+        return {k: tuple(v) for k, v in out.items()}
+
+    def get_records(self, user_id, record_ids):
+        return [r for rid, r in self._records().items() if rid in record_ids]
