@@ -8,7 +8,7 @@ A new user turn supersedes an earlier user turn of the same user when all of the
   themself, "I live in Paris"); people are the relatives and friends a turn names (``people``);
 - they are about the same matter: one of the ``SLOTS`` rules (where one lives, works, a phone number, a
   school, a partner ...) matches both, and either each names a value the other does not (``values``: names,
-  numbers, emails) or the new one has a change word (moved, switched, no longer, now, instead, new ...) and
+  numbers, emails) or the new one has a change word (moved, switched, no longer, instead, a new job ...) and
   their embeddings are not far apart; or, with no slot rule, their embeddings are nearly the same;
 - the new one says something else: its values are not all in the earlier one, nor the earlier one's all in
   it (a restatement changes nothing).
@@ -31,9 +31,9 @@ SLOT_CHANGE_SIMILARITY = 0.4  # two turns one slot rule matches, a change word i
 MAX_CANDIDATES = 8  # earlier turns considered per new turn (the nearest by embedding)
 
 CHANGE = re.compile(
-    r"\b(?:moved|moving|move|relocat\w*|switch\w*|chang\w*|no longer|not anymore|any ?more|instead|now|"
-    r"new|newly|started|starting|start|joined|became|become|becoming|promoted|replaced|from now on|"
-    r"these days|lately|nowadays|since|finally|first|quit|left|swapped|upgraded|transferred|booked)\b", re.I)
+    r"\b(?:moved|moving to|relocat\w*|switch\w*|chang\w*|no longer|not anymore|any ?more|instead|from now on|"
+    r"these days|nowadays|quit|swapped|upgraded|transferred|promoted|replaced|new (?:job|number|address|home|"
+    r"flat|place|school|doctor|phone|laptop|car|partner|plan|role|title)|(?:is|are|it's) \w+ now)\b", re.I)
 _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|children|"
            r"wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|co-?worker|boss|aunt|"
            r"uncle|niece|nephew|grand\w+|roommate|flatmate|parents?|in-laws?|family|team ?mate|classmate")
@@ -137,6 +137,6 @@ def changes(new: str, old: str, similarity: float) -> bool:
         return True  # one matter, another value
     if shared and cue and similarity >= SLOT_CHANGE_SIMILARITY:
         return True
-    if cue and similarity >= CHANGE_SIMILARITY:
+    if cue and similarity >= CHANGE_SIMILARITY and new_values - old_values:
         return True
     return similarity >= SAME_SIMILARITY and bool(new_values) and bool(old_values)
