@@ -55,9 +55,8 @@ from ..store.sqlite import SQLiteStore
 from ..store.turns import writes_allowed
 from ..validation import check_annotations, check_id, check_k, check_query, check_ttl, expiry
 from .asyncs import in_thread
-from .reading import plan_append, stored_raw
+from .reading import linked, plan_append, stored_raw
 from .sparse import bound_encoder, query_encoder, readable, refuse_partial_sparse, sparse_encoder_for, top_up
-from .updates import linked
 
 DateLike = datetime | Date | str
 _APPEND_TRIES = 100
@@ -172,8 +171,7 @@ class AgentMemory:
             self._last_purge = now
 
     def _store(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], mode: WriteMode) -> IngestResult:
-        vectors = self.embedder.embed_records(records)  # checked: finite, right shape
-        records = linked(self.store, records, vectors, self.clock())  # statements changing earlier ones
+        records = linked(self.store, records, vectors := self.embedder.embed_records(records), self.clock())
         try:
             return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records))
         except SparseEncoderBoundError as exc:  # bound by another writer since this memory opened: nothing written
