@@ -9,7 +9,9 @@ A new user turn supersedes an earlier user turn of the same user when all of the
 - they are about the same matter: one of the ``SLOTS`` rules (where one lives, works, a phone number, a
   school, a partner ...) matches both, and either each names a value the other does not (``values``: names,
   numbers, emails) or the new one has a change word (moved, switched, no longer, instead, a new job ...) and
-  their embeddings are not far apart; or, with no slot rule, their embeddings are nearly the same;
+  their embeddings are not far apart; or, with no slot rule, a change word, another value and nearly the
+  same embedding (two turns alike but for a value, without a change word, are not enough: "turn 2 about
+  the garden", "turn 4 about the garden");
 - the new one says something else: its values are not all in the earlier one, nor the earlier one's all in
   it (a restatement changes nothing).
 
@@ -27,7 +29,6 @@ from __future__ import annotations
 import re
 
 CHANGE_SIMILARITY = 0.9  # cosine of two turns' embeddings, with a change word in the newer (no slot rule)
-SAME_SIMILARITY = 0.9  # without one
 SLOT_SIMILARITY = 0.2  # two turns one slot rule matches, each with a value the other lacks
 SLOT_CHANGE_SIMILARITY = 0.4  # two turns one slot rule matches, a change word in the newer
 MAX_CANDIDATES = 8  # earlier turns considered per new turn (the nearest by embedding)
@@ -139,6 +140,4 @@ def changes(new: str, old: str, similarity: float) -> bool:
         return True  # one matter, another value
     if shared and cue and similarity >= SLOT_CHANGE_SIMILARITY:
         return True
-    if cue and similarity >= CHANGE_SIMILARITY and new_values - old_values:
-        return True
-    return similarity >= SAME_SIMILARITY and bool(new_values) and bool(old_values)
+    return cue and similarity >= CHANGE_SIMILARITY and bool(new_values - old_values)
