@@ -151,10 +151,11 @@ def line_tokens(hit: Hit | MemoryRecord, config: ContextConfig = DEFAULT_CONTEXT
 
 
 def passage(hit: Hit) -> list[MemoryRecord]:
-    """The records a hit shows: its context and itself, in session order."""
+    """The records a hit shows: its context and itself, in conversation order (session order within one
+    session; a later statement that changed it, ``cbmemory.retrieval.updates``, after it)."""
     if not hit.context:
         return [hit.record]
-    return sorted((*hit.context, hit.record), key=lambda r: r.position)
+    return sorted((*hit.context, hit.record), key=lambda r: (r.occurred_at, r.session_id, r.position))
 
 
 def _new_records(hit: Hit, shown: set[str]) -> list[MemoryRecord]:

@@ -8,16 +8,20 @@ A new user turn supersedes an earlier user turn of the same user when all of the
   themself, "I live in Paris"); people are the relatives and friends a turn names (``people``);
 - they are about the same matter: one of the ``SLOTS`` rules (where one lives, works, a phone number, a
   school, a partner ...) matches both, and either each names a value the other does not (``values``: names,
-  numbers, emails) or the new one has a change word (moved, switched, no longer, now, instead, new ...) and
-  their embeddings are not far apart; or, with no slot rule, their embeddings are nearly the same;
+  numbers, emails) or the new one has a change word (moved, switched, no longer, instead, a new job ...) and
+  their embeddings are not far apart; or, with no slot rule, a change word, another value and nearly the
+  same embedding (two turns alike but for a value, without a change word, are not enough: "turn 2 about
+  the garden", "turn 4 about the garden");
 - the new one says something else: its values are not all in the earlier one, nor the earlier one's all in
   it (a restatement changes nothing).
 
 Precision first: a missed link leaves today's behaviour (both statements can be shown, unmarked); a false one
-marks a line that still holds as changed. The thresholds were set on the knowledge-update benchmark's
-``train`` phrasings (pairs of statements) and the nearest pairs of plain LoCoMo dev statements, taking the
-setting with the fewest links between plain statements (22 to 28 over 2,713 statements of 8 conversations)
-among those finding about half of the train changes; not yet by leave-one-conversation-out.
+marks a line that still holds as changed. The thresholds and words were set on the knowledge-update
+benchmark's ``train`` phrasings and the nearest pairs of plain LoCoMo dev statements (all 8 conversations
+looked at together, not by leave-one-conversation-out). Measured on pairs (statement, earlier statement):
+changes found, train 90/185 (0.49), test phrasings 37/185 (0.20); someone else's similar fact linked 0/30 in
+each; plain LoCoMo dev, 6 links among 2,410 user statements (each against its 8 nearest earlier ones), none a
+real change by hand-labelling.
 """
 
 from __future__ import annotations
@@ -25,15 +29,14 @@ from __future__ import annotations
 import re
 
 CHANGE_SIMILARITY = 0.9  # cosine of two turns' embeddings, with a change word in the newer (no slot rule)
-SAME_SIMILARITY = 0.9  # without one
 SLOT_SIMILARITY = 0.2  # two turns one slot rule matches, each with a value the other lacks
 SLOT_CHANGE_SIMILARITY = 0.4  # two turns one slot rule matches, a change word in the newer
 MAX_CANDIDATES = 8  # earlier turns considered per new turn (the nearest by embedding)
 
 CHANGE = re.compile(
-    r"\b(?:moved|moving|move|relocat\w*|switch\w*|chang\w*|no longer|not anymore|any ?more|instead|now|"
-    r"new|newly|started|starting|start|joined|became|become|becoming|promoted|replaced|from now on|"
-    r"these days|lately|nowadays|since|finally|first|quit|left|swapped|upgraded|transferred|booked)\b", re.I)
+    r"\b(?:moved|moving to|relocat\w*|switch\w*|chang\w*|no longer|not anymore|any ?more|instead|from now on|"
+    r"these days|nowadays|quit|swapped|upgraded|transferred|promoted|replaced|new (?:job|number|address|home|"
+    r"flat|place|school|doctor|phone|laptop|car|partner|plan|role|title)|(?:is|are|it's) \w+ now)\b", re.I)
 _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|children|"
            r"wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|co-?worker|boss|aunt|"
            r"uncle|niece|nephew|grand\w+|roommate|flatmate|parents?|in-laws?|family|team ?mate|classmate")
@@ -137,6 +140,4 @@ def changes(new: str, old: str, similarity: float) -> bool:
         return True  # one matter, another value
     if shared and cue and similarity >= SLOT_CHANGE_SIMILARITY:
         return True
-    if cue and similarity >= CHANGE_SIMILARITY:
-        return True
-    return similarity >= SAME_SIMILARITY and bool(new_values) and bool(old_values)
+    return cue and similarity >= CHANGE_SIMILARITY and bool(new_values - old_values)

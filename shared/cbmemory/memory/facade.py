@@ -34,7 +34,7 @@ from ..errors import (
     SparseEncoderBoundError,
     WriteConflictError,
 )
-from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, validate_messages
+from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, validate_messages, with_passages
 from ..ingest.enrich import Derivation, Enricher, EnrichReport
 from ..models import (
     ForgetResult,
@@ -55,10 +55,9 @@ from ..store.sqlite import SQLiteStore
 from ..store.turns import writes_allowed
 from ..validation import check_annotations, check_id, check_k, check_query, check_ttl, expiry
 from .asyncs import in_thread
-from .reading import plan_append, stored_raw
+from .reading import linked, plan_append, stored_raw
 from .sparse import bound_encoder, query_encoder, readable, refuse_partial_sparse, sparse_encoder_for, top_up
 from .transfer import Transfer
-from .updates import linked
 
 DateLike = datetime | Date | str
 _APPEND_TRIES = 100
@@ -152,13 +151,13 @@ class AgentMemory(Transfer):
 
     # ------------------------------------------------------------------ writes
     def _write(self, sessions: list[Session], records: list[MemoryRecord], mode: WriteMode) -> IngestResult:
-        """The one write sequence (the records are validated and built by the caller): enrich with the
-        cached facts, embed, write the raw records, then derive with the LLM, embed, write (merge)."""
+        """The one write sequence (records validated and built by the caller): enrich with cached facts, embed,
+        write the raw records and long ones' passages (``ingest.passages``), derive with the LLM, write (merge)."""
         self._bind()
         enricher = self.enricher if self.ingest.enrich is not None else None
         if enricher is not None and self.ingest.rewrites_raw:  # cached facts only: no LLM call before the raw write
             records = enricher.prepare(records, ingest=self.ingest, stored=stored_raw(self.store, records, self.clock()))
-        result = self._store(sessions, records, mode)
+        result = self._store(sessions, with_passages(records, self.ingest), mode)  # a long message's passages too
         self._purge()
         if enricher is not None:  # LLM calls, after the raw records are stored
             self._derive(enricher, sessions, records, self.ingest, stored_raw(self.store, records, self.clock()))
@@ -173,8 +172,7 @@ class AgentMemory(Transfer):
             self._last_purge = now
 
     def _store(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], mode: WriteMode) -> IngestResult:
-        vectors = self.embedder.embed_records(records)  # checked: finite, right shape
-        records = linked(self.store, records, vectors, self.clock())  # statements changing earlier ones
+        records = linked(self.store, records, vectors := self.embedder.embed_records(records), self.clock())
         try:
             return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records))
         except SparseEncoderBoundError as exc:  # bound by another writer since this memory opened: nothing written

@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from ..ingest import RAW_KINDS, IngestConfig, build_records, record_id
 from ..models import MemoryRecord, Message, SearchFilters, Session
 from ..store.base import MemoryStore
+from .updates import linked as linked  # links to the statements a write changes: read first
 
 _BEFORE_ALL = datetime.min.replace(tzinfo=timezone.utc)
 

@@ -1,5 +1,6 @@
 """Read time of supersession links (``MemoryRecord.supersedes``): when a recalled memory was changed by a
-later statement of the user, the later one is recalled too, right after it (as a window pulls neighbours),
+later statement of the user, the later one is recalled too, in the hit's context (as a window pulls
+neighbours: the hits and their order stay those the recipe ranked),
 and the hit says which records it shows were changed and when (``Hit.superseded_by``, ``Hit.changed``) so
 the context marks them (``cbmemory.context.render``). Links are followed up to ``MAX_STEPS`` changes on
 (A -> B -> C). One ``superseding`` lookup per step, one read of the records not shown yet."""
@@ -23,7 +24,7 @@ def _shown(h: Hit) -> tuple[MemoryRecord, ...]:
 
 def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: SearchFilters,
                  now: datetime | None) -> list[Hit]:
-    """``hits`` with the later records that change what they show added after them (those ``filters``
+    """``hits`` with the later records that change what they show added to their context (those ``filters``
     admits, not shown already), and each hit's ``superseded_by`` and ``changed`` set."""
     if not hits:
         return hits
@@ -52,11 +53,8 @@ def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: Sea
                 when[old] = min(dates)
         placed: list[Hit] = []
         for h in out:
-            placed.append(h)
-            for r in _shown(h):
-                for n in links.get(r.record_id, ()):
-                    if n in got:
-                        placed.append(Hit(got.pop(n), h.score, recipe=h.recipe))
+            pulled = [got.pop(n) for r in _shown(h) for n in links.get(r.record_id, ()) if n in got]
+            placed.append(replace(h, context=(*h.context, *pulled)) if pulled else h)
         out = placed
         ids = [r.record_id for h in out for r in _shown(h)]
     return [replace(h, superseded_by=later.get(h.record.record_id, ()),
