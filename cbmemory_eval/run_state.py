@@ -59,7 +59,9 @@ def store_file_name(fingerprint: str, ingest: IngestConfig, embedder: str) -> st
 
 def turn_ids(r: MemoryRecord) -> tuple[str, ...]:
     """The turns a record stands for: a derived record's (round, summary, event) sources, a turn itself (its
-    ``source_ids`` name what it restates, which it does not stand for)."""
+    ``source_ids`` name what it restates, which it does not stand for), a passage its message's turn."""
+    if r.kind == "passage":
+        return (r.turn_id or (r.source_ids or (r.record_id,))[0],)
     return (r.source_ids if r.kind != "turn" else ()) or (r.turn_id or r.record_id,)
 
 
@@ -74,15 +76,16 @@ def budget_metrics(evidence: Sequence[str], hits: Sequence[Hit], shown: ContextC
                    budgets: Sequence[int] = TOKEN_BUDGETS, *, depth: int | None = None) -> dict[str, float | None]:
     """Evidence recall at equal tokens: for each budget B, the hits in rank order, each with its window,
     kept while their context fits B tokens (``cbmemory.context.fit``, the context stage's rule, the one
-    ``tokens@k`` counts with; the first hit that does not fit ends the list). ``recall@Bt`` and
+    ``tokens@k`` counts with: a hit that does not fit what is left is kept without its window or skipped,
+    and the later ones are still tried). ``recall@Bt`` and
     ``recall_all@Bt`` over the evidence turns covered by what fits (``None`` without evidence); ``hits@Bt``,
     how many hits fit; ``deep_enough@Bt``, 0 when all of a search asked for ``depth`` hits fit with room to
     spare (a deeper search would have shown more), else 1 (a hit was left out, or the search returned fewer
     than ``depth``: the recipe's own budget or the memory ended it; always 1 without a ``depth``)."""
-    turns = _units(hits)[0]
     m: dict[str, float | None] = {}
     for b in budgets:
-        n = len(fit(hits, b, shown))
+        kept = fit(hits, b, shown)
+        n, turns = len(kept), _units(kept)[0]
         m[f"recall@{b}t"] = recall(evidence, turns, n)
         m[f"recall_all@{b}t"] = recall_all(evidence, turns, n)
         m[f"hits@{b}t"] = n

@@ -22,8 +22,10 @@ ROLES: frozenset[str] = frozenset({"user", "assistant", "system", "tool"})
 # embedded store's pair index, one term query in Couchbase Search, one SQL++ condition); an application
 # filters by a few tags, not by dozens (cbmemory.validation lists every limit).
 MAX_FILTER_ANNOTATIONS = 16
-RecordKind = Literal["turn", "round", "summary", "event"]
+RecordKind = Literal["turn", "round", "summary", "event", "passage"]
 RAW_KINDS: tuple[str, ...] = ("turn", "round")  # kinds made from messages; the others are derived from them
+# A passage record's place in its message (``cbmemory.ingest.passages``): ``kind:start:end:total``.
+PASSAGE_KEY = "cbmemory.passage"
 
 _V = TypeVar("_V")
 
@@ -204,3 +206,15 @@ class ForgetResult:
     sessions: int
     wiped: bool = True
 
+
+def passage_place(record: MemoryRecord) -> tuple[str, int, int, int] | None:
+    """A passage's place in its message: ``(message kind, start, end, message length)``; ``None`` for
+    another record (or a passage whose annotation does not read as one)."""
+    if record.kind != "passage":
+        return None
+    kind, _, rest = record.annotations.get(PASSAGE_KEY, "").partition(":")
+    try:
+        start, end, total = (int(x) for x in rest.split(":"))
+    except ValueError:
+        return None
+    return (kind, start, end, total) if 0 <= start <= end <= total else None

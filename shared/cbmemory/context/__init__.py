@@ -8,6 +8,7 @@ from .prompt import answer_messages, date_guidance, memory_prompt, today_line
 from .render import (
     DEFAULT_CONTEXT,
     MAX_SHOWN_CHARS,
+    MAX_SHOWN_TOKENS,
     FormattedContext,
     context_tokens,
     count_tokens,
@@ -24,7 +25,7 @@ from .render import (
 )
 
 __all__ = [
-    "DEFAULT_CONTEXT", "MAX_SHOWN_CHARS", "READINGS", "ContextConfig", "FormattedContext", "answer_messages", "context_tokens",
+    "DEFAULT_CONTEXT", "MAX_SHOWN_CHARS", "MAX_SHOWN_TOKENS", "READINGS", "ContextConfig", "FormattedContext", "answer_messages", "context_tokens",
     "count_tokens", "date_guidance", "fit", "format_context", "header", "inline", "line_tokens", "memory_line",
     "memory_prompt", "passage", "resolved_text", "shown_records", "today_line",
     "unseen",

@@ -5,14 +5,16 @@ an instruction of its own: its text and speaker are shown *inline* (``inline``: 
 folded to `` / ``, square brackets shown as round ones, other control characters dropped), so every line
 the model reads starts with a date prefix written here, and every ``[...]`` it reads is cbmemory's (the
 date prefix, a resolved date, the cut mark). The stored text stays verbatim; only what is shown changes.
-A memory longer than ``MAX_SHOWN_CHARS`` is shown cut, with a visible mark saying how much is left out, and
-its relative dates are resolved only in what is shown. A hit with ``context`` (the recipe's ``window``) brings
+A memory longer than ``MAX_SHOWN_CHARS`` characters or ``MAX_SHOWN_TOKENS`` tokens is shown cut, with a
+visible mark saying how much is left out, and its relative dates are resolved only in what is shown; a
+passage of a long message (its own record, ``cbmemory.ingest.passages``) is shown with marks saying how much
+of the message comes before and after it. A hit with ``context`` (the recipe's ``window``) brings
 its adjacent turns as lines of their own, in session order around it; a turn is shown once, however many
 hits it is next to. Its size is counted line by line, as ``tokens(header) + Σ (tokens(line) + 1)``
 (cl100k_base tokens; the 1 is the line break), so that a line's cost is known before the others are chosen,
 a search and the context made from it agree exactly, and each line's count can be cached. A budget keeps
-the best-ranked hits (each with its context), in rank order, while the context fits: the lowest-ranked go
-first.
+the best-ranked hits (each with its context), in rank order, as long as each fits what is left: a hit that
+does not fit is kept without its context or skipped, and the next ones are still tried.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..dates import anchor_label
 from ..dates.relative import DateSpan, find_relative_dates
-from ..models import Hit, MemoryRecord
+from ..models import Hit, MemoryRecord, passage_place
 from .changes import CHANGED_GUIDE, changed_dates, changed_mark
 from .config import ContextConfig
 
@@ -39,6 +41,7 @@ UNDATED_HEADER = "Relevant memories from earlier conversations:"
 # About 500 tokens: a long memory (a pasted file, a log) is shown in part and cannot take a reader's whole
 # budget; LoCoMo's longest turn is ~1,100 characters, so conversation turns are shown whole.
 MAX_SHOWN_CHARS = 2_000
+MAX_SHOWN_TOKENS = 500  # and about as many tokens: dense text (emoji, CJK) is cut by tokens (issue 29)
 LINE_BREAK = " / "  # what a line break inside a memory is shown as
 
 _BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")  # what str.splitlines splits on
@@ -81,18 +84,32 @@ def inline(text: str) -> str:
 
 
 def _cut(text: str) -> tuple[str, int]:
-    """The part of ``text`` that is shown (at most ``MAX_SHOWN_CHARS``, ended at a space when one is near)
-    and how many characters are left out."""
-    if len(text) <= MAX_SHOWN_CHARS:
+    """The part of ``text`` that is shown (at most ``MAX_SHOWN_CHARS`` characters and ``MAX_SHOWN_TOKENS``
+    tokens, ended at a space when one is near) and how many characters are left out."""
+    if len(text) <= MAX_SHOWN_CHARS and (len(text.encode("utf-8", "surrogatepass")) <= MAX_SHOWN_TOKENS
+                                         or count_tokens(text) <= MAX_SHOWN_TOKENS):  # a token is 1 byte or more
         return text, 0
-    head = text[:MAX_SHOWN_CHARS]
-    space = head.rfind(" ", MAX_SHOWN_CHARS - 200)
+    size = min(len(text), MAX_SHOWN_CHARS)
+    if count_tokens(text[:size]) > MAX_SHOWN_TOKENS:  # dense text (emoji, CJK): the longest head that fits
+        lo, hi = 0, size
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if count_tokens(text[:mid]) <= MAX_SHOWN_TOKENS else (lo, mid - 1)
+        size = lo
+    head = text[:size]
+    space = head.rfind(" ", size - size // 10)
     head = head[:space] if space > 0 else head
     return head, len(text) - len(head)
 
 
 def cut_mark(left_out: int) -> str:
     return f" [… {left_out:,} more characters not shown]"
+
+
+def before_mark(left_out: int) -> str:
+    """What a passage of a long message (``cbmemory.ingest.passages``) is shown after: the characters of the
+    message before it, not shown."""
+    return f"[… {left_out:,} earlier characters not shown] "
 
 
 @lru_cache(maxsize=2048)
@@ -110,14 +127,22 @@ def _shown(text: str, occurred_at: datetime, rules: str | None) -> str:
 
 
 def _shown_text(record: MemoryRecord, rules: str | None) -> str:
-    return _visible(record.text, record.occurred_at, rules)
+    return _visible(record.text, record.occurred_at, rules, *_around(record))
 
 
-def _visible(text: str, occurred_at: datetime, rules: str | None) -> str:
-    """``text`` as shown: cut past ``MAX_SHOWN_CHARS`` (saying how much was left out), inline, its relative
-    dates resolved (``rules``)."""
+def _around(record: MemoryRecord) -> tuple[int, int]:
+    """The characters of a passage's message before and after it (0, 0 for any other record)."""
+    place = passage_place(record)
+    return (0, 0) if place is None else (place[1], place[3] - place[2])
+
+
+def _visible(text: str, occurred_at: datetime, rules: str | None, before: int = 0, after: int = 0) -> str:
+    """``text`` as shown: cut past ``MAX_SHOWN_CHARS`` or ``MAX_SHOWN_TOKENS`` (saying how much was left out),
+    inline, its relative dates resolved (``rules``); ``before``/``after``: the characters of the message a
+    passage comes from that are not in it, said too."""
     head, left_out = _cut(text)
-    return _shown(head, occurred_at, rules) + (cut_mark(left_out) if left_out else "")
+    return ((before_mark(before) if before else "") + _shown(head, occurred_at, rules)
+            + (cut_mark(left_out + after) if left_out + after else ""))
 
 
 def resolved_text(record: MemoryRecord, rules: str | None) -> str:
@@ -132,12 +157,13 @@ def memory_line(hit: Hit | MemoryRecord, config: ContextConfig = DEFAULT_CONTEXT
     whatever its text or speaker holds."""
     r = hit.record if isinstance(hit, Hit) else hit
     return _line(r.speaker or r.role, r.text, r.occurred_at, config.dates,
-                 config.date_rules if config.resolve_dates else None)
+                 config.date_rules if config.resolve_dates else None, *_around(r))
 
 
 @lru_cache(maxsize=16384)  # a memory is rendered again each time it is fitted, shown or counted
-def _line(speaker: str, text: str, occurred_at: datetime, dated: bool, rules: str | None) -> str:
-    line = f"{inline(speaker)}: {_visible(text, occurred_at, rules)}"
+def _line(speaker: str, text: str, occurred_at: datetime, dated: bool, rules: str | None, before: int = 0,
+          after: int = 0) -> str:
+    line = f"{inline(speaker)}: {_visible(text, occurred_at, rules, before, after)}"
     return f"[{anchor_label(occurred_at)}] {line}" if dated else line
 
 
@@ -186,17 +212,23 @@ def context_tokens(hits: Sequence[Hit], config: ContextConfig = DEFAULT_CONTEXT)
 
 
 def fit(hits: Sequence[Hit], budget: int | None, config: ContextConfig = DEFAULT_CONTEXT) -> list[Hit]:
-    """The best-ranked hits (a prefix of ``hits``) whose context fits ``budget`` tokens; all for ``None``."""
+    """The best-ranked hits whose context fits ``budget`` tokens, in rank order; all for ``None``. A hit whose
+    passage does not fit what is left is kept alone (its context dropped) if it fits so, else skipped, and
+    the hits after it are still tried: one long memory never empties the context."""
     if budget is None:
         return list(hits)
     used = count_tokens(header(config))
     shown: set[str] = set()
     kept: list[Hit] = []
     for h in hits:
-        used += sum(line_tokens(r, config) for r in _new_records(h, shown))
-        if used > budget:
-            break
-        kept.append(h)
+        for option in (h, replace(h, context=())) if h.context else (h,):
+            new = [r for r in passage(option) if r.record_id not in shown]
+            cost = sum(line_tokens(r, config) for r in new)
+            if used + cost <= budget:
+                used += cost
+                shown.update(r.record_id for r in new)
+                kept.append(option)
+                break
     return kept
 
 

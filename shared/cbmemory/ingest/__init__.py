@@ -2,6 +2,7 @@
 
 - ``config``: ``IngestConfig`` and ``EnrichConfig`` (frozen, JSON-serialisable data);
 - ``records``: ``validate_messages``, ``build_records``, ``record_id`` (pure functions);
+- ``passages``: the passage records of long messages (``with_passages``; pure);
 - the rule-based relative-date resolver (``cbmemory.dates.relative``), named by version in ``DATE_RULES``,
   re-exported here as the ingest setting ``IngestConfig.date_rules`` names it;
 - ``enrich``: the optional LLM planner (``Enricher``) that turns raw records into summary and event records,
@@ -19,6 +20,7 @@ from ..dates.relative import (
     resolve_relative_dates,
 )
 from .config import DEFAULT_INGEST, MODES, PROMPT_VERSION, RAW_KINDS, EnrichConfig, IngestConfig
+from .passages import with_passages
 from .progress import IngestTally, embed_rate, ingest_label, ingest_with_bar
 from .records import GENERATED_KEY_PREFIX, build_records, record_id, validate_messages
 
@@ -26,5 +28,5 @@ __all__ = [
     "DATE_RULES", "DEFAULT_INGEST", "GENERATED_KEY_PREFIX", "LATEST_DATE_RULES", "MODES", "PROMPT_VERSION",
     "RAW_KINDS", "EnrichConfig", "IngestConfig", "IngestTally", "UnknownDateRulesError", "build_records",
     "check_date_rules", "date_resolver", "embed_rate", "ingest_label", "ingest_with_bar",
-    "record_id", "resolve_relative_dates", "validate_messages",
+    "record_id", "resolve_relative_dates", "validate_messages", "with_passages",
 ]

@@ -16,7 +16,7 @@ from ..context import fit
 from ..dates.questions import question_span
 from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError
-from ..models import Hit, MemoryRecord, SearchFilters
+from ..models import Hit, MemoryRecord, SearchFilters, passage_place
 from ..store.base import MemoryStore
 from ..store.candidates import Candidates
 from ..text import words
@@ -198,24 +198,31 @@ def with_window(store: MemoryStore, user_id: str, hits: list[Hit], window: int, 
     """``hits`` with their ``context``: the turns up to ``window`` positions before and after each, in its
     session and of its kind, read from the store under the same ``filters`` (so a context turn is one the
     search could have returned), in session order. One read of the hits' windows (``store.neighbours``: by
-    position, whatever the length of their sessions); ``window`` 0: as is."""
+    position, whatever the length of their sessions); ``window`` 0: as is. A passage of a long message
+    (``cbmemory.ingest.passages``) is placed as its message: its context is the message's adjacent turns."""
     if window <= 0 or not hits:
         return hits
-    records = store.neighbours(user_id, [(h.record.session_id, h.record.kind, h.record.position) for h in hits],
-                               window, filters, now)
+    places = [_place(h.record) for h in hits]
+    records = store.neighbours(user_id, places, window, filters, now)
     at = {(r.session_id, r.kind, r.position): r for r in records}
     out = []
-    for h in hits:
-        r = h.record
-        near = (at.get((r.session_id, r.kind, r.position + step)) for step in range(-window, window + 1) if step)
+    for h, (session, kind, position) in zip(hits, places, strict=True):
+        near = (at.get((session, kind, position + step)) for step in range(-window, window + 1) if step)
         out.append(replace(h, context=tuple(n for n in near if n is not None)))
     return out
+
+
+def _place(record: MemoryRecord) -> tuple[str, str, int]:
+    """Where a hit's window is: its session, kind and position (a passage's: its message's kind)."""
+    place = passage_place(record)
+    return record.session_id, record.kind if place is None else place[0], record.position
 
 
 def shown_once(ranked: list[Hit], k: int, window: int) -> list[Hit]:
     """The first ``k`` of ``ranked`` leaving out each hit inside the window of an earlier one kept
     (``ranking.apart``)."""
-    places = ((h.record.session_id, h.record.kind, h.record.position) for h in ranked)
+    places = ((h.record.session_id, h.record.kind if h.record.kind != "passage" else f"passage {h.record.record_id}",
+               h.record.position) for h in ranked)  # each passage a place of its own (``Ranking.places``)
     return [ranked[i] for i in apart(places, k, window)]
 
 

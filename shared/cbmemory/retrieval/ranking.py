@@ -50,11 +50,13 @@ class Ranking:
         return cls(pool, np.arange(len(pool)), pool.scores, {})
 
     def places(self) -> Iterator[Place]:
-        """Where each candidate sits, in order."""
+        """Where each candidate sits, in order (each passage of a long message a place of its own: they share
+        their message's position but not their text)."""
         n = len(self.pool)
         for i in self.order.tolist():
             c, at = (self.pool.columns, i) if i < n or self.joined is None else (self.joined, i - n)
-            yield c.sessions[at], c.kinds[at], int(c.positions[at])
+            kind = c.kinds[at]
+            yield c.sessions[at], kind if kind != "passage" else f"passage {c.ids[at]}", int(c.positions[at])
 
     def hits(self, store: MemoryStore, at: Sequence[int]) -> list[Hit]:
         """The hits at positions ``at`` of the order (a record deleted since the search is left out); their

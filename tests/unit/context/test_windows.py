@@ -56,12 +56,13 @@ def test_a_turn_next_to_two_hits_is_shown_once_and_counted_once():
     assert [r.position for r in shown_records([windowed(1), windowed(2, score=0.5)])] == [0, 1, 2, 3]
 
 
-def test_the_budget_counts_every_line_a_hit_brings_and_drops_the_lowest_ranked_whole():
+def test_the_budget_counts_every_line_a_hit_brings_and_keeps_a_hit_alone_when_its_window_does_not_fit():
     hits = [windowed(1), windowed(4, score=0.5)]
     first = context_tokens(hits[:1])
-    assert fit(hits, first, ContextConfig()) == hits[:1]  # the second hit's passage would not fit
+    assert fit(hits, first, ContextConfig()) == hits[:1]  # the second hit's passage would not fit, nor it alone
     assert fit(hits, context_tokens(hits), ContextConfig()) == hits
-    assert fit(hits, first - 1, ContextConfig()) == []
+    kept = fit(hits, first - 1, ContextConfig())  # issue 29: the first without its window, not nothing
+    assert kept[0] == replace(hits[0], context=()) and context_tokens(kept) <= first - 1
     alone = [replace(h, context=()) for h in hits]
     assert context_tokens(hits) > context_tokens(alone)  # the window is paid for
 

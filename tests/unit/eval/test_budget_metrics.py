@@ -1,7 +1,8 @@
 """Unit layer: recall at equal tokens (``run_state.budget_metrics``) on hand-made hits whose sizes are known:
-hits are kept in rank order, each with its window, while the context (the context stage's count: header plus
-each new line and its break) fits the budget; the first that does not fit ends the list; a turn two hits'
-windows share is paid for once; recall is over the evidence turns the kept hits and their windows cover; the list is
+hits are kept in rank order, each with its window, as long as each fits what is left of the budget (the context
+stage's count: header plus each new line and its break); one that does not fit is kept without its window if
+that fits, else skipped, and the later ones are still tried (issue 29); a turn two hits' windows share is paid
+for once; recall is over the evidence turns the kept hits and their windows cover; the list is
 deep enough to fill the largest budget (``budget_list``: asked again, twice as deep, while all of it fits)."""
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def _rec(pos: int, words: int, session: str = "s1") -> MemoryRecord:
 HEAD = count_tokens(header(DEFAULT_CONTEXT))
 
 
-def test_the_budget_keeps_a_prefix_by_the_context_stages_count():
+def test_the_budget_keeps_what_fits_by_the_context_stages_count():
     a, b, c = _rec(1, 10), _rec(5, 30), _rec(9, 20)
     sizes = [line_tokens(r) for r in (a, b, c)]
     assert len(set(sizes)) == 3  # three different, known sizes
@@ -35,10 +36,11 @@ def test_the_budget_keeps_a_prefix_by_the_context_stages_count():
     assert context_tokens(hits[:2]) == exact
     m = budget_metrics(["s1:5", "s1:9"], hits, budgets=(exact, exact - 1, HEAD + sizes[0] + sizes[2]))
     assert m[f"hits@{exact}t"] == 2 and m[f"recall@{exact}t"] == 0.5 and m[f"recall_all@{exact}t"] == 0.0
-    assert m[f"hits@{exact - 1}t"] == 1 and m[f"recall@{exact - 1}t"] == 0.0
-    # b does not fit the third budget, and ends the list: c, which alone would fit after a, is not added
-    third = HEAD + sizes[0] + sizes[2]
-    assert third < exact and m[f"hits@{third}t"] == 1 and m[f"recall@{third}t"] == 0.0
+    # b does not fit exact - 1: it is skipped and c, smaller, is kept after a
+    assert m[f"hits@{exact - 1}t"] == 2 and m[f"recall@{exact - 1}t"] == 0.5
+    third = HEAD + sizes[0] + sizes[2]  # exactly a and c
+    assert third < exact and m[f"hits@{third}t"] == 2 and m[f"recall@{third}t"] == 0.5
+    assert budget_metrics(["s1:5"], hits, budgets=(third - 1,))[f"hits@{third - 1}t"] == 1  # only a
     big = budget_metrics(["s1:5", "s1:9"], hits, budgets=(10_000,))
     assert big == {"recall@10000t": 1.0, "recall_all@10000t": 1.0, "hits@10000t": 3, "deep_enough@10000t": 1.0}
 
@@ -52,7 +54,8 @@ def test_windows_are_paid_for_and_covered_and_a_shared_turn_counts_once():
     assert context_tokens([first, second]) == both
     m = budget_metrics(["s1:1", "s1:5"], [first, second], budgets=(one, both - 1, both))
     assert m[f"recall@{one}t"] == 0.5  # evidence in the window counts: the reader gets it
-    assert m[f"hits@{both - 1}t"] == 1 and m[f"recall@{both - 1}t"] == 0.5
+    # the second's window does not fit both - 1: it is kept alone (turn 4), so turn 5 is not covered
+    assert m[f"hits@{both - 1}t"] == 2 and m[f"recall@{both - 1}t"] == 0.5
     assert m[f"hits@{both}t"] == 2 and m[f"recall@{both}t"] == 1.0 and m[f"recall_all@{both}t"] == 1.0
     bare = budget_metrics(["s1:1", "s1:5"], [Hit(t[1], 2.0), Hit(t[3], 1.0)], budgets=(both,))
     assert bare[f"recall@{both}t"] == 0.0  # the same hits without windows cover no evidence
