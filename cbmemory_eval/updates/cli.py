@@ -49,6 +49,8 @@ def cmd_updates(args: argparse.Namespace) -> int:
     cache = Path(args.cache_dir) if args.cache_dir else out / "stores"
     conversations = load_locomo(data)
     chosen = conversations[: args.conversations] if args.conversations else conversations
+    if args.only:
+        chosen = [c for c in chosen if c.sample_id in set(csv(args.only))]
     families = ["train", "test"] if args.family == "both" else [args.family]
     embedder = MiniLMEmbedder()
     options: dict[str, Any] = {"recipe": args.recipe}
@@ -66,7 +68,7 @@ def cmd_updates(args: argparse.Namespace) -> int:
     for factor in args.scale:
         hs = scaled_haystacks(chosen, factor, others=conversations, seed=args.seed)
         for family in families:
-            cases = generate(chosen, family, seed=args.seed)
+            cases = [c for c in generate(conversations, family, seed=args.seed) if c.user_id in hs]
             label = f"x{factor}"
             ids = fixed_subset(cases, args.llm_questions, args.seed) if answer is not None else set()
             rows = run_cases(hs, cases, out / "work", cache, label=label, embedder=embedder, memory_options=options,
@@ -155,7 +157,7 @@ def cmd_labels(args: argparse.Namespace) -> int:
     lo_hi = s["wilson95"]
     ci = "" if lo_hi is None else f" (Wilson 95 % {lo_hi[0]:.2f}-{lo_hi[1]:.2f})"
     prec = "n/a" if s["precision"] is None else f"{s['precision']:.3f}"
-    print(f"{s['labelled']} of {s['links']} links labelled ({s['unlabelled']} not): {s['update']} updates, "
+    print(f"{s['labelled']} of {s['links']} links labelled ({s['unlabelled']} unlabelled): {s['update']} updates, "
           f"precision {prec}{ci}")
     return 0
 
@@ -172,6 +174,8 @@ def register_updates(sub) -> None:
                    help="phrasing family: develop on train, report on test (default: train)")
     p.add_argument("--scale", type=_scales, default=[1], help="haystack scales, e.g. 1,10 (default: 1)")
     p.add_argument("--conversations", type=positive, help="only the first N conversations (default: all)")
+    p.add_argument("--only", help="only these conversations (comma-separated ids, e.g. conv-26,conv-30); their "
+                   "cases are the ones a run on every conversation makes")
     p.add_argument("--seed", type=int, default=0, help="seed of the generator and of the distractor order")
     p.add_argument("--recipe", default="default", help="the recipe recall uses (default: default)")
     p.add_argument("--cache-dir", help="where the plain haystacks' stores live (default OUT/stores)")

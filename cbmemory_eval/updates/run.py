@@ -4,7 +4,7 @@ score what it shows (``metrics``).
 
 The plain haystack of a conversation (×1, or ×N with ``scale``'s distractor sessions) is ingested once into
 ``cache_dir/base-<key>.db``, keyed by the conversation, scale, seed, embedder, ingest settings and a hash of
-the installed ``cbmemory`` sources (so a changed product builds its stores again). Each run copies it and
+the installed ``cbmemory`` sources but the read side (so a product that stores differently builds its stores again). Each run copies it and
 appends the injected turns with ``add_messages``, session by session in date order, as an agent's saves
 would: the plain sessions are all stored before the injected turns (a product that links a statement to
 earlier ones must read dates, not storage order).
@@ -12,6 +12,7 @@ earlier ones must read dates, not storage order).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
@@ -27,13 +28,21 @@ from cbmemory.retrieval import get_recipe
 from .generate import UpdateCase, appended
 from .metrics import case_metrics
 
+READ_SIDE = ("retrieval", "context")  # packages that only read: left out of the store key
 
+
+@functools.cache
 def source_hash() -> str:
-    """A hash of the installed ``cbmemory`` package's Python sources (part of every base store's key)."""
+    """A hash of the installed ``cbmemory`` package's Python sources that can change what is stored (every
+    module but the read side, ``READ_SIDE``): part of every base store's key. Read once per process, so the
+    sources changing under a run do not change its keys midway."""
     root = Path(cbmemory.__file__).resolve().parent
     h = hashlib.sha256()
     for p in sorted(root.rglob("*.py")):
-        h.update(str(p.relative_to(root)).encode())
+        rel = p.relative_to(root)
+        if rel.parts[0] in READ_SIDE:
+            continue
+        h.update(str(rel).encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
 
@@ -48,20 +57,21 @@ def ranked_turns(hits: Sequence[Hit]) -> list[set[str]]:
 
 
 def record_marks(memory: Any, user_id: str, hits: Sequence[Hit]) -> dict[str, bool] | None:
-    """Per shown turn id, whether its record is marked as changed: a later live record of the user
-    supersedes it (``MemoryStore.superseding``, the links ``MemoryRecord.supersedes`` keeps) or the hit says
-    so (a ``superseded_by``); ``None`` when this product keeps no such links at all."""
-    store = memory.store
-    if not hasattr(store, "superseding") and not hasattr(Hit, "superseded_by"):
-        return None
+    """Per shown turn id, whether the context marks its record as changed: the records the hits say a
+    later memory changed (``Hit.changed``, what the context stage marks ``[changed on DATE ...]``); on a
+    product that keeps links but does not mark them, a later live record supersedes it
+    (``MemoryStore.superseding``); ``None`` when the product keeps no such links at all."""
     shown = [r for h in hits for r in (h.record, *h.context)]
-    linked = store.superseding(user_id, [r.record_id for r in shown]) if hasattr(store, "superseding") else {}
+    if hasattr(Hit, "changed"):
+        changed = {rid for h in hits for rid in getattr(h, "changed", {})}
+    elif hasattr(memory.store, "superseding"):
+        changed = set(memory.store.superseding(user_id, [r.record_id for r in shown]))
+    else:
+        return None
     out: dict[str, bool] = {}
-    for h in hits:
-        for r in (h.record, *h.context):
-            mark = r.record_id in linked or (r is h.record and bool(getattr(h, "superseded_by", None)))
-            for t in _units(r):
-                out[t] = out.get(t, False) or mark
+    for r in shown:
+        for t in _units(r):
+            out[t] = out.get(t, False) or r.record_id in changed
     return out
 
 

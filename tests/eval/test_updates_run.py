@@ -26,6 +26,7 @@ def test_cases_scored_on_what_recall_shows(locomo_file, tmp_path):
     for r in rows:
         assert isinstance(r["new_shown"], bool) and isinstance(r["stale_only"], bool) and r["tokens"] > 0
         assert r["marked"] is None or isinstance(r["marked"], bool)
+        assert isinstance(r["linked"], bool)  # the product keeps supersession links
         assert not (r["new_shown"] and r["stale_only"])
     # A memory of a dozen turns plus the injected ones: recall (k=10 with windows) shows most statements.
     assert sum(r["new_shown"] for r in rows) >= len(rows) // 2
@@ -87,7 +88,32 @@ def test_labelled_links_are_scored_and_a_bad_label_is_refused(tmp_path, capsys):
     s = score_labels(path)
     assert (s["links"], s["labelled"], s["unlabelled"], s["update"], s["precision"]) == (5, 4, 1, 3, 0.75)
     assert main(["eval", "locomo-updates-labels", "--labels", str(path)]) == 0
-    assert "4 of 5 links labelled (1 not): 3 updates, precision 0.750" in capsys.readouterr().out
+    assert "4 of 5 links labelled (1 unlabelled): 3 updates, precision 0.750" in capsys.readouterr().out
     path.write_text(json.dumps({"label": "yes"}) + "\n")
     with pytest.raises(InvalidInputError, match="lines \\[1\\]"):
         score_labels(path)
+
+
+def test_links_sampler_reads_every_link_of_a_store(tmp_path):
+    from dataclasses import replace
+
+    from cbmemory import AgentMemory, Message
+    from cbmemory_eval.updates.links import sample_links, store_links
+
+    path = tmp_path / "m.db"
+    with AgentMemory.open(path) as mem:
+        mem.add_sessions("u", [("s1", [Message("user", "I like green tea in the morning.", "Ann", "a1")], "2023-05-01"),
+                               ("s2", [Message("user", "The weather was lovely at the beach.", "Ann", "a2")],
+                                "2023-06-01")])
+        old, new = mem.session_records("u")
+        assert not new.supersedes  # two unrelated statements: no write-time link
+        linked = replace(new, supersedes=(old.record_id,))  # a link made by hand (a false one, as a labeller sees)
+        session = next(s for s in mem.sessions("u") if s.session_id == "s2")
+        mem.store.write([session], [linked], mem.embedder.embed_records([linked]))
+    links = store_links(path, "u")
+    assert links == [{"user_id": "u", "newer_id": new.record_id, "older_id": old.record_id,
+                      "newer_date": "2023-06-01", "older_date": "2023-05-01",
+                      "newer": "Ann: The weather was lovely at the beach.",
+                      "older": "Ann: I like green tea in the morning.", "label": None}]
+    drawn, total = sample_links([(path, "u")], 5)
+    assert total == 1 and drawn == links
