@@ -7,6 +7,7 @@ Writes ``OUT/cases-<family>-x<N>.jsonl`` (one line per question), ``OUT/summary.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -30,6 +31,7 @@ def _scales(text: str) -> list[int]:
 
 def cmd_updates(args: argparse.Namespace) -> int:
     from cbmemory.embedding import MiniLMEmbedder
+    from cbmemory.retrieval import get_recipe
 
     from ..datasets.locomo import load_locomo
     from ..scale import scaled_haystacks
@@ -54,6 +56,8 @@ def cmd_updates(args: argparse.Namespace) -> int:
     families = ["train", "test"] if args.family == "both" else [args.family]
     embedder = MiniLMEmbedder()
     options: dict[str, Any] = {"recipe": args.recipe}
+    if args.link_updates:  # the product's write-time links are opt-in (IngestConfig.link_updates)
+        options["ingest"] = dataclasses.replace(get_recipe(args.recipe).ingest, link_updates=True)
     summary: dict[str, Any] = {"data": str(data), "recipe": args.recipe, "seed": args.seed, "results": {}}
     texts = []
     answer = None
@@ -178,6 +182,8 @@ def register_updates(sub) -> None:
                    "cases are the ones a run on every conversation makes")
     p.add_argument("--seed", type=int, default=0, help="seed of the generator and of the distractor order")
     p.add_argument("--recipe", default="default", help="the recipe recall uses (default: default)")
+    p.add_argument("--link-updates", action="store_true", help="ingest with IngestConfig(link_updates=True): "
+                   "the product's write-time supersession links (off by default)")
     p.add_argument("--cache-dir", help="where the plain haystacks' stores live (default OUT/stores)")
     p.add_argument("--keep-text", action="store_true", help="keep what recall showed in each question's line")
     p.add_argument("--llm", help="reader model (ChatOpenAI): answers a fixed subset; scores whether the answer "

@@ -2,10 +2,12 @@
 conversations, the real MiniLM embedder and SQLite stores), its command, a rule-driven reader, and
 LongMemEval's knowledge-update category (run when present, skipped with the reason when not)."""
 
+import dataclasses
 import json
 
 from cbmemory.cli import main
 from cbmemory.embedding import MiniLMEmbedder
+from cbmemory.retrieval import get_recipe
 from cbmemory_eval.datasets import load_locomo
 from cbmemory_eval.scale import scaled_haystacks
 from cbmemory_eval.updates import KINDS, VARIANTS, generate
@@ -13,6 +15,8 @@ from cbmemory_eval.updates.longmemeval import ku_questions, run_ku
 from cbmemory_eval.updates.reader import fixed_subset, make_answerer, reader_summary
 
 from .conftest import LME_SAMPLE, make_fake_chat
+
+LINKING = dataclasses.replace(get_recipe("default").ingest, link_updates=True)  # the product's opt-in links
 
 
 def test_cases_scored_on_what_recall_shows(locomo_file, tmp_path):
@@ -45,7 +49,7 @@ def run_cases_here(convs, cases, tmp_path, **kw):
 
     hs = scaled_haystacks(convs, 1)
     return run_cases(hs, cases, tmp_path / "work", tmp_path / "stores", label="x1", embedder=MiniLMEmbedder(),
-                     memory_options={"recipe": "default"}, **kw)
+                     memory_options={"recipe": "default", "ingest": LINKING}, **kw)
 
 
 def test_command_writes_per_question_lines_and_tables(locomo_file, lme_file, tmp_path, capsys):

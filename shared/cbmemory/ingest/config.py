@@ -104,6 +104,10 @@ class IngestConfig:
     - ``sparse``: the name of the sparse encoder (``SparseEncoder.name``) whose vector of each record's
       indexed text is stored beside its dense vector, for the ``sparse`` signal; an ``AgentMemory`` makes the
       offline SPLADE-tiny encoder for its names (``cbmemory.embedding.splade.encoder_named``). ``None``: none.
+    - ``link_updates``: link each user statement to the earlier ones it changes (``MemoryRecord.supersedes``,
+      by rules, no LLM; ``cbmemory.memory.updates``), so recall shows the later one beside the older and marks
+      the older as changed. Off by default: on plain LoCoMo dev the rules' links were not real changes (0 of 6
+      labelled), so they would mark true memories as no longer current; see docs/recipes.md.
     """
 
     anchor_dates: bool = True
@@ -113,12 +117,13 @@ class IngestConfig:
     date_rules: str | None = None
     enrich: EnrichConfig | None = None
     sparse: str | None = None
+    link_updates: bool = False
 
     def __post_init__(self) -> None:
         if self.unit not in UNITS:
             raise InvalidInputError(f"unit must be 'turn' or 'round', got {self.unit!r}")
         object.__setattr__(self, "index_annotation_keys", _names(self.index_annotation_keys, "index_annotation_keys"))
-        for name in ("anchor_dates", "with_previous_turn"):
+        for name in ("anchor_dates", "with_previous_turn", "link_updates"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidInputError(f"{name} must be True or False")
         if self.date_rules is not None:
@@ -140,14 +145,15 @@ class IngestConfig:
             f"anchor={int(self.anchor_dates)},unit={self.unit},ann={'+'.join(self.index_annotation_keys)},"
             f"prev={int(self.with_previous_turn)},dates={self.date_rules or 'none'}"
         ) + (f",enrich={self.enrich.key}" if self.enrich is not None else "") + (
-            f",sparse={self.sparse}" if self.sparse is not None else "")
+            f",sparse={self.sparse}" if self.sparse is not None else "") + (",links=1" if self.link_updates else "")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (lists for tuples, ``enrich`` as its own dict or ``None``)."""
         return {"anchor_dates": self.anchor_dates, "unit": self.unit,
                 "index_annotation_keys": list(self.index_annotation_keys),
                 "with_previous_turn": self.with_previous_turn, "date_rules": self.date_rules,
-                "enrich": self.enrich.to_dict() if self.enrich is not None else None, "sparse": self.sparse}
+                "enrich": self.enrich.to_dict() if self.enrich is not None else None, "sparse": self.sparse,
+                **({"link_updates": True} if self.link_updates else {})}  # written when on: older files stay equal
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> IngestConfig:

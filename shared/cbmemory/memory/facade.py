@@ -172,7 +172,7 @@ class AgentMemory(Transfer):
             self._last_purge = now
 
     def _store(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], mode: WriteMode) -> IngestResult:
-        records = linked(self.store, records, vectors := self.embedder.embed_records(records), self.clock())
+        records = linked(self.store, records, vectors := self.embedder.embed_records(records), self.clock(), self.ingest)
         try:
             return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records))
         except SparseEncoderBoundError as exc:  # bound by another writer since this memory opened: nothing written

@@ -13,6 +13,7 @@ from datetime import datetime
 
 import numpy as np
 
+from ..ingest.config import IngestConfig
 from ..ingest.updates import MAX_CANDIDATES, changes, is_statement
 from ..models import MemoryRecord, SearchFilters
 from ..store.base import MAX_LINKS, MemoryStore
@@ -27,10 +28,13 @@ def _is_statement(r: MemoryRecord) -> bool:
 
 
 def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndarray,
-           now: datetime) -> list[MemoryRecord]:
+           now: datetime, ingest: IngestConfig) -> list[MemoryRecord]:
     """``records`` (row i of ``vectors`` is record i's), each user statement with ``supersedes`` set to the
-    earlier statements of its user it changes (records that already carry links keep them)."""
+    earlier statements of its user it changes (records that already carry links keep them), when
+    ``ingest.link_updates`` is on; else ``records`` as they are."""
     out = list(records)
+    if not ingest.link_updates:
+        return out
     mine = [i for i, r in enumerate(records) if _is_statement(r) and not r.supersedes]
     if not mine:
         return out

@@ -4,8 +4,8 @@ pure function of the recipe and the memory's ingest settings.
 What matters is what changes the records a search reads: the date prefix (``anchor_dates``), the unit
 (turns or rounds), the relative-date rules written into the index, the kinds a recipe searches, and sparse
 vectors for a recipe that searches them. What only adds words to a record's index text — the turn it
-answers (``with_previous_turn``), annotation values, facts an enricher adds — or derives records of other
-kinds does not: any recipe searches such records as it would its own, so switching recipes on one memory
+answers (``with_previous_turn``), annotation values, facts an enricher adds —, derives records of other
+kinds or links records to the ones they change (``link_updates``) does not: any recipe searches such records as it would its own, so switching recipes on one memory
 (``search(..., recipe="hybrid")`` on the default's records) is silent."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def recipe_mismatch(recipe: Recipe, ingest: IngestConfig) -> str | None:
 
     def relevant(config: IngestConfig) -> IngestConfig:
         return dataclasses.replace(config, with_previous_turn=False, index_annotation_keys=(), enrich=None,
-                                   sparse=config.sparse if uses_sparse else None)
+                                   sparse=config.sparse if uses_sparse else None, link_updates=False)
 
     made = set(ingest.enrich.modes) if ingest.enrich is not None else set()
     missing = sorted(k for k in recipe.retrieval.filters.kinds or () if k in _MADE_BY and _MADE_BY[k] not in made)

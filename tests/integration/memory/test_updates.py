@@ -1,22 +1,43 @@
 """Integration layer: what is true now, through AgentMemory over a real SQLite file with the real MiniLM
 embedder. A user statement that changes an earlier one is linked to it when written (no LLM); recalling the
 old one brings the new one, and the context marks the old line as changed, with the date of the change.
-Someone else's similar fact links nothing; nothing is deleted by a link."""
+Someone else's similar fact links nothing; nothing is deleted by a link. The links are opt-in
+(``IngestConfig(link_updates=True)``): a memory opened with the default recipe makes none."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cbmemory import AgentMemory
+from cbmemory import AgentMemory, get_recipe
 from cbmemory.context.changes import CHANGED_GUIDE
 
 D0 = datetime(2023, 5, 7, tzinfo=timezone.utc)
+LINKING = dataclasses.replace(get_recipe("default").ingest, link_updates=True)
 CHAT = ["We watched a film about whales last night.", "The weather has been lovely for walks.",
         "I baked bread with my neighbour on Sunday.", "My book club picked a mystery novel this month."]
 
+
+
+@pytest.fixture
+def memory(tmp_path, minilm):
+    """A memory that links updates at write time (the opt-in ingest setting)."""
+    m = AgentMemory.open(tmp_path / "memory.db", embedder=minilm, ingest=LINKING)
+    yield m
+    m.close()
+
+
+def test_the_default_recipe_makes_no_links(tmp_path, minilm):
+    """Off by default: the rules' precision on plain conversations is not yet good enough to mark memories."""
+    with AgentMemory.open(tmp_path / "plain.db", embedder=minilm) as plain:
+        _session(plain, "s1", 0, "I live in Paris and I love my neighbourhood.", CHAT[0])
+        _session(plain, "s3", 30, "Big news: I moved to Porto last week.", CHAT[3])
+        assert all(r.supersedes == () for r in plain.session_records("ana"))
+        assert CHANGED_GUIDE not in plain.recall("Where do I live?", "ana").text
 
 def _session(memory, sid, day, *texts):
     msgs = []
@@ -79,7 +100,7 @@ CITIES = ["Porto", "Glasgow", "Tallinn", "Valencia", "Bergen", "Krakow"]
 def test_random_histories_of_moves_show_the_newest_and_mark_the_old(tmp_path_factory, minilm, cities):
     """Property: whatever the history of moves, the newest city is shown and each older line is marked."""
     path = tmp_path_factory.mktemp("moves") / "m.db"
-    with AgentMemory.open(path, embedder=minilm) as memory:
+    with AgentMemory.open(path, embedder=minilm, ingest=LINKING) as memory:
         _session(memory, "s0", 0, f"I live in {cities[0]} these days.", CHAT[0])
         for i, city in enumerate(cities[1:], start=1):
             _session(memory, f"s{i}", 20 * i, CHAT[i % len(CHAT)], f"Big news: I moved to {city} last week.")
