@@ -188,8 +188,17 @@ class CbMemoryChatMemory(BaseMemory):
             report_fault(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", self.user_id,
                                self.session_id, exc), self.on_error)
             return
-        if turns:
-            self.memory.save(messages=turns, shown=self._recalled, on_error=self.on_error, **self._write_kwargs())
+        # A user message opens a new step, whose recall comes after it (an agent puts the user's message
+        # before it calls get): the turns before the first user message close the step of the last recall
+        # and are saved with it; the user's message and what follows are saved with no recall (the last one
+        # is another step's), and the last recall is spent.
+        opens = next((i for i, t in enumerate(turns) if t.role == "user"), len(turns))
+        if turns[:opens]:
+            self.memory.save(messages=turns[:opens], shown=self._recalled, on_error=self.on_error,
+                             **self._write_kwargs())
+        if turns[opens:]:
+            self._recalled = None
+            self.memory.save(messages=turns[opens:], on_error=self.on_error, **self._write_kwargs())
 
     # ------------------------------------------------------------------ async (the core's a* methods)
     async def aget(self, input: str | ChatMessage | None = None, **kwargs: Any) -> list[ChatMessage]:
