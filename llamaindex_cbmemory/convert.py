@@ -110,7 +110,7 @@ def plan_turns(messages: Sequence[ChatMessage], stored: Sequence[MemoryRecord], 
     counts, ids = _stored_keys(stored)
     seen: Counter[str] = counts if append else Counter()
     last = max(stored, key=lambda r: r.position, default=None) if append else None
-    out = []
+    out: list[Message] = []
     for role, text in conversational(messages):
         key = _key(role, text)
         if not out and last is not None and role == "user" and last.turn_id == f"{TURN_ID_PREFIX}{key}:{seen[key] - 1}":
