@@ -1,19 +1,20 @@
 """Echoes: which turns of an agent step only say again what the model was shown (ingest policy, pure).
 
 A turn stored as an echo is linked to the memories it restates (``Message.restates``, kept as the record's
-``source_ids``) and retrieval shows those memories instead of it, so an echo must lose nothing: a turn is an
-echo only when it **adds no content word the shown lines lack**, the shown lines being the memories as the
-model read them (date, speaker, text, resolved dates). Content words are its word stems less stopwords and
-the few words that only ask about memory (``mention``, ``remember``, ``told``...); new content is
+``source_ids``) and retrieval shows those memories instead of it, so an echo must add nothing: a turn is an
+echo only when it adds no **new content** to the shown memories (their lines as the model read them: date,
+speaker, text, resolved dates). New content is
 
-- any content word of a user's question the lines lack (the user's words must stay findable by their own
-  words: the memories it is linked to hold every one of them);
-- for the agent's turns, a name, place, number or date the lines lack (a capitalised word, a token with a
-  digit, a number or relative-date word), or fewer than ``RESTATES`` of its content words shown (the agent
-  rewords what it read; what it adds of its own is not the user's words);
-- for both, a negation the shown texts lack (``not``, ``never``, ``n't``...): a correction is new content.
+- a name, place, number or date the shown memories lack: a capitalised word, a token with a digit, a number,
+  relative-date or time-of-day word (for a user's turn, looked up in the memories' texts and speakers, not
+  in the date labels cbmemory added: "on Friday" is new even when a memory is dated Friday);
+- a negation the shown texts lack (``not``, ``never``, ``n't``...): a correction is new content;
+- fewer than ``RESTATES`` of its content words (stems less stopwords and the words that only ask about
+  memory: ``mention``, ``remember``, ``told``...) among the lines' words: the turn is about something else.
 
-A user's statement is never an echo: it is what memory is for, even when it names what was shown.
+A user's statement is never an echo: it is what memory is for, even when it names what was shown. What an
+echo's words are, names, places, numbers and dates included, its linked memories hold, so a query made of
+them finds those memories.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ _ASKING = "mention mentioned tell told remember recall say said ask asked know a
 _NUMBER_WORDS = frozenset(
     """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
     seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million
-    billion dozen first second third half today tomorrow yesterday tonight weekend week month year ago""".split())
+    billion dozen first second third half today tomorrow yesterday tonight weekend week month year ago morning
+    afternoon evening night noon midnight""".split())
 _NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|anymore|instead|\w+n[’']t)\b",
                        re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+")
@@ -70,18 +72,16 @@ def can_echo(turn: Message) -> bool:
 
 def restated(text: str, shown: Sequence[MemoryRecord], config: ContextConfig, threshold: float | None = None,
              *, role: str = "assistant") -> tuple[str, ...]:
-    """The record ids of the memories ``text`` (a turn of ``role``) only says again, when it adds no content
-    word the ``shown`` memories' lines lack (see the module docstring): the shown memories whose own words it
-    shares, most shared first (at most ``MAX_LINKS``); else none. ``threshold``: the agent's share
-    (default ``RESTATES``)."""
+    """The record ids of the memories ``text`` (a turn of ``role``) only says again, when it adds no new
+    content to the ``shown`` memories (see the module docstring): the shown memories whose own words it
+    shares, most shared first (at most ``MAX_LINKS``); else none. ``threshold``: default ``RESTATES``."""
     threshold = RESTATES if threshold is None else threshold
     words = content_stems(text)
     if not words or not shown:
         return ()
     lines = set().union(*(stems(memory_line(r, config)) for r in shown))
-    if specific_stems(text) - lines or (negates(text) and not any(negates(r.text) for r in shown)):
-        return ()
-    if role == "user" and not words <= lines:
+    said = lines if role != "user" else set().union(*(stems(f"{r.speaker or ''} {r.text}") for r in shown))
+    if specific_stems(text) - said or (negates(text) and not any(negates(r.text) for r in shown)):
         return ()
     if len(words & lines) < threshold * len(words):
         return ()
