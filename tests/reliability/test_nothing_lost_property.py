@@ -46,7 +46,7 @@ class Loop:
 @st.composite
 def actions(draw):
     """One loop: a list of (user, session, kind, words) steps; ``words`` are nonces the step's text uses."""
-    nonces = draw(st.lists(NONCE, min_size=12, max_size=12, unique=True))
+    nonces = draw(st.lists(NONCE, min_size=14, max_size=14, unique=True))  # two per step at most
     fresh = iter(nonces)
     steps, facts = [], {u: [] for u in USERS}
     for _ in range(draw(st.integers(3, 7))):
