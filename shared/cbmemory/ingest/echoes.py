@@ -6,8 +6,9 @@ echo only when it adds no **new content** to the shown memories (their lines as 
 speaker, text, resolved dates). New content is
 
 - a name, place, number or date the shown memories lack: a capitalised word, a token with a digit, a number,
-  relative-date or time-of-day word (for a user's turn, looked up in the memories' texts and speakers, not
-  in the date labels cbmemory added: "on Friday" is new even when a memory is dated Friday);
+  relative-date or time-of-day word (for a user's turn, a weekday is looked up in the memories' texts, not
+  in the date labels cbmemory added: "on Friday" is new even when a memory is dated Friday; a date the
+  labels show, "on 31 July 2023", names the memories said that day);
 - a negation the shown texts lack (``not``, ``never``, ``n't``...): a correction is new content;
 - fewer than ``RESTATES`` of its content words (stems less stopwords and the words that only ask about
   memory: ``mention``, ``remember``, ``told``...) among the lines' words: the turn is about something else.
@@ -48,6 +49,11 @@ def content_stems(text: str) -> set[str]:
 
 
 @cache
+def _weekdays() -> frozenset[str]:
+    return frozenset(stemmer().stemWords("monday tuesday wednesday thursday friday saturday sunday".split()))
+
+
+@cache
 def _asking() -> frozenset[str]:
     return frozenset(stemmer().stemWords(_ASKING))
 
@@ -80,7 +86,7 @@ def restated(text: str, shown: Sequence[MemoryRecord], config: ContextConfig, th
     if not words or not shown:
         return ()
     lines = set().union(*(stems(memory_line(r, config)) for r in shown))
-    said = lines if role != "user" else set().union(*(stems(f"{r.speaker or ''} {r.text}") for r in shown))
+    said = lines if role != "user" else lines - _weekdays() | set().union(*(stems(r.text) for r in shown))
     if specific_stems(text) - said or (negates(text) and not any(negates(r.text) for r in shown)):
         return ()
     if len(words & lines) < threshold * len(words):
