@@ -183,7 +183,9 @@ class CbMemoryChatMemory(BaseMemory):
         try:
             stored = (stored_copies(self.memory, self.user_id, self.session_id, messages) if append
                       else self.memory.session_records(self.user_id, self.session_id))
-            turns = plan_turns(messages, stored, append=append)
+            last = (self.memory.session_records(self.user_id, self.session_id, limit=1, newest_first=True)
+                    if append else [])
+            turns = plan_turns(messages, stored, append=append, last=last[0] if last else None)
         except Exception as exc:  # noqa: BLE001 - the turns are lost, the agent is not
             report_fault(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", self.user_id,
                                self.session_id, exc), self.on_error)
