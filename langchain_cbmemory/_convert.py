@@ -69,6 +69,15 @@ def conversation_turns(messages: Iterable[BaseMessage]) -> list[Message]:
     return to_memory_messages(m for m in messages if m.type in ("human", "ai"))
 
 
+def answered(turns: Sequence[Message]) -> list[Message]:
+    """``turns`` less the user messages of steps that failed and were re-sent: a user turn followed by the
+    same text from the user with no reply between (a thread with a checkpointer keeps both attempts; a
+    client re-sending builds the message again, under a new id). This is what a re-sent step is in a
+    LangChain thread; a message the user says again after a reply is a new turn, stored."""
+    return [t for t, after in zip(turns, [*turns[1:], None], strict=True)
+            if not (after is not None and t.role == after.role == "user" and t.content == after.content)]
+
+
 def latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
     """The text of the last human message, or ``None`` when there is none (or it is empty)."""
     for m in reversed(messages):

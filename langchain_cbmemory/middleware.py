@@ -42,7 +42,7 @@ from cbmemory import (
     unseen,
 )
 
-from ._convert import context_value, conversation_turns, latest_user_text, message_text
+from ._convert import answered, context_value, conversation_turns, latest_user_text, message_text
 from .tools import memory_search_tool
 
 SAVE_ROLES = ("user", "assistant")
@@ -218,7 +218,7 @@ class CbMemoryMiddleware(AgentMiddleware):
 
     def _turns(self, state: AgentState) -> list[Message]:
         # turns stored before (same message id) are skipped by the core
-        return [t for t in conversation_turns(state["messages"]) if t.role in self.save_roles]
+        return [t for t in answered(conversation_turns(state["messages"])) if t.role in self.save_roles]
 
     # ---------------------------------------------------------------- save
     def after_agent(self, state: AgentState, runtime: Runtime[Any]) -> dict[str, Any] | None:

@@ -183,13 +183,24 @@ class CbMemoryChatMemory(BaseMemory):
         try:
             stored = (stored_copies(self.memory, self.user_id, self.session_id, messages) if append
                       else self.memory.session_records(self.user_id, self.session_id))
-            turns = plan_turns(messages, stored, append=append)
+            last = (self.memory.session_records(self.user_id, self.session_id, limit=1, newest_first=True)
+                    if append else [])
+            turns = plan_turns(messages, stored, append=append, last=last[0] if last else None)
         except Exception as exc:  # noqa: BLE001 - the turns are lost, the agent is not
             report_fault(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", self.user_id,
                                self.session_id, exc), self.on_error)
             return
-        if turns:
-            self.memory.save(messages=turns, shown=self._recalled, on_error=self.on_error, **self._write_kwargs())
+        # A user message opens a new step, whose recall comes after it (an agent puts the user's message
+        # before it calls get): the turns before the first user message close the step of the last recall
+        # and are saved with it; the user's message and what follows are saved with no recall (the last one
+        # is another step's), and the last recall is spent.
+        opens = next((i for i, t in enumerate(turns) if t.role == "user"), len(turns))
+        if turns[:opens]:
+            self.memory.save(messages=turns[:opens], shown=self._recalled, on_error=self.on_error,
+                             **self._write_kwargs())
+        if turns[opens:]:
+            self._recalled = None
+            self.memory.save(messages=turns[opens:], on_error=self.on_error, **self._write_kwargs())
 
     # ------------------------------------------------------------------ async (the core's a* methods)
     async def aget(self, input: str | ChatMessage | None = None, **kwargs: Any) -> list[ChatMessage]:

@@ -98,18 +98,25 @@ def stored_copies(memory: Any, user_id: str, session_id: str, messages: Sequence
     return found
 
 
-def plan_turns(messages: Sequence[ChatMessage], stored: Sequence[MemoryRecord], *, append: bool) -> list[Message]:
+def plan_turns(messages: Sequence[ChatMessage], stored: Sequence[MemoryRecord], *, append: bool,
+               last: MemoryRecord | None = None) -> list[Message]:
     """The turns of ``messages`` still to be stored in a session that already holds ``stored``.
 
     ``append``: the messages come after the stored ones (``put``), so ordinals continue from the stored
     counts. Otherwise the messages are the session's history from its start (``set``), so ordinals count
-    within ``messages`` and turns already stored are skipped.
+    within ``messages`` and turns already stored are skipped. ``last``: the session's last stored turn, when
+    the caller knows what a re-sent run is (``CbMemoryChatMemory.put``): a user message put again while the
+    session's last turn is that same user message (its run got no reply: it failed) is that turn (the same
+    id: stored once); a message the user says again after a reply is a new turn.
     """
     counts, ids = _stored_keys(stored)
     seen: Counter[str] = counts if append else Counter()
-    out = []
+    last = last if append else None
+    out: list[Message] = []
     for role, text in conversational(messages):
         key = _key(role, text)
+        if not out and last is not None and role == "user" and last.turn_id == f"{TURN_ID_PREFIX}{key}:{seen[key] - 1}":
+            seen[key] -= 1  # the user's message again, unanswered since: the run that failed, re-sent
         turn_id = f"{TURN_ID_PREFIX}{key}:{seen[key]}"
         seen[key] += 1
         if turn_id not in ids:

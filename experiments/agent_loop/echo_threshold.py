@@ -1,4 +1,4 @@
-"""Issue 24 item 2: choose the echo threshold (``cbmemory.agent.RESTATES``: the share of a turn's words found in
+"""Issue 24 item 2: choose the echo threshold (``cbmemory.ingest.echoes.RESTATES``: the share of a turn's words found in
 what its step was shown for the turn to be stored as an echo, which retrieval then leaves out) on the agent-loop
 benchmark, by 2-fold cross-validation by conversation (fold A = conv-26/41/43/47, B = conv-30/42/44/48): each
 fold picks the threshold with the best loop source recall@10 on its own four conversations, scored on the
@@ -15,7 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
-import cbmemory.agent as agent
+import cbmemory.ingest.echoes as echoes
 from cbmemory_eval.loop_cli import loop_benchmark
 
 FOLDS = {"A": ("conv-26", "conv-41", "conv-43", "conv-47"), "B": ("conv-30", "conv-42", "conv-44", "conv-48")}
@@ -37,7 +37,7 @@ def main() -> None:
     args = p.parse_args()
     table = {}
     for t in THRESHOLDS:
-        agent.RESTATES = t
+        echoes.RESTATES = t
         out = Path(args.out) / f"t{t}"
         if not (out / "loop_summary.json").exists():  # a threshold already run is read back
             loop_benchmark(args.data, out, ["default"], cache_dir=args.cache_dir, progress=False)

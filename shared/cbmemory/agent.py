@@ -7,8 +7,9 @@ neither stops the agent.
   once and renders the context stage's text (memories, how to read their dates, "Today is ...").
 - ``save``: store the turns of an agent step after the model has answered. What can be stored is stored:
   NUL and other control characters are dropped, lone surrogates replaced, an over-long text cut, a speaker
-  cleaned, an id the store cannot take mapped to a stable one (``id:`` + its hash, the same on a retry),
-  a message sent twice in one step stored once.
+  cleaned, an id the store cannot take mapped to a stable one (``id:`` + its hash, the same on a retry).
+  Nothing a user said is dropped silently: a turn is left out only as a retry (see ``save``), and every
+  other change or loss is reported as a ``MemoryFault``.
 
 Both *fail open*: an error (a store that is locked or gone, an input no cleaning can save) is logged as a
 warning on the ``cbmemory.agent`` logger and handed to ``on_error`` as a ``MemoryFault``; ``recall`` then
@@ -22,6 +23,8 @@ import dataclasses
 import hashlib
 import logging
 import re
+import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date as date_
@@ -33,18 +36,20 @@ from .context import (
     FormattedContext,
     fit,
     format_context,
-    memory_line,
     memory_prompt,
     shown_records,
     unseen,
 )
 from .dates import to_utc
 from .errors import InvalidDateError, InvalidInputError, StoreUnavailableError
+from .ingest import IngestConfig, record_id
+from .ingest.echoes import RESTATES, can_echo, restated
 from .models import ROLES, Hit, IngestResult, MemoryRecord, Message, SearchFilters
 from .pending import MAX_PENDING, pending_for
 from .retrieval.recipes import Recipe, get_recipe
+from .store.base import MemoryStore
 from .store.turns import reads_only, waiting_at_most
-from .text import LONE_SURROGATE, stems
+from .text import LONE_SURROGATE
 from .validation import MAX_ID_CHARS, MAX_QUERY_CHARS, MAX_TEXT_CHARS, check_recall_call, check_save_call
 
 
@@ -53,6 +58,8 @@ class AgentMemory(Protocol):
 
     recipe: Recipe
     clock: Callable[[], datetime]
+    store: MemoryStore
+    ingest: IngestConfig
 
     def search(self, query: str, user_id: str, k: int | None = None, filters: Any = None, *,
                recipe: str | Recipe | None = None, reference_date: Any = None) -> list[Hit]: ...
@@ -64,7 +71,6 @@ class AgentMemory(Protocol):
                         newest_first: bool = False) -> list[MemoryRecord]: ...
 
 MAX_EXTRA = 50  # hits asked for beyond k, to make up for those the prompt already shows
-RESTATES = 0.4  # share of a turn's words found in what its step showed, for it to be an echo (CV: cbmemory_eval/README.md)
 MAX_K = 10_000
 SAVE_WAIT = 2.0  # seconds a save waits for another connection's write lock; then its turns are held (pending.py)
 LOG = logging.getLogger("cbmemory.agent")
@@ -118,13 +124,15 @@ def report_fault(fault: MemoryFault, on_error: FaultHandler | None = None) -> No
 class Recall:
     """What one agent turn gets from memory: ``text`` for the model (empty when there is nothing to say),
     the ``context`` it was made from (its hits in the order shown), its ``hits`` best first, and ``fault``
-    when recall failed open."""
+    when recall failed open. ``step``: this recall's own token; the turns saved with it (``save(...,
+    shown=recall)``) are one agent *step*, and a step re-sent with the same recall is stored once."""
 
     text: str
     context: FormattedContext
     hits: tuple[Hit, ...] = ()
     fault: MemoryFault | None = None
     config: ContextConfig | None = None  # how the memories were shown
+    step: str = dataclasses.field(default_factory=lambda: uuid.uuid4().hex)
 
 
 def search_query(text: str) -> str:
@@ -208,93 +216,132 @@ def _stable_id(value: str) -> str:
     return "id:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def storable(messages: Iterable[Message]) -> tuple[list[Message], list[str]]:
+def _derived(turn_id: str, text: str) -> str:
+    """The id a text is stored under when its own id already holds another text (the same on a retry)."""
+    digest = hashlib.sha256(f"{turn_id}\x1f{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    alt = f"{turn_id}~{digest[:12]}"
+    return alt if len(alt) <= MAX_ID_CHARS else "id:" + digest[:32]
+
+
+def _step_id(step: str, role: str, text: str, nth: int) -> str:
+    """The id of a turn given without one in the step ``step``: the same when the step is re-sent."""
+    return "step:" + hashlib.sha256(f"{step}\x1f{role}\x1f{text}\x1f{nth}".encode("utf-8", "surrogatepass")
+                                    ).hexdigest()[:32]
+
+
+@dataclass(slots=True)
+class _Notes:
+    """What ``save`` reports: ``lost`` (turns not stored, always reported) and ``changed`` (turn index ->
+    how it is stored, reported only for the turns that were stored)."""
+
+    lost: list[str] = dataclasses.field(default_factory=list)
+    changed: dict[int, list[str]] = dataclasses.field(default_factory=dict)
+
+    def change(self, turn: int, note: str) -> None:
+        self.changed.setdefault(turn, []).append(note)
+
+
+def storable(messages: Iterable[Message], step: str | None = None) -> tuple[list[Message], list[str]]:
     """The messages as the store can take them (see the module docstring), and what was changed or left
-    out, one line each."""
+    out, one line each. ``step``: the token of the step's ``Recall``; a turn without an id is given one
+    made of it, its role and text (``step:...``), so that the same step re-sent is stored once."""
+    turns, notes = _storable(messages, step)
+    return turns, notes.lost + [n for t in sorted(notes.changed) for n in notes.changed[t]]
+
+
+def _storable(messages: Iterable[Message], step: str | None) -> tuple[list[Message], _Notes]:
     out: list[Message] = []
-    notes: list[str] = []
-    ids: set[str] = set()
+    notes = _Notes()
+    taken: dict[str, tuple[str, str]] = {}
+    nth: Counter[tuple[str, str]] = Counter()
     for i, m in enumerate(messages):
         if m.role not in ROLES:
-            notes.append(f"message {i}: role {m.role!r} is not stored")
+            notes.lost.append(f"message {i}: role {m.role!r} is not stored")
             continue
         text = _clean_text(m.content)
         if not text.strip():
-            notes.append(f"message {i}: no text left to store")
+            notes.lost.append(f"message {i}: no text left to store, not stored")
             continue
+        at = len(out)
         if text != m.content:
-            notes.append(f"message {i}: text stored cleaned or cut")
+            notes.change(at, f"message {i}: text stored cleaned or cut")
         speaker = (_clean_id(m.speaker) or None) if m.speaker is not None else None
         turn_id = None
         if m.turn_id:
             turn_id = _stable_id(m.turn_id)
             if turn_id != m.turn_id:
-                notes.append(f"message {i}: id {m.turn_id[:40]!r} stored as {turn_id!r}")
-            if turn_id in ids:
-                notes.append(f"message {i}: id {turn_id!r} sent twice in one step, stored once")
+                notes.change(at, f"message {i}: id {m.turn_id[:40]!r} stored as {turn_id!r}")
+        elif step:
+            nth[(m.role, text)] += 1
+            turn_id = _step_id(step, m.role, text, nth[(m.role, text)])
+        if turn_id is not None and turn_id in taken:
+            if taken[turn_id] == (m.role, text):
+                notes.lost.append(f"message {i}: the same id and text sent twice in one step, stored once")
                 continue
-            ids.add(turn_id)
+            old, turn_id = turn_id, _derived(turn_id, text)
+            notes.change(at, f"message {i}: id {old[:40]!r} used twice in one step for different texts; this "
+                         f"one stored as {turn_id!r}")
+        if turn_id is not None:
+            taken[turn_id] = (m.role, text)
         out.append(Message(m.role, text, speaker, turn_id, restates=m.restates))
     return out, notes
 
 
-def restated(text: str, shown: Sequence[MemoryRecord], config: ContextConfig,
-             threshold: float | None = None) -> tuple[str, ...]:
-    """The record ids of the memories ``text`` only says again: when at least ``threshold`` of its words
-    (stems, stopwords left out) are words of the ``shown`` memories as the model read them (their lines:
-    date, speaker, text, resolved dates), the shown memories whose own words it shares, most shared first
-    (at most 16); else none. A question about what was shown restates it; a new fact or a commitment does
-    not."""
-    threshold = RESTATES if threshold is None else threshold
-    words = stems(text)
-    if not words or not shown:
-        return ()
-    lines = set().union(*(stems(memory_line(r, config)) for r in shown))
-    if len(words & lines) < threshold * len(words):
-        return ()
-    own = {r.record_id: len(words & stems(r.text)) for r in shown}
-    return tuple(sorted((rid for rid, n in own.items() if n), key=lambda rid: -own[rid])[:16])
+def _holds(record: MemoryRecord, turn: Message) -> bool:
+    """Whether a stored record is ``turn`` stored before (a round's text starts with its first turn's)."""
+    return record.role == turn.role and (record.text == turn.content or record.text.startswith(turn.content + "\n"))
 
 
-def can_echo(turn: Message) -> bool:
-    """What may be an echo: the agent's own turns, and the user's questions. A statement of the user is
-    what memory is for: stored as evidence even when it repeats what was shown ("my puppy Biscuit has a vet
-    appointment" names the puppy shown, and says something new)."""
-    return turn.role != "user" or turn.content.rstrip().endswith("?")
+def _stored(memory: AgentMemory, user_id: str, session_id: str, turn_ids: Iterable[str]) -> dict[str, MemoryRecord]:
+    keys = {record_id(user_id, session_id, memory.ingest.unit, t): t for t in turn_ids}
+    return {keys[r.record_id]: r for r in memory.store.get_records(user_id, list(keys))} if keys else {}
+
+
+def unsent(memory: AgentMemory, user_id: str, session_id: str, turns: Sequence[Message],
+           notes: _Notes | None = None) -> list[tuple[int, Message]]:
+    """``turns`` (with their index) less the retries: a turn whose id the session already holds with the
+    same role and text. A turn whose id the session holds with another text is not a retry: it is given a
+    derived id (``<id>~<hash of its text>``, the same on a retry) and noted in ``notes``."""
+    stored = _stored(memory, user_id, session_id, {t.turn_id for t in turns if t.turn_id})
+    clashes = {t.turn_id: _derived(t.turn_id, t.content) for t in turns
+               if t.turn_id in stored and not _holds(stored[t.turn_id], t)}
+    stored.update(_stored(memory, user_id, session_id, clashes.values()))
+    kept = []
+    for i, t in enumerate(turns):
+        if t.turn_id in clashes:
+            alt = clashes[t.turn_id]
+            if notes is not None:
+                notes.change(i, f"id {t.turn_id[:40]!r} already holds another text in this session; this text "
+                             f"stored as {alt!r}")
+            t = dataclasses.replace(t, turn_id=alt)
+        if t.turn_id in stored and _holds(stored[t.turn_id], t):
+            continue  # a retry: stored already, as it is
+        kept.append((i, t))
+    return kept
 
 
 def linked(turns: Sequence[Message], shown: Recall | None) -> list[Message]:
-    """``turns`` with ``restates`` set from what the model was shown in their step (``shown``)."""
-    if shown is None or not shown.context.hits:
-        return list(turns)
-    records = shown_records(shown.context.hits)
-    config = shown.config or ContextConfig()
-    return [dataclasses.replace(t, restates=restated(t.content, records, config))
-            if can_echo(t) and not t.restates else t for t in turns]
-
-
-def resent(turns: Sequence[Message], last: MemoryRecord | None) -> list[Message]:
-    """``turns`` less those that repeat the turn just before them (the same role and text; before the first,
-    the session's ``last`` stored turn): a step retried after a failure re-sends the message it had
-    already stored, under another id or none. Ids say nothing here; a turn whose id is stored is skipped by
-    ``AgentMemory.add_messages`` itself."""
-    previous = (last.role, last.text) if last is not None else None
-    kept = []
-    for t in turns:
-        if (t.role, t.content) != previous:
-            kept.append(t)
-        previous = (t.role, t.content)
-    return kept
+    """``turns`` with ``restates`` set from what the model was shown in their step (``shown``): only by it,
+    a link given with a turn is dropped (an echo is hidden from retrieval: no caller marks one)."""
+    records = shown_records(shown.context.hits) if shown is not None else []
+    config = (shown.config if shown is not None else None) or ContextConfig()
+    return [dataclasses.replace(t, restates=restated(t.content, records, config, role=t.role)
+                                if records and can_echo(t) else ()) for t in turns]
 
 
 def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[Message], *,
          date: datetime | date_ | str | None = None, shown: Recall | None = None,
          on_error: FaultHandler | None = None) -> IngestResult | None:
     """Append an agent step's turns to the session (``AgentMemory.add_messages``), never raising: what
-    cannot be stored is reported (``MemoryFault``) and the rest is stored; a turn re-sent by a retried step
-    is stored once (``resent``). ``shown``: the ``Recall`` the model answered from in this step; a turn that
-    only says again what it showed is stored linked to those memories (``restated``), and retrieval shows
-    the memories, not the echo. ``None`` when nothing was stored.
+    cannot be stored is reported (``MemoryFault``) and the rest is stored. ``None`` when nothing was stored.
+
+    ``shown``: the ``Recall`` the model answered from. The turns saved with it are one agent **step**; a turn
+    that only says again what it showed is stored linked to those memories (``cbmemory.ingest.echoes``), and
+    retrieval shows the memories, not the echo. Retries are stored once, and only these: a turn whose id the
+    session already holds with the same role and text, and a turn without an id re-sent in the same step
+    (saved again with the same ``Recall``). Everything else is stored, repeats included ("yes" three times,
+    under three ids or none); a turn whose id already holds another text is stored under a derived id
+    (``<id>~<hash>``) and reported.
 
     A call wrong as written (ids not valid ids, ``messages`` not a list of ``Message``, a wrong type) raises
     ``InvalidInputError`` at once; a ``date`` that does not parse (as ``add_session`` parses dates) is
@@ -344,32 +391,53 @@ def _save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence
           shown: Recall | None, on_error: FaultHandler | None, held: bool) -> IngestResult | None:
     turns: list[Message] = []
     try:
-        turns, notes = storable(linked(messages, shown))
-        if notes:
-            report_fault(MemoryFault("save", "; ".join(notes), user_id, session_id), on_error)
-        last = memory.session_records(user_id, session_id, limit=1, newest_first=True) if turns else []
-        turns = resent(turns, last[0] if last else None)
+        checked, notes = _storable(linked(messages, shown), shown.step if shown is not None else None)
+        if notes.lost:
+            report_fault(MemoryFault("save", "; ".join(notes.lost), user_id, session_id), on_error)
+        fresh = unsent(memory, user_id, session_id, checked, notes)
+        turns = [t for _, t in fresh]
         if not turns:
             return None
         if held:  # turns said before these wait for the store: these wait behind them
             raise StoreUnavailableError("the store is still locked: earlier turns of this session are held")
-        try:
-            return memory.add_messages(user_id, session_id, turns, date=date)
-        except InvalidInputError:  # one turn the store refuses: store the others, one by one, in order
-            if len(turns) == 1:
-                raise
-        results = [save(memory, user_id, session_id, [t], date=date, on_error=on_error) for t in turns]  # linked
-        done = [r for r in results if r is not None]
-        return IngestResult(sum(r.inserted for r in done), sum(r.replaced for r in done),
-                            sum(r.unchanged for r in done), tuple(i for r in done for i in r.record_ids)) if done else None
+        result, failed = _append(memory, user_id, session_id, turns, date)
+        done = [n for j, (i, _) in enumerate(fresh) if j not in failed for n in notes.changed.get(i, ())]
+        if done:
+            report_fault(MemoryFault("save", "; ".join(done), user_id, session_id), on_error)
+        for j, exc in failed.items():
+            report_fault(MemoryFault("save", f"turn {j + 1} of {len(turns)} not stored ({type(exc).__name__}: "
+                                     f"{exc})", user_id, session_id, exc), on_error)
+        return result
     except StoreUnavailableError as exc:  # locked past SAVE_WAIT (or gone): held for the next save
         _hold(memory, user_id, session_id, date, turns, exc, on_error)
         return None
     except Exception as exc:  # noqa: BLE001 - the model has answered: the turn must not be lost to an error
         report_fault(MemoryFault("save", f"turns not stored ({type(exc).__name__}: {exc})", user_id, session_id, exc),
-               on_error)
+                     on_error)
         return None
 
 
-__all__ = ["MAX_EXTRA", "SAVE_WAIT", "FaultHandler", "MemoryFault", "Recall", "recall", "report_fault", "resent", "save", "search_query",
-           "storable"]
+def _append(memory: AgentMemory, user_id: str, session_id: str, turns: list[Message],
+            date: datetime | None) -> tuple[IngestResult | None, dict[int, Exception]]:
+    """``add_messages`` of ``turns``; when the store refuses one (``InvalidInputError``), the others one by one,
+    in order. The result, and the turns not stored (their index: the error). A store that stays locked
+    (``StoreUnavailableError``) is raised: the caller holds the turns."""
+    try:
+        return memory.add_messages(user_id, session_id, turns, date=date), {}
+    except InvalidInputError as exc:
+        if len(turns) == 1:
+            return None, {0: exc}
+    failed: dict[int, Exception] = {}
+    done = []
+    for i, t in enumerate(turns):
+        try:
+            done.append(memory.add_messages(user_id, session_id, [t], date=date))
+        except InvalidInputError as exc:
+            failed[i] = exc
+    result = IngestResult(sum(r.inserted for r in done), sum(r.replaced for r in done),
+                          sum(r.unchanged for r in done), tuple(i for r in done for i in r.record_ids)) if done else None
+    return result, failed
+
+
+__all__ = ["MAX_EXTRA", "RESTATES", "SAVE_WAIT", "FaultHandler", "MemoryFault", "Recall", "can_echo", "linked", "recall",
+           "report_fault", "restated", "save", "search_query", "storable", "unsent"]

@@ -55,10 +55,10 @@ def test_the_threshold_is_a_share_of_the_turns_words():
     assert restated(half, SHOWN, CONFIG, threshold=0.5) == ()
 
 
-def test_linked_sets_restates_from_the_steps_recall_and_keeps_given_links():
+def test_linked_sets_restates_from_the_steps_recall_only():
     ctx = FormattedContext("…", 10, (Hit(PUPPY, 1.0), Hit(LYON, 0.5)))
     found = Recall("…", ctx, ctx.hits, config=CONFIG)
     turns = [Message("user", "What is my puppy's name?"), Message("assistant", "Her name is Biscuit, the puppy."),
              Message("assistant", "Noted.", restates=("r-given",))]
-    assert [t.restates for t in linked(turns, found)] == [("r-puppy",), ("r-puppy",), ("r-given",)]
-    assert linked(turns, None) == turns
+    assert [t.restates for t in linked(turns, found)] == [("r-puppy",), ("r-puppy",), ()]  # no caller marks an echo
+    assert [t.restates for t in linked(turns, None)] == [(), (), ()]

@@ -40,7 +40,8 @@ FRAMEWORK_HINTS = {
 
 def validate_messages(messages: Sequence[Message | Mapping[str, object]]) -> list[Message]:
     """Accept ``Message`` objects or plain dicts (``role``, ``content``, optional ``speaker``, ``turn_id``,
-    ``annotations``) and check every field before anything is stored."""
+    ``annotations``) and check every field before anything is stored. A dict cannot mark a turn as an echo
+    (``restates`` is an unknown field): only ``cbmemory.agent.save`` links a turn, from what its step showed."""
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
         raise InvalidInputError("messages must be a list of Message objects or dicts")
     if not messages:
@@ -51,13 +52,12 @@ def validate_messages(messages: Sequence[Message | Mapping[str, object]]) -> lis
         # the fields as given (a Message's are unchecked too), each checked below before a Message is built
         fields: tuple[object, object, object, object, object, object]
         if isinstance(m, Mapping):
-            unknown = set(m) - {"role", "content", "speaker", "turn_id", "annotations", "restates"}
+            unknown = set(m) - {"role", "content", "speaker", "turn_id", "annotations"}
             if unknown:
                 raise InvalidInputError(f"message {i} has unknown fields {sorted(unknown)}")
             if "role" not in m or "content" not in m:
                 raise InvalidInputError(f"message {i} needs 'role' and 'content'")
-            fields = (m["role"], m["content"], m.get("speaker"), m.get("turn_id"), m.get("annotations") or {},
-                      m.get("restates") or ())
+            fields = (m["role"], m["content"], m.get("speaker"), m.get("turn_id"), m.get("annotations") or {}, ())
         elif isinstance(m, Message):
             fields = (m.role, m.content, m.speaker, m.turn_id, m.annotations, m.restates)
         else:
