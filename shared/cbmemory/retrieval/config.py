@@ -52,7 +52,7 @@ GROUPS: Mapping[str, type[Any]] = MappingProxyType({
 })
 # Flat names of settings inside a group (the fields of the flat config before the groups), and where each is.
 GROUPED: Mapping[str, tuple[str, str]] = MappingProxyType({
-    "kinds": ("filters", "kinds"), "future_filter": ("filters", "drop_future"),
+    "kinds": ("filters", "kinds"), "future_filter": ("filters", "drop_future"), "floor": ("filters", "floor"),
     "fusion": ("fusion", "method"), "rrf_k": ("fusion", "rrf_k"),
     "speaker_weight": ("boosts", "speaker_weight"), "date_weight": ("boosts", "date_weight"),
     "neighbour_weight": ("context_boost", "neighbour_weight"),
@@ -84,7 +84,8 @@ class RetrievalConfig:
     - ``filters`` (``FilterConfig``): ``kinds``, the record kinds searched (``None``: every kind);
       ``drop_future``, drop memories dated after the question's reference date (kept on that day);
       ``echoes``, also search turns stored restating what their agent step was shown (off: the memories
-      they restate are found instead).
+      they restate are found instead); ``floor``, the relevance floor: no memory less similar to the
+      question than this cosine is returned (an unrelated question gets none; needs ``vector``).
     - ``fusion`` (``FusionConfig``): ``method`` ``rrf`` (reciprocal-rank fusion, constant ``rrf_k``) or
       ``weighted`` (min-max normalised scores). Fusion runs over the union of all candidates. One signal
       alone is not fused (its own scores stay) unless a boost joins it.
@@ -154,6 +155,9 @@ class RetrievalConfig:
         if not isinstance(self.skip_shown, bool):
             raise InvalidInputError(f"skip_shown must be True or False, got {self.skip_shown!r}")
         check_optional_count(self.token_budget, "token_budget", lo=1)
+        if self.filters.floor is not None and not self.uses(Signal.VECTOR):
+            raise InvalidInputError("filters.floor is a cosine similarity: it needs the vector signal among the "
+                                    "signals")
 
     def uses(self, signal: Signal | str) -> bool:
         """Whether ``signal`` is among the signals that run."""
