@@ -245,12 +245,14 @@ def _changed(config: RetrievalConfig, changes: dict[str, Any], *, lenient: bool)
         raise InvalidInputError(f"unknown RetrievalConfig fields {sorted(unknown)}")
     whole = {n: v for n, v in changes.items()
              if n in FIELDS and (n not in _EITHER or isinstance(v, GROUPS[n]))}
+    if "floor" in changes:  # with the fields: a floor given with signals is checked against them
+        whole["filters"] = dataclasses.replace(whole.get("filters", config.filters), floor=changes["floor"])
     if "signals" in whole:  # a name of a running signal keeps its spec
         runs = {s.name: s for s in config.signals}
         whole["signals"] = tuple(s if isinstance(s, SignalSpec) else runs.get(check_choice(Signal, s, "signals"), s)
                                  for s in check_list(whole["signals"], "signals"))
     out = dataclasses.replace(config, **whole) if whole else config
-    flat = {n: v for n, v in changes.items() if n not in whole}
+    flat = {n: v for n, v in changes.items() if n not in whole and n != "floor"}
     groups: dict[str, dict[str, Any]] = {}
     for name, value in flat.items():
         if name in GROUPED:
