@@ -28,7 +28,8 @@ from cbmemory.retrieval import (
     SignalSpec,
 )
 
-VECTOR, BM25, HYBRID, DEFAULT = RECIPES["vector"], RECIPES["bm25"], RECIPES["hybrid"], RECIPES["default"]
+VECTOR, BM25, HYBRID = RECIPES["vector"], RECIPES["bm25"], RECIPES["hybrid"]
+DEFAULT = RECIPES["default_no_floor"]  # the rows of earlier defaults had no relevance floor (issue 30)
 
 VECTOR_NO_DATES = VECTOR.with_(
     name="vector_no_dates",

@@ -13,6 +13,15 @@ detail of each integration:
   resolve "last year" against its own training cut-off.
 - ``order``: ``chronological`` (by session date, then position: reads like the conversation) or ``rank``
   (best first).
+- ``layout``: where a memory's dates go when ``resolve_dates`` is on (``LAYOUTS``); a memory with no
+  relative date starts with its session date in every layout. ``session_first``: the session date first,
+  each resolved date in brackets after its expression (``[Saturday, 8 March 2025] user: I adopted a puppy
+  last week [week of 24 February 2025]``). ``resolved_first``: the dates the memory is about first, then
+  the day it was said (``[week of 24 February 2025; said Saturday, 8 March 2025] user: I adopted a puppy
+  last week``). ``replace``: each resolved date in brackets in place of its expression (``[Saturday, 8
+  March 2025] user: I adopted a puppy [week of 24 February 2025]``). ``session_last``: resolved dates after
+  their expressions, the session date at the end (``user: I adopted a puppy last week [week of 24
+  February 2025] [said Saturday, 8 March 2025]``).
 - ``date_rules``: the resolver's version (a name in ``DATE_RULES``), pinned so a recipe renders the same
   text tomorrow.
 """
@@ -30,6 +39,7 @@ from ..errors import InvalidInputError
 from ..validation import known_fields
 
 ORDERS = ("chronological", "rank")
+LAYOUTS = ("session_first", "resolved_first", "replace", "session_last")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +51,7 @@ class ContextConfig:
     say_today: bool = True
     order: str = "chronological"
     date_rules: str = LATEST_DATE_RULES
+    layout: str = "session_first"
 
     def __post_init__(self) -> None:
         for name in ("dates", "resolve_dates", "say_today"):
@@ -49,6 +60,8 @@ class ContextConfig:
         if self.order not in ORDERS:
             raise InvalidInputError(f"order must be one of {ORDERS}, got {self.order!r}")
         check_date_rules(self.date_rules)
+        if self.layout not in LAYOUTS:
+            raise InvalidInputError(f"layout must be one of {LAYOUTS}, got {self.layout!r}")
         if self.resolve_dates and not self.dates:
             raise InvalidInputError(
                 "resolve_dates=True writes dates into the memories, which contradicts dates=False (undated "

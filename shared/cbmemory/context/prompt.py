@@ -16,6 +16,21 @@ ANSWER_INSTRUCTIONS = (
 DATED = ("Each memory starts with the date of the conversation it comes from: a relative date in a memory "
          "('yesterday', 'last week') is relative to that date, not to today.")
 RESOLVED = " Where a relative date could be worked out, the date it means follows it in brackets."
+# How to read the dates of each layout that resolves them (``ContextConfig.layout``).
+RESOLVED_LAYOUTS = {
+    "session_first": DATED + RESOLVED,
+    "resolved_first": (
+        "Each memory starts with its date in brackets. When a memory speaks of another day ('yesterday', "
+        "'last week'), the date it means comes first, then 'said' and the date of the conversation: the "
+        "first date is when the thing happened."),
+    "replace": (
+        "Each memory starts with the date of the conversation it comes from. Where a memory spoke of another "
+        "day ('yesterday', 'last week'), the date it means is shown in brackets in place of those words."),
+    "session_last": (
+        "Each memory starts with the date of the conversation it comes from, or, when it speaks of another "
+        "day, ends with it ('said ...'); the date a relative date ('yesterday', 'last week') means follows "
+        "it in brackets."),
+}
 
 
 def today_line(today: datetime) -> str:
@@ -26,7 +41,7 @@ def date_guidance(config: ContextConfig = DEFAULT_CONTEXT) -> str:
     """How to read the dates shown (empty for undated memories)."""
     if not config.dates:
         return ""
-    return DATED + (RESOLVED if config.resolve_dates else "")
+    return RESOLVED_LAYOUTS[config.layout] if config.resolve_dates else DATED
 
 
 def memory_prompt(context: FormattedContext, today: datetime | None,

@@ -38,6 +38,13 @@ if TYPE_CHECKING:
 DEFAULT_CONTEXT = ContextConfig()
 DATED_HEADER = "Relevant memories from earlier conversations (each starts with the date it was said):"
 UNDATED_HEADER = "Relevant memories from earlier conversations:"
+# The header of each layout that moves the dates (``ContextConfig.layout``); the others use ``DATED_HEADER``.
+HEADERS = {
+    "resolved_first": "Relevant memories from earlier conversations (each starts with its date: for a memory "
+                      "about another day, the date it is about comes first, then the day it was said):",
+    "session_last": "Relevant memories from earlier conversations (each starts with the date it was said, or, "
+                    "for a memory about another day, ends with it):",
+}
 # About 500 tokens: a long memory (a pasted file, a log) is shown in part and cannot take a reader's whole
 # budget; LoCoMo's longest turn is ~1,100 characters, so conversation turns are shown whole.
 MAX_SHOWN_CHARS = 2_000
@@ -113,21 +120,33 @@ def before_mark(left_out: int) -> str:
 
 
 @lru_cache(maxsize=2048)
-def _shown(text: str, occurred_at: datetime, rules: str | None) -> str:
-    """``text`` (already cut) shown inline, with the date each relative expression means after it in
-    brackets (``rules``: the resolver's version; ``None``: no resolution)."""
+def _shown(text: str, occurred_at: datetime, rules: str | None, layout: str = "session_first"
+           ) -> tuple[str, tuple[str, ...]]:
+    """``text`` (already cut) shown inline, and the labels of the dates its relative expressions mean, in
+    order (``rules``: the resolver's version; ``None``: no resolution). Where each label goes is the
+    ``layout``'s (``ContextConfig.layout``): after its expression in brackets (``session_first``,
+    ``session_last``), in brackets in its place (``replace``), or only in the line's prefix
+    (``resolved_first``: the text is left as said)."""
     if rules is None:
-        return inline(text)
+        return inline(text), ()
     parts: list[str] = []
+    labels: list[str] = []
     pos = 0
     for found in find_relative_dates(text, occurred_at, rules=rules):
-        parts += [inline(text[pos:found.end]), f" [{span_label(found.span)}]"]
+        label = span_label(found.span)
+        labels.append(label)
+        if layout == "replace":
+            parts += [inline(text[pos:found.start]), f"[{label}]"]
+        elif layout == "resolved_first":
+            parts.append(inline(text[pos:found.end]))
+        else:
+            parts += [inline(text[pos:found.end]), f" [{label}]"]
         pos = found.end
-    return "".join(parts) + inline(text[pos:])
+    return "".join(parts) + inline(text[pos:]), tuple(labels)
 
 
 def _shown_text(record: MemoryRecord, rules: str | None) -> str:
-    return _visible(record.text, record.occurred_at, rules, *_around(record))
+    return _visible(record.text, record.occurred_at, rules, *_around(record))[0]
 
 
 def _around(record: MemoryRecord) -> tuple[int, int]:
@@ -136,13 +155,16 @@ def _around(record: MemoryRecord) -> tuple[int, int]:
     return (0, 0) if place is None else (place[1], place[3] - place[2])
 
 
-def _visible(text: str, occurred_at: datetime, rules: str | None, before: int = 0, after: int = 0) -> str:
+def _visible(text: str, occurred_at: datetime, rules: str | None, before: int = 0, after: int = 0,
+             layout: str = "session_first") -> tuple[str, tuple[str, ...]]:
     """``text`` as shown: cut past ``MAX_SHOWN_CHARS`` or ``MAX_SHOWN_TOKENS`` (saying how much was left out),
-    inline, its relative dates resolved (``rules``); ``before``/``after``: the characters of the message a
-    passage comes from that are not in it, said too."""
+    inline, its relative dates resolved (``rules``) as the ``layout`` places them; ``before``/``after``: the
+    characters of the message a passage comes from that are not in it, said too. And the resolved dates'
+    labels."""
     head, left_out = _cut(text)
-    return ((before_mark(before) if before else "") + _shown(head, occurred_at, rules)
-            + (cut_mark(left_out + after) if left_out + after else ""))
+    shown, labels = _shown(head, occurred_at, rules, layout)
+    return ((before_mark(before) if before else "") + shown
+            + (cut_mark(left_out + after) if left_out + after else "")), labels
 
 
 def resolved_text(record: MemoryRecord, rules: str | None) -> str:
@@ -153,22 +175,32 @@ def resolved_text(record: MemoryRecord, rules: str | None) -> str:
 
 
 def memory_line(hit: Hit | MemoryRecord, config: ContextConfig = DEFAULT_CONTEXT) -> str:
-    """One memory as the model reads it: ``[Sunday, 7 May 2023] Caroline: ...`` (or undated), on one line
-    whatever its text or speaker holds."""
+    """One memory as the model reads it, on one line whatever its text or speaker holds, its dates placed
+    as ``config.layout`` says (``LAYOUTS``); undated: ``Caroline: ...``."""
     r = hit.record if isinstance(hit, Hit) else hit
     return _line(r.speaker or r.role, r.text, r.occurred_at, config.dates,
-                 config.date_rules if config.resolve_dates else None, *_around(r))
+                 config.date_rules if config.resolve_dates else None, *_around(r), config.layout)
 
 
 @lru_cache(maxsize=16384)  # a memory is rendered again each time it is fitted, shown or counted
 def _line(speaker: str, text: str, occurred_at: datetime, dated: bool, rules: str | None, before: int = 0,
-          after: int = 0) -> str:
-    line = f"{inline(speaker)}: {_visible(text, occurred_at, rules, before, after)}"
-    return f"[{anchor_label(occurred_at)}] {line}" if dated else line
+          after: int = 0, layout: str = "session_first") -> str:
+    shown, labels = _visible(text, occurred_at, rules, before, after, layout)
+    line = f"{inline(speaker)}: {shown}"
+    if not dated:
+        return line
+    said = anchor_label(occurred_at)
+    if layout == "resolved_first" and labels:
+        return f"[{'; '.join(dict.fromkeys(labels))}; said {said}] {line}"
+    if layout == "session_last" and labels:
+        return f"{line} [said {said}]"
+    return f"[{said}] {line}"
 
 
 def header(config: ContextConfig = DEFAULT_CONTEXT) -> str:
-    return DATED_HEADER if config.dates else UNDATED_HEADER
+    if not config.dates:
+        return UNDATED_HEADER
+    return HEADERS.get(config.layout, DATED_HEADER) if config.resolve_dates else DATED_HEADER
 
 
 def line_tokens(hit: Hit | MemoryRecord, config: ContextConfig = DEFAULT_CONTEXT) -> int:

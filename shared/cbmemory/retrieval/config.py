@@ -52,7 +52,7 @@ GROUPS: Mapping[str, type[Any]] = MappingProxyType({
 })
 # Flat names of settings inside a group (the fields of the flat config before the groups), and where each is.
 GROUPED: Mapping[str, tuple[str, str]] = MappingProxyType({
-    "kinds": ("filters", "kinds"), "future_filter": ("filters", "drop_future"),
+    "kinds": ("filters", "kinds"), "future_filter": ("filters", "drop_future"), "floor": ("filters", "floor"),
     "fusion": ("fusion", "method"), "rrf_k": ("fusion", "rrf_k"),
     "speaker_weight": ("boosts", "speaker_weight"), "date_weight": ("boosts", "date_weight"),
     "neighbour_weight": ("context_boost", "neighbour_weight"),
@@ -84,7 +84,8 @@ class RetrievalConfig:
     - ``filters`` (``FilterConfig``): ``kinds``, the record kinds searched (``None``: every kind);
       ``drop_future``, drop memories dated after the question's reference date (kept on that day);
       ``echoes``, also search turns stored restating what their agent step was shown (off: the memories
-      they restate are found instead).
+      they restate are found instead); ``floor``, the relevance floor: no memory less similar to the
+      question than this cosine is returned (an unrelated question gets none; needs ``vector``).
     - ``fusion`` (``FusionConfig``): ``method`` ``rrf`` (reciprocal-rank fusion, constant ``rrf_k``) or
       ``weighted`` (min-max normalised scores). Fusion runs over the union of all candidates. One signal
       alone is not fused (its own scores stay) unless a boost joins it.
@@ -154,6 +155,9 @@ class RetrievalConfig:
         if not isinstance(self.skip_shown, bool):
             raise InvalidInputError(f"skip_shown must be True or False, got {self.skip_shown!r}")
         check_optional_count(self.token_budget, "token_budget", lo=1)
+        if self.filters.floor is not None and not self.uses(Signal.VECTOR):
+            raise InvalidInputError("filters.floor is a cosine similarity: it needs the vector signal among the "
+                                    "signals")
 
     def uses(self, signal: Signal | str) -> bool:
         """Whether ``signal`` is among the signals that run."""
@@ -241,12 +245,14 @@ def _changed(config: RetrievalConfig, changes: dict[str, Any], *, lenient: bool)
         raise InvalidInputError(f"unknown RetrievalConfig fields {sorted(unknown)}")
     whole = {n: v for n, v in changes.items()
              if n in FIELDS and (n not in _EITHER or isinstance(v, GROUPS[n]))}
+    if "floor" in changes:  # with the fields: a floor given with signals is checked against them
+        whole["filters"] = dataclasses.replace(whole.get("filters", config.filters), floor=changes["floor"])
     if "signals" in whole:  # a name of a running signal keeps its spec
         runs = {s.name: s for s in config.signals}
         whole["signals"] = tuple(s if isinstance(s, SignalSpec) else runs.get(check_choice(Signal, s, "signals"), s)
                                  for s in check_list(whole["signals"], "signals"))
     out = dataclasses.replace(config, **whole) if whole else config
-    flat = {n: v for n, v in changes.items() if n not in whole}
+    flat = {n: v for n, v in changes.items() if n not in whole and n != "floor"}
     groups: dict[str, dict[str, Any]] = {}
     for name, value in flat.items():
         if name in GROUPED:

@@ -193,6 +193,15 @@ def context_boost(config: RetrievalConfig, store: MemoryStore, user_id: str, poo
     return Ranking(pool, order, everything, terms, joined)
 
 
+def above_floor(ranking: Ranking, floor: float, vector: Candidates, cut: bool) -> Ranking:
+    """``ranking`` less the candidates whose cosine with the question is below ``floor``
+    (``FilterConfig.floor``). One the vector list did not rank is at most its last score when the list
+    was ``cut`` at its pool (kept while that is at or above the floor), and below every ranked one when
+    it was not (every record was scored: dropped)."""
+    unranked = float(vector.scores[-1]) if cut and len(vector) else -math.inf
+    return ranking.above(floor, ranking.pool.signals[Signal.VECTOR.value], unranked)
+
+
 def with_window(store: MemoryStore, user_id: str, hits: list[Hit], window: int, filters: SearchFilters,
                 now: datetime | None) -> list[Hit]:
     """``hits`` with their ``context``: the turns up to ``window`` positions before and after each, in its
@@ -330,9 +339,12 @@ def retrieve(
 
     echoes = config.filters.echoes
     lists: dict[str, Candidates] = {}
+    cut: dict[str, bool] = {}  # whether a list was cut at its pool (records past it unscored)
     for spec in config.signals:  # in Signal order: a signal sees the lists before it (entity: their speakers)
         q = SignalQuery(store, user_id, query, f, now, embed_query, encode_sparse, dict(lists))
-        found = SEARCHES[spec.name](q, candidates(config, k, spec.pool))
+        wanted = candidates(config, k, spec.pool)
+        found = SEARCHES[spec.name](q, wanted)
+        cut[spec.name.value] = len(found) >= wanted
         lists[spec.name.value] = found if echoes else found.take(~found.echoes)
 
     pool = fuse(config, lists)
@@ -343,6 +355,8 @@ def retrieve(
     depth = max(k * (2 * config.window + 1) if shown_apart else k, config.rerank.depth, config.order.depth)
     ranking = (context_boost(config, store, user_id, pool, f, now, depth, echoes) if config.context_boost.active
                else Ranking.of(pool))
+    if config.filters.floor is not None:
+        ranking = above_floor(ranking, config.filters.floor, lists[Signal.VECTOR.value], cut[Signal.VECTOR.value])
     reordered = config.rerank.method is Rerank.BM25 or config.order.by is Order.RECENCY
     if shown_apart and not reordered:  # chosen by place: only the k records returned are read
         ranked = ranking.hits(store, apart(ranking.places(), k, config.window))

@@ -49,6 +49,14 @@ class Ranking:
         """A pool's own order and scores."""
         return cls(pool, np.arange(len(pool)), pool.scores, {})
 
+    def above(self, floor: float, similarity: np.ndarray, unranked: float) -> Ranking:
+        """This ranking less the candidates below ``floor``: ``similarity`` per pool row (``nan`` where the
+        signal did not rank it), ``unranked`` for those and for the joined turns (the most they can be)."""
+        n = len(self.pool)
+        value = np.full(len(self.scores), unranked, dtype=float)
+        value[:n] = np.where(np.isnan(similarity), unranked, similarity)
+        return Ranking(self.pool, self.order[value[self.order] >= floor], self.scores, self.terms, self.joined)
+
     def places(self) -> Iterator[Place]:
         """Where each candidate sits, in order (each passage of a long message a place of its own: they share
         their message's position but not their text)."""

@@ -168,11 +168,17 @@ class FilterConfig(_Group):
     dated after the question's reference date (memories of that day kept); without ``echoes`` (the
     default), no turn that only restates the memories its agent step was shown (a turn stored restating
     them, ``MemoryRecord.source_ids``: ``AgentMemory.save(..., shown=recall)``): the memories it restates
-    are searched, not the echo, so an agent's questions and replies do not crowd out what was said."""
+    are searched, not the echo, so an agent's questions and replies do not crowd out what was said.
+    ``floor`` (the relevance floor; ``None``: off): no memory whose cosine similarity with the question is
+    below it is returned (needs the ``vector`` signal). A candidate the vector search did not rank (found
+    by another signal only, or an adjacent turn lifted by the context terms) is kept only while it could be
+    above the floor: the vector list was cut at its pool and its last score is at or above the floor. An
+    unrelated question returns nothing; hits below the floor give their places to the next candidates above it."""
 
     kinds: tuple[str, ...] | None = None
     drop_future: bool = False
     echoes: bool = False
+    floor: float | None = None
 
     def __post_init__(self) -> None:
         if self.kinds is not None:
@@ -187,6 +193,12 @@ class FilterConfig(_Group):
                                     f"got {self.drop_future!r}")
         if not isinstance(self.echoes, bool):
             raise InvalidInputError(f"filters.echoes must be True or False, got {self.echoes!r}")
+        if self.floor is not None:
+            if (isinstance(self.floor, bool) or not isinstance(self.floor, (int, float))
+                    or not -1.0 <= self.floor <= 1.0):
+                raise InvalidInputError(f"filters.floor must be None or a cosine similarity in [-1, 1], "
+                                        f"got {self.floor!r}")
+            object.__setattr__(self, "floor", float(self.floor))
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,7 +46,7 @@ def test_documents_carry_turn_session_date_and_score(seeded, mode):
     assert first.metadata["session_id"] == "s1"
     assert first.metadata["session_date"] == "2023-05-07T13:56:00+00:00"
     assert first.metadata["date_label"] == "Sunday, 7 May 2023"
-    assert first.metadata["recipe"] == "default" and first.metadata["user_id"] == "alice"
+    assert first.metadata["recipe"] == "default_no_floor" and first.metadata["user_id"] == "alice"
     scores = [d.metadata["score"] for d in docs]
     assert scores == sorted(scores, reverse=True) and scores[0] > scores[-1]  # higher is better
 

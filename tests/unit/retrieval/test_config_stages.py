@@ -34,6 +34,7 @@ from cbmemory.retrieval import (
 )
 from cbmemory.retrieval.config import DEFAULT_POOLS, GROUPS, KINDS, SHORTHANDS
 from cbmemory.retrieval.engine import SEARCHES
+from cbmemory.retrieval.recipes import RELEVANCE_FLOOR
 
 FLAT = json.loads((Path(__file__).parents[2] / "data" / "recipes_flat_v1.json").read_text(encoding="utf-8"))
 FLAT_POOLS = {"vector_pool": Signal.VECTOR, "text_pool": Signal.BM25, "entity_pool": Signal.ENTITY,
@@ -70,7 +71,10 @@ def meant(flat: dict) -> dict:
 # Since the fixture was written (issue 23), issue 25 added ``default_v2`` (the default before it), gave the
 # default (and the recipes made from it) ``skip_shown`` and the default's vector list the weight 0.75: their
 # old stamps read back as they were.
-ADDED_SINCE = {"default_v2"}
+# Issue 30 added ``default_no_floor`` (the default before its relevance floor) and gave the default (and
+# default_sparse, made from it) the floor.
+ADDED_SINCE = {"default_v2", "default_no_floor"}
+FLOOR_SINCE = {"default", "default_sparse"}
 SKIP_SHOWN_SINCE = {"default", "default_sparse", "default_v2_scale"}
 VECTOR_075_SINCE = {"default", "default_sparse", "default_no_window"}
 
@@ -82,6 +86,8 @@ def as_it_was(name: str) -> Recipe:
     if name in VECTOR_075_SINCE:
         weights = {spec.name.value: spec.weight for spec in recipe.retrieval.signals} | {"vector": 1.0}
         recipe = recipe.with_(weights=weights, description=FLAT[name]["description"])
+    if name in FLOOR_SINCE:
+        recipe = recipe.with_(floor=None, description=FLAT[name]["description"])
     return recipe
 
 
@@ -111,7 +117,8 @@ def test_the_grouped_json_has_one_object_per_stage():
     assert set(d) == {"signals", *GROUPS, "k", "window", "skip_shown", "token_budget"}
     assert d["signals"][-1] == {"name": "sparse", "pool": 100, "weight": 0.75}
     assert d["context_boost"] == {"neighbour_weight": 0.5, "session_weight": 0.5}
-    assert d["order"] == {"by": "relevance", "pool": 30} and d["filters"] == {"kinds": None, "drop_future": False, "echoes": False}
+    assert d["order"] == {"by": "relevance", "pool": 30}
+    assert d["filters"] == {"kinds": None, "drop_future": False, "echoes": False, "floor": RELEVANCE_FLOOR}
 
 
 # ---------------------------------------------------------------------------- flat names
@@ -185,7 +192,8 @@ def test_the_flat_form_held_every_pool_so_one_of_a_signal_that_does_not_run_is_c
 def test_a_name_in_signals_keeps_the_spec_of_a_running_signal_a_spec_replaces_it():
     cfg = all_recipes()["default_sparse"].retrieval
     assert cfg.with_(signals=("sparse", "vector")).signals == (cfg.spec("vector"), cfg.spec("sparse"))
-    assert cfg.with_(signals=(SignalSpec("sparse"),)).signals == (SignalSpec(Signal.SPARSE, pool=50, weight=1.0),)
+    assert cfg.with_(signals=(SignalSpec("sparse"),), floor=None).signals == (SignalSpec(Signal.SPARSE, pool=50,
+                                                                                          weight=1.0),)
     assert cfg.with_(weights={"sparse": 2.0}).spec("vector").weight == 1.0  # weights name them all, else 1
     assert cfg.with_(signals=("vector",)).spec("vector") == cfg.spec("vector")
 

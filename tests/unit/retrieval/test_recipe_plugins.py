@@ -15,7 +15,7 @@ from cbmemory import InvalidInputError
 from cbmemory.retrieval import RECIPES, Recipe, all_recipes, get_recipe, plugin_recipes
 from cbmemory.retrieval import recipes as recipes_module
 
-PRODUCT = ["default", "default_sparse", "default_no_window", "vector", "bm25", "hybrid", "recency", "events_raw"]
+PRODUCT = ["default", "default_sparse", "default_no_window", "default_no_floor", "vector", "bm25", "hybrid", "recency", "events_raw"]
 
 
 class FakeEntryPoint:

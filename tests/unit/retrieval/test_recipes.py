@@ -100,7 +100,7 @@ def test_json_is_plain_data_with_enum_strings():
     d = json.loads(RECIPES["default"].to_json())
     assert set(d) == {"name", "description", "ingest", "retrieval", "context"}
     assert d["context"] == {"dates": True, "resolve_dates": True, "say_today": True, "order": "chronological",
-                            "date_rules": RECIPES["default"].context.date_rules}
+                            "date_rules": RECIPES["default"].context.date_rules, "layout": "session_first"}
     assert json.loads(RECIPES["vector_no_dates"].to_json())["context"]["dates"] is False
     r = d["retrieval"]
     assert r["signals"] == [{"name": "vector", "pool": 100, "weight": 0.75}, {"name": "bm25", "pool": 100, "weight": 1.0}]
