@@ -197,9 +197,13 @@ def above_floor(ranking: Ranking, floor: float, vector: Candidates, cut: bool) -
     """``ranking`` less the candidates whose cosine with the question is below ``floor``
     (``FilterConfig.floor``). One the vector list did not rank is at most its last score when the list
     was ``cut`` at its pool (kept while that is at or above the floor), and below every ranked one when
-    it was not (every record was scored: dropped)."""
+    it was not (every record was scored: dropped). A candidate the full-text signal found passes whatever its
+    cosine: the floor may shorten the prompt, never hide what a user said from a query of their own words (a
+    fact deep in a long message has a low cosine with a short question)."""
     unranked = float(vector.scores[-1]) if cut and len(vector) else -math.inf
-    return ranking.above(floor, ranking.pool.signals[Signal.VECTOR.value], unranked)
+    words = ranking.pool.ranks.get(Signal.BM25.value)
+    return ranking.above(floor, ranking.pool.signals[Signal.VECTOR.value], unranked,
+                         None if words is None else words > 0)
 
 
 def with_window(store: MemoryStore, user_id: str, hits: list[Hit], window: int, filters: SearchFilters,

@@ -49,12 +49,16 @@ class Ranking:
         """A pool's own order and scores."""
         return cls(pool, np.arange(len(pool)), pool.scores, {})
 
-    def above(self, floor: float, similarity: np.ndarray, unranked: float) -> Ranking:
+    def above(self, floor: float, similarity: np.ndarray, unranked: float,
+              matched: np.ndarray | None = None) -> Ranking:
         """This ranking less the candidates below ``floor``: ``similarity`` per pool row (``nan`` where the
-        signal did not rank it), ``unranked`` for those and for the joined turns (the most they can be)."""
+        signal did not rank it), ``unranked`` for those and for the joined turns (the most they can be).
+        ``matched`` (a bool per pool row): rows that pass whatever their similarity."""
         n = len(self.pool)
         value = np.full(len(self.scores), unranked, dtype=float)
         value[:n] = np.where(np.isnan(similarity), unranked, similarity)
+        if matched is not None:
+            value[:n][matched] = np.inf
         return Ranking(self.pool, self.order[value[self.order] >= floor], self.scores, self.terms, self.joined)
 
     def places(self) -> Iterator[Place]:

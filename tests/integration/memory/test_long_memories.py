@@ -55,11 +55,7 @@ def needles(tmp_path_factory, minilm):
 
 @pytest.mark.parametrize("length", LENGTHS)
 @pytest.mark.parametrize("depth", DEPTHS)
-def test_a_fact_deep_in_a_long_message_is_found_and_shown_on_every_path(request, needles, length, depth):
-    if (depth, length) == (0.1, 2000):  # issue 30: open question for the lead
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "fails since the default got its relevance floor (cosine 0.18); not analysed yet: a gate letting "
-            "BM25 matches pass (experiments/relevance_floor/README.md) may keep this passage")))
+def test_a_fact_deep_in_a_long_message_is_found_and_shown_on_every_path(needles, length, depth):
     memory, i = needles, cell_needle(depth)
     needle, user = NEEDLES[i], cell_user(length, depth)
     hits = memory.search(needle.question, user)
