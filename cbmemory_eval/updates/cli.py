@@ -133,7 +133,7 @@ def _longmemeval(args: argparse.Namespace, out: Path, embedder: Any, options: di
 def _sample_links(args: argparse.Namespace, chosen: list[Any], cache: Path, embedder: Any,
                   options: dict[str, Any], out: Path, summary: dict[str, Any]) -> str:
     """A sample of the product's links on the plain ×1 conversations, for labelling."""
-    from cbmemory.models import MemoryRecord
+    from cbmemory import MemoryRecord
 
     from ..scale import scaled_haystacks
     from .links import sample_links, write_sample

@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import cbmemory
-from cbmemory import AgentMemory
-from cbmemory.models import Hit, MemoryRecord
+from cbmemory import AgentMemory, Hit, MemoryRecord
 from cbmemory.retrieval import get_recipe
 
 from .generate import UpdateCase, appended
