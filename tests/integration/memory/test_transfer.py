@@ -2,17 +2,19 @@
 SQLite files with the MiniLM embedder: export -> import -> export gives the same bytes and searches the same
 hits with the same scores; every field travels (annotations, an echo's links, a TTL, both dates); importing
 twice changes nothing; a file of a newer format, or with one bad line, writes nothing; another embedder
-embeds every record again, and a file without vectors is embedded back to the same vectors."""
+embeds every record again, and a file without vectors is embedded back to the same vectors; supersession
+links travel with their records."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from cbmemory import AgentMemory, InvalidInputError, Message
+from cbmemory import AgentMemory, InvalidInputError, Message, get_recipe
 from cbmemory.memory.transfer import FORMAT_VERSION, FormatVersionError
 
 from ...support.embedders import FourDims
@@ -141,3 +143,23 @@ def test_another_embedder_embeds_again_and_no_vectors_embeds_back_the_same(sourc
     with AgentMemory.open(tmp_path / "bare.db", embedder=minilm, clock=_clock) as target:
         assert target.import_from(io.StringIO(bare)).vectors == "embedded"
         assert exported(target) == text  # the same model gives the same vectors
+
+
+def test_supersession_links_travel_with_their_records(tmp_path, minilm):
+    """A write-time supersession link (``MemoryRecord.supersedes``, opt-in ``IngestConfig.link_updates``) is
+    exported with its record and imported back: the same bytes, and the target finds the later record."""
+    linking = dataclasses.replace(get_recipe("default").ingest, link_updates=True)
+    with AgentMemory.open(tmp_path / "linked.db", embedder=minilm, clock=_clock, ingest=linking) as memory:
+        memory.add_session("ana", "s1", [{"role": "user", "content": "I live in Paris and I love my neighbourhood."}],
+                           date="2023-05-01")
+        memory.add_session("ana", "s2", [{"role": "user", "content": "Big news: I moved to Porto last week."}],
+                           date="2023-05-20")
+        old, new = (memory.session_records("ana", s)[0] for s in ("s1", "s2"))
+        assert new.supersedes == (old.record_id,)
+        text = exported(memory)
+    line = next(r for r in map(json.loads, text.splitlines()) if r.get("supersedes"))
+    assert line["record_id"] == new.record_id and line["supersedes"] == [old.record_id]
+    with AgentMemory.open(tmp_path / "target.db", embedder=minilm, clock=_clock, ingest=linking) as target:
+        target.import_from(io.StringIO(text))  # the header names the ingest settings: the same ones here
+        assert exported(target) == text
+        assert target.session_records("ana", "s2")[0].supersedes == (old.record_id,)
