@@ -237,7 +237,8 @@ def _save(mem: Any, user: str, q: EvalQuestion, reply: str, when: datetime, foun
     uid, aid = loop_turn_ids(session)
     faults: list[Any] = []
     turns = [Message("user", q.question, turn_id=uid), Message("assistant", reply, turn_id=aid)]
-    if mem.save(user, session, turns, date=when, shown=found, on_error=faults.append) is None:
+    # None without a fault: both turns were stored already (a resumed run replaying a step it had saved)
+    if mem.save(user, session, turns, date=when, shown=found, on_error=faults.append) is None and faults:
         raise LoopError(f"{q.question_id}: the step's turns were not saved ({'; '.join(f.detail for f in faults)})")
 
 
