@@ -15,6 +15,8 @@ from typing import Any
 
 from cbmemory.cli import Interrupted, csv, positive
 
+from .scale import scales_arg
+
 # The main recipes: every experiment of the study that runs at the retrieval level.
 MAIN_RECIPES = ("vector", "vector_no_dates", "bm25", "vector_bm25_rerank_10", "vector_bm25_rerank_50",
                 "vector_bm25_rerank_100", "hybrid", "recency", "future_filter", "default")
@@ -255,16 +257,6 @@ def _sample_spec(text: str):
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
-def _scales(text: str) -> list[int]:
-    try:
-        values = [int(p) for p in csv(text)]
-    except ValueError:
-        values = []
-    if not values or any(v < 1 or v > 50 for v in values):
-        raise argparse.ArgumentTypeError("scales are integers from 1 to 50, e.g. 1,10")
-    return values
-
-
 def _cutoffs(text: str) -> list[int]:
     """``1,3,5,10``: cut-offs, each a whole number of at least 1."""
     try:
@@ -336,7 +328,7 @@ def register(subparsers) -> None:
         p.add_argument("--fresh", action="store_true", help="discard earlier results in --out (keeps stores)")
         p.add_argument("--quiet", action="store_true", help="no progress bars")
         if name == "locomo":
-            p.add_argument("--scale", type=_scales, default=[1],
+            p.add_argument("--scale", type=scales_arg, default=[1],
                            help="haystack scales, e.g. 1,10: add other conversations' sessions as distractors "
                            "(default: 1, the conversations as they are)")
             p.add_argument("--conversations", type=positive, help="only the first N conversations (default: all)")

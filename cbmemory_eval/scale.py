@@ -11,6 +11,7 @@ turn ids start with ``x<pass>|``, so they can never be gold evidence. Determinis
 
 from __future__ import annotations
 
+import argparse
 import random
 import re
 from collections.abc import Sequence
@@ -82,3 +83,14 @@ def scaled_haystacks(conversations: Sequence, factor: int, *, others: Sequence |
         sessions = sorted([*conv.sessions, *extra], key=lambda s: (s.date, s.session_id))
         out[conv.sample_id] = Haystack(conv.sample_id, tuple(sessions))
     return out
+
+
+def scales_arg(text: str) -> list[int]:
+    """``--scale`` on the command line: haystack scales as comma-separated integers from 1 to 50."""
+    try:
+        values = [int(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        values = []
+    if not values or any(v < 1 or v > 50 for v in values):
+        raise argparse.ArgumentTypeError("scales are integers from 1 to 50, e.g. 1,10")
+    return values

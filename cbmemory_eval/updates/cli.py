@@ -16,17 +16,9 @@ from typing import Any
 
 from cbmemory.cli import csv, positive
 
+from ..scale import scales_arg
+
 FAMILY_CHOICES = ("train", "test", "both")
-
-
-def _scales(text: str) -> list[int]:
-    try:
-        values = [int(p) for p in csv(text)]
-    except ValueError:
-        values = []
-    if not values or any(v < 1 or v > 50 for v in values):
-        raise argparse.ArgumentTypeError("scales are integers from 1 to 50, e.g. 1,10")
-    return values
 
 
 def cmd_updates(args: argparse.Namespace) -> int:
@@ -176,7 +168,7 @@ def register_updates(sub) -> None:
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--family", choices=FAMILY_CHOICES, default="train",
                    help="phrasing family: develop on train, report on test (default: train)")
-    p.add_argument("--scale", type=_scales, default=[1], help="haystack scales, e.g. 1,10 (default: 1)")
+    p.add_argument("--scale", type=scales_arg, default=[1], help="haystack scales, e.g. 1,10 (default: 1)")
     p.add_argument("--conversations", type=positive, help="only the first N conversations (default: all)")
     p.add_argument("--only", help="only these conversations (comma-separated ids, e.g. conv-26,conv-30); their "
                    "cases are the ones a run on every conversation makes")

@@ -251,12 +251,8 @@ def check_integrity(conn: sqlite3.Connection, path: str) -> None:
 def transaction(c: sqlite3.Connection, write: bool = True) -> Iterator[sqlite3.Connection]:
     """``BEGIN IMMEDIATE`` (or a read ``BEGIN``) ... ``COMMIT``; rolled back if the block raises."""
     c.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-    try:
+    with committed(c):
         yield c
-    except BaseException:
-        c.execute("ROLLBACK")
-        raise
-    c.execute("COMMIT")
 
 
 def begin_immediate(c: sqlite3.Connection) -> bool:
