@@ -115,7 +115,8 @@ def test_hostile_arguments_are_tool_errors_and_the_server_goes_on(seeded_db):
     async def body(s):
         answers = [await s.call_tool(name, args) for name, args in HOSTILE]
         sneaky = await s.call_tool("search", {"query": "Berlin dog Rex", "sessions": ["b1"]})
-        broad = await s.call_tool("search", {"query": "Berlin dog Rex", "k": 50})
+        # bob's words, and one alice shares ("moved": past the relevance floor), so alice has hits to show
+        broad = await s.call_tool("search", {"query": "moved to Berlin, dog Rex", "k": 50})
         listed = await s.call_tool("sessions", {})
         still = await s.call_tool("recall", {"query": "Where do I live?", "today": "2023-06-01"})
         return answers, sneaky, broad, listed, still

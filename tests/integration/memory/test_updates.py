@@ -106,5 +106,6 @@ def test_random_histories_of_moves_show_the_newest_and_mark_the_old(tmp_path_fac
             _session(memory, f"s{i}", 20 * i, CHAT[i % len(CHAT)], f"Big news: I moved to {city} last week.")
         text = memory.recall(f"Where do I live in {cities[0]}?", "ana").context.text
         lines = [line for line in text.splitlines() if any(c in line for c in cities)]
-        assert cities[-1] in lines[-1] and not lines[-1].endswith("current]")
-        assert all(line.endswith("no longer current]") for line in lines[:-1])
+        current = [line for line in lines if not line.endswith("no longer current]")]
+        # exactly one line holds now, the newest move (where it sits depends on which hit pulled it in)
+        assert len(current) == 1 and f"moved to {cities[-1]} last week" in current[0], text
