@@ -241,15 +241,10 @@ class _Notes:
         self.changed.setdefault(turn, []).append(note)
 
 
-def storable(messages: Iterable[Message], step: str | None = None) -> tuple[list[Message], list[str]]:
-    """The messages as the store can take them (see the module docstring), and what was changed or left
-    out, one line each. ``step``: the token of the step's ``Recall``; a turn without an id is given one
-    made of it, its role and text (``step:...``), so that the same step re-sent is stored once."""
-    turns, notes = _storable(messages, step)
-    return turns, notes.lost + [n for t in sorted(notes.changed) for n in notes.changed[t]]
-
-
 def _storable(messages: Iterable[Message], step: str | None) -> tuple[list[Message], _Notes]:
+    """The messages as the store can take them (see the module docstring), and what was changed or left
+    out. ``step``: the token of the step's ``Recall``; a turn without an id is given one made of it, its role
+    and text (``step:...``), so that the same step re-sent is stored once."""
     out: list[Message] = []
     notes = _Notes()
     taken: dict[str, tuple[str, str]] = {}
@@ -350,7 +345,7 @@ def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[
     held in this process (``cbmemory.pending``: at most ``MAX_PENDING`` per store) and stored first, in
     order, by the next save of the same user and session; the fault says so, and a held turn dropped is
     reported too."""
-    check_save_call(user_id, session_id, messages, date, on_error, Message)
+    check_save_call(user_id, session_id, messages, date, on_error)
     when = _when(date, "date", "save", user_id, session_id, on_error)
     with waiting_at_most(SAVE_WAIT):
         held = _flush(memory, user_id, session_id, on_error)
@@ -361,15 +356,13 @@ def _flush(memory: AgentMemory, user_id: str, session_id: str, on_error: FaultHa
     """Store the turns held for this session (``_hold``), oldest first; whether some are still held."""
     queue = pending_for(memory)
     key = (user_id, session_id)
-    if not queue.holds(key):
-        return False
     batches = queue.take(key)
     for i, (when, turns) in enumerate(batches):
         try:
             memory.add_messages(user_id, session_id, list(turns), date=when)
         except StoreUnavailableError:
             for batch in reversed(batches[i:]):
-                queue.keep(key, *batch, first=True)
+                _dropped(queue.keep(key, *batch, first=True), on_error)
             return True
         except Exception as exc:  # noqa: BLE001 - reported, and the save goes on
             report_fault(MemoryFault("save", f"{len(turns)} held turns not stored ({type(exc).__name__}: {exc})",
@@ -382,6 +375,10 @@ def _hold(memory: AgentMemory, user_id: str, session_id: str, when: datetime | N
     dropped = pending_for(memory).keep((user_id, session_id), when, tuple(turns)) if turns else []
     report_fault(MemoryFault("save", f"store busy ({type(exc).__name__}: {exc}); {len(turns)} turns held, stored "
                              "first at this session's next save", user_id, session_id, exc), on_error)
+    _dropped(dropped, on_error)
+
+
+def _dropped(dropped: Sequence[tuple[tuple[str, str], int]], on_error: FaultHandler | None) -> None:
     for (user, session), n in dropped:
         report_fault(MemoryFault("save", f"{n} held turns dropped (more than {MAX_PENDING} held)", user, session),
                      on_error)
@@ -391,15 +388,17 @@ def _save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence
           shown: Recall | None, on_error: FaultHandler | None, held: bool) -> IngestResult | None:
     turns: list[Message] = []
     try:
-        checked, notes = _storable(linked(messages, shown), shown.step if shown is not None else None)
+        checked, notes = _storable(messages, shown.step if shown is not None else None)
         if notes.lost:
             report_fault(MemoryFault("save", "; ".join(notes.lost), user_id, session_id), on_error)
         fresh = unsent(memory, user_id, session_id, checked, notes)
-        turns = [t for _, t in fresh]
+        turns = linked([t for _, t in fresh], shown)  # only what is stored is checked for echoes
         if not turns:
             return None
         if held:  # turns said before these wait for the store: these wait behind them
-            raise StoreUnavailableError("the store is still locked: earlier turns of this session are held")
+            _hold(memory, user_id, session_id, date, turns,
+                  StoreUnavailableError("the store is still locked: earlier turns of this session are held"), on_error)
+            return None
         result, failed = _append(memory, user_id, session_id, turns, date)
         done = [n for j, (i, _) in enumerate(fresh) if j not in failed for n in notes.changed.get(i, ())]
         if done:
@@ -440,4 +439,4 @@ def _append(memory: AgentMemory, user_id: str, session_id: str, turns: list[Mess
 
 
 __all__ = ["MAX_EXTRA", "RESTATES", "SAVE_WAIT", "FaultHandler", "MemoryFault", "Recall", "can_echo", "linked", "recall",
-           "report_fault", "restated", "save", "search_query", "storable", "unsent"]
+           "report_fault", "restated", "save", "search_query", "unsent"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections import OrderedDict
 from datetime import datetime
 
 from .models import Message
@@ -28,15 +27,8 @@ class Pending:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._held: OrderedDict[Key, list[Batch]] = OrderedDict()
+        self._held: dict[Key, list[Batch]] = {}  # in the order first held
         self._count = 0
-
-    def __len__(self) -> int:
-        return self._count
-
-    def holds(self, key: Key) -> bool:
-        with self._lock:
-            return key in self._held
 
     def keep(self, key: Key, when: datetime | None, turns: tuple[Message, ...], *,
              first: bool = False) -> list[tuple[Key, int]]:

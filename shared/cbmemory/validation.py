@@ -33,7 +33,7 @@ import numpy as np
 from .dates import MAX_INSTANT, MIN_INSTANT, to_utc
 from .errors import InvalidDateError, InvalidInputError, InvalidVectorError
 from .models import MAX_FILTER_ANNOTATIONS as MAX_FILTER_ANNOTATIONS  # re-exported: every limit is named here
-from .models import ROLES
+from .models import ROLES, Message
 from .text import LONE_SURROGATE
 
 if TYPE_CHECKING:
@@ -240,17 +240,16 @@ def check_recall_call(query: object, user_id: object, k: object, today: object, 
     check_hook(on_error)
 
 
-def check_save_call(user_id: object, session_id: object, messages: object, date_: object, on_error: object,
-                    message_type: type) -> None:
-    """``save(user_id, session_id, messages, ...)`` as written: two valid ids, a list or tuple of
-    ``message_type`` (``Message``), ``date`` a date or string, ``on_error`` callable."""
+def check_save_call(user_id: object, session_id: object, messages: object, date_: object, on_error: object) -> None:
+    """``save(user_id, session_id, messages, ...)`` as written: two valid ids, a list or tuple of ``Message``,
+    ``date`` a date or string, ``on_error`` callable."""
     check_id(user_id, "user_id")
     check_id(session_id, "session_id")
     if not isinstance(messages, (list, tuple)):
         raise InvalidInputError(f"messages must be a list of Message, got {type(messages).__name__}: "
                                 "save(user_id, session_id, messages, ...)")
     for i, m in enumerate(messages):
-        if not isinstance(m, message_type):
+        if not isinstance(m, Message):
             raise InvalidInputError(f"messages[{i}] must be a Message, got {type(m).__name__}")
     check_when(date_, "date")
     check_hook(on_error)
