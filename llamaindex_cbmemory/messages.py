@@ -20,13 +20,13 @@ from llama_index.core.base.llms.types import ChatMessage
 
 from cbmemory import AgentMemory, IngestResult, Message
 
-from .convert import plan_turns
+from .convert import plan_turns, stored_copies
 
 
 def to_memory_messages(memory: AgentMemory, user_id: str, session_id: str,
                        messages: Sequence[ChatMessage]) -> list[Message]:
     """The turns ``messages`` add after those the session holds (see the module)."""
-    return plan_turns(messages, memory.session_records(user_id, session_id), append=True)
+    return plan_turns(messages, stored_copies(memory, user_id, session_id, messages), append=True)
 
 
 def add_messages(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[ChatMessage], *,
