@@ -218,3 +218,14 @@ def passage_place(record: MemoryRecord) -> tuple[str, int, int, int] | None:
     except ValueError:
         return None
     return (kind, start, end, total) if 0 <= start <= end <= total else None
+
+
+def conversation_order(record: MemoryRecord) -> tuple[datetime, str, int]:
+    """A record's place in its user's conversation: by date, then session, then position."""
+    return record.occurred_at, record.session_id, record.position
+
+
+def place_kind(kind: str, record_id: str) -> str:
+    """The kind a record's place is told apart by: each passage of a long message a place of its own (the
+    passages share their message's session and position, not their text)."""
+    return kind if kind != "passage" else f"passage {record_id}"

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..dates import anchor_label
 from ..dates.relative import DateSpan, find_relative_dates
-from ..models import Hit, MemoryRecord, passage_place
+from ..models import Hit, MemoryRecord, conversation_order, passage_place
 from .changes import CHANGED_GUIDE, changed_dates, changed_mark
 from .config import ContextConfig
 
@@ -213,7 +213,7 @@ def passage(hit: Hit) -> list[MemoryRecord]:
     session; a later statement that changed it, ``cbmemory.retrieval.updates``, after it)."""
     if not hit.context:
         return [hit.record]
-    return sorted((*hit.context, hit.record), key=lambda r: (r.occurred_at, r.session_id, r.position))
+    return sorted((*hit.context, hit.record), key=conversation_order)
 
 
 def _new_records(hit: Hit, shown: set[str]) -> list[MemoryRecord]:
@@ -274,7 +274,7 @@ class FormattedContext:
 
 
 def _chronological(hits: Sequence[Hit]) -> list[Hit]:
-    return sorted(hits, key=lambda h: (h.record.occurred_at, h.record.session_id, h.record.position))
+    return sorted(hits, key=lambda h: conversation_order(h.record))
 
 
 def shown_records(hits: Sequence[Hit]) -> list[MemoryRecord]:

@@ -15,12 +15,8 @@ import numpy as np
 
 from ..ingest.config import IngestConfig
 from ..ingest.updates import MAX_CANDIDATES, changes, is_statement
-from ..models import MemoryRecord, SearchFilters
+from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MAX_LINKS, MemoryStore
-
-
-def _order(r: MemoryRecord) -> tuple[datetime, str, int]:
-    return (r.occurred_at, r.session_id, r.position)
 
 
 def _is_statement(r: MemoryRecord) -> bool:
@@ -41,7 +37,7 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
     ids = {r.record_id for r in records}
     vecs = np.asarray(vectors, dtype=np.float32)
     for user in sorted({records[i].user_id for i in mine}):
-        rows = sorted((i for i in mine if records[i].user_id == user), key=lambda i: _order(records[i]))
+        rows = sorted((i for i in mine if records[i].user_id == user), key=lambda i: conversation_order(records[i]))
         sims = vecs[rows] @ vecs[rows].T
         for j, i in enumerate(rows):
             rec = records[i]
@@ -52,7 +48,7 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
             for hit in store.vector_search(user, vecs[i], MAX_CANDIDATES, SearchFilters(
                     kinds=("turn",), occurred_before=rec.occurred_at), now=now):
                 old = hit.record
-                if old.record_id not in ids and _is_statement(old) and _order(old) < _order(rec):
+                if old.record_id not in ids and _is_statement(old) and conversation_order(old) < conversation_order(rec):
                     found.setdefault(old.record_id, (old, hit.score))
             links = [rid for rid, (old, score) in sorted(found.items(), key=lambda kv: -kv[1][1])
                      if changes(rec.text, old.text, score)]

@@ -16,7 +16,7 @@ from ..context import fit
 from ..dates.questions import question_span
 from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError
-from ..models import Hit, MemoryRecord, SearchFilters, passage_place
+from ..models import Hit, MemoryRecord, SearchFilters, passage_place, place_kind
 from ..store.base import MemoryStore
 from ..store.candidates import Candidates
 from ..text import words
@@ -234,8 +234,7 @@ def _place(record: MemoryRecord) -> tuple[str, str, int]:
 def shown_once(ranked: list[Hit], k: int, window: int) -> list[Hit]:
     """The first ``k`` of ``ranked`` leaving out each hit inside the window of an earlier one kept
     (``ranking.apart``)."""
-    places = ((h.record.session_id, h.record.kind if h.record.kind != "passage" else f"passage {h.record.record_id}",
-               h.record.position) for h in ranked)  # each passage a place of its own (``Ranking.places``)
+    places = ((h.record.session_id, place_kind(h.record.kind, h.record.record_id), h.record.position) for h in ranked)
     return [ranked[i] for i in apart(places, k, window)]
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..models import Hit, frozen_mapping
+from ..models import Hit, frozen_mapping, place_kind
 from ..store.base import MemoryStore
 from ..store.candidates import Candidates
 from .pool import Pool
@@ -67,8 +67,7 @@ class Ranking:
         n = len(self.pool)
         for i in self.order.tolist():
             c, at = (self.pool.columns, i) if i < n or self.joined is None else (self.joined, i - n)
-            kind = c.kinds[at]
-            yield c.sessions[at], kind if kind != "passage" else f"passage {c.ids[at]}", int(c.positions[at])
+            yield c.sessions[at], place_kind(c.kinds[at], c.ids[at]), int(c.positions[at])
 
     def hits(self, store: MemoryStore, at: Sequence[int]) -> list[Hit]:
         """The hits at positions ``at`` of the order (a record deleted since the search is left out); their
