@@ -126,13 +126,18 @@ def export_lines(memory: _Memory, user_id: str | None = None, session_id: str | 
     """The file's lines (see the module docstring): every user's memories, or ``user_id``'s, or one session
     of theirs (``session_id`` needs ``user_id``). Users in sorted order, sessions by date then id, records by
     kind then position: the same memories always give the same bytes."""
+    return map(_line, _rows(memory, user_id, session_id, vectors))
+
+
+def _rows(memory: _Memory, user_id: str | None, session_id: str | None, vectors: bool) -> Iterator[dict[str, Any]]:
+    """The objects of ``export_lines``' lines."""
     if session_id is not None and user_id is None:
         raise InvalidInputError("exporting one session needs its user: give user_id with session_id")
     store = memory.store
     users = [check_id(user_id, "user_id")] if user_id is not None else sorted(store.users())
     if session_id is not None:
         check_id(session_id, "session_id")
-    yield _line(header(memory, vectors))
+    yield header(memory, vectors)
     now = memory.clock()
     for user in users:
         sessions = sorted(store.list_sessions(user), key=lambda s: (s.occurred_at, s.session_id))
@@ -148,8 +153,8 @@ def export_lines(memory: _Memory, user_id: str | None = None, session_id: str | 
             records = sorted(by_session.get(s.session_id, ()), key=lambda r: (r.kind, r.position, r.record_id))
             if not records:  # every record expired: nothing to move
                 continue
-            yield _line({"type": "session", "user_id": s.user_id, "session_id": s.session_id,
-                         "occurred_at": s.occurred_at.isoformat(), "annotations": dict(s.annotations)})
+            yield {"type": "session", "user_id": s.user_id, "session_id": s.session_id,
+                   "occurred_at": s.occurred_at.isoformat(), "annotations": dict(s.annotations)}
             found = store.lookup_vectors(user, [r.content_hash for r in records]) if vectors else {}
             for r in records:
                 row = {name: _json(getattr(r, name)) for name in _FIELDS}
@@ -157,7 +162,7 @@ def export_lines(memory: _Memory, user_id: str | None = None, session_id: str | 
                 vec = found.get(r.content_hash)
                 if vec is not None:
                     row["vector"] = base64.b64encode(np.asarray(vec, dtype="<f4").tobytes()).decode("ascii")
-                yield _line(row)
+                yield row
 
 
 def export_to(memory: _Memory, out: str | os.PathLike[str] | IO[str] | None = None, user_id: str | None = None,
@@ -165,26 +170,25 @@ def export_to(memory: _Memory, out: str | os.PathLike[str] | IO[str] | None = No
     """Write the file (``export_lines``) to ``out``: a path (written whole, then renamed into place), a text
     stream, or ``None`` for stdout."""
     if out is None or not isinstance(out, (str, os.PathLike)):
-        return _write_lines(out if out is not None else sys.stdout,
-                            export_lines(memory, user_id, session_id, vectors=vectors))
+        return _write_lines(out if out is not None else sys.stdout, _rows(memory, user_id, session_id, vectors))
     path = Path(out)
     part = path.with_name(path.name + ".part")
     try:
         with open(part, "w", encoding="utf-8", newline="\n") as f:
-            result = _write_lines(f, export_lines(memory, user_id, session_id, vectors=vectors))
+            result = _write_lines(f, _rows(memory, user_id, session_id, vectors))
         os.replace(part, path)
     finally:
         part.unlink(missing_ok=True)
     return result
 
 
-def _write_lines(out: IO[str], lines: Iterable[str]) -> ExportResult:
+def _write_lines(out: IO[str], rows: Iterable[Mapping[str, Any]]) -> ExportResult:
     users: set[str] = set()
     sessions = records = size = 0
-    for text in lines:
+    for row in rows:  # counted from the objects: a line is not parsed back
+        text = _line(row)
         out.write(text)
         size += len(text.encode("utf-8"))
-        row = json.loads(text)
         if row.get("type") == "session":
             sessions += 1
             users.add(row["user_id"])
@@ -248,26 +252,26 @@ def _record(row: dict[str, Any], where: str, dimension: int) -> tuple[MemoryReco
     if missing:
         raise _bad(where, f"a record lacks {missing}")
     values: dict[str, Any] = {}
-    for f in dataclasses.fields(MemoryRecord):
-        if f.name not in row:
+    for name in _FIELDS:
+        if name not in row:
             continue
-        v = row[f.name]
-        if f.name in _DATES:
-            values[f.name] = None if v is None and f.name == "expires_at" else _date(v, where, f.name)
-        elif f.name == "annotations":
-            values[f.name] = _strings(v, where, f.name)
-        elif f.name == "position":
+        v = row[name]
+        if name in _DATES:
+            values[name] = None if v is None and name == "expires_at" else _date(v, where, name)
+        elif name == "annotations":
+            values[name] = _strings(v, where, name)
+        elif name == "position":
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                 raise _bad(where, f"position must be a whole number of at least 0, got {v!r}")
-            values[f.name] = v
+            values[name] = v
         elif isinstance(v, list):
             if not all(isinstance(x, str) for x in v):
-                raise _bad(where, f"{f.name} must be a list of strings")
-            values[f.name] = tuple(v)
+                raise _bad(where, f"{name} must be a list of strings")
+            values[name] = tuple(v)
         elif v is None or isinstance(v, str):
-            values[f.name] = v
+            values[name] = v
         else:
-            raise _bad(where, f"{f.name} must be a string, got {type(v).__name__}")
+            raise _bad(where, f"{name} must be a string, got {type(v).__name__}")
     record = MemoryRecord(**values)
     check_id(record.user_id, "user_id")
     check_id(record.session_id, "session_id")
@@ -308,8 +312,6 @@ def read_lines(lines: Iterable[str], user_id: str | None = None) -> tuple[dict[s
         kind = row.get("type") if isinstance(row, dict) else None
         try:
             parsed = _session(row, where) if kind == "session" else _record(row, where, dim) if kind == "record" else None
-        except FormatVersionError:
-            raise
         except InvalidInputError as exc:  # a date, an id or a record the models refuse: said with its line
             raise exc if str(exc).startswith("memory file") else _bad(where, str(exc)) from None
         if isinstance(parsed, Session):
