@@ -33,10 +33,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the protocol closed stdout: nothing more goes there
         else:
             host, port = args.http
-            if args.user is None and host not in ("127.0.0.1", "localhost", "::1"):
+            if args.user is None and host not in server.LOOPBACK:
                 say("warning", f"serving every user's memory on {host}:{port} to whoever can reach it: each call "
                                "names its user_id; see docs/mcp.md for a shared server's isolation")
-            say("note", f"MCP on http://{args.http[0]}:{port}/mcp" + (f" for user {args.user!r}" if args.user else ""))
+            say("note", f"MCP on http://{host}:{port}/mcp" + (f" for user {args.user!r}" if args.user else ""))
             anyio.run(server.serve_http, memory, host, port, args.user)
     return 0
 

@@ -36,12 +36,12 @@ def _sdk() -> Any:
     return mcp.types, Server, ReadResourceContents
 
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")  # hosts a server may listen on without serving the network
+
 def build_server(memory: Memory, user: str | None = None) -> Any:
     """The SDK's low-level ``Server`` serving ``memory``: every tool call for ``user`` when given (no tool
     then has a ``user_id`` argument), else for the call's required ``user_id``."""
     types, Server, ReadResourceContents = _sdk()
-    if user is not None:
-        user = user_of({}, user)
     server = Server(NAME, instructions=INSTRUCTIONS)
     scoped = user is not None
 
@@ -128,7 +128,7 @@ def http_app(memory: Memory, user: str | None = None, host: str = "127.0.0.1") -
     from starlette.routing import Route
 
     security = None
-    if host in ("127.0.0.1", "localhost", "::1"):
+    if host in LOOPBACK:
         security = TransportSecuritySettings(
             enable_dns_rebinding_protection=True, allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
             allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"])
