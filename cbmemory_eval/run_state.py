@@ -21,7 +21,7 @@ from cbmemory.store import SCHEMA_VERSION
 
 from .baselines import baseline_hits
 from .metrics import recall, recall_all, retrieval_metrics, session_units
-from .questions import EvalQuestion, EvalSet
+from .questions import EvalQuestion, EvalSet, Haystack
 from .rows import Row
 
 TEXT_CHARS = 300
@@ -42,12 +42,18 @@ def haystack_fingerprint(eval_set: EvalSet) -> str:
     h = hashlib.sha256(eval_set.dataset.encode())
     for user_id in sorted(eval_set.haystacks):
         h.update(b"\x1eU" + user_id.encode())
-        for s in eval_set.haystacks[user_id].sessions:
-            h.update(f"\x1eS{s.session_id}\x1f{s.date.isoformat()}".encode())
-            for m in s.messages:
-                ann = json.dumps(dict(m.annotations), sort_keys=True)
-                h.update(f"\x1eM{m.role}\x1f{m.speaker}\x1f{m.turn_id}\x1f{ann}\x1f{m.content}".encode())
+        hash_sessions(h, eval_set.haystacks[user_id])
     return h.hexdigest()
+
+
+def hash_sessions(h: Any, haystack: Haystack) -> Any:
+    """``h`` (a hashlib object) updated with every session and turn of ``haystack``, and returned."""
+    for s in haystack.sessions:
+        h.update(f"\x1eS{s.session_id}\x1f{s.date.isoformat()}".encode())
+        for m in s.messages:
+            ann = json.dumps(dict(m.annotations), sort_keys=True)
+            h.update(f"\x1eM{m.role}\x1f{m.speaker}\x1f{m.turn_id}\x1f{ann}\x1f{m.content}".encode())
+    return h
 
 
 def store_file_name(fingerprint: str, ingest: IngestConfig, embedder: str) -> str:

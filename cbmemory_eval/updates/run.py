@@ -24,6 +24,7 @@ import cbmemory
 from cbmemory import AgentMemory, Hit, MemoryRecord
 from cbmemory.retrieval import get_recipe
 
+from ..run_state import hash_sessions
 from .generate import UpdateCase, appended
 from .metrics import case_metrics
 
@@ -93,9 +94,11 @@ Marker = Callable[[Any, str, Sequence[Hit]], "dict[str, bool] | None"]
 
 
 def base_store(haystack, cache_dir: Path, *, label: str, embedder, memory_options: dict[str, Any]) -> Path:
-    """The ingested plain haystack (built once per key)."""
+    """The ingested plain haystack (built once per key: user, label, embedder, ingest settings, the
+    benchmark's source and every session and turn of the haystack, so another seed or file never reuses it)."""
     ingest = memory_options.get("ingest") or get_recipe(memory_options.get("recipe", "default")).ingest
-    key = hashlib.sha256(json.dumps([haystack.user_id, label, embedder.name, ingest.key, source_hash()]).encode())
+    key = hash_sessions(hashlib.sha256(json.dumps([haystack.user_id, label, embedder.name, ingest.key,
+                                                   source_hash()]).encode()), haystack)  # its turns too: seed, file
     path = cache_dir / f"base-{haystack.user_id}-{label}-{key.hexdigest()[:12]}.db"
     if path.exists():
         return path
