@@ -20,6 +20,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..metrics import mean
+
 CHANGE_METRICS = ("new_shown", "stale_only", "new_above_stale", "marked")
 
 
@@ -48,12 +50,6 @@ def case_metrics(current: Sequence[str], stale: Sequence[str], ranked: Sequence[
         "marked": marked,
         "tokens": tokens,
     }
-
-
-def mean(values: Iterable[Any]) -> float | None:
-    """The mean of the values that apply (``None`` left out); ``None`` when none does."""
-    xs = [float(v) for v in values if v is not None]
-    return sum(xs) / len(xs) if xs else None
 
 
 def summarise(records: Sequence[Mapping[str, Any]], by: str | None = None) -> dict[str, dict[str, Any]]:
