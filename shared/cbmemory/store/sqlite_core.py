@@ -132,7 +132,7 @@ class SQLiteCore(MemoryStore):
         while True:
             self._lock.__enter__()
             try:
-                if sf.begin_immediate(self._conn):
+                if sf.begin_immediate(self._conn, self._timeout_ms):
                     return
             except BaseException as exc:
                 self._lock.__exit__(type(exc), exc, exc.__traceback__)

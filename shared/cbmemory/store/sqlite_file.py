@@ -141,7 +141,6 @@ class StoreConnection(sqlite3.Connection):
     path = ":memory:"
     read_only = False
     opening = True
-    timeout_ms = 30_000  # the busy timeout it was opened with
 
 
 
@@ -158,7 +157,7 @@ def _connect(target: str, path: str, *, read_only: bool, timeout: float) -> Stor
         raise classify(exc, path, opening=True, read_only=read_only) or StoreUnavailableError(
             f"{path} cannot be opened: {exc}") from exc
     assert isinstance(conn, StoreConnection)
-    conn.path, conn.read_only, conn.timeout_ms = path, read_only, int(timeout * 1000)
+    conn.path, conn.read_only = path, read_only
     return conn
 
 
@@ -255,7 +254,7 @@ def transaction(c: sqlite3.Connection, write: bool = True) -> Iterator[sqlite3.C
         yield c
 
 
-def begin_immediate(c: sqlite3.Connection) -> bool:
+def begin_immediate(c: sqlite3.Connection, timeout_ms: int) -> bool:
     """``BEGIN IMMEDIATE`` without waiting inside SQLite for another connection's write lock (the caller
     waits, without holding the store's lock). ``False`` when the lock is held elsewhere."""
     c.execute("PRAGMA busy_timeout = 0")
@@ -266,7 +265,7 @@ def begin_immediate(c: sqlite3.Connection) -> bool:
             raise
         return False
     finally:
-        c.execute(f"PRAGMA busy_timeout = {int(getattr(c, 'timeout_ms', 30_000))}")
+        c.execute(f"PRAGMA busy_timeout = {timeout_ms}")  # the one it was opened with
     return True
 
 
