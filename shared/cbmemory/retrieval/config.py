@@ -245,19 +245,19 @@ def _changed(config: RetrievalConfig, changes: dict[str, Any], *, lenient: bool)
         raise InvalidInputError(f"unknown RetrievalConfig fields {sorted(unknown)}")
     whole = {n: v for n, v in changes.items()
              if n in FIELDS and (n not in _EITHER or isinstance(v, GROUPS[n]))}
-    if "floor" in changes:  # with the fields: a floor given with signals is checked against them
-        whole["filters"] = dataclasses.replace(whole.get("filters", config.filters), floor=changes["floor"])
-    if "signals" in whole:  # a name of a running signal keeps its spec
-        runs = {s.name: s for s in config.signals}
-        whole["signals"] = tuple(s if isinstance(s, SignalSpec) else runs.get(check_choice(Signal, s, "signals"), s)
-                                 for s in check_list(whole["signals"], "signals"))
-    out = dataclasses.replace(config, **whole) if whole else config
-    flat = {n: v for n, v in changes.items() if n not in whole and n != "floor"}
+    flat = {n: v for n, v in changes.items() if n not in whole}
     groups: dict[str, dict[str, Any]] = {}
     for name, value in flat.items():
         if name in GROUPED:
             group, field = GROUPED[name]
             groups.setdefault(group, {})[field] = value
+    for group, fields in groups.items():  # with the fields, so checks across groups see the final config
+        whole[group] = dataclasses.replace(whole.get(group, getattr(config, group)), **fields)
+    if "signals" in whole:  # a name of a running signal keeps its spec
+        runs = {s.name: s for s in config.signals}
+        whole["signals"] = tuple(s if isinstance(s, SignalSpec) else runs.get(check_choice(Signal, s, "signals"), s)
+                                 for s in check_list(whole["signals"], "signals"))
+    out = dataclasses.replace(config, **whole) if whole else config
     pools: dict[Signal, int] = {}
     for name, value in flat.items():
         if name in POOLS:
@@ -276,10 +276,7 @@ def _changed(config: RetrievalConfig, changes: dict[str, Any], *, lenient: bool)
         raise InvalidInputError(f"weights name only signals of the config; {', '.join(stray)} not among them")
     specs = tuple(SignalSpec(s.name, pools.get(s.name, s.pool),
                              s.weight if weights is None else weights.get(s.name, 1.0)) for s in out.signals)
-    regrouped = {g: dataclasses.replace(getattr(out, g), **fields) for g, fields in groups.items()}
-    if specs == out.signals and not regrouped:
-        return out
-    return dataclasses.replace(out, signals=specs, **regrouped)
+    return out if specs == out.signals else dataclasses.replace(out, signals=specs)
 
 
 def scale_k(n_sessions: int, *, base_k: int = 10, base_sessions: int = 50, lo: int = 5, hi: int = 50) -> int:
