@@ -84,7 +84,7 @@ def _with_window(turns: list[MemoryRecord], wanted: set[int]) -> tuple[MemoryRec
     return tuple(turns[j] for j in keep)
 
 
-def locomo_cases(path: Path) -> list[Case]:
+def locomo_cases(path: Path, per_level: int = PER_LEVEL) -> list[Case]:
     convs = load_locomo(path)
     by_level: dict[str, list[list[Case]]] = {lv: [] for lv in LEVELS}
     for conv in convs:
@@ -111,9 +111,9 @@ def locomo_cases(path: Path) -> list[Case]:
         taken: list[Case] = []
         for rank in range(max(len(c) for c in by_level[lv])):
             taken += [c[rank] for c in by_level[lv] if rank < len(c)]
-        chosen[lv] = taken[:PER_LEVEL]
+        chosen[lv] = taken[:per_level]
     # asked level by level in turn, so that a run stopped early has every level
-    return [c for i in range(PER_LEVEL) for lv in LEVELS if i < len(chosen[lv]) for c in [chosen[lv][i]]]
+    return [c for i in range(per_level) for lv in LEVELS if i < len(chosen[lv]) for c in [chosen[lv][i]]]
 
 
 def demo_cases(path: Path) -> list[Case]:
@@ -204,10 +204,12 @@ def main() -> None:
     p.add_argument("--cache", default=str(HERE / "answers.jsonl"))
     p.add_argument("--data", default=str(DATA))
     p.add_argument("--cached-only", action="store_true", help="report the cached answers, ask nothing")
+    p.add_argument("--per-level", type=int, default=PER_LEVEL,
+                   help="LoCoMo questions per level; the first N of the same fixed order (a larger N extends the set)")
     p.add_argument("--show", help="print the prompt of one question id under each layout and stop")
     args = p.parse_args()
     layouts = args.layouts.split(",")
-    cases = demo_cases(HERE / "demo_questions.json") + locomo_cases(Path(args.data))
+    cases = demo_cases(HERE / "demo_questions.json") + locomo_cases(Path(args.data), args.per_level)
     if args.show:
         for layout in layouts:
             for role, text in messages(next(c for c in cases if c.qid == args.show), ContextConfig(layout=layout)):
