@@ -35,7 +35,7 @@ GET_LONGMEMEVAL = (
 
 
 def _recipes(text: str, add_bm25: bool = True) -> list[str]:
-    from cbmemory.retrieval import all_recipes, get_recipe
+    from cbmemory.recipes import all_recipes, get_recipe
 
     names = list(all_recipes()) if text == "all" else list(MAIN_RECIPES) if text == "main" else csv(text)
     for n in names:
@@ -53,7 +53,7 @@ def _with_readings(recipes: list[Any], readings: str | None) -> list[Any]:
         return recipes
     from cbmemory import InvalidInputError
     from cbmemory.context import READINGS
-    from cbmemory.retrieval import get_recipe
+    from cbmemory.recipes import get_recipe
 
     names = csv(readings)
     unknown = [n for n in names if n not in READINGS]

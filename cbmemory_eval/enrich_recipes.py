@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cbmemory.retrieval import get_recipe
+from cbmemory.recipes import get_recipe
 
 SKIP_NOTE = ("note: skipping {names}: these recipes extract summaries/events/facts with an LLM at ingest; "
              "pass --enrich-llm MODEL (OpenAI) or --enrich-llm local-gguf --enrich-base-url URL (a local "

@@ -58,7 +58,7 @@ def _loop_set(args: argparse.Namespace, data: Path):
 
 def _chosen_recipes(args: argparse.Namespace) -> list:
     """``--recipes`` by name, then each ``--recipe-file`` (a ``Recipe.to_json`` file: a retrieval variant)."""
-    from cbmemory.retrieval import Recipe, get_recipe
+    from cbmemory.recipes import Recipe, get_recipe
 
     named = [get_recipe(n) for n in csv(args.recipes)]
     return named + [Recipe.from_json(Path(p).read_text(encoding="utf-8")) for p in args.recipe_file or ()]

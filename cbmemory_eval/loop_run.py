@@ -38,7 +38,7 @@ from cbmemory import AgentMemory, CbMemoryError, Message, Recall
 from cbmemory.dates import utcnow
 from cbmemory.embedding import CachedEmbedder, MiniLMEmbedder
 from cbmemory.ingest import ingest_label, ingest_with_bar
-from cbmemory.retrieval import Recipe, get_recipe
+from cbmemory.recipes import Recipe, get_recipe
 from cbmemory.store import SCHEMA_VERSION
 
 from .loop import (

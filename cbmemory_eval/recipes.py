@@ -14,13 +14,12 @@ from types import MappingProxyType
 
 from cbmemory.context import ContextConfig
 from cbmemory.ingest import EnrichConfig, IngestConfig
+from cbmemory.recipes import RECIPES, Recipe
 from cbmemory.retrieval import (
-    RECIPES,
     BoostConfig,
     FilterConfig,
     Fusion,
     FusionConfig,
-    Recipe,
     Rerank,
     RerankConfig,
     RetrievalConfig,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cbmemory import CbMemoryError
-from cbmemory.retrieval import Recipe, get_recipe
+from cbmemory.recipes import Recipe, get_recipe
 
 from .baselines import BASELINES
 

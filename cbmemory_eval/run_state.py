@@ -16,7 +16,8 @@ from cbmemory import Hit, IngestResult, MemoryRecord
 from cbmemory.context import DEFAULT_CONTEXT, ContextConfig, context_tokens, fit, format_context
 from cbmemory.dates import utcnow
 from cbmemory.ingest import DEFAULT_INGEST, IngestConfig
-from cbmemory.retrieval import Signal, retrieve
+from cbmemory.recipes import recipe_hits
+from cbmemory.retrieval import Signal
 from cbmemory.store import SCHEMA_VERSION
 
 from .baselines import baseline_hits
@@ -227,12 +228,12 @@ class EvalRun:
             sparse = functools.lru_cache(maxsize=1)(mem.sparse_encoder.encode_query) if mem.sparse_encoder is not None else None
             now = utcnow()
             start = time.perf_counter()  # the query's sparse vector (if any) is made inside, and timed
-            main = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.k,
+            main = recipe_hits(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.k,
                             reference_date=q.question_date, now=now, encode_sparse=sparse)
             search_ms = (time.perf_counter() - start) * 1000
 
             def search(n: int) -> list[Hit]:
-                return retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=n,
+                return recipe_hits(store, lambda _q: qvec, recipe, q.user_id, q.question, k=n,
                                 reference_date=q.question_date, now=now, encode_sparse=sparse)
 
             if self.deep_k > self.k:
@@ -241,9 +242,9 @@ class EvalRun:
             uses_vector = cfg.uses(Signal.VECTOR)
             metrics["latency_ms"] = search_ms
             metrics["latency_total_ms"] = search_ms + (embed_ms if uses_vector else 0.0)
-            context_hits, budget = main, cfg.token_budget
+            context_hits, budget = main, recipe.context.token_budget
             if cfg.k is None:  # the recipe picks its own k: also score what it returns then
-                own = retrieve(store, lambda _q: qvec, recipe, q.user_id, q.question, k=None,
+                own = recipe_hits(store, lambda _q: qvec, recipe, q.user_id, q.question, k=None,
                                reference_date=q.question_date, now=now, encode_sparse=sparse)
                 turns, sessions = _units(own)
                 auto = retrieval_metrics(q.evidence, turns, [len(own)])

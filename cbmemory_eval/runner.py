@@ -39,7 +39,7 @@ from cbmemory import IngestResult, InvalidInputError
 from cbmemory.dates import utcnow
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.ingest import DEFAULT_INGEST, IngestConfig, embed_rate, ingest_label, ingest_with_bar
-from cbmemory.retrieval import Recipe
+from cbmemory.recipes import Recipe
 
 from .baselines import BASELINES
 from .metrics import KS

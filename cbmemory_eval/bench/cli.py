@@ -75,7 +75,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from cbmemory import InvalidInputError
-    from cbmemory.retrieval import Signal, get_recipe
+    from cbmemory.recipes import get_recipe
+    from cbmemory.retrieval import Signal
 
     from ..peers import expand
     from .runner import BenchConfig, run_bench

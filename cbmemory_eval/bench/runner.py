@@ -199,7 +199,8 @@ def _run_sizes(cfg: BenchConfig, work: Path, common: Spec, log: Callable[[str], 
     """For each size: store-only ingest, each recipe's searches (query embedding excluded, then included), and
     each peer over the same records (skipped past its cap or on an error); the recipes with the sparse signal
     on a copy of the file with sparse vectors, up to ``cfg.sparse_max_size`` (bench.sparse)."""
-    from cbmemory.retrieval import Signal, get_recipe
+    from cbmemory.recipes import get_recipe
+    from cbmemory.retrieval import Signal
 
     got = _Sizes(cfg)
     encoder = sparse_encoder_of([get_recipe(r) for r in cfg.recipes])

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from .rows import JSON, SearchResult, Timing
 
 if TYPE_CHECKING:
-    from cbmemory.retrieval import Recipe
+    from cbmemory.recipes import Recipe
     from cbmemory.store import MemoryStore
 
 SPARSE_MAX_SIZE = 10_000

@@ -37,7 +37,8 @@ import numpy as np
 
 from cbmemory import MemoryRecord, Session
 from cbmemory.ingest import IngestConfig, build_records, validate_messages
-from cbmemory.retrieval import RECIPES, content_words
+from cbmemory.recipes import RECIPES
+from cbmemory.retrieval import content_words
 
 DESCRIPTION = " ".join(line.strip() for line in __doc__.split("How the data is made")[1].splitlines()[1:])
 START = datetime(2023, 1, 1, 12, 0, tzinfo=timezone.utc)

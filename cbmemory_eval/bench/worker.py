@@ -137,13 +137,13 @@ def task_embed_ingest(spec: Spec) -> EmbedIngest:
 
 def _our_search(store: MemoryStore, recipe: str, k: int, embed: Callable[[str], np.ndarray],
                 user_id: str) -> Callable[[SyntheticQuery], list[str]]:
-    from cbmemory.retrieval import get_recipe, retrieve
+    from cbmemory.recipes import get_recipe, recipe_hits
 
     chosen = get_recipe(recipe)
     encode_sparse = sparse_query_encoder(store, chosen, user_id)  # the real encoder, in every call (bench.sparse)
 
     def search(q: SyntheticQuery) -> list[str]:
-        return [h.record.record_id for h in retrieve(store, embed, chosen, user_id, q.text, k=k,
+        return [h.record.record_id for h in recipe_hits(store, embed, chosen, user_id, q.text, k=k,
                                                      encode_sparse=encode_sparse)]
     return search
 
@@ -280,12 +280,12 @@ class _Rate:
 def _searcher(store: MemoryStore, recipe_name: str, vectors: dict[str, np.ndarray],
               k: int) -> Callable[[SyntheticQuery], list[Hit]]:
     """``retrieve`` with ``recipe_name``, each query searched as its own user, its vector precomputed."""
-    from cbmemory.retrieval import get_recipe, retrieve
+    from cbmemory.recipes import get_recipe, recipe_hits
 
     recipe = get_recipe(recipe_name)
 
     def search(q: SyntheticQuery) -> list[Hit]:
-        return retrieve(store, vectors.__getitem__, recipe, q.user_id, q.text, k=k)
+        return recipe_hits(store, vectors.__getitem__, recipe, q.user_id, q.text, k=k)
     return search
 
 

@@ -23,7 +23,7 @@ FAMILY_CHOICES = ("train", "test", "both")
 
 def cmd_updates(args: argparse.Namespace) -> int:
     from cbmemory.embedding import MiniLMEmbedder
-    from cbmemory.retrieval import get_recipe
+    from cbmemory.recipes import get_recipe
 
     from ..datasets.locomo import load_locomo
     from ..scale import scaled_haystacks

@@ -22,7 +22,7 @@ from typing import Any
 
 import cbmemory
 from cbmemory import AgentMemory, Hit, MemoryRecord
-from cbmemory.retrieval import get_recipe
+from cbmemory.recipes import get_recipe
 
 from ..run_state import hash_sessions
 from .generate import UpdateCase, appended

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from cbmemory import AgentMemory, Message
-from cbmemory.retrieval.recipes import RECIPES
+from cbmemory.recipes import RECIPES
 from cbmemory.store import SQLiteStore
 
 path = Path(sys.argv[1]) / "adopt.db"

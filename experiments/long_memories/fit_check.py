@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 from cbmemory.context import fit, format_context, line_tokens
 from cbmemory.models import Hit, MemoryRecord
-from cbmemory.retrieval.recipes import RECIPES
+from cbmemory.recipes import RECIPES
 
 DAY = datetime(2024, 4, 1, tzinfo=timezone.utc)
 
@@ -34,7 +34,7 @@ def hit(text, pos):
     )
 
 
-B = RECIPES["default"].retrieval.token_budget
+B = RECIPES["default"].context.token_budget
 for name, big in (
     ("emoji 1400", "😀🎉🐍🌍🚀" * 280),
     ("chinese 1700", "我的妹妹住在里昂她喜欢画画和弹钢琴" * 100),

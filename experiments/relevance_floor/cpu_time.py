@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cbmemory.retrieval import get_recipe, retrieve
+from cbmemory.recipes import get_recipe, recipe_hits
 from cbmemory.store import SQLiteStore
 from cbmemory_eval.datasets.locomo import load_locomo
 from cbmemory_eval.questions import from_locomo
@@ -35,12 +35,12 @@ def main() -> None:
     cpu: dict[str, list[float]] = {name: [] for name in recipes}
     for q in qs[:20]:  # warm the store's caches for both
         for r in recipes.values():
-            retrieve(store, lambda _t, q=q: vecs[q.question], r, q.user_id, q.question, k=10)
+            recipe_hits(store, lambda _t, q=q: vecs[q.question], r, q.user_id, q.question, k=10)
     for i, q in enumerate(qs):
         order = list(recipes) if i % 2 == 0 else list(reversed(recipes))
         for name in order:
             t0 = time.process_time()
-            retrieve(store, lambda _t, q=q: vecs[q.question], recipes[name], q.user_id, q.question, k=10,
+            recipe_hits(store, lambda _t, q=q: vecs[q.question], recipes[name], q.user_id, q.question, k=10,
                      reference_date=q.question_date)
             cpu[name].append((time.process_time() - t0) * 1000)
     for name, ms in cpu.items():

@@ -26,7 +26,8 @@ import numpy as np
 
 from cbmemory.context import fit
 from cbmemory.models import Hit, SearchFilters
-from cbmemory.retrieval import Recipe, engine, get_recipe, retrieve
+from cbmemory.recipes import Recipe, get_recipe, recipe_hits
+from cbmemory.retrieval import engine
 from cbmemory.retrieval.ranking import apart
 from cbmemory.store import SQLiteStore
 from cbmemory_eval.datasets.locomo import load_locomo
@@ -52,7 +53,7 @@ def every_floor(store: SQLiteStore, recipe: Recipe, q: EvalQuestion, vec: np.nda
 
     engine.above_floor = spy
     try:
-        retrieve(store, lambda _t: vec, recipe.with_(floor=-1.0), q.user_id, q.question, k=k,
+        recipe_hits(store, lambda _t: vec, recipe.with_(floor=-1.0), q.user_id, q.question, k=k,
                  reference_date=q.question_date)
     finally:
         engine.above_floor = real
@@ -67,7 +68,7 @@ def every_floor(store: SQLiteStore, recipe: Recipe, q: EvalQuestion, vec: np.nda
             ranking = r.above(floor, sim, unranked)
         hits = ranking.hits(store, apart(ranking.places(), k, cfg.window))
         hits = engine.with_window(store, q.user_id, hits, cfg.window, SearchFilters(), None)
-        out[floor] = fit(hits, cfg.token_budget, recipe.context)
+        out[floor] = fit(hits, recipe.context.token_budget, recipe.context)
     return out
 
 
@@ -126,7 +127,7 @@ def main() -> None:
         for q in [q for q in qs if q.evidence][: args.check]:
             fast = every_floor(store, base, q, vecs[q.question], floors)
             for floor in floors:
-                slow = retrieve(store, lambda _t, q=q: vecs[q.question], base.with_(floor=floor), q.user_id,
+                slow = recipe_hits(store, lambda _t, q=q: vecs[q.question], base.with_(floor=floor), q.user_id,
                                 q.question, k=10, reference_date=q.question_date)
                 assert [h.record.record_id for h in slow] == [h.record.record_id for h in fast[floor]], (q, floor)
         print(f"checked: {args.check} questions, every floor, the same hits as retrieve", flush=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from cbmemory import AgentMemory
 from cbmemory.context import shown_records
-from cbmemory.retrieval import get_recipe
+from cbmemory.recipes import get_recipe
 
 DEMO = Path(__file__).resolve().parents[1] / "date_layout" / "demo_questions.json"
 PLANTS = [

@@ -13,8 +13,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from cbmemory.dates import utcnow
-from cbmemory.retrieval import all_recipes
-from cbmemory.retrieval.engine import retrieve
+from cbmemory.recipes import all_recipes, recipe_hits
 from experiments.retrieval_v2 import strategies as S
 from experiments.retrieval_v2.harness import load, open_store
 
@@ -40,7 +39,7 @@ def main() -> None:
         qvec = q.qvec
         for name in lat:
             start = time.perf_counter()
-            hits = retrieve(store, lambda _q, v=qvec: v, all_recipes()[name], q.user_id, q.question, k=10,
+            hits = recipe_hits(store, lambda _q, v=qvec: v, all_recipes()[name], q.user_id, q.question, k=10,
                             reference_date=datetime.fromtimestamp(q.qdate, timezone.utc), now=now)
             lat[name].append((time.perf_counter() - start) * 1000)
         same += [h.record.record_id for h in hits] == want

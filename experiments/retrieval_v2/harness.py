@@ -136,7 +136,7 @@ class Corpus:
 
 
 def _store_path(cache_dir: Path, scale: int, ingest: Any = None) -> tuple[Path, Any]:
-    from cbmemory.retrieval import RECIPES
+    from cbmemory.recipes import RECIPES
     from cbmemory_eval.datasets.locomo import load_locomo
     from cbmemory_eval.questions import from_locomo
     from cbmemory_eval.run_state import haystack_fingerprint, store_file_name

@@ -19,8 +19,7 @@ import numpy as np
 from cbmemory.dates import utcnow
 from cbmemory.embedding.onnx import MiniLMEmbedder
 from cbmemory.embedding.splade import encoder_named
-from cbmemory.retrieval import all_recipes
-from cbmemory.retrieval.engine import retrieve
+from cbmemory.recipes import all_recipes, recipe_hits
 from experiments.retrieval_v2.harness import open_store
 
 
@@ -51,7 +50,7 @@ def main() -> None:
         for q, v in zip(questions, vecs, strict=True):
             for name in names:
                 start = time.perf_counter()
-                retrieve(stores[name], lambda _q, v=v: v, all_recipes()[name], q.user_id, q.question, k=10,
+                recipe_hits(stores[name], lambda _q, v=v: v, all_recipes()[name], q.user_id, q.question, k=10,
                          reference_date=q.question_date, now=now, encode_sparse=sparse.get(name))
                 lat[name].append((time.perf_counter() - start) * 1000)
     for name, v in lat.items():

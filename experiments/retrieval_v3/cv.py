@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cbmemory.retrieval import get_recipe
+from cbmemory.recipes import get_recipe
 from cbmemory.store import SQLiteStore
 from experiments.retrieval_v3.harness import (
     by_user,

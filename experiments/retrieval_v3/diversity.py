@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cbmemory.models import Hit, SearchFilters
-from cbmemory.retrieval import Recipe, get_recipe, retrieve
+from cbmemory.recipes import Recipe, get_recipe, recipe_hits
 from cbmemory.retrieval.engine import with_window
 from cbmemory.store import SQLiteStore
 from cbmemory_eval.questions import EvalQuestion
@@ -53,7 +53,7 @@ def search_with(store: SQLiteStore, base: Recipe, vecs, window: int, skip_shown:
     ranker = base.with_(window=0, token_budget=None)
 
     def search(q: EvalQuestion, k: int) -> list[Hit]:
-        ranked = retrieve(store, lambda _t: vecs[q.question], ranker, q.user_id, q.question, k=max(DEEP, k),
+        ranked = recipe_hits(store, lambda _t: vecs[q.question], ranker, q.user_id, q.question, k=max(DEEP, k),
                           reference_date=q.question_date)
         chosen = select(ranked, k, window, skip_shown, penalty)
         return with_window(store, q.user_id, chosen, window, SearchFilters(), None)

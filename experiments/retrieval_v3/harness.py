@@ -23,7 +23,7 @@ import numpy as np
 
 from cbmemory.context import fit
 from cbmemory.models import Hit
-from cbmemory.retrieval import Recipe, get_recipe, retrieve
+from cbmemory.recipes import Recipe, get_recipe, recipe_hits
 from cbmemory.store import SQLiteStore
 from cbmemory_eval.datasets.locomo import load_locomo
 from cbmemory_eval.metrics import recall, recall_all, session_units
@@ -57,7 +57,7 @@ Search = Callable[[EvalQuestion, int], list[Hit]]
 
 def recipe_search(store: SQLiteStore, recipe: Recipe, vecs: dict[str, np.ndarray]) -> Search:
     def search(q: EvalQuestion, k: int) -> list[Hit]:
-        return retrieve(store, lambda _t: vecs[q.question], recipe, q.user_id, q.question, k=k,
+        return recipe_hits(store, lambda _t: vecs[q.question], recipe, q.user_id, q.question, k=k,
                         reference_date=q.question_date)
     return search
 

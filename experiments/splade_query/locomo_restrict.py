@@ -32,8 +32,7 @@ from cbmemory import AgentMemory, Hit
 from cbmemory.dates import utcnow
 from cbmemory.embedding.onnx import MiniLMEmbedder
 from cbmemory.embedding.splade import SpladeEncoder
-from cbmemory.retrieval import get_recipe
-from cbmemory.retrieval.engine import retrieve
+from cbmemory.recipes import get_recipe, recipe_hits
 from cbmemory_eval.datasets.locomo import default_path, load_locomo
 from cbmemory_eval.metrics import retrieval_metrics
 from cbmemory_eval.questions import from_locomo
@@ -120,7 +119,7 @@ def main() -> int:
         ranked = {}
         for name, encode in (("full", enc.encode_query),
                              ("restricted", lambda text, u=q.user_id: enc.encode_query(text, terms=terms[u]))):
-            hits = retrieve(store, lambda _t, v=vecs[q.question_id]: v, sparse_recipe, q.user_id, q.question, k=10,
+            hits = recipe_hits(store, lambda _t, v=vecs[q.question_id]: v, sparse_recipe, q.user_id, q.question, k=10,
                             reference_date=q.question_date, now=now, encode_sparse=encode)
             ranked[name] = [h.record.record_id for h in hits]
             if q.evidence:
@@ -143,7 +142,7 @@ def main() -> int:
                     encode = (None if recipe is default_recipe else enc.encode_query if over_all
                               else lambda text, u=q.user_id: enc.encode_query(text, terms=store.sparse_terms(u)))
                     t0 = time.perf_counter()
-                    retrieve(store, embed, recipe, q.user_id, q.question, k=10, reference_date=q.question_date,
+                    recipe_hits(store, embed, recipe, q.user_id, q.question, k=10, reference_date=q.question_date,
                              now=now, encode_sparse=encode)
                     lat.setdefault(f"{name} {column}", []).append(1000 * (time.perf_counter() - t0))
     load["end"] = os.getloadavg()

@@ -40,7 +40,8 @@ from .errors import (
 from .ingest import IngestConfig, record_id
 from .memory import AgentMemory
 from .models import RAW_KINDS, ForgetResult, Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session
-from .retrieval import RECIPES, Recipe, RetrievalConfig, get_recipe
+from .recipes import RECIPES, Recipe, get_recipe
+from .retrieval import RetrievalConfig
 from .store import MemoryStore, SQLiteStore
 from .validation import MAX_ANNOTATION_CHARS, MAX_QUERY_CHARS, check_id, check_k, check_unicode
 

@@ -2,9 +2,10 @@
 neither stops the agent.
 
 - ``recall``: what the model reads from memory for this turn. It cuts an over-long query (its last
-  ``MAX_QUERY_CHARS`` characters: where a question usually is), widens k by what the prompt already shows
-  (at most ``MAX_EXTRA`` more), searches, drops what is shown, cuts to k, fits the recipe's token budget
-  once and renders the context stage's text (memories, how to read their dates, "Today is ...").
+  ``MAX_QUERY_CHARS`` characters: where a question usually is), then reads as ``read_context`` does (the
+  one read pipeline, ``AgentMemory.context`` too): widens k by what the prompt already shows (at most
+  ``MAX_EXTRA`` more), searches, drops what is shown, cuts to k, fits the context's token budget once and
+  renders; then the context stage's text (memories, how to read their dates, "Today is ...").
 - ``save``: store the turns of an agent step after the model has answered. What can be stored is stored:
   NUL and other control characters are dropped, lone surrogates replaced, an over-long text cut, a speaker
   cleaned, an id the store cannot take mapped to a stable one (``id:`` + its hash, the same on a retry).
@@ -32,6 +33,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from .context import (
+    DEFAULT_CONTEXT,
     ContextConfig,
     FormattedContext,
     fit,
@@ -43,18 +45,25 @@ from .context import (
 from .dates import to_utc
 from .errors import InvalidDateError, InvalidInputError, StoreUnavailableError
 from .ingest import IngestConfig, record_id
-from .ingest.echoes import RESTATES, can_echo, restated
+from .ingest.echoes import can_echo, restated
 from .models import ROLES, Hit, IngestResult, MemoryRecord, Message, SearchFilters
 from .pending import MAX_PENDING, pending_for
-from .retrieval.recipes import Recipe, get_recipe
+from .recipes import Recipe, get_recipe
 from .store.base import MemoryStore
 from .store.turns import reads_only, waiting_at_most
-from .text import LONE_SURROGATE
-from .validation import MAX_ID_CHARS, MAX_QUERY_CHARS, MAX_TEXT_CHARS, check_recall_call, check_save_call
+from .validation import (
+    MAX_ID_CHARS,
+    check_recall_call,
+    check_save_call,
+    clean_id,
+    clean_query,
+    clean_text,
+    stable_id,
+)
 
 
-class AgentMemory(Protocol):
-    """What the seam needs of ``cbmemory.AgentMemory`` (named here so that this module does not import it)."""
+class SeamMemory(Protocol):
+    """What the seam needs of a memory, ``cbmemory.AgentMemory`` (typed so, this module does not import it)."""
 
     recipe: Recipe
     clock: Callable[[], datetime]
@@ -74,9 +83,7 @@ MAX_EXTRA = 50  # hits asked for beyond k, to make up for those the prompt alrea
 MAX_K = 10_000
 SAVE_WAIT = 2.0  # seconds a save waits for another connection's write lock; then its turns are held (pending.py)
 LOG = logging.getLogger("cbmemory.agent")
-_CONTROLS = str.maketrans({c: None for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)})
-_ID_CONTROLS = str.maketrans({c: None for c in (*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)})
-_CUT = " […]"
+search_query = clean_query  # the name it had here (validation.clean_query)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,13 +138,8 @@ class Recall:
     context: FormattedContext
     hits: tuple[Hit, ...] = ()
     fault: MemoryFault | None = None
-    config: ContextConfig | None = None  # how the memories were shown
+    config: ContextConfig = DEFAULT_CONTEXT  # how the memories were shown (or would have been, on a fault)
     step: str = dataclasses.field(default_factory=lambda: uuid.uuid4().hex)
-
-
-def search_query(text: str) -> str:
-    """``text`` as a search can take it: lone surrogates replaced, NUL dropped, its last ``MAX_QUERY_CHARS``."""
-    return LONE_SURROGATE.sub("\ufffd", text).replace("\x00", "").strip()[-MAX_QUERY_CHARS:]
 
 
 def _seen(shown: Iterable[Message]) -> Callable[[MemoryRecord], bool]:
@@ -163,57 +165,54 @@ def _when(value: datetime | date_ | str | None, what: str, stage: str, user_id: 
         return None
 
 
-def recall(memory: AgentMemory, query: str, user_id: str, *, shown: Sequence[Message] = (),
+def read_context(memory: SeamMemory, query: str, user_id: str, recipe: Recipe, config: ContextConfig, *,
+                 shown: Sequence[Message] = (), k: int | None = None, filters: SearchFilters | None = None,
+                 reference_date: datetime | None = None) -> tuple[list[Hit], FormattedContext]:
+    """The one read pipeline (``recall`` and ``AgentMemory.context``): ``recipe``'s search for ``query``
+    widened by what the prompt already shows (``shown``, at most ``MAX_EXTRA`` more; matched by turn id, or
+    by role and text), less those, cut to k (``recipe``'s when ``None``), fitted once to ``config``'s token
+    budget and rendered as ``config`` says. The hits kept (best first) and their context; raises what the
+    search raises."""
+    want = k if k is not None else recipe.retrieval.k
+    wide = None if want is None else min(want + min(len(shown), MAX_EXTRA), MAX_K)
+    # searched without the budget: it is fitted once, below, to what is left once the shown are dropped
+    hits = memory.search(query, user_id, wide, filters, recipe=recipe.with_(token_budget=None),
+                         reference_date=reference_date)
+    fresh = unseen(hits, _seen(shown)) if shown else hits
+    kept = fit(fresh[:want] if want is not None else fresh, config.token_budget, config)
+    return kept, format_context(kept, config)
+
+
+def recall(memory: SeamMemory, query: str, user_id: str, *, shown: Sequence[Message] = (),
            today: datetime | date_ | str | None = None, recipe: str | Recipe | None = None, k: int | None = None,
            filters: SearchFilters | None = None, context: ContextConfig | None = None,
            on_error: FaultHandler | None = None) -> Recall:
     """The memories the model should read for ``query`` (see the module docstring). ``shown``: the messages
     the prompt already holds (matched to memories by turn id, or by role and text); ``today``: the day of
     the question ("Today is", and the reference of the recipe's date terms; default: the memory's clock);
-    ``context``: how the memories are shown (default: the recipe's); ``k``: default the recipe's;
+    ``context``: how the memories are shown, its token budget included (default: the recipe's; derive one
+    with ``recipe.context.with_(...)`` to keep the recipe's budget); ``k``: default the recipe's;
     ``filters``: as ``AgentMemory.search`` takes them. ``today`` is parsed as ``add_session`` parses a date;
     one that does not parse is reported and the clock used. A call wrong as written (``query`` not a string,
     ``user_id`` not a valid id, a wrong type, an unknown recipe) raises ``InvalidInputError`` at once; recall
-    never writes to the store (``store.turns.reads_only``)."""
+    never writes to the store (``store.turns.reads_only``). ``Recall.config`` is the ``ContextConfig`` used."""
     check_recall_call(query, user_id, k, today, on_error)
     cfg = get_recipe(recipe) if recipe is not None else memory.recipe
     day = _when(today, "today", "recall", user_id, None, on_error) or memory.clock()
+    shows = context if context is not None else cfg.context
     empty = FormattedContext("", 0, ())
     try:
-        shows = context if context is not None else cfg.context
-        q = search_query(query)
+        q = clean_query(query)
         if not q:
-            return Recall(memory_prompt(empty, day, shows), empty)
-        want = k if k is not None else cfg.retrieval.k
-        wide = None if want is None else min(want + min(len(shown), MAX_EXTRA), MAX_K)
-        # searched without the budget: it is fitted once, below, to what is left once the shown are dropped
+            return Recall(memory_prompt(empty, day, shows), empty, config=shows)
         with reads_only():
-            hits = memory.search(q, user_id, wide, filters, recipe=cfg.with_(token_budget=None), reference_date=day)
-        fresh = unseen(hits, _seen(shown)) if shown else hits
-        kept = fit(fresh[:want] if want is not None else fresh, cfg.retrieval.token_budget, shows)
-        found = format_context(kept, shows)
+            kept, found = read_context(memory, q, user_id, cfg, shows, shown=shown, k=k, filters=filters,
+                                       reference_date=day)
         return Recall(memory_prompt(found, day, shows), found, tuple(kept), config=shows)
     except Exception as exc:  # noqa: BLE001 - recall fails open: the model is called without memories
         fault = MemoryFault("recall", f"no memories recalled ({type(exc).__name__}: {exc})", user_id, None, exc)
         report_fault(fault, on_error)
-        return Recall(memory_prompt(empty, day, context or ContextConfig()), empty, (), fault)
-
-
-def _clean_text(text: str) -> str:
-    text = LONE_SURROGATE.sub("\ufffd", text).translate(_CONTROLS)
-    return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - len(_CUT)] + _CUT
-
-
-def _clean_id(value: str) -> str:
-    return LONE_SURROGATE.sub("\ufffd", value).translate(_ID_CONTROLS).strip()[:MAX_ID_CHARS]
-
-
-def _stable_id(value: str) -> str:
-    """An id the store takes for a message id it does not (too long, control characters, ``#...``)."""
-    clean = _clean_id(value)
-    if clean == value and not value.startswith("#"):
-        return value
-    return "id:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return Recall(memory_prompt(empty, day, shows), empty, (), fault, config=shows)
 
 
 def _derived(turn_id: str, text: str) -> str:
@@ -253,17 +252,17 @@ def _storable(messages: Iterable[Message], step: str | None) -> tuple[list[Messa
         if m.role not in ROLES:
             notes.lost.append(f"message {i}: role {m.role!r} is not stored")
             continue
-        text = _clean_text(m.content)
+        text = clean_text(m.content)
         if not text.strip():
             notes.lost.append(f"message {i}: no text left to store, not stored")
             continue
         at = len(out)
         if text != m.content:
             notes.change(at, f"message {i}: text stored cleaned or cut")
-        speaker = (_clean_id(m.speaker) or None) if m.speaker is not None else None
+        speaker = (clean_id(m.speaker) or None) if m.speaker is not None else None
         turn_id = None
         if m.turn_id:
-            turn_id = _stable_id(m.turn_id)
+            turn_id = stable_id(m.turn_id)
             if turn_id != m.turn_id:
                 notes.change(at, f"message {i}: id {m.turn_id[:40]!r} stored as {turn_id!r}")
         elif step:
@@ -287,12 +286,12 @@ def _holds(record: MemoryRecord, turn: Message) -> bool:
     return record.role == turn.role and (record.text == turn.content or record.text.startswith(turn.content + "\n"))
 
 
-def _stored(memory: AgentMemory, user_id: str, session_id: str, turn_ids: Iterable[str]) -> dict[str, MemoryRecord]:
+def _stored(memory: SeamMemory, user_id: str, session_id: str, turn_ids: Iterable[str]) -> dict[str, MemoryRecord]:
     keys = {record_id(user_id, session_id, memory.ingest.unit, t): t for t in turn_ids}
     return {keys[r.record_id]: r for r in memory.store.get_records(user_id, list(keys))} if keys else {}
 
 
-def unsent(memory: AgentMemory, user_id: str, session_id: str, turns: Sequence[Message],
+def unsent(memory: SeamMemory, user_id: str, session_id: str, turns: Sequence[Message],
            notes: _Notes | None = None) -> list[tuple[int, Message]]:
     """``turns`` (with their index) less the retries: a turn whose id the session already holds with the
     same role and text. A turn whose id the session holds with another text is not a retry: it is given a
@@ -319,12 +318,12 @@ def linked(turns: Sequence[Message], shown: Recall | None) -> list[Message]:
     """``turns`` with ``restates`` set from what the model was shown in their step (``shown``): only by it,
     a link given with a turn is dropped (an echo is hidden from retrieval: no caller marks one)."""
     records = shown_records(shown.context.hits) if shown is not None else []
-    config = (shown.config if shown is not None else None) or ContextConfig()
+    config = shown.config if shown is not None else DEFAULT_CONTEXT
     return [dataclasses.replace(t, restates=restated(t.content, records, config, role=t.role)
                                 if records and can_echo(t) else ()) for t in turns]
 
 
-def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[Message], *,
+def save(memory: SeamMemory, user_id: str, session_id: str, messages: Sequence[Message], *,
          date: datetime | date_ | str | None = None, shown: Recall | None = None,
          on_error: FaultHandler | None = None) -> IngestResult | None:
     """Append an agent step's turns to the session (``AgentMemory.add_messages``), never raising: what
@@ -352,7 +351,7 @@ def save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[
         return _save(memory, user_id, session_id, messages, when, shown, on_error, held)
 
 
-def _flush(memory: AgentMemory, user_id: str, session_id: str, on_error: FaultHandler | None) -> bool:
+def _flush(memory: SeamMemory, user_id: str, session_id: str, on_error: FaultHandler | None) -> bool:
     """Store the turns held for this session (``_hold``), oldest first; whether some are still held."""
     queue = pending_for(memory)
     key = (user_id, session_id)
@@ -370,7 +369,7 @@ def _flush(memory: AgentMemory, user_id: str, session_id: str, on_error: FaultHa
     return False
 
 
-def _hold(memory: AgentMemory, user_id: str, session_id: str, when: datetime | None, turns: Sequence[Message],
+def _hold(memory: SeamMemory, user_id: str, session_id: str, when: datetime | None, turns: Sequence[Message],
           exc: BaseException, on_error: FaultHandler | None) -> None:
     dropped = pending_for(memory).keep((user_id, session_id), when, tuple(turns)) if turns else []
     report_fault(MemoryFault("save", f"store busy ({type(exc).__name__}: {exc}); {len(turns)} turns held, stored "
@@ -384,7 +383,7 @@ def _dropped(dropped: Sequence[tuple[tuple[str, str], int]], on_error: FaultHand
                      on_error)
 
 
-def _save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[Message], date: datetime | None,
+def _save(memory: SeamMemory, user_id: str, session_id: str, messages: Sequence[Message], date: datetime | None,
           shown: Recall | None, on_error: FaultHandler | None, held: bool) -> IngestResult | None:
     turns: list[Message] = []
     try:
@@ -416,7 +415,7 @@ def _save(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence
         return None
 
 
-def _append(memory: AgentMemory, user_id: str, session_id: str, turns: list[Message],
+def _append(memory: SeamMemory, user_id: str, session_id: str, turns: list[Message],
             date: datetime | None) -> tuple[IngestResult | None, dict[int, Exception]]:
     """``add_messages`` of ``turns``; when the store refuses one (``InvalidInputError``), the others one by one,
     in order. The result, and the turns not stored (their index: the error). A store that stays locked
@@ -438,5 +437,5 @@ def _append(memory: AgentMemory, user_id: str, session_id: str, turns: list[Mess
     return result, failed
 
 
-__all__ = ["MAX_EXTRA", "RESTATES", "SAVE_WAIT", "FaultHandler", "MemoryFault", "Recall", "can_echo", "linked", "recall",
-           "report_fault", "restated", "save", "search_query", "unsent"]
+__all__ = ["MAX_EXTRA", "SAVE_WAIT", "FaultHandler", "MemoryFault", "Recall", "SeamMemory", "linked", "read_context",
+           "recall", "report_fault", "save", "search_query", "unsent"]

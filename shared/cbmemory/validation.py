@@ -23,6 +23,7 @@ and every record's are read back with it and matched by annotation filters. Limi
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
@@ -207,6 +208,40 @@ def known_fields(cls: type[DataclassInstance], data: object) -> dict[str, Any]:
     if unknown:
         raise InvalidInputError(f"unknown {cls.__name__} fields {sorted(unknown)}")
     return dict(data)
+
+
+# ------------------------------------------------------------------ cleaning, for the agent seam (it fails open)
+# ``save`` and ``recall`` store and search what can be stored or searched rather than refusing it: these
+# make an input the checks above accept, and say nothing of it (the seam reports what changed).
+_CONTROLS = str.maketrans({c: None for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)})
+_ID_CONTROLS = str.maketrans({c: None for c in (*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)})
+CUT = " […]"  # what ends a text cut to MAX_TEXT_CHARS
+
+
+def clean_query(text: str) -> str:
+    """``text`` as a search can take it: lone surrogates replaced, NUL dropped, its last ``MAX_QUERY_CHARS``."""
+    return LONE_SURROGATE.sub("\ufffd", text).replace("\x00", "").strip()[-MAX_QUERY_CHARS:]
+
+
+def clean_text(text: str) -> str:
+    """A message's text as the store takes it: lone surrogates replaced, control characters but tab and line
+    breaks dropped, cut to ``MAX_TEXT_CHARS`` (ending with ``CUT``)."""
+    text = LONE_SURROGATE.sub("\ufffd", text).translate(_CONTROLS)
+    return text if len(text) <= MAX_TEXT_CHARS else text[: MAX_TEXT_CHARS - len(CUT)] + CUT
+
+
+def clean_id(value: str) -> str:
+    """An id or speaker as the store takes it: no control or line-separator characters, at most
+    ``MAX_ID_CHARS``."""
+    return LONE_SURROGATE.sub("\ufffd", value).translate(_ID_CONTROLS).strip()[:MAX_ID_CHARS]
+
+
+def stable_id(value: str) -> str:
+    """``value`` when the store takes it as an id, else one it takes, the same for the same ``value``
+    (``id:`` + its hash): too long, control characters, or ``#...``."""
+    if clean_id(value) == value and not value.startswith("#"):
+        return value
+    return "id:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 # ------------------------------------------------------------------ the agent seam's calls (cbmemory.agent)

@@ -12,7 +12,8 @@ import pytest
 
 from cbmemory import AgentMemory
 from cbmemory.cli import main
-from cbmemory.retrieval import FilterConfig, get_recipe
+from cbmemory.recipes import get_recipe
+from cbmemory.retrieval import FilterConfig
 from cbmemory_eval.datasets import load_locomo
 from cbmemory_eval.loop import TIMINGS, loop_session
 from cbmemory_eval.loop_report import write_loop_report

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cbmemory.retrieval import Recipe, all_recipes
+from cbmemory.recipes import Recipe, all_recipes
 from cbmemory_eval.answer_scores import SCORES_VERSION, token_f1
 from cbmemory_eval.datasets import load_locomo, load_longmemeval
 from cbmemory_eval.metrics import recall

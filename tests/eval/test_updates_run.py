@@ -7,7 +7,7 @@ import json
 
 from cbmemory.cli import main
 from cbmemory.embedding import MiniLMEmbedder
-from cbmemory.retrieval import get_recipe
+from cbmemory.recipes import get_recipe
 from cbmemory_eval.datasets import load_locomo
 from cbmemory_eval.scale import scaled_haystacks
 from cbmemory_eval.updates import KINDS, VARIANTS, generate

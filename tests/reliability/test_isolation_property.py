@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from cbmemory import AgentMemory
 from cbmemory.embedding.splade import SpladeEncoder
 from cbmemory.models import SearchFilters
-from cbmemory.retrieval import all_recipes
+from cbmemory.recipes import all_recipes
 from tests.support.hostile import HOSTILE
 
 from .workers import HashEmbedder

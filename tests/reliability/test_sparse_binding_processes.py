@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import sys
 from cbmemory import AgentMemory
-from cbmemory.retrieval import RECIPES, Recipe, RetrievalConfig
+from cbmemory.retrieval import RetrievalConfig
+from cbmemory.recipes import RECIPES, Recipe
 from tests.reliability.workers import HashEmbedder
 only = Recipe("sparse_only", ingest=RECIPES["default_sparse"].ingest, retrieval=RetrievalConfig(signals=("sparse",), k=3))
 m = AgentMemory.open(sys.argv[1], embedder=HashEmbedder(), recipe="default_sparse")

@@ -9,7 +9,7 @@ import logging
 from datetime import datetime, timezone
 
 from cbmemory.agent import MemoryFault, recall, report_fault
-from cbmemory.retrieval.recipes import get_recipe
+from cbmemory.recipes import get_recipe
 
 NOW = datetime(2024, 5, 6, 12, 0, tzinfo=timezone.utc)  # Monday, 6 May 2024
 

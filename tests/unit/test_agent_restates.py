@@ -5,7 +5,8 @@ memory; a new fact, a commitment or a question about something else are not."""
 from datetime import datetime, timezone
 
 from cbmemory import ContextConfig, FormattedContext, Hit, MemoryRecord, Message, Recall
-from cbmemory.agent import linked, restated
+from cbmemory.agent import linked
+from cbmemory.ingest.echoes import restated
 
 MAY_5 = datetime(2023, 5, 5, 18, 0, tzinfo=timezone.utc)
 

@@ -20,7 +20,7 @@ from cbmemory.errors import (
     StoreUnavailableError,
     WriteConflictError,
 )
-from cbmemory.retrieval import RECIPES, Recipe, all_recipes
+from cbmemory.recipes import RECIPES, Recipe, all_recipes
 
 NOWHERE = "/nonexistent-cbmemory-dir/memory.db"  # never opened: each mistake is found before
 
@@ -180,7 +180,7 @@ def without_the_study(monkeypatch):
     """No package adds commands or recipes: the core installed alone."""
     import importlib.metadata
 
-    from cbmemory.retrieval import plugin_recipes
+    from cbmemory.recipes import plugin_recipes
 
     real = importlib.metadata.entry_points
     monkeypatch.setattr(importlib.metadata, "entry_points",

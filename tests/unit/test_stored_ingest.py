@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from cbmemory.ingest import IngestConfig, build_records, validate_messages
-from cbmemory.retrieval import all_recipes
+from cbmemory.recipes import all_recipes
 from cbmemory.stored_ingest import rebuilds
 
 RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)

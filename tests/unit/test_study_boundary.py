@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = ROOT / "cbmemory_eval"
 CORE = ROOT / "shared" / "cbmemory"
-PUBLIC = ("cbmemory", "cbmemory.context", "cbmemory.dates", "cbmemory.ingest", "cbmemory.ingest.enrich", "cbmemory.retrieval",
+PUBLIC = ("cbmemory", "cbmemory.context", "cbmemory.dates", "cbmemory.ingest", "cbmemory.ingest.enrich", "cbmemory.recipes", "cbmemory.retrieval",
           "cbmemory.store", "cbmemory.embedding", "cbmemory.llm", "cbmemory.cli")
 
 

@@ -20,7 +20,7 @@ def _check_user(store, db: str, user: str) -> None:
 def _records_ingest(memory, user: str, recipe) -> None:
     """Set the memory's ingest settings to those its records were made with (as far as they tell), so that a
     search with a recipe expecting other records warns (``RecipeMismatchWarning``)."""
-    from ..retrieval import RECIPES, all_recipes
+    from ..recipes import RECIPES, all_recipes
     from ..stored_ingest import records_ingest
 
     others = list({r.ingest.key: r.ingest for r in (RECIPES["default"], *all_recipes().values())}.values())
@@ -165,7 +165,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def cmd_recipes(args: argparse.Namespace) -> int:
-    from ..retrieval import RECIPES, all_recipes, plugin_recipes
+    from ..recipes import RECIPES, all_recipes, plugin_recipes
 
     if args.name:  # one recipe as JSON: a file --recipe reads back
         print(recipe_arg(args.name).to_json(indent=2))

@@ -60,7 +60,7 @@ def recipe_arg(text: str):
     """A recipe by name, or read from a JSON file (``cbmemory recipes NAME > mine.json``, edited)."""
     from pathlib import Path
 
-    from ..retrieval import Recipe, get_recipe
+    from ..recipes import Recipe, get_recipe
 
     if not text.endswith(".json"):
         return get_recipe(text)

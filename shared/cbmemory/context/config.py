@@ -24,6 +24,10 @@ detail of each integration:
   February 2025] [said Saturday, 8 March 2025]``).
 - ``date_rules``: the resolver's version (a name in ``DATE_RULES``), pinned so a recipe renders the same
   text tomorrow.
+- ``token_budget``: the most tokens the memories may take (``None``: no limit). The best-ranked hits are
+  kept while they fit (``render.fit``: a hit whose passage does not fit is kept alone if it fits so); a
+  search with the recipe returns what its context would show, and ``recall`` fits once, after dropping what
+  the prompt already shows. This stage alone reads it (it was ``RetrievalConfig.token_budget`` before 0.2).
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ class ContextConfig:
     order: str = "chronological"
     date_rules: str = LATEST_DATE_RULES
     layout: str = "session_first"
+    token_budget: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("dates", "resolve_dates", "say_today"):
@@ -62,6 +67,9 @@ class ContextConfig:
         check_date_rules(self.date_rules)
         if self.layout not in LAYOUTS:
             raise InvalidInputError(f"layout must be one of {LAYOUTS}, got {self.layout!r}")
+        budget = self.token_budget
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+            raise InvalidInputError(f"token_budget must be an integer of at least 1 or None, got {budget!r}")
         if self.resolve_dates and not self.dates:
             raise InvalidInputError(
                 "resolve_dates=True writes dates into the memories, which contradicts dates=False (undated "

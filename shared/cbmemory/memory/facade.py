@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import random
-import threading
-import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date as Date
@@ -22,20 +19,14 @@ from typing import Any
 
 import numpy as np
 
-from ..agent import FaultHandler, Recall, recall, save
-from ..context import ContextConfig, FormattedContext, format_context
+from ..agent import FaultHandler, Recall, read_context, recall, save
+from ..context import ContextConfig, FormattedContext
 from ..dates import to_utc, utcnow
 from ..embedding.base import CachedEmbedder, Embedder
-from ..embedding.sparse import SparseEncoder, SparseVector
-from ..errors import (
-    EmbedderMismatchError,
-    InvalidInputError,
-    RecipeMismatchWarning,
-    SparseEncoderBoundError,
-    WriteConflictError,
-)
-from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, build_records, validate_messages, with_passages
-from ..ingest.enrich import Derivation, Enricher, EnrichReport
+from ..embedding.sparse import SparseEncoder
+from ..errors import EmbedderMismatchError, InvalidInputError, RecipeMismatchWarning
+from ..ingest import EnrichConfig, IngestConfig, build_records, validate_messages
+from ..ingest.enrich import Enricher, EnrichReport
 from ..models import (
     ForgetResult,
     Hit,
@@ -46,23 +37,17 @@ from ..models import (
     Session,
     frozen_mapping,
 )
+from ..recipes import Recipe, get_recipe, recipe_hits, recipe_mismatch
 from ..retrieval.config import Signal
-from ..retrieval.engine import retrieve
-from ..retrieval.mismatch import recipe_mismatch
-from ..retrieval.recipes import Recipe, get_recipe
-from ..store.base import MemoryStore, WriteMode
+from ..store.base import MemoryStore
 from ..store.sqlite import SQLiteStore
-from ..store.turns import writes_allowed
 from ..validation import check_annotations, check_id, check_k, check_query, check_ttl, expiry
 from .asyncs import in_thread
-from .reading import linked, plan_append, stored_raw
-from .sparse import bound_encoder, query_encoder, readable, refuse_partial_sparse, sparse_encoder_for, top_up
+from .sparse import query_encoder, readable, refuse_partial_sparse, sparse_encoder_for
 from .transfer import Transfer
+from .writing import Writing
 
 DateLike = datetime | Date | str
-_APPEND_TRIES = 100
-PURGE_INTERVAL = timedelta(minutes=1)
-_APPEND_LOCKS = tuple(threading.Lock() for _ in range(64))  # striped by (user, session)
 
 
 def _default_embedder() -> Embedder:
@@ -71,8 +56,9 @@ def _default_embedder() -> Embedder:
     return MiniLMEmbedder()
 
 
-class AgentMemory(Transfer):
-    """Conversation memory for many users in one store, searched with named recipes (files: ``transfer``)."""
+class AgentMemory(Writing, Transfer):
+    """Conversation memory for many users in one store, searched with named recipes (the write pipeline:
+    ``writing``; memory files: ``transfer``)."""
 
     def __init__(
         self,
@@ -102,7 +88,8 @@ class AgentMemory(Transfer):
         self.embedder = inner if isinstance(inner, CachedEmbedder) else CachedEmbedder(inner, lookup=store.lookup_vectors)
         self.recipe = get_recipe(recipe)
         self.ingest = ingest if ingest is not None else self.recipe.ingest  # index the way the recipe expects
-        self.sparse_encoder = sparse_encoder_for(sparse_encoder, self.ingest.sparse, store.bound_sparse_encoder)
+        self.sparse_encoder: SparseEncoder | None = sparse_encoder_for(sparse_encoder, self.ingest.sparse,
+                                                                       store.bound_sparse_encoder)
         if self.sparse_encoder is not None:  # what is written: every record with its sparse vector
             self.ingest = dataclasses.replace(self.ingest, sparse=self.sparse_encoder.name)
         self._warned: set[str] = set()  # recipes already warned about (RecipeMismatchWarning)
@@ -129,91 +116,14 @@ class AgentMemory(Transfer):
             store.close()
             raise
 
-    def _bind(self) -> None:
-        if not self._bound and writes_allowed():  # not in a recall (turns.reads_only): its first write binds
-            self.store.bind_embedder(self.embedder.name, self.embedder.dimension)
-            if self.sparse_encoder is not None:
-                self.store.bind_sparse_encoder(self.sparse_encoder.name)
-                self._unfilled = True  # a read-only store's sparse searches check instead (search)
-            self._bound = True
-        if self._unfilled and self.sparse_encoder is not None:
-            self._unfilled = not top_up(self.store, self.sparse_encoder)
-
-    def _adopt_sparse(self, name: str) -> None:
-        """Another writer bound the sparse encoder ``name`` to the store since this memory opened without
-        one (seen at a write or a sparse search): do what opening after the binding does (load it, fill the
-        records without a vector unless the store is read-only); every later write carries vectors."""
-        encoder = bound_encoder(name)
-        self.store.bind_sparse_encoder(encoder.name)  # bound already: only checks
-        self.sparse_encoder = encoder
-        self.ingest = dataclasses.replace(self.ingest, sparse=encoder.name)
-        self._unfilled = not top_up(self.store, encoder)
-
-    # ------------------------------------------------------------------ writes
-    def _write(self, sessions: list[Session], records: list[MemoryRecord], mode: WriteMode) -> IngestResult:
-        """The one write sequence (records validated and built by the caller): enrich with cached facts, embed,
-        write the raw records and long ones' passages (``ingest.passages``), derive with the LLM, write (merge)."""
-        self._bind()
-        enricher = self.enricher if self.ingest.enrich is not None else None
-        if enricher is not None and self.ingest.rewrites_raw:  # cached facts only: no LLM call before the raw write
-            records = enricher.prepare(records, ingest=self.ingest, stored=stored_raw(self.store, records, self.clock()))
-        result = self._store(sessions, with_passages(records, self.ingest), mode)  # a long message's passages too
-        self._purge()
-        if enricher is not None:  # LLM calls, after the raw records are stored
-            self._derive(enricher, sessions, records, self.ingest, stored_raw(self.store, records, self.clock()))
-        return result
-
-    def _purge(self) -> None:
-        """Erase expired records at most once per ``PURGE_INTERVAL`` of the memory's clock (they are hidden
-        from every read as soon as they expire; erasing them rewrites the file, so it is not done per write)."""
-        now = self.clock()
-        if self._last_purge is None or not timedelta(0) <= now - self._last_purge < PURGE_INTERVAL:
-            self.store.purge_expired(now)
-            self._last_purge = now
-
-    def _store(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], mode: WriteMode) -> IngestResult:
-        records = linked(self.store, records, vectors := self.embedder.embed_records(records), self.clock(), self.ingest)
-        try:
-            return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records))
-        except SparseEncoderBoundError as exc:  # bound by another writer since this memory opened: nothing written
-            if self.sparse_encoder is not None:
-                raise
-            self._adopt_sparse(exc.encoder)
-        return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records))
-
-    def _encode_sparse(self, records: Sequence[MemoryRecord]) -> list[SparseVector] | None:
-        encoder = self.sparse_encoder
-        return encoder.encode_documents([r.index_text for r in records]) if encoder is not None else None
-
-    def _derive(self, enricher: Enricher, sessions: Sequence[Session], records: Sequence[MemoryRecord],
-                ingest: IngestConfig, stored: Sequence[MemoryRecord]) -> EnrichReport:
-        derivation: Derivation = enricher.derive(records, ingest=ingest, now=self.clock(), stored=stored)
-        if not derivation.records:
-            return derivation.report
-        affected = {(r.user_id, r.session_id) for r in derivation.records}
-        result = self._store([s for s in sessions if (s.user_id, s.session_id) in affected], derivation.records,
-                             "merge")
-        return dataclasses.replace(derivation.report, write=result)
-
+    # ------------------------------------------------------------------ writes (the pipeline: writing.py)
     def enrich(self, user_id: str, session_ids: Sequence[str] | None = None, *,
                config: EnrichConfig | None = None) -> EnrichReport:
         """Run the enricher's LLM modes over the raw records already stored for ``user_id`` (all sessions,
         or ``session_ids``), then embed and write what they derive. ``config``: the modes to run (default:
         this memory's own ``ingest.enrich``)."""
         check_id(user_id, "user_id")
-        if self.enricher is None:
-            raise InvalidInputError("no enricher: open the memory with enricher=Enricher(llm)")
-        cfg = config or self.ingest.enrich
-        if cfg is None:
-            raise InvalidInputError("no enrichment modes: pass config=EnrichConfig(modes=(...))")
-        wanted = None if session_ids is None else {check_id(s, "session_id") for s in session_ids}
-        sessions = [s for s in self.store.list_sessions(user_id) if wanted is None or s.session_id in wanted]
-        if not sessions:
-            return EnrichReport()
-        self._bind()
-        f = SearchFilters(session_ids=tuple(s.session_id for s in sessions), kinds=RAW_KINDS)
-        records = self.store.list_records(user_id, f, now=self.clock())
-        return self._derive(self.enricher, sessions, records, dataclasses.replace(self.ingest, enrich=cfg), records)
+        return self._enrich_stored(user_id, session_ids, config)
 
     def add_session(
         self,
@@ -283,25 +193,9 @@ class AgentMemory(Transfer):
         check_id(user_id, "user_id")
         check_id(session_id, "session_id")
         msgs = validate_messages(messages)
-        lock = _APPEND_LOCKS[hash((user_id, session_id)) % len(_APPEND_LOCKS)]
-        for attempt in range(_APPEND_TRIES):
-            with lock:  # appends from this process take turns; other processes are caught at commit
-                try:
-                    return self._append(user_id, session_id, msgs, date, ttl, expires_at)
-                except WriteConflictError:
-                    if attempt == _APPEND_TRIES - 1:
-                        raise
-            time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
-        raise AssertionError("unreachable")
-
-    def _append(self, user_id: str, session_id: str, msgs: list[Message], date: DateLike | None,
-                ttl: timedelta | None, expires_at: DateLike | None) -> IngestResult:
-        now = self.clock()
-        plan = plan_append(self.store, self.ingest, user_id, session_id, msgs, to_utc(date) if date is not None
-                           else now, now, expiry(now, ttl, expires_at, self.default_ttl))
-        if not plan.records:  # every message stored already: a retried append
-            return IngestResult(0, 0, plan.known, ())
-        return self._write([plan.session], plan.records, "append")
+        occurred = to_utc(date) if date is not None else None
+        return self._append_retried(user_id, session_id, msgs, occurred,
+                                    lambda now: expiry(now, ttl, expires_at, self.default_ttl))
 
     # ------------------------------------------------------------------ reads
     def search(
@@ -318,19 +212,17 @@ class AgentMemory(Transfer):
 
         Each hit carries its score, the signals that found it (with ranks) and the recipe name. ``k``:
         ``None`` takes the recipe's own k (or, for a recipe with ``k=None``, one chosen from the number of
-        the user's sessions). ``recipe``: a name or a ``Recipe``; ``None``: this memory's recipe.
-        ``reference_date`` is the question's date, used by recipes with the future filter."""
+        the user's sessions). ``recipe``: a name or a ``Recipe``; ``None``: this memory's recipe. The hits
+        are those the recipe's context would show: within its ``context.token_budget``, by the context
+        stage's rule (``cbmemory.recipes.recipe_hits``). ``reference_date`` is the question's date, used by
+        recipes with the future filter."""
         check_query(query)
         check_id(user_id, "user_id")
         if k is not None:
             check_k(k)
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
         if cfg.retrieval.uses(Signal.SPARSE) and self.sparse_encoder is None:
-            if (bound := self.store.bound_sparse_encoder) is None:
-                raise InvalidInputError(
-                    f"recipe {cfg.name!r} searches sparse vectors, which this memory does not write: open it with "
-                    f"recipe={cfg.name!r} (or ingest=recipe.ingest) before adding memories, so each record gets one")
-            self._adopt_sparse(bound)  # bound by another process since this memory opened
+            self._sparse_searched(cfg.name)
         self._check_recipe(cfg)
         if not query.strip():
             return []
@@ -343,9 +235,8 @@ class AgentMemory(Transfer):
         def embed_query(text: str) -> np.ndarray:
             return self.embedder.embed_query(text, user_id=user_id)
 
-        return retrieve(self.store, embed_query, cfg, user_id, query, k=k, filters=filters,
-                        reference_date=ref, now=self.clock(),
-                        encode_sparse=query_encoder(self.store, user_id, self.sparse_encoder))
+        return recipe_hits(self.store, embed_query, cfg, user_id, query, k=k, filters=filters, reference_date=ref,
+                           now=self.clock(), encode_sparse=query_encoder(self.store, user_id, self.sparse_encoder))
 
     def _check_recipe(self, recipe: Recipe) -> None:
         """Warn, once per recipe, when ``recipe`` expects records made otherwise than this memory makes them."""
@@ -353,24 +244,19 @@ class AgentMemory(Transfer):
             self._warned.add(recipe.name)
             warnings.warn(problem, RecipeMismatchWarning, stacklevel=3)
 
-    def context(
-        self,
-        query: str,
-        user_id: str,
-        *,
-        k: int | None = None,
-        filters: SearchFilters | None = None,
-        recipe: str | Recipe | None = None,
-        reference_date: DateLike | None = None,
-        order: str | None = None,
-    ) -> FormattedContext:
-        """Search, then render the hits as the recipe's context stage says (``recipe.context``: date prefix,
-        relative dates resolved in place; within the recipe's token budget, by the same rule the search
-        applies). ``order`` (``chronological`` or ``rank``) overrides the recipe's."""
+    def context(self, query: str, user_id: str, *, k: int | None = None, filters: SearchFilters | None = None,
+                recipe: str | Recipe | None = None, reference_date: DateLike | None = None,
+                order: str | None = None) -> FormattedContext:
+        """The memories part of ``recall``'s text, raising instead of failing open: the same read
+        (``cbmemory.agent.read_context``) with nothing shown yet, rendered as the recipe's context stage
+        says (date prefix, relative dates resolved in place, within its token budget). ``order``
+        (``chronological`` or ``rank``) overrides the recipe's."""
+        check_query(query)
+        check_id(user_id, "user_id")
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
-        hits = self.search(query, user_id, k, filters, recipe=cfg, reference_date=reference_date)
-        shown: ContextConfig = cfg.context if order is None else cfg.context.with_(order=order)
-        return format_context(hits, shown, budget=cfg.retrieval.token_budget)
+        shows: ContextConfig = cfg.context if order is None else cfg.context.with_(order=order)
+        ref = to_utc(reference_date) if reference_date is not None else None
+        return read_context(self, query, user_id, cfg, shows, k=k, filters=filters, reference_date=ref)[1]
 
     def recall(self, query: str, user_id: str, *, shown: Sequence[Message] = (), today: DateLike | None = None,
                recipe: str | Recipe | None = None, k: int | None = None, filters: SearchFilters | None = None,
@@ -427,11 +313,13 @@ class AgentMemory(Transfer):
         self.close()
 
     def with_recipe(self, recipe: str | Recipe) -> AgentMemory:
-        """A view of the same store and embedder searching with another recipe by default. It keeps this
-        memory's ingest settings: records are still written the way they were."""
-        other = object.__new__(AgentMemory)
-        other.__dict__.update(self.__dict__)
-        other.recipe = get_recipe(recipe)
+        """A view of the same store, embedder (and its cache), enricher and sparse encoder, searching with
+        another recipe by default. It keeps this memory's ingest settings, TTL and clock: records are still
+        written the way they were."""
+        other = AgentMemory(self.store, self.embedder, recipe=recipe, ingest=self.ingest,
+                            default_ttl=self.default_ttl, clock=self.clock, enricher=self.enricher,
+                            sparse_encoder=self.sparse_encoder)
+        other._bound, other._unfilled, other._last_purge = self._bound, self._unfilled, self._last_purge
         return other
 
     # ------------------------------------------------------------------ async: the same methods, in a thread

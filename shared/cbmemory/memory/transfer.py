@@ -46,7 +46,7 @@ from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError
 from ..ingest import IngestConfig
 from ..models import MemoryRecord, SearchFilters, Session, frozen_mapping
-from ..retrieval.recipes import Recipe
+from ..recipes import Recipe
 from ..store.base import MemoryStore
 from ..validation import check_id
 

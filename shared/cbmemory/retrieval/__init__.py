@@ -1,13 +1,12 @@
-"""Retrieval: configuration as data (``RetrievalConfig``, one frozen group per stage), named recipes,
-fusion, re-rank and entities. What the model then reads is the context stage's work (``cbmemory.context``).
-``RECIPES`` holds the product's recipes; ``get_recipe`` and ``all_recipes`` also reach those installed
-packages add (entry-point group ``cbmemory.recipes``)."""
+"""Retrieval: configuration as data (``RetrievalConfig``, one frozen group per stage), the engine that runs
+it, fusion, re-rank and entities. What the model then reads, within how many tokens, is the context stage's
+work (``cbmemory.context``). Recipes, which bundle a retrieval with its ingest and context settings, are
+``cbmemory.recipes`` (above this package; ``cbmemory.Recipe`` at the root)."""
 
 from ..text import content_words
 from .config import RetrievalConfig, scale_k
 from .engine import explain, retrieve
 from .entities import extract_entities
-from .recipes import RECIPES, Recipe, all_recipes, get_recipe, plugin_recipes
 from .stages import (
     BoostConfig,
     ContextBoostConfig,
@@ -22,8 +21,18 @@ from .stages import (
     SignalSpec,
 )
 
+_MOVED = frozenset({"RECIPES", "Recipe", "all_recipes", "get_recipe", "plugin_recipes"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _MOVED:  # moved in issue 32; a clear error for one release, then a plain AttributeError
+        raise AttributeError(f"cbmemory.retrieval.{name} moved to cbmemory.recipes: "
+                             f"from cbmemory.recipes import {name} (or from cbmemory import {name})")
+    raise AttributeError(f"module 'cbmemory.retrieval' has no attribute {name!r}")
+
+
 __all__ = [
-    "RECIPES", "BoostConfig", "ContextBoostConfig", "FilterConfig", "Fusion", "FusionConfig", "Order",
-    "OrderConfig", "Recipe", "Rerank", "RerankConfig", "RetrievalConfig", "Signal", "SignalSpec", "all_recipes",
-    "content_words", "explain", "extract_entities", "get_recipe", "plugin_recipes", "retrieve", "scale_k",
+    "BoostConfig", "ContextBoostConfig", "FilterConfig", "Fusion", "FusionConfig", "Order",
+    "OrderConfig", "Rerank", "RerankConfig", "RetrievalConfig", "Signal", "SignalSpec",
+    "content_words", "explain", "extract_entities", "retrieve", "scale_k",
 ]

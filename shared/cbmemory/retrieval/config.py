@@ -64,6 +64,8 @@ GROUPED: Mapping[str, tuple[str, str]] = MappingProxyType({
 POOLS: Mapping[str, Signal] = MappingProxyType({**{f"{s.value}_pool": s for s in Signal},
                                                  "text_pool": Signal.BM25})
 SHORTHANDS = (*GROUPED, *POOLS, "weights")
+MOVED_BUDGET = ("token_budget is the context stage's setting now: ContextConfig(token_budget=...), "
+                "recipe.context.token_budget, or recipe.with_(token_budget=...)")
 _EITHER = frozenset(n for n in GROUPED if n in GROUPS)  # a group's name, or the flat name of its choice
 
 
@@ -122,7 +124,9 @@ class RetrievalConfig:
     - ``skip_shown``: with a window, a candidate inside the window of a better one is read there already,
       so it is not returned as a hit of its own: the next candidate takes its place (the k hits show up to
       k windows of new turns, not the same passage twice). Off: the first k candidates, windows and all.
-    - ``token_budget``: stop adding hits once the formatted context would pass this many tokens.
+
+    What the model is then shown, and in how many tokens (``token_budget``), is the context stage's
+    (``ContextConfig``, a recipe's ``context``).
     """
 
     signals: tuple[SignalSpec, ...] = (SignalSpec(Signal.VECTOR),)
@@ -135,7 +139,6 @@ class RetrievalConfig:
     k: int | None = 10
     window: int = 0
     skip_shown: bool = False
-    token_budget: int | None = None
 
     def __post_init__(self) -> None:
         specs = tuple(s if isinstance(s, SignalSpec) else SignalSpec(check_choice(Signal, s, "signals"))
@@ -154,10 +157,14 @@ class RetrievalConfig:
         check_count(self.window, "window", lo=0)
         if not isinstance(self.skip_shown, bool):
             raise InvalidInputError(f"skip_shown must be True or False, got {self.skip_shown!r}")
-        check_optional_count(self.token_budget, "token_budget", lo=1)
         if self.filters.floor is not None and not self.uses(Signal.VECTOR):
             raise InvalidInputError("filters.floor is a cosine similarity: it needs the vector signal among the "
                                     "signals")
+
+    @property
+    def token_budget(self) -> None:
+        """Moved: the budget is the context stage's (``recipe.context.token_budget``)."""
+        raise AttributeError(MOVED_BUDGET)
 
     def uses(self, signal: Signal | str) -> bool:
         """Whether ``signal`` is among the signals that run."""
@@ -173,7 +180,7 @@ class RetrievalConfig:
 
     def with_(self, **changes: Any) -> RetrievalConfig:
         """A copy with some fields changed (the original is untouched). Besides the fields (groups whole,
-        ``signals``, ``k``, ``window``, ``skip_shown``, ``token_budget``), the flat names of ``SHORTHANDS`` change one
+        ``signals``, ``k``, ``window``, ``skip_shown``), the flat names of ``SHORTHANDS`` change one
         setting inside a group: ``fusion="weighted"`` (a method, not a ``FusionConfig``), ``rrf_k``,
         ``speaker_weight``, ``date_weight``, ``neighbour_weight``, ``session_weight``, ``rerank="bm25"``,
         ``rerank_pool``, ``order="recency"``, ``recency_pool``, ``kinds``, ``future_filter``,
@@ -188,17 +195,22 @@ class RetrievalConfig:
         its fields (enums as their strings, tuples as lists)."""
         return {"signals": [s.to_dict() for s in self.signals],
                 **{name: getattr(self, name).to_dict() for name in GROUPS},
-                "k": self.k, "window": self.window, "skip_shown": self.skip_shown,
-                "token_budget": self.token_budget}
+                "k": self.k, "window": self.window, "skip_shown": self.skip_shown}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RetrievalConfig:
         """The config ``to_dict`` wrote (missing fields take their defaults; unknown ones are refused). The
         flat form of configs written before the groups is read too (``{"signals": ["vector", "bm25"],
         "vector_pool": 100, "fusion": "weighted", ...}``, each flat name as ``with_`` reads it); it held
-        every signal's pool, so the pool of a signal that does not run is checked and then left out."""
+        every signal's pool, so the pool of a signal that does not run is checked and then left out. A
+        ``token_budget`` (configs written before it moved to ``ContextConfig``) is read by
+        ``Recipe.from_dict``, which moves it; here only ``None`` is taken (and left out)."""
         if not isinstance(data, Mapping):
             raise InvalidInputError(f"RetrievalConfig must be given a mapping, got {type(data).__name__}")
+        if "token_budget" in data:
+            if data["token_budget"] is not None:
+                raise InvalidInputError(MOVED_BUDGET + " (Recipe.from_dict reads it from a recipe's retrieval)")
+            data = {n: v for n, v in data.items() if n != "token_budget"}
         unknown = set(data) - set(FIELDS) - set(SHORTHANDS)
         if unknown:
             raise InvalidInputError(f"unknown RetrievalConfig fields {sorted(unknown)}")
@@ -240,6 +252,8 @@ def _weights(value: object) -> dict[Signal, float]:
 def _changed(config: RetrievalConfig, changes: dict[str, Any], *, lenient: bool) -> RetrievalConfig:
     """``config`` with ``changes``: fields first, then flat names (``with_``). ``lenient``: a flat pool of a
     signal that does not run is checked and left out (the flat form held every signal's pool)."""
+    if "token_budget" in changes:
+        raise InvalidInputError(MOVED_BUDGET)
     unknown = set(changes) - set(CHANGES)
     if unknown:
         raise InvalidInputError(f"unknown RetrievalConfig fields {sorted(unknown)}")
@@ -292,7 +306,7 @@ def scale_k(n_sessions: int, *, base_k: int = 10, base_sessions: int = 50, lo: i
 
 
 __all__ = [
-    "CHANGES", "DATE", "DEFAULT_POOLS", "FIELDS", "KINDS", "NEIGHBOUR", "SESSION", "SHORTHANDS", "SIGNALS",
+    "CHANGES", "DATE", "DEFAULT_POOLS", "FIELDS", "KINDS", "MOVED_BUDGET", "NEIGHBOUR", "SESSION", "SHORTHANDS", "SIGNALS",
     "SPEAKER", "BoostConfig", "ContextBoostConfig", "FilterConfig", "Fusion", "FusionConfig", "Order",
     "OrderConfig", "Rerank", "RerankConfig", "RetrievalConfig", "Signal", "SignalSpec", "scale_k",
 ]

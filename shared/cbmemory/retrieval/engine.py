@@ -1,6 +1,7 @@
 """Running a recipe's ``RetrievalConfig`` against a store: signals, fusion, speaker and date boosts,
-neighbour and session terms, re-rank, ordering, window, budget; each stage runs only when the config asks
-for it. Each signal's search is one entry of ``SEARCHES``."""
+neighbour and session terms, re-rank, ordering, window; each stage runs only when the config asks for it.
+Each signal's search is one entry of ``SEARCHES``. The token budget is the context stage's
+(``cbmemory.recipes.recipe_hits`` runs both)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta, timezone
 from types import MappingProxyType
+from typing import Protocol
 
 import numpy as np
 
-from ..context import fit
 from ..dates.questions import question_span
 from ..embedding.sparse import SparseVector
 from ..errors import InvalidInputError
@@ -24,12 +25,22 @@ from .config import DATE, NEIGHBOUR, SESSION, SPEAKER, Order, Rerank, RetrievalC
 from .entities import extract_entities
 from .pool import Pool, fused, ranked_order, unite, with_list
 from .ranking import Ranking, apart
-from .recipes import Recipe
 from .rerank import bm25_rerank
 from .updates import with_updates
 
 QueryEmbedder = Callable[[str], np.ndarray]
 SparseQueryEncoder = Callable[[str], SparseVector]
+
+
+class Searched(Protocol):
+    """What a search needs of a recipe (``cbmemory.recipes.Recipe``, which sits above this package): its
+    name, stamped on each hit, and its retrieval settings."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def retrieval(self) -> RetrievalConfig: ...
 
 
 def _with_future_filter(filters: SearchFilters, reference: datetime) -> SearchFilters:
@@ -312,7 +323,7 @@ def without_echoes(hits: list[Hit]) -> list[Hit]:
 def retrieve(
     store: MemoryStore,
     embed_query: QueryEmbedder,
-    recipe: Recipe,
+    recipe: Searched,
     user_id: str,
     query: str,
     *,
@@ -329,7 +340,7 @@ def retrieve(
     each only when the config asks for it: the speaker and date boosts (the question's period resolved
     against ``reference_date``, else ``now``), the neighbour and session terms (``context_boost``), the BM25
     re-rank of the first ``rerank.pool``, the recency order of the first ``order.pool``; the cut to k; each
-    hit's adjacent turns (``window``); the token budget."""
+    hit's adjacent turns (``window``). Not the token budget: that is the context stage's."""
     config = recipe.retrieval
     if config.uses(Signal.SPARSE) and encode_sparse is None:
         raise InvalidInputError(f"recipe {recipe.name!r} searches sparse vectors: give a sparse query encoder")
@@ -373,8 +384,6 @@ def retrieve(
     ranked = shown_once(ranked, k, config.window) if shown_apart and reordered else ranked[:k]
     ranked = with_window(store, user_id, ranked, config.window, f, now)
     ranked = with_updates(store, user_id, ranked, f, now)  # what changed a shown memory, after it (updates.py)
-
-    ranked = fit(ranked, config.token_budget, recipe.context)  # the context stage's one budget rule
     return [replace(h, recipe=recipe.name) for h in ranked]
 
 

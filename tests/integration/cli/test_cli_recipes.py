@@ -8,7 +8,7 @@ import pytest
 
 from cbmemory import AgentMemory
 from cbmemory.cli import main
-from cbmemory.retrieval import RECIPES, Recipe
+from cbmemory.recipes import RECIPES, Recipe
 
 TOPICS = ["pottery class", "lasagna dinner", "blue vase", "charity run", "camping trip"]
 QUERY = "What did I make at the pottery class?"

@@ -189,7 +189,7 @@ def test_save_roles_keeps_the_agents_own_answers_out_of_memory(memory, mode):
 
 def test_what_the_model_reads_follows_the_recipe(memory, clock):
     from cbmemory.context import ContextConfig
-    from cbmemory.retrieval import RECIPES
+    from cbmemory.recipes import RECIPES
 
     memory.add_session("alice", "s1", [{"role": "user", "content": "I adopted a puppy yesterday."}], date=clock.now)
     undated = RECIPES["default"].with_(name="undated", context=ContextConfig(dates=False, resolve_dates=False))

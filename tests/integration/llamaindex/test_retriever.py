@@ -40,7 +40,7 @@ def test_nodes_carry_text_dates_ids_and_scores(seeded):
 
 def test_nodes_follow_the_recipes_reading(seeded):
     from cbmemory.context import ContextConfig
-    from cbmemory.retrieval import RECIPES
+    from cbmemory.recipes import RECIPES
 
     undated = ContextConfig(dates=False, resolve_dates=False)
     alone = RECIPES["default_no_window"].with_(name="undated", context=undated)

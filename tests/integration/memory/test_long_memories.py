@@ -71,7 +71,7 @@ def test_a_fact_deep_in_a_long_message_is_found_and_shown_on_every_path(needles,
         "llamaindex block": memory_text(list(found.hits), None, shown),
     }
     assert {path: needle.answer in text for path, text in paths.items()} == dict.fromkeys(paths, True)
-    assert found.context.tokens <= memory.recipe.retrieval.token_budget
+    assert found.context.tokens <= memory.recipe.context.token_budget
 
 
 def test_the_message_stays_whole_and_verbatim_and_its_passages_go_with_it(memory):

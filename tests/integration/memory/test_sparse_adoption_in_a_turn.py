@@ -12,7 +12,7 @@ import numpy as np
 
 from cbmemory import AgentMemory, Message
 from cbmemory.memory.sparse import FILL_PER_TURN
-from cbmemory.retrieval.recipes import RECIPES
+from cbmemory.recipes import RECIPES
 from cbmemory.store import SQLiteStore
 
 ENCODER = RECIPES["default_sparse"].ingest.sparse

@@ -14,7 +14,8 @@ import pytest
 from cbmemory import AgentMemory, EmbedderMismatchError, ReadOnlyStoreError
 from cbmemory.embedding.splade import encoder_named
 from cbmemory.errors import InvalidInputError
-from cbmemory.retrieval import RECIPES, Recipe, RetrievalConfig
+from cbmemory.recipes import RECIPES, Recipe
+from cbmemory.retrieval import RetrievalConfig
 from cbmemory.store import SQLiteStore
 
 ENCODER = RECIPES["default_sparse"].ingest.sparse

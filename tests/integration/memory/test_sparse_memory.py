@@ -10,7 +10,8 @@ from cbmemory import AgentMemory, EmbedderMismatchError
 from cbmemory.embedding.splade import SpladeEncoder
 from cbmemory.errors import InvalidInputError
 from cbmemory.ingest import IngestConfig
-from cbmemory.retrieval import RECIPES, Recipe, RetrievalConfig
+from cbmemory.recipes import RECIPES, Recipe
+from cbmemory.retrieval import RetrievalConfig
 
 TURNS = [
     {"role": "user", "speaker": "Caroline", "content": "I went to the LGBTQ support group yesterday."},

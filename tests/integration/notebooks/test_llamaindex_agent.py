@@ -4,7 +4,7 @@ committed with it."""
 
 import json
 
-from cbmemory.retrieval.recipes import RECIPES
+from cbmemory.recipes import RECIPES
 from tests.support.notebooks import ROOT, assert_committed_outputs, run_notebook
 
 

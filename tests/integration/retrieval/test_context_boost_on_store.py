@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from cbmemory import AgentMemory
-from cbmemory.retrieval import all_recipes
+from cbmemory.recipes import all_recipes
 from cbmemory.retrieval.fusion import weighted
 
 V2 = all_recipes()["default_v2"]  # the context terms without skip_shown: the first k as ranked

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from cbmemory import AgentMemory
-from cbmemory.retrieval import all_recipes
+from cbmemory.recipes import all_recipes
 
 RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 

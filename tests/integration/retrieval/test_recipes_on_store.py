@@ -5,7 +5,7 @@ import pytest
 
 from cbmemory import AgentMemory
 from cbmemory.context import context_tokens, count_tokens, header, line_tokens
-from cbmemory.retrieval import all_recipes
+from cbmemory.recipes import all_recipes
 
 # Every recipe, the study's too, searches one memory on purpose: those made for dated-off or date-resolved
 # records warn that this memory's records are made otherwise (tests/integration/test_recipe_mismatch.py).

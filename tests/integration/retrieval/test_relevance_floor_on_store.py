@@ -5,7 +5,7 @@ embedder: a question the memory knows nothing about shows no memory, a related o
 import pytest
 
 from cbmemory.context import shown_records
-from cbmemory.retrieval import RECIPES
+from cbmemory.recipes import RECIPES
 
 TURNS = [
     ("s1", "2025-03-08", ["I adopted a puppy last week, a beagle called Biscuit.",

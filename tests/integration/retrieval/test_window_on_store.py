@@ -4,7 +4,7 @@ the real offline embedder — which turns come, from which session and user, und
 from cbmemory import AgentMemory
 from cbmemory.context import context_tokens, shown_records
 from cbmemory.models import SearchFilters
-from cbmemory.retrieval import RECIPES
+from cbmemory.recipes import RECIPES
 
 PET = [
     ("user", "How was your weekend?"),

@@ -25,9 +25,9 @@ import pytest
 
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Hit, SearchFilters, Session
+from cbmemory.recipes import get_recipe
 from cbmemory.retrieval.engine import context_boost, with_window
 from cbmemory.retrieval.pool import fused, unite
-from cbmemory.retrieval.recipes import get_recipe
 from cbmemory.retrieval.stages import Fusion
 from cbmemory.store import SQLiteStore
 from cbmemory.store import sqlite_sql as q

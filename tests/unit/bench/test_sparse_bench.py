@@ -13,7 +13,7 @@ import pytest
 
 from cbmemory.cli import main
 from cbmemory.ingest import IngestConfig
-from cbmemory.retrieval import RECIPES
+from cbmemory.recipes import RECIPES
 from cbmemory_eval.bench import runner
 from cbmemory_eval.bench.report import format_table
 from cbmemory_eval.bench.result import BenchConfig, BenchResult

@@ -17,10 +17,10 @@ from cbmemory.context import (
     resolved_text,
 )
 from cbmemory.models import PASSAGE_KEY, Hit, MemoryRecord, passage_place
-from cbmemory.retrieval.recipes import RECIPES
+from cbmemory.recipes import RECIPES
 
 DAY = datetime(2024, 4, 1, tzinfo=timezone.utc)
-BUDGET = RECIPES["default"].retrieval.token_budget
+BUDGET = RECIPES["default"].context.token_budget
 EMOJI = "😀🎉🐍🌍🚀" * 280          # 1,400 characters, ~3 tokens each
 CHINESE = "我的妹妹住在里昂她喜欢画画和弹钢琴" * 100  # 1,700 characters
 

@@ -20,7 +20,7 @@ from cbmemory.context import (
 )
 from cbmemory.context import render as render_module
 from cbmemory.models import Hit, MemoryRecord
-from cbmemory.retrieval.recipes import RECIPES
+from cbmemory.recipes import RECIPES
 
 MON_8_MAY = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
 TODAY = datetime(2023, 6, 1, tzinfo=timezone.utc)
@@ -96,9 +96,9 @@ def test_an_over_long_memory_is_shown_cut_with_a_mark():
 
 
 def test_the_default_recipe_has_a_budget_a_4k_reader_can_use():
-    budget = RECIPES["default"].retrieval.token_budget
+    budget = RECIPES["default"].context.token_budget
     assert budget is not None and budget <= 3_000
-    assert RECIPES["default_sparse"].retrieval.token_budget == budget
+    assert RECIPES["default_sparse"].context.token_budget == budget
 
 
 def test_thirty_huge_memories_fit_the_budget_and_only_what_is_shown_is_resolved(monkeypatch):
@@ -111,7 +111,7 @@ def test_thirty_huge_memories_fit_the_budget_and_only_what_is_shown_is_resolved(
 
     monkeypatch.setattr(render_module, "find_relative_dates", counting)
     render_module._shown.cache_clear()
-    budget = RECIPES["default"].retrieval.token_budget
+    budget = RECIPES["default"].context.token_budget
     hits = [hit(f"memory {i} yesterday " + "lorem ipsum " * 8_300, pos=i) for i in range(30)]
     kept = fit(hits, budget)
     ctx = format_context(kept)

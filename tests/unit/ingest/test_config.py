@@ -19,7 +19,7 @@ from cbmemory.ingest import (
     resolve_relative_dates,
     validate_messages,
 )
-from cbmemory.retrieval import all_recipes
+from cbmemory.recipes import all_recipes
 
 RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from cbmemory import ContextConfig, MemoryRecord, Message
-from cbmemory.agent import can_echo, restated
+from cbmemory.ingest.echoes import can_echo, restated
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "echoes.jsonl"
 SAID = datetime(2023, 5, 5, 18, 0, tzinfo=timezone.utc)

@@ -4,7 +4,7 @@ one bar whose total is the data's turns."""
 
 from cbmemory.ingest import EnrichConfig, IngestConfig, IngestTally, embed_rate, ingest_label, ingest_with_bar
 from cbmemory.models import IngestResult
-from cbmemory.retrieval import all_recipes
+from cbmemory.recipes import all_recipes
 
 RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
 

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cbmemory import InvalidInputError
+from cbmemory.recipes import RELEVANCE_FLOOR, Recipe, all_recipes
 from cbmemory.retrieval import (
     BoostConfig,
     ContextBoostConfig,
@@ -24,27 +25,26 @@ from cbmemory.retrieval import (
     FusionConfig,
     Order,
     OrderConfig,
-    Recipe,
     Rerank,
     RerankConfig,
     RetrievalConfig,
     Signal,
     SignalSpec,
-    all_recipes,
 )
 from cbmemory.retrieval.config import DEFAULT_POOLS, GROUPS, KINDS, SHORTHANDS
 from cbmemory.retrieval.engine import SEARCHES
-from cbmemory.retrieval.recipes import RELEVANCE_FLOOR
 
 FLAT = json.loads((Path(__file__).parents[2] / "data" / "recipes_flat_v1.json").read_text(encoding="utf-8"))
 FLAT_POOLS = {"vector_pool": Signal.VECTOR, "text_pool": Signal.BM25, "entity_pool": Signal.ENTITY,
               "sparse_pool": Signal.SPARSE}
 
 
-def as_flat(cfg: RetrievalConfig) -> dict:
-    """The flat fields of ``cfg``, written out by hand (independent of the code under test). A signal that
+def as_flat(recipe: Recipe) -> dict:
+    """The flat fields of ``recipe``'s retrieval, written out by hand (independent of the code under test),
+    with the token budget, which was among them before it moved to the recipe's context. A signal that
     does not run has no pool any more, and every weight is explicit: pools of the running signals and the
     effective weights are what the flat form meant."""
+    cfg = recipe.retrieval
     return {
         "signals": [s.name.value for s in cfg.signals],
         **{f: cfg.spec(s).pool for f, s in FLAT_POOLS.items() if cfg.uses(s)},
@@ -56,7 +56,7 @@ def as_flat(cfg: RetrievalConfig) -> dict:
         "kinds": list(cfg.filters.kinds) if cfg.filters.kinds is not None else None,
         "speaker_weight": cfg.boosts.speaker_weight, "date_weight": cfg.boosts.date_weight,
         "neighbour_weight": cfg.context_boost.neighbour_weight, "session_weight": cfg.context_boost.session_weight,
-        "k": cfg.k, "window": cfg.window, "token_budget": cfg.token_budget,
+        "k": cfg.k, "window": cfg.window, "token_budget": recipe.context.token_budget,
     }
 
 
@@ -100,21 +100,25 @@ def test_the_fixture_holds_every_recipe():
 @pytest.mark.parametrize("name", sorted(FLAT))
 def test_every_recipe_holds_the_values_of_its_flat_config(name):
     recipe = as_it_was(name)
-    assert as_flat(recipe.retrieval) == meant(FLAT[name]["retrieval"])
+    assert as_flat(recipe) == meant(FLAT[name]["retrieval"])
 
 
 @pytest.mark.parametrize("name", sorted(FLAT))
 def test_a_recipe_stamped_in_the_flat_form_reads_back_to_the_equal_recipe(name):
     stamped = FLAT[name]
-    assert "vector_pool" in stamped["retrieval"]  # the old form
-    assert RetrievalConfig.from_dict(stamped["retrieval"]) == as_it_was(name).retrieval
+    assert "vector_pool" in stamped["retrieval"] and "token_budget" in stamped["retrieval"]  # the old form
+    budget = stamped["retrieval"]["token_budget"]
+    retrieval = {k: v for k, v in stamped["retrieval"].items() if k != "token_budget" or budget is None}
+    assert RetrievalConfig.from_dict(retrieval) == as_it_was(name).retrieval
+    assert as_it_was(name).context.token_budget == budget  # the budget read from the retrieval, into the context
     assert Recipe.from_dict(stamped) == as_it_was(name) == Recipe.from_json(json.dumps(stamped))
     assert Recipe.from_json(Recipe.from_json(json.dumps(stamped)).to_json()) == as_it_was(name)
 
 
 def test_the_grouped_json_has_one_object_per_stage():
     d = all_recipes()["default_sparse"].retrieval.to_dict()
-    assert set(d) == {"signals", *GROUPS, "k", "window", "skip_shown", "token_budget"}
+    assert set(d) == {"signals", *GROUPS, "k", "window", "skip_shown"}
+    assert all_recipes()["default_sparse"].context.to_dict()["token_budget"] == 2048
     assert d["signals"][-1] == {"name": "sparse", "pool": 100, "weight": 0.75}
     assert d["context_boost"] == {"neighbour_weight": 0.5, "session_weight": 0.5}
     assert d["order"] == {"by": "relevance", "pool": 30}
@@ -130,7 +134,6 @@ flat_kwargs = st.fixed_dictionaries({}, optional={
     "future_filter": st.booleans(), "kinds": st.none() | st.lists(st.sampled_from(KINDS), min_size=1, unique=True),
     "speaker_weight": st.floats(0, 5), "date_weight": st.floats(0, 5), "neighbour_weight": st.floats(0, 5),
     "session_weight": st.floats(0, 5), "k": st.none() | st.integers(1, 50), "window": st.integers(0, 3),
-    "token_budget": st.none() | st.integers(1, 5000),
 })
 
 
@@ -146,7 +149,7 @@ def grouped(flat: dict, pools: dict[Signal, int], weights: dict[Signal, float]) 
         context_boost=ContextBoostConfig(flat.get("neighbour_weight", 0.0), flat.get("session_weight", 0.0)),
         rerank=RerankConfig(flat.get("rerank", d.rerank.method), flat.get("rerank_pool", d.rerank.pool)),
         order=OrderConfig(flat.get("order", d.order.by), flat.get("recency_pool", d.order.pool)),
-        k=flat.get("k", d.k), window=flat.get("window", d.window), token_budget=flat.get("token_budget"),
+        k=flat.get("k", d.k), window=flat.get("window", d.window),
     )
 
 

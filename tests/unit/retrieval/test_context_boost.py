@@ -12,10 +12,10 @@ import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord
-from cbmemory.retrieval import ContextBoostConfig, RetrievalConfig, all_recipes, retrieve
+from cbmemory.recipes import RELEVANCE_FLOOR, all_recipes
+from cbmemory.retrieval import ContextBoostConfig, RetrievalConfig, retrieve
 from cbmemory.retrieval.config import NEIGHBOUR, SESSION
 from cbmemory.retrieval.engine import candidates
-from cbmemory.retrieval.recipes import RELEVANCE_FLOOR
 from tests.support.list_store import ListStore
 
 RECIPES = all_recipes()  # the core's recipes and the study's rows (cbmemory-eval)
@@ -76,13 +76,14 @@ def test_the_weights_are_off_by_default_and_in_every_recipe_but_the_v2_ones():
     v2 = RECIPES["default_no_window"]
     assert v2.retrieval == PLAIN.retrieval.with_(vector_pool=100, text_pool=100, neighbour_weight=0.5,
                                                  session_weight=0.5, weights={"vector": 0.75, "bm25": 1.0})
-    assert RECIPES["default_no_floor"].retrieval == v2.retrieval.with_(window=1, skip_shown=True, token_budget=2048)
+    assert RECIPES["default_no_floor"].retrieval == v2.retrieval.with_(window=1, skip_shown=True)
+    assert RECIPES["default_no_floor"].context == v2.context.with_(token_budget=2048)
     assert RECIPES["default"].retrieval == RECIPES["default_no_floor"].retrieval.with_(floor=RELEVANCE_FLOOR)
     scale = RECIPES["default_v2_scale"]
-    assert scale.retrieval == v2.retrieval.with_(window=1, skip_shown=True, token_budget=2048, vector_pool=200, text_pool=200, session_weight=1.0,
+    assert scale.context == v2.context.with_(token_budget=2048)
+    assert scale.retrieval == v2.retrieval.with_(window=1, skip_shown=True, vector_pool=200, text_pool=200, session_weight=1.0,
                                                  weights=(("vector", 0.75), ("bm25", 1.0)))
-    for r in (v2, scale):
-        assert r.ingest == PLAIN.ingest and r.context == PLAIN.context
+    assert v2.ingest == scale.ingest == PLAIN.ingest and v2.context == PLAIN.context
 
 
 def test_the_weights_round_trip_and_copy():

@@ -11,7 +11,8 @@ import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord
-from cbmemory.retrieval import BoostConfig, Recipe, RetrievalConfig, all_recipes, retrieve
+from cbmemory.recipes import Recipe, all_recipes
+from cbmemory.retrieval import BoostConfig, RetrievalConfig, retrieve
 from cbmemory.retrieval.config import DATE
 from cbmemory.retrieval.engine import candidates, date_rows
 from cbmemory.retrieval.fusion import rrf

@@ -7,7 +7,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from cbmemory.models import Hit, MemoryRecord
-from cbmemory.retrieval import Recipe, RetrievalConfig, all_recipes, retrieve
+from cbmemory.recipes import Recipe, all_recipes
+from cbmemory.retrieval import RetrievalConfig, retrieve
 from cbmemory.retrieval.fusion import rrf
 from tests.support.list_store import ListStore
 

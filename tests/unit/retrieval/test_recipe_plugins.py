@@ -12,8 +12,8 @@ from types import MappingProxyType, SimpleNamespace
 import pytest
 
 from cbmemory import InvalidInputError
-from cbmemory.retrieval import RECIPES, Recipe, all_recipes, get_recipe, plugin_recipes
-from cbmemory.retrieval import recipes as recipes_module
+from cbmemory.recipes import RECIPES, Recipe, all_recipes, get_recipe, plugin_recipes
+from cbmemory.recipes import named as recipes_module
 
 PRODUCT = ["default", "default_sparse", "default_no_window", "default_no_floor", "vector", "bm25", "hybrid", "recency", "events_raw"]
 

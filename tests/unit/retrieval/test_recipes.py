@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from cbmemory import InvalidInputError
 from cbmemory.context import ContextConfig
 from cbmemory.ingest import DATE_RULES, MODES, EnrichConfig, IngestConfig
+from cbmemory.recipes import Recipe, all_recipes, get_recipe
 from cbmemory.retrieval import (
     BoostConfig,
     ContextBoostConfig,
@@ -19,14 +20,11 @@ from cbmemory.retrieval import (
     FusionConfig,
     Order,
     OrderConfig,
-    Recipe,
     Rerank,
     RerankConfig,
     RetrievalConfig,
     Signal,
     SignalSpec,
-    all_recipes,
-    get_recipe,
 )
 from cbmemory.retrieval.config import KINDS
 
@@ -49,7 +47,7 @@ def retrieval_configs(draw) -> RetrievalConfig:
         context_boost=ContextBoostConfig(draw(weights), draw(weights)),
         rerank=RerankConfig(draw(st.sampled_from(list(Rerank))), draw(counts)),
         order=OrderConfig(draw(st.sampled_from(list(Order))), draw(counts)),
-        k=draw(st.none() | counts), window=draw(st.integers(0, 50)), token_budget=draw(st.none() | counts),
+        k=draw(st.none() | counts), window=draw(st.integers(0, 50)),
     )
 
 
@@ -66,9 +64,10 @@ ingest_configs = st.builds(
     enrich=st.none() | enrich_configs,
 )
 context_configs = st.builds(
-    lambda dates, resolve, today, order, rules: ContextConfig(dates, dates and resolve, today, order, rules),
+    lambda dates, resolve, today, order, rules, budget: ContextConfig(dates, dates and resolve, today, order, rules,
+                                                                      token_budget=budget),
     st.booleans(), st.booleans(), st.booleans(), st.sampled_from(("chronological", "rank")),
-    st.sampled_from(sorted(DATE_RULES)),
+    st.sampled_from(sorted(DATE_RULES)), st.none() | counts,
 )
 recipes = st.builds(
     Recipe, name=st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", fullmatch=True),
@@ -100,7 +99,9 @@ def test_json_is_plain_data_with_enum_strings():
     d = json.loads(RECIPES["default"].to_json())
     assert set(d) == {"name", "description", "ingest", "retrieval", "context"}
     assert d["context"] == {"dates": True, "resolve_dates": True, "say_today": True, "order": "chronological",
-                            "date_rules": RECIPES["default"].context.date_rules, "layout": "session_first"}
+                            "date_rules": RECIPES["default"].context.date_rules, "layout": "session_first",
+                            "token_budget": 2048}
+    assert "token_budget" not in d["retrieval"]  # the context stage's setting
     assert json.loads(RECIPES["vector_no_dates"].to_json())["context"]["dates"] is False
     r = d["retrieval"]
     assert r["signals"] == [{"name": "vector", "pool": 100, "weight": 0.75}, {"name": "bm25", "pool": 100, "weight": 1.0}]

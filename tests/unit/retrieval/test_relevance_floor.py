@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from cbmemory import InvalidInputError
-from cbmemory.retrieval import RECIPES, Recipe, RetrievalConfig
+from cbmemory.recipes import RECIPES, Recipe
+from cbmemory.retrieval import RetrievalConfig
 from cbmemory.retrieval.pool import fused, unite
 from cbmemory.retrieval.ranking import Ranking
 from cbmemory.retrieval.stages import FilterConfig, Fusion

@@ -8,7 +8,8 @@ import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.models import Hit, MemoryRecord
-from cbmemory.retrieval import RetrievalConfig, all_recipes, retrieve
+from cbmemory.recipes import all_recipes
+from cbmemory.retrieval import RetrievalConfig, retrieve
 from cbmemory.retrieval.engine import shown_once
 from tests.support.list_store import ListStore
 

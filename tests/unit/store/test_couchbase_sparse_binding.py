@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from cbmemory import AgentMemory
-from cbmemory.retrieval import RECIPES
+from cbmemory.recipes import RECIPES
 from cbmemory.store.couchbase import CouchbaseStore
 from tests.support.couchbase_fake import FakeCluster, FakeState
 from tests.support.embedders import FourDims

@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 
 from ..ingest import IngestConfig
-from .config import Signal
-from .recipes import Recipe
+from ..retrieval.config import Signal
+from .recipe import Recipe
 
 _MADE_BY = {"summary": "summary", "event": "events"}  # derived record kinds and the enrich mode making them
 

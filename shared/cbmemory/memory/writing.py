@@ -1,0 +1,161 @@
+"""The write pipeline behind ``AgentMemory``'s writes (``add_session(s)``, ``add_messages``, ``enrich``):
+bind the embedder (and sparse encoder) to the store at the first write, enrich with cached facts, embed,
+write the raw records and long ones' passages, purge what expired, derive with the LLM and write (merge)
+what it derives. ``AgentMemory`` holds the state (store, embedder, ingest settings, enricher, clock)."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+
+from ..embedding.base import CachedEmbedder
+from ..embedding.sparse import SparseEncoder, SparseVector
+from ..errors import InvalidInputError, SparseEncoderBoundError, WriteConflictError
+from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, with_passages
+from ..ingest.enrich import Derivation, Enricher, EnrichReport
+from ..models import IngestResult, MemoryRecord, Message, SearchFilters, Session
+from ..store.base import MemoryStore, WriteMode
+from ..store.turns import writes_allowed
+from ..validation import check_id
+from .reading import linked, plan_append, stored_raw
+from .sparse import bound_encoder, top_up
+
+APPEND_TRIES = 100
+PURGE_INTERVAL = timedelta(minutes=1)
+_APPEND_LOCKS = tuple(threading.Lock() for _ in range(64))  # striped by (user, session)
+
+
+class Writing:
+    """The write sequence ``AgentMemory`` inherits; the attributes are set by its constructor."""
+
+    store: MemoryStore
+    embedder: CachedEmbedder
+    ingest: IngestConfig
+    enricher: Enricher | None
+    sparse_encoder: SparseEncoder | None
+    clock: Callable[[], datetime]
+    default_ttl: timedelta | None
+    _bound: bool
+    _unfilled: bool
+    _last_purge: datetime | None
+
+    def _bind(self) -> None:
+        if not self._bound and writes_allowed():  # not in a recall (turns.reads_only): its first write binds
+            self.store.bind_embedder(self.embedder.name, self.embedder.dimension)
+            if self.sparse_encoder is not None:
+                self.store.bind_sparse_encoder(self.sparse_encoder.name)
+                self._unfilled = True  # a read-only store's sparse searches check instead (search)
+            self._bound = True
+        if self._unfilled and self.sparse_encoder is not None:
+            self._unfilled = not top_up(self.store, self.sparse_encoder)
+
+    def _sparse_searched(self, recipe: str) -> None:
+        """A search with ``recipe``, which searches sparse vectors, by this memory, which writes none: the
+        encoder another process bound to the store since this memory opened is adopted; with none bound,
+        the search is refused (``InvalidInputError``)."""
+        if (bound := self.store.bound_sparse_encoder) is None:
+            raise InvalidInputError(
+                f"recipe {recipe!r} searches sparse vectors, which this memory does not write: open it with "
+                f"recipe={recipe!r} (or ingest=recipe.ingest) before adding memories, so each record gets one")
+        self._adopt_sparse(bound)
+
+    def _adopt_sparse(self, name: str) -> None:
+        """Another writer bound the sparse encoder ``name`` to the store since this memory opened without
+        one (seen at a write or a sparse search): do what opening after the binding does (load it, fill the
+        records without a vector unless the store is read-only); every later write carries vectors."""
+        encoder = bound_encoder(name)
+        self.store.bind_sparse_encoder(encoder.name)  # bound already: only checks
+        self.sparse_encoder = encoder
+        self.ingest = dataclasses.replace(self.ingest, sparse=encoder.name)
+        self._unfilled = not top_up(self.store, encoder)
+
+    def _write(self, sessions: list[Session], records: list[MemoryRecord], mode: WriteMode) -> IngestResult:
+        """The one write sequence (records validated and built by the caller): enrich with cached facts, embed,
+        write the raw records and long ones' passages (``ingest.passages``), derive with the LLM, write (merge)."""
+        self._bind()
+        enricher = self.enricher if self.ingest.enrich is not None else None
+        if enricher is not None and self.ingest.rewrites_raw:  # cached facts only: no LLM call before the raw write
+            records = enricher.prepare(records, ingest=self.ingest, stored=stored_raw(self.store, records, self.clock()))
+        result = self._store(sessions, with_passages(records, self.ingest), mode)  # a long message's passages too
+        self._purge()
+        if enricher is not None:  # LLM calls, after the raw records are stored
+            self._derive(enricher, sessions, records, self.ingest, stored_raw(self.store, records, self.clock()))
+        return result
+
+    def _purge(self) -> None:
+        """Erase expired records at most once per ``PURGE_INTERVAL`` of the memory's clock (they are hidden
+        from every read as soon as they expire; erasing them rewrites the file, so it is not done per write)."""
+        now = self.clock()
+        if self._last_purge is None or not timedelta(0) <= now - self._last_purge < PURGE_INTERVAL:
+            self.store.purge_expired(now)
+            self._last_purge = now
+
+    def _store(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], mode: WriteMode) -> IngestResult:
+        records = linked(self.store, records, vectors := self.embedder.embed_records(records), self.clock(), self.ingest)
+        try:
+            return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records))
+        except SparseEncoderBoundError as exc:  # bound by another writer since this memory opened: nothing written
+            if self.sparse_encoder is not None:
+                raise
+            self._adopt_sparse(exc.encoder)
+        return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records))
+
+    def _encode_sparse(self, records: Sequence[MemoryRecord]) -> list[SparseVector] | None:
+        encoder = self.sparse_encoder
+        return encoder.encode_documents([r.index_text for r in records]) if encoder is not None else None
+
+    def _derive(self, enricher: Enricher, sessions: Sequence[Session], records: Sequence[MemoryRecord],
+                ingest: IngestConfig, stored: Sequence[MemoryRecord]) -> EnrichReport:
+        derivation: Derivation = enricher.derive(records, ingest=ingest, now=self.clock(), stored=stored)
+        if not derivation.records:
+            return derivation.report
+        affected = {(r.user_id, r.session_id) for r in derivation.records}
+        result = self._store([s for s in sessions if (s.user_id, s.session_id) in affected], derivation.records,
+                             "merge")
+        return dataclasses.replace(derivation.report, write=result)
+
+    def _enrich_stored(self, user_id: str, session_ids: Sequence[str] | None,
+                       config: EnrichConfig | None) -> EnrichReport:
+        """``AgentMemory.enrich`` (``user_id`` checked): the enricher's modes over the stored raw records of
+        the sessions, then what they derive embedded and written."""
+        if self.enricher is None:
+            raise InvalidInputError("no enricher: open the memory with enricher=Enricher(llm)")
+        cfg = config or self.ingest.enrich
+        if cfg is None:
+            raise InvalidInputError("no enrichment modes: pass config=EnrichConfig(modes=(...))")
+        wanted = None if session_ids is None else {check_id(s, "session_id") for s in session_ids}
+        sessions = [s for s in self.store.list_sessions(user_id) if wanted is None or s.session_id in wanted]
+        if not sessions:
+            return EnrichReport()
+        self._bind()
+        f = SearchFilters(session_ids=tuple(s.session_id for s in sessions), kinds=RAW_KINDS)
+        records = self.store.list_records(user_id, f, now=self.clock())
+        return self._derive(self.enricher, sessions, records, dataclasses.replace(self.ingest, enrich=cfg), records)
+
+    def _append_retried(self, user_id: str, session_id: str, msgs: list[Message], occurred: datetime | None,
+                        expires: Callable[[datetime], datetime | None]) -> IngestResult:
+        """``add_messages``' write: the append is planned after what the session holds when the write commits;
+        if another writer appended first (``WriteConflictError``), it is planned again after it. Appends from
+        this process take turns (a lock per user and session); other processes are caught at commit."""
+        lock = _APPEND_LOCKS[hash((user_id, session_id)) % len(_APPEND_LOCKS)]
+        for attempt in range(APPEND_TRIES):
+            with lock:
+                try:
+                    now = self.clock()
+                    plan = plan_append(self.store, self.ingest, user_id, session_id, msgs, occurred or now, now,
+                                       expires(now))
+                    if not plan.records:  # every message stored already: a retried append
+                        return IngestResult(0, 0, plan.known, ())
+                    return self._write([plan.session], plan.records, "append")
+                except WriteConflictError:
+                    if attempt == APPEND_TRIES - 1:
+                        raise
+            time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+        raise AssertionError("unreachable")
+
+
+__all__ = ["APPEND_TRIES", "PURGE_INTERVAL", "Writing"]
