@@ -54,3 +54,24 @@ def test_recall_takes_a_today_that_does_not_parse_as_the_clock_and_reports_it():
     out = recall(memory, "What did I do last week?", "alice", today="31/12/2024", on_error=faults.append)
     assert "Today is Monday, 6 May 2024" in out.text and memory.reference == NOW
     assert len(faults) == 1 and faults[0].stage == "recall" and "31/12/2024" in faults[0].detail
+
+
+class Broken(NoMemories):
+    """A memory whose search fails (a store gone): recall fails open."""
+
+    def search(self, query, user_id, k=None, filters=None, *, recipe=None, reference_date=None):
+        raise OSError("disk gone")
+
+
+def test_recall_says_how_it_showed_the_memories_on_every_path():
+    # issue 32: Recall.config, how the memories were (or would have been) shown, was None when recall found
+    # no query to search and when it failed open; adapters looked the recipe up again to render hits
+    recipe = get_recipe("default").with_(name="ranked", token_budget=300)
+    ranked = recipe.context.with_(order="rank")
+    for memory, query, context in ((NoMemories(), "puppy", None), (NoMemories(), " \x00 ", None),
+                                   (Broken(), "puppy", None), (Broken(), "puppy", ranked)):
+        faults = []
+        out = recall(memory, query, "alice", recipe=recipe, context=context, on_error=faults.append)
+        assert out.config == (context or recipe.context)
+        assert out.config.token_budget == 300  # the budget travels with how the memories are shown
+        assert (out.fault is not None) == isinstance(memory, Broken) == bool(faults)
