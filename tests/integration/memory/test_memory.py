@@ -29,6 +29,22 @@ def test_add_and_search_returns_dated_hits_with_recipe(memory):
     assert ctx.tokens > 10
 
 
+def test_with_recipe_is_a_view_that_searches_its_recipe_and_writes_as_the_memory_does(memory):
+    # issue 32: rebuilt from the memory's parts, not a copy of its __dict__
+    memory.add_session("alice", "s1", CAROLINE, date="2023-05-08")
+    view = memory.with_recipe("bm25")
+    assert view is not memory and view.recipe.name == "bm25" and memory.recipe.name == "default"
+    assert view.store is memory.store and view.embedder is memory.embedder and view.ingest == memory.ingest
+    assert (view.clock, view.default_ttl, view.enricher) == (memory.clock, memory.default_ttl, memory.enricher)
+    assert [h.recipe for h in view.search("puppy Biscuit", "alice", k=1)] == ["bm25"]
+    view.add_messages("alice", "s1", [{"role": "user", "content": "Biscuit learned to sit.", "turn_id": "D1:4"}])
+    added = memory.session_records("alice", "s1")[-1]
+    # written as the memory writes (the default's ingest: with the turn it answers), not as bm25's would
+    assert added.turn_id == "D1:4" and "adopted a puppy" in added.index_text
+    assert not view.recipe.ingest.with_previous_turn and memory.ingest.with_previous_turn
+    assert memory.search("sit", "alice", k=1)[0].recipe == "default"
+
+
 def test_reingest_creates_no_duplicates(memory):
     memory.add_session("alice", "s1", CAROLINE, date="2023-05-08")
     again = memory.add_session("alice", "s1", CAROLINE, date="2023-05-08")
