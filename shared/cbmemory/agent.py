@@ -21,11 +21,9 @@ it could. A memory layer may make an answer worse, never stop it.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import logging
 import re
 import uuid
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date as date_
@@ -46,20 +44,12 @@ from .dates import to_utc
 from .errors import InvalidDateError, InvalidInputError, StoreUnavailableError
 from .ingest import IngestConfig, record_id
 from .ingest.echoes import can_echo, restated
-from .models import ROLES, Hit, IngestResult, MemoryRecord, Message, SearchFilters
+from .models import Hit, IngestResult, MemoryRecord, Message, SearchFilters
 from .pending import MAX_PENDING, pending_for
 from .recipes import Recipe, get_recipe
 from .store.base import MemoryStore
 from .store.turns import reads_only, waiting_at_most
-from .validation import (
-    MAX_ID_CHARS,
-    check_recall_call,
-    check_save_call,
-    clean_id,
-    clean_query,
-    clean_text,
-    stable_id,
-)
+from .validation import CleanNotes, check_recall_call, check_save_call, clean_query, derived_id, storable
 
 
 class SeamMemory(Protocol):
@@ -215,72 +205,6 @@ def recall(memory: SeamMemory, query: str, user_id: str, *, shown: Sequence[Mess
         return Recall(memory_prompt(empty, day, shows), empty, (), fault, config=shows)
 
 
-def _derived(turn_id: str, text: str) -> str:
-    """The id a text is stored under when its own id already holds another text (the same on a retry)."""
-    digest = hashlib.sha256(f"{turn_id}\x1f{text}".encode("utf-8", "surrogatepass")).hexdigest()
-    alt = f"{turn_id}~{digest[:12]}"
-    return alt if len(alt) <= MAX_ID_CHARS else "id:" + digest[:32]
-
-
-def _step_id(step: str, role: str, text: str, nth: int) -> str:
-    """The id of a turn given without one in the step ``step``: the same when the step is re-sent."""
-    return "step:" + hashlib.sha256(f"{step}\x1f{role}\x1f{text}\x1f{nth}".encode("utf-8", "surrogatepass")
-                                    ).hexdigest()[:32]
-
-
-@dataclass(slots=True)
-class _Notes:
-    """What ``save`` reports: ``lost`` (turns not stored, always reported) and ``changed`` (turn index ->
-    how it is stored, reported only for the turns that were stored)."""
-
-    lost: list[str] = dataclasses.field(default_factory=list)
-    changed: dict[int, list[str]] = dataclasses.field(default_factory=dict)
-
-    def change(self, turn: int, note: str) -> None:
-        self.changed.setdefault(turn, []).append(note)
-
-
-def _storable(messages: Iterable[Message], step: str | None) -> tuple[list[Message], _Notes]:
-    """The messages as the store can take them (see the module docstring), and what was changed or left
-    out. ``step``: the token of the step's ``Recall``; a turn without an id is given one made of it, its role
-    and text (``step:...``), so that the same step re-sent is stored once."""
-    out: list[Message] = []
-    notes = _Notes()
-    taken: dict[str, tuple[str, str]] = {}
-    nth: Counter[tuple[str, str]] = Counter()
-    for i, m in enumerate(messages):
-        if m.role not in ROLES:
-            notes.lost.append(f"message {i}: role {m.role!r} is not stored")
-            continue
-        text = clean_text(m.content)
-        if not text.strip():
-            notes.lost.append(f"message {i}: no text left to store, not stored")
-            continue
-        at = len(out)
-        if text != m.content:
-            notes.change(at, f"message {i}: text stored cleaned or cut")
-        speaker = (clean_id(m.speaker) or None) if m.speaker is not None else None
-        turn_id = None
-        if m.turn_id:
-            turn_id = stable_id(m.turn_id)
-            if turn_id != m.turn_id:
-                notes.change(at, f"message {i}: id {m.turn_id[:40]!r} stored as {turn_id!r}")
-        elif step:
-            nth[(m.role, text)] += 1
-            turn_id = _step_id(step, m.role, text, nth[(m.role, text)])
-        if turn_id is not None and turn_id in taken:
-            if taken[turn_id] == (m.role, text):
-                notes.lost.append(f"message {i}: the same id and text sent twice in one step, stored once")
-                continue
-            old, turn_id = turn_id, _derived(turn_id, text)
-            notes.change(at, f"message {i}: id {old[:40]!r} used twice in one step for different texts; this "
-                         f"one stored as {turn_id!r}")
-        if turn_id is not None:
-            taken[turn_id] = (m.role, text)
-        out.append(Message(m.role, text, speaker, turn_id, restates=m.restates))
-    return out, notes
-
-
 def _holds(record: MemoryRecord, turn: Message) -> bool:
     """Whether a stored record is ``turn`` stored before (a round's text starts with its first turn's)."""
     return record.role == turn.role and (record.text == turn.content or record.text.startswith(turn.content + "\n"))
@@ -292,12 +216,12 @@ def _stored(memory: SeamMemory, user_id: str, session_id: str, turn_ids: Iterabl
 
 
 def unsent(memory: SeamMemory, user_id: str, session_id: str, turns: Sequence[Message],
-           notes: _Notes | None = None) -> list[tuple[int, Message]]:
+           notes: CleanNotes | None = None) -> list[tuple[int, Message]]:
     """``turns`` (with their index) less the retries: a turn whose id the session already holds with the
     same role and text. A turn whose id the session holds with another text is not a retry: it is given a
     derived id (``<id>~<hash of its text>``, the same on a retry) and noted in ``notes``."""
     stored = _stored(memory, user_id, session_id, {t.turn_id for t in turns if t.turn_id})
-    clashes = {t.turn_id: _derived(t.turn_id, t.content) for t in turns
+    clashes = {t.turn_id: derived_id(t.turn_id, t.content) for t in turns
                if t.turn_id in stored and not _holds(stored[t.turn_id], t)}
     stored.update(_stored(memory, user_id, session_id, clashes.values()))
     kept = []
@@ -387,7 +311,7 @@ def _save(memory: SeamMemory, user_id: str, session_id: str, messages: Sequence[
           shown: Recall | None, on_error: FaultHandler | None, held: bool) -> IngestResult | None:
     turns: list[Message] = []
     try:
-        checked, notes = _storable(messages, shown.step if shown is not None else None)
+        checked, notes = storable(messages, shown.step if shown is not None else None)
         if notes.lost:
             report_fault(MemoryFault("save", "; ".join(notes.lost), user_id, session_id), on_error)
         fresh = unsent(memory, user_id, session_id, checked, notes)

@@ -1,4 +1,6 @@
-"""Input checks shared by every entry point. Each failure is an ``InvalidInputError`` naming the field.
+"""Input checks shared by every entry point. Each failure is an ``InvalidInputError`` naming the field. Also
+the agent seam's cleaning (``clean_text``, ``clean_id``, ``stable_id``, ``clean_query``, ``storable``): what
+``save`` and ``recall`` (``cbmemory.agent``, which fail open) make of an input they take rather than refuse.
 
 Annotations (``check_annotations``, ``check_annotation_limits``) are small metadata, and are bounded because
 they multiply: a session's annotations are copied onto every record of it, a round's onto the messages' own,
@@ -25,7 +27,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -244,6 +247,72 @@ def stable_id(value: str) -> str:
     return "id:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+def derived_id(turn_id: str, text: str) -> str:
+    """The id a text is stored under when its own id already holds another text (the same on a retry)."""
+    digest = hashlib.sha256(f"{turn_id}\x1f{text}".encode("utf-8", "surrogatepass")).hexdigest()
+    alt = f"{turn_id}~{digest[:12]}"
+    return alt if len(alt) <= MAX_ID_CHARS else "id:" + digest[:32]
+
+
+def step_id(step: str, role: str, text: str, nth: int) -> str:
+    """The id of a turn given without one in the step ``step``: the same when the step is re-sent."""
+    return "step:" + hashlib.sha256(f"{step}\x1f{role}\x1f{text}\x1f{nth}".encode("utf-8", "surrogatepass")
+                                    ).hexdigest()[:32]
+
+
+@dataclasses.dataclass(slots=True)
+class CleanNotes:
+    """What ``save`` reports: ``lost`` (turns not stored, always reported) and ``changed`` (turn index ->
+    how it is stored, reported only for the turns that were stored)."""
+
+    lost: list[str] = dataclasses.field(default_factory=list)
+    changed: dict[int, list[str]] = dataclasses.field(default_factory=dict)
+
+    def change(self, turn: int, note: str) -> None:
+        self.changed.setdefault(turn, []).append(note)
+
+
+def storable(messages: Iterable[Message], step: str | None) -> tuple[list[Message], CleanNotes]:
+    """The messages as the store can take them (``cbmemory.agent``'s docstring), and what was changed or left
+    out. ``step``: the token of the step's ``Recall``; a turn without an id is given one made of it, its role
+    and text (``step:...``), so that the same step re-sent is stored once."""
+    out: list[Message] = []
+    notes = CleanNotes()
+    taken: dict[str, tuple[str, str]] = {}
+    nth: Counter[tuple[str, str]] = Counter()
+    for i, m in enumerate(messages):
+        if m.role not in ROLES:
+            notes.lost.append(f"message {i}: role {m.role!r} is not stored")
+            continue
+        text = clean_text(m.content)
+        if not text.strip():
+            notes.lost.append(f"message {i}: no text left to store, not stored")
+            continue
+        at = len(out)
+        if text != m.content:
+            notes.change(at, f"message {i}: text stored cleaned or cut")
+        speaker = (clean_id(m.speaker) or None) if m.speaker is not None else None
+        turn_id = None
+        if m.turn_id:
+            turn_id = stable_id(m.turn_id)
+            if turn_id != m.turn_id:
+                notes.change(at, f"message {i}: id {m.turn_id[:40]!r} stored as {turn_id!r}")
+        elif step:
+            nth[(m.role, text)] += 1
+            turn_id = step_id(step, m.role, text, nth[(m.role, text)])
+        if turn_id is not None and turn_id in taken:
+            if taken[turn_id] == (m.role, text):
+                notes.lost.append(f"message {i}: the same id and text sent twice in one step, stored once")
+                continue
+            old, turn_id = turn_id, derived_id(turn_id, text)
+            notes.change(at, f"message {i}: id {old[:40]!r} used twice in one step for different texts; this "
+                         f"one stored as {turn_id!r}")
+        if turn_id is not None:
+            taken[turn_id] = (m.role, text)
+        out.append(Message(m.role, text, speaker, turn_id, restates=m.restates))
+    return out, notes
+
+
 # ------------------------------------------------------------------ the agent seam's calls (cbmemory.agent)
 # ``recall`` and ``save`` fail open on what a running agent meets (a store locked or gone, hostile or
 # over-long text, a date a user's context gives that does not parse); a call that is wrong as written
@@ -288,4 +357,3 @@ def check_save_call(user_id: object, session_id: object, messages: object, date_
             raise InvalidInputError(f"messages[{i}] must be a Message, got {type(m).__name__}")
     check_when(date_, "date")
     check_hook(on_error)
-
