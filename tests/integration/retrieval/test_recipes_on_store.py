@@ -5,7 +5,8 @@ import pytest
 
 from cbmemory import AgentMemory
 from cbmemory.context import context_tokens, count_tokens, header, line_tokens
-from cbmemory.recipes import all_recipes
+from cbmemory.recipes import all_recipes, recipe_hits
+from cbmemory.retrieval import retrieve
 
 # Every recipe, the study's too, searches one memory on purpose: those made for dated-off or date-resolved
 # records warn that this memory's records are made otherwise (tests/integration/test_recipe_mismatch.py).
@@ -52,6 +53,12 @@ def test_token_budget_is_never_exceeded_and_search_and_context_agree(memory):
     ctx = memory.context("pottery", "u", k=5, recipe=budgeted)  # the same rule: the same memories
     assert {h.record.record_id for h in ctx.hits} == {h.record.record_id for h in hits}
     assert ctx.tokens == context_tokens(hits) == count_tokens(header()) + sum(line_tokens(h) for h in hits)
+    # issue 32: the budget is the context stage's alone; the retrieval engine returns the recipe's k hits
+    embed = lambda text: memory.embedder.embed_query(text, user_id="u")  # noqa: E731
+    engine = retrieve(memory.store, embed, budgeted, "u", "pottery", k=5)
+    assert [h.record.record_id for h in engine] == [h.record.record_id for h in unbudgeted]
+    assert [h.record.record_id for h in recipe_hits(memory.store, embed, budgeted, "u", "pottery", k=5)] == [
+        h.record.record_id for h in hits]
 
 
 def test_hybrid_finds_what_vector_search_ranks_outside_its_pool(tmp_path, minilm):
