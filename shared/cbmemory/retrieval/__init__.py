@@ -25,9 +25,10 @@ _MOVED = frozenset({"RECIPES", "Recipe", "all_recipes", "get_recipe", "plugin_re
 
 
 def __getattr__(name: str) -> object:
-    if name in _MOVED:  # moved in issue 32; a clear error for one release, then a plain AttributeError
-        raise AttributeError(f"cbmemory.retrieval.{name} moved to cbmemory.recipes: "
-                             f"from cbmemory.recipes import {name} (or from cbmemory import {name})")
+    if name in _MOVED:  # moved in issue 32: an error that says where, for one release (an ImportError, as
+        # `from cbmemory.retrieval import Recipe` would replace an AttributeError's message with its own)
+        raise ImportError(f"cbmemory.retrieval.{name} moved to cbmemory.recipes: "
+                          f"from cbmemory.recipes import {name} (or from cbmemory import {name})")
     raise AttributeError(f"module 'cbmemory.retrieval' has no attribute {name!r}")
 
 
