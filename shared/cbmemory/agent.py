@@ -62,7 +62,8 @@ class AgentMemory(Protocol):
     ingest: IngestConfig
 
     def search(self, query: str, user_id: str, k: int | None = None, filters: Any = None, *,
-               recipe: str | Recipe | None = None, reference_date: Any = None) -> list[Hit]: ...
+               recipe: str | Recipe | None = None, reference_date: Any = None, current_only: bool = False,
+               as_of: Any = None) -> list[Hit]: ...
 
     def add_messages(self, user_id: str, session_id: str, messages: Sequence[Message], *,
                      date: Any = None) -> IngestResult: ...
@@ -166,18 +167,21 @@ def _when(value: datetime | date_ | str | None, what: str, stage: str, user_id: 
 def recall(memory: AgentMemory, query: str, user_id: str, *, shown: Sequence[Message] = (),
            today: datetime | date_ | str | None = None, recipe: str | Recipe | None = None, k: int | None = None,
            filters: SearchFilters | None = None, context: ContextConfig | None = None,
-           on_error: FaultHandler | None = None) -> Recall:
+           on_error: FaultHandler | None = None, current_only: bool = False,
+           as_of: datetime | date_ | str | None = None) -> Recall:
     """The memories the model should read for ``query`` (see the module docstring). ``shown``: the messages
     the prompt already holds (matched to memories by turn id, or by role and text); ``today``: the day of
     the question ("Today is", and the reference of the recipe's date terms; default: the memory's clock);
     ``context``: how the memories are shown (default: the recipe's); ``k``: default the recipe's;
-    ``filters``: as ``AgentMemory.search`` takes them. ``today`` is parsed as ``add_session`` parses a date;
-    one that does not parse is reported and the clock used. A call wrong as written (``query`` not a string,
+    ``filters``, ``current_only`` and ``as_of``: as ``AgentMemory.search`` takes them (without ``today``,
+    ``as_of`` is "Today is" too). ``today`` is parsed as ``add_session`` parses a date; one that does not
+    parse is reported and the clock used (an ``as_of`` that does not parse: no memories, a fault). A call wrong as written (``query`` not a string,
     ``user_id`` not a valid id, a wrong type, an unknown recipe) raises ``InvalidInputError`` at once; recall
     never writes to the store (``store.turns.reads_only``)."""
-    check_recall_call(query, user_id, k, today, on_error)
+    check_recall_call(query, user_id, k, today, on_error, current_only, as_of)
     cfg = get_recipe(recipe) if recipe is not None else memory.recipe
-    day = _when(today, "today", "recall", user_id, None, on_error) or memory.clock()
+    given, what = (today, "today") if today is not None else (as_of, "as_of")  # "Today is": as_of, if no today
+    day = _when(given, what, "recall", user_id, None, on_error) or memory.clock()
     empty = FormattedContext("", 0, ())
     try:
         shows = context if context is not None else cfg.context
@@ -188,7 +192,8 @@ def recall(memory: AgentMemory, query: str, user_id: str, *, shown: Sequence[Mes
         wide = None if want is None else min(want + min(len(shown), MAX_EXTRA), MAX_K)
         # searched without the budget: it is fitted once, below, to what is left once the shown are dropped
         with reads_only():
-            hits = memory.search(q, user_id, wide, filters, recipe=cfg.with_(token_budget=None), reference_date=day)
+            hits = memory.search(q, user_id, wide, filters, recipe=cfg.with_(token_budget=None), reference_date=day,
+                                 current_only=current_only, as_of=as_of)
         fresh = unseen(hits, _seen(shown)) if shown else hits
         kept = fit(fresh[:want] if want is not None else fresh, cfg.retrieval.token_budget, shows)
         found = format_context(kept, shows)

@@ -10,6 +10,7 @@ The core is synchronous; every ``a*`` method runs it in a worker thread so an ev
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import random
 import threading
@@ -19,8 +20,6 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import date as Date
 from datetime import datetime, timedelta
 from typing import Any
-
-import numpy as np
 
 from ..agent import FaultHandler, Recall, recall, save
 from ..context import ContextConfig, FormattedContext, format_context
@@ -53,7 +52,7 @@ from ..retrieval.recipes import Recipe, get_recipe
 from ..store.base import MemoryStore, WriteMode
 from ..store.sqlite import SQLiteStore
 from ..store.turns import writes_allowed
-from ..validation import check_annotations, check_id, check_k, check_query, check_ttl, expiry
+from ..validation import check_annotations, check_id, check_k, check_query, check_reads, check_ttl, expiry
 from .asyncs import in_thread
 from .reading import linked, plan_append, stored_raw
 from .sparse import bound_encoder, query_encoder, readable, refuse_partial_sparse, sparse_encoder_for, top_up
@@ -312,18 +311,19 @@ class AgentMemory(Transfer):
         filters: SearchFilters | None = None,
         *,
         recipe: str | Recipe | None = None,
-        reference_date: DateLike | None = None,
+        reference_date: DateLike | None = None, current_only: bool = False, as_of: DateLike | None = None,
     ) -> list[Hit]:
         """The best memories for ``query`` within one user's memory, best first.
 
         Each hit carries its score, the signals that found it (with ranks) and the recipe name. ``k``:
         ``None`` takes the recipe's own k (or, for a recipe with ``k=None``, one chosen from the number of
         the user's sessions). ``recipe``: a name or a ``Recipe``; ``None``: this memory's recipe.
-        ``reference_date`` is the question's date, used by recipes with the future filter."""
+        ``reference_date`` is the question's date, used by recipes with the future filter. ``current_only``:
+        leave out what later memories changed; ``as_of``: the state at a date (see retrieval/current.py)."""
         check_query(query)
         check_id(user_id, "user_id")
-        if k is not None:
-            check_k(k)
+        k = None if k is None else check_k(k)
+        at = check_reads(current_only, as_of)  # a date alone: the end of that day
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
         if cfg.retrieval.uses(Signal.SPARSE) and self.sparse_encoder is None:
             if (bound := self.store.bound_sparse_encoder) is None:
@@ -340,11 +340,9 @@ class AgentMemory(Transfer):
         if cfg.retrieval.uses(Signal.SPARSE) and self.store.read_only:  # never filled by this memory
             refuse_partial_sparse(self.store, user_id, cfg.name)
         ref = to_utc(reference_date) if reference_date is not None else None
-        def embed_query(text: str) -> np.ndarray:
-            return self.embedder.embed_query(text, user_id=user_id)
-
+        embed_query = functools.partial(self.embedder.embed_query, user_id=user_id)
         return retrieve(self.store, embed_query, cfg, user_id, query, k=k, filters=filters,
-                        reference_date=ref, now=self.clock(),
+                        reference_date=ref, now=self.clock(), current_only=current_only, as_of=at,
                         encode_sparse=query_encoder(self.store, user_id, self.sparse_encoder))
 
     def _check_recipe(self, recipe: Recipe) -> None:
@@ -362,24 +360,26 @@ class AgentMemory(Transfer):
         filters: SearchFilters | None = None,
         recipe: str | Recipe | None = None,
         reference_date: DateLike | None = None,
-        order: str | None = None,
+        order: str | None = None, current_only: bool = False, as_of: DateLike | None = None,
     ) -> FormattedContext:
         """Search, then render the hits as the recipe's context stage says (``recipe.context``: date prefix,
         relative dates resolved in place; within the recipe's token budget, by the same rule the search
-        applies). ``order`` (``chronological`` or ``rank``) overrides the recipe's."""
+        applies). ``order`` (``chronological`` or ``rank``) overrides the recipe's; the rest: ``search``'s."""
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
-        hits = self.search(query, user_id, k, filters, recipe=cfg, reference_date=reference_date)
+        hits = self.search(query, user_id, k, filters, recipe=cfg, reference_date=reference_date,
+                           current_only=current_only, as_of=as_of)
         shown: ContextConfig = cfg.context if order is None else cfg.context.with_(order=order)
         return format_context(hits, shown, budget=cfg.retrieval.token_budget)
 
     def recall(self, query: str, user_id: str, *, shown: Sequence[Message] = (), today: DateLike | None = None,
                recipe: str | Recipe | None = None, k: int | None = None, filters: SearchFilters | None = None,
-               context: ContextConfig | None = None, on_error: FaultHandler | None = None) -> Recall:
+               context: ContextConfig | None = None, on_error: FaultHandler | None = None,
+               current_only: bool = False, as_of: DateLike | None = None) -> Recall:
         """What an agent's model reads from memory for one turn: the memories the prompt does not already
         show (``shown``), how to read their dates and "Today is ..." (``Recall.text``), and the hits best
         first (``Recall.hits``). Never raises: see ``cbmemory.agent``, the one seam every adapter calls."""
         return recall(self, query, user_id, shown=shown, today=today, recipe=recipe, k=k, filters=filters,
-                      context=context, on_error=on_error)
+                      context=context, on_error=on_error, current_only=current_only, as_of=as_of)
 
     def save(self, user_id: str, session_id: str, messages: Sequence[Message], *, date: DateLike | None = None,
              shown: Recall | None = None, on_error: FaultHandler | None = None) -> IngestResult | None:
