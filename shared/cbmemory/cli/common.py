@@ -49,7 +49,7 @@ def as_of(text: str):
     try:
         return check_reads(False, text)
     except InvalidInputError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("as_of: ")) from None
 
 
 def say(kind: str, message: str) -> None:
