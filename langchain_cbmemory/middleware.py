@@ -38,6 +38,7 @@ from cbmemory import (
     Message,
     Recall,
     Recipe,
+    check_reads,
     get_recipe,
     unseen,
 )
@@ -94,6 +95,8 @@ class CbMemoryMiddleware(AgentMiddleware):
     - ``save``: store the new turns after each agent turn (``False`` for a read-only agent); ``save_roles``:
       which turns (``("user",)`` keeps the agent's own answers, right or wrong, out of its memory).
     - ``say_today`` / ``order``: override the recipe's context settings (``None``: the recipe's).
+    - ``current_only``: leave out memories a later statement of the user changed; ``as_of``: the memory as
+      it was on that date, and "Today is" when the context gives no date (``AgentMemory.search``).
     - ``on_error``: called with a ``cbmemory.agent.MemoryFault`` whenever recall or saving could not be
       done as asked (the agent goes on either way; each fault is also logged as a warning).
     - ``search_tool``: also give the agent ``memory_search_tool`` (as ``search_memory``), searching the same
@@ -118,6 +121,8 @@ class CbMemoryMiddleware(AgentMiddleware):
         save_roles: Sequence[str] = SAVE_ROLES,
         say_today: bool | None = None,
         order: str | None = None,
+        current_only: bool = False,
+        as_of: datetime | str | None = None,
         search_tool: bool = False,
         on_error: FaultHandler | None = None,
     ):
@@ -135,6 +140,7 @@ class CbMemoryMiddleware(AgentMiddleware):
         self._overrides = overrides
         ContextConfig(**overrides)  # a bad order is refused now, not at the first model call
         self.k = k
+        self.current_only, self.as_of = current_only, check_reads(current_only, as_of)  # refused now if bad
         self.user_id = user_id
         self.session_id = session_id
         self.user_key = user_key
@@ -146,6 +152,7 @@ class CbMemoryMiddleware(AgentMiddleware):
         self._recalled: OrderedDict[tuple[str, str], Recall] = OrderedDict()  # each thread's last recall
         self.tools = [memory_search_tool(memory, recipe=recipe, k=k, user_key=user_key, date_key=date_key,
                                          user_id=user_id, say_today=say_today, order=order,
+                                         current_only=current_only, as_of=as_of,
                                          on_error=on_error)] if search_tool else []
 
     @property
@@ -182,7 +189,7 @@ class CbMemoryMiddleware(AgentMiddleware):
         return given if given else None
 
     def today_of(self, runtime: Runtime[Any] | None) -> datetime | str:
-        return self.date_of(runtime) or self.memory.clock()
+        return self.date_of(runtime) or self.as_of or self.memory.clock()
 
     # ---------------------------------------------------------------- recall
     def recall(self, request: ModelRequest, query: str) -> Recall:
@@ -191,7 +198,8 @@ class CbMemoryMiddleware(AgentMiddleware):
         user = self.user_of(request.runtime)
         found = self.memory.recall(query, user, shown=thread_messages(request.messages),
                                    today=self.today_of(request.runtime), recipe=self._recipe, k=self.k,
-                                   context=self.shown, on_error=self.on_error)
+                                   context=self.shown, on_error=self.on_error,
+                                   current_only=self.current_only, as_of=self.as_of)
         key = (user, self.session_of(request.runtime))
         self._recalled.pop(key, None)
         self._recalled[key] = found

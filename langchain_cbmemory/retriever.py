@@ -43,6 +43,8 @@ class CbMemoryRetriever(BaseRetriever):
     - ``k``: how many documents (the recipe's k when ``None``).
     - ``session_ids``: only these sessions; ``occurred_after`` / ``occurred_before``: only sessions dated
       in that range (inclusive). ``reference_date``: the question's date, for recipes with a future filter.
+    - ``current_only``: leave out memories a later statement of the user changed; ``as_of``: the memory as it
+      was on that date (and the question's date when ``reference_date`` is None); ``AgentMemory.search``.
     - A long query is cut, not refused; a search that cannot run returns no documents, logs a warning and
       calls ``on_error`` with the ``cbmemory.agent.MemoryFault`` (the chain answers without memories).
     """
@@ -57,13 +59,16 @@ class CbMemoryRetriever(BaseRetriever):
     occurred_after: DateLike | None = None
     occurred_before: DateLike | None = None
     reference_date: DateLike | None = None
+    current_only: bool = False
+    as_of: DateLike | None = None
     on_error: FaultHandler | None = None
 
     def _search_args(self, query: str, overrides: dict[str, Any]) -> dict[str, Any]:
         """``AgentMemory.search`` arguments: the retriever's fields, with per-call values taking over."""
         given = {key: value for key, value in overrides.items() if value is not None}
         pick = {name: given.get(name, getattr(self, name)) for name in (
-            "user_id", "recipe", "k", "session_ids", "occurred_after", "occurred_before", "reference_date")}
+            "user_id", "recipe", "k", "session_ids", "occurred_after", "occurred_before", "reference_date",
+            "current_only", "as_of")}
         after, before = pick["occurred_after"], pick["occurred_before"]
         sessions = pick["session_ids"]
         filters = SearchFilters(
@@ -72,7 +77,8 @@ class CbMemoryRetriever(BaseRetriever):
             occurred_before=to_utc(before) if before is not None else None,
         )
         return {"query": query, "user_id": pick["user_id"], "k": pick["k"], "filters": filters,
-                "recipe": pick["recipe"], "reference_date": pick["reference_date"]}
+                "recipe": pick["recipe"], "reference_date": pick["reference_date"],
+                "current_only": pick["current_only"], "as_of": pick["as_of"]}
 
     def _shown(self, recipe: str | Recipe | None) -> ContextConfig:
         """How the searching recipe says memories are shown to a model (its ``context`` settings)."""
@@ -90,14 +96,18 @@ class CbMemoryRetriever(BaseRetriever):
         occurred_after: DateLike | None = None,
         occurred_before: DateLike | None = None,
         reference_date: DateLike | None = None,
+        current_only: bool | None = None,
+        as_of: DateLike | None = None,
     ) -> list[Document]:
         args = self._search_args(query, {
             "k": k, "user_id": user_id, "recipe": recipe, "session_ids": session_ids,
-            "occurred_after": occurred_after, "occurred_before": occurred_before, "reference_date": reference_date})
+            "occurred_after": occurred_after, "occurred_before": occurred_before, "reference_date": reference_date,
+            "current_only": current_only, "as_of": as_of})
         ref = args["reference_date"]
         found = self.memory.recall(  # the query never stops a chain: cut if long; fails open (logged)
             query, args["user_id"], k=args["k"], filters=args["filters"], recipe=args["recipe"],
-            today=ref, on_error=self.on_error)  # parsed by recall: a bad date falls back to the clock, reported
+            today=ref, on_error=self.on_error,  # parsed by recall: a bad date falls back to the clock, reported
+            current_only=args["current_only"], as_of=args["as_of"])
         return [hit_to_document(h, self._shown(args["recipe"])) for h in found.hits]
 
     async def _aget_relevant_documents(
@@ -112,11 +122,13 @@ class CbMemoryRetriever(BaseRetriever):
         occurred_after: DateLike | None = None,
         occurred_before: DateLike | None = None,
         reference_date: DateLike | None = None,
+        current_only: bool | None = None,
+        as_of: DateLike | None = None,
     ) -> list[Document]:
         return await asyncio.to_thread(
             self._get_relevant_documents, query, run_manager=run_manager.get_sync(), k=k, user_id=user_id,
             recipe=recipe, session_ids=session_ids, occurred_after=occurred_after, occurred_before=occurred_before,
-            reference_date=reference_date)
+            reference_date=reference_date, current_only=current_only, as_of=as_of)
 
 
 MEMORY_TOOL_DESCRIPTION = (

@@ -23,7 +23,7 @@ from langchain.tools import ToolRuntime
 from langchain_core.documents import Document
 from langchain_core.tools import BaseTool, StructuredTool
 
-from cbmemory import AgentMemory, FaultHandler, InvalidInputError, Recall, Recipe, get_recipe
+from cbmemory import AgentMemory, FaultHandler, InvalidInputError, Recall, Recipe, check_reads, get_recipe
 
 from ._convert import context_value, hit_to_document
 from .retriever import MEMORY_TOOL_DESCRIPTION
@@ -43,6 +43,8 @@ def memory_search_tool(
     user_id: str | None = None,
     say_today: bool | None = None,
     order: str | None = None,
+    current_only: bool = False,
+    as_of: datetime | str | None = None,
     name: str = "search_memory",
     description: str = MEMORY_TOOL_DESCRIPTION,
     response_format: ResponseFormat = "content",
@@ -55,7 +57,9 @@ def memory_search_tool(
     - ``user_key``: the context key holding the user id; ``user_id``: the user when the context names none
       (without either, a call fails with ``InvalidInputError``, never falling back to someone else).
     - ``date_key``: the context key holding the session's date (ISO text or datetime): the "Today is" date
-      and the question's date for recipes with a future filter; without it, the memory's clock.
+      and the question's date for recipes with a future filter; without it, ``as_of``, else the memory's clock.
+    - ``current_only``: leave out memories a later statement of the user changed; ``as_of``: the memory as
+      it was on that date (``AgentMemory.search``).
     - ``response_format="content_and_artifact"``: the tool message also carries the hits as ``Document``s
       (``ToolMessage.artifact``), with the same metadata as ``CbMemoryRetriever``'s.
     - A search that cannot run answers ``UNAVAILABLE`` rather than failing the agent's step (a long query is
@@ -64,8 +68,9 @@ def memory_search_tool(
     cfg = get_recipe(recipe) if recipe is not None else memory.recipe
     overrides = {field: v for field, v in (("say_today", say_today), ("order", order)) if v is not None}
     shown = cfg.context.with_(**overrides)  # a bad order fails here, not at the first call
+    at = check_reads(current_only, as_of)  # a bad one fails here, not at the first call
 
-    def who_and_when(runtime: ToolRuntime[Any, Any] | None) -> tuple[str, datetime | str]:
+    def who_and_when(runtime: ToolRuntime[Any, Any] | None) -> tuple[str, datetime | str | None]:
         context = getattr(runtime, "context", None)
         user = context_value(context, user_key) or user_id
         if not user:
@@ -73,7 +78,7 @@ def memory_search_tool(
                 f"{name} needs a user id: invoke the agent with context={{'{user_key}': ...}} (or "
                 f"context=CbMemoryContext(user_id=...)), or build the tool with user_id=...")
         given = context_value(context, date_key)
-        return str(user), given if given else memory.clock()  # recall parses it; a bad one: the clock, reported
+        return str(user), given or None  # recall parses it (a bad one: the clock, reported); None: as_of, or now
 
     def reply(found: Recall) -> str | tuple[str, list[Document]]:
         text = found.text if found.hits else UNAVAILABLE if found.fault else NOTHING_FOUND
@@ -83,7 +88,8 @@ def memory_search_tool(
 
     def search_memory(query: str, runtime: ToolRuntime[Any, Any]) -> str | tuple[str, list[Document]]:
         user, today = who_and_when(runtime)
-        return reply(memory.recall(query, user, today=today, recipe=cfg, k=k, context=shown, on_error=on_error))
+        return reply(memory.recall(query, user, today=today, recipe=cfg, k=k, context=shown, on_error=on_error,
+                                   current_only=current_only, as_of=at))
 
     async def asearch_memory(query: str, runtime: ToolRuntime[Any, Any]) -> str | tuple[str, list[Document]]:
         return await asyncio.to_thread(search_memory, query, runtime)

@@ -44,6 +44,7 @@ from cbmemory import (
     Recipe,
     check_id,
     check_k,
+    check_reads,
     count_tokens,
     get_recipe,
     report_fault,
@@ -69,27 +70,33 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
     k: int | None = Field(default=None, description="Memories per call; None: the recipe's k.")
     today: datetime | None = Field(default=None, description="The 'Today is' date; None: the memory's clock.")
     say_today: bool = Field(default=True, description="Add 'Today is ...' to the block.")
+    current_only: bool = Field(default=False, description="Leave out memories a later statement of the user "
+                               "changed (AgentMemory.search).")
+    as_of: datetime | None = Field(default=None, description="The memory as it was then (a date alone: to its "
+                                   "end), and the 'Today is' date when today is None (AgentMemory.search).")
     on_error: Any = Field(default=None, exclude=True, description="Called with each cbmemory.agent.MemoryFault "
                           "(recall or saving not done as asked; the agent goes on).")
 
     _rendered: OrderedDict[str, tuple[Hit, ...]] = PrivateAttr(default_factory=OrderedDict)
 
     def __init__(self, *, memory: AgentMemory, user_id: str, recipe: str | Recipe | None = None,
-                 k: int | None = None, today: datetime | str | None = None, **kwargs: Any) -> None:
+                 k: int | None = None, today: datetime | str | None = None, current_only: bool = False,
+                 as_of: datetime | str | None = None, **kwargs: Any) -> None:
         if not isinstance(memory, AgentMemory):
             raise InvalidInputError(f"memory must be a cbmemory.AgentMemory, got {type(memory).__name__}")
         check_id(user_id, "user_id")
         if k is not None:
             check_k(k)
         super().__init__(memory=memory, user_id=user_id, recipe=get_recipe(recipe) if recipe is not None else None,
-                         k=k, today=to_utc(today) if today is not None else None, **kwargs)
+                         k=k, today=to_utc(today) if today is not None else None, current_only=current_only,
+                         as_of=check_reads(current_only, as_of), **kwargs)
 
     @property
     def _recipe(self) -> Recipe:
         return self.recipe if self.recipe is not None else self.memory.recipe
 
     def _today(self) -> datetime:
-        return self.today if self.today is not None else self.memory.clock()
+        return self.today or self.as_of or self.memory.clock()
 
     @property
     def _shown(self) -> ContextConfig:
@@ -106,7 +113,8 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
             return ""
         shown = [Message(role, text) for role, text in conversational(buffer)]
         found = await self.memory.arecall(query, self.user_id, shown=shown, today=self._today(), recipe=self._recipe,
-                                          k=self.k, context=self._shown, on_error=self.on_error)
+                                          k=self.k, context=self._shown, on_error=self.on_error,
+                                          current_only=self.current_only, as_of=self.as_of)
         kept, text = found.hits, found.text  # Memory's own token limit applies later, through atruncate
         self._rendered[text] = kept
         while len(self._rendered) > _RENDERED_KEPT:

@@ -33,6 +33,7 @@ from cbmemory import (
     SearchFilters,
     check_id,
     check_k,
+    check_reads,
     get_recipe,
     to_utc,
 )
@@ -57,7 +58,9 @@ class CbMemoryRetriever(BaseRetriever):
     ``k``: how many memories (None: the recipe's own); ``similarity_top_k`` is the same setting under the
     name LlamaIndex's retrievers give it (pass either; both with different values is an error). ``session_ids``: one session id or several (None: every session). ``occurred_after`` /
     ``occurred_before``: inclusive bounds on the session date. ``reference_date``: the question's date, for
-    recipes with the future filter. A long query is cut, not refused; a search that cannot run returns no
+    recipes with the future filter. ``current_only``: leave out memories a later statement of the user
+    changed; ``as_of``: the memory as it was on that date (and the question's date when ``reference_date`` is
+    None; ``AgentMemory.search``). A long query is cut, not refused; a search that cannot run returns no
     nodes, logs a warning and calls ``on_error`` with the ``cbmemory.agent.MemoryFault`` (the agent answers
     without memories).
     """
@@ -74,6 +77,8 @@ class CbMemoryRetriever(BaseRetriever):
         occurred_after: DateLike | None = None,
         occurred_before: DateLike | None = None,
         reference_date: DateLike | None = None,
+        current_only: bool = False,
+        as_of: DateLike | None = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
         on_error: FaultHandler | None = None,
@@ -96,6 +101,7 @@ class CbMemoryRetriever(BaseRetriever):
             occurred_before=to_utc(occurred_before) if occurred_before is not None else None,
         )
         self.reference_date = to_utc(reference_date) if reference_date is not None else None
+        self.current_only, self.as_of = current_only, check_reads(current_only, as_of)
         self.on_error = on_error
         super().__init__(callback_manager=callback_manager, verbose=verbose)
 
@@ -115,7 +121,8 @@ class CbMemoryRetriever(BaseRetriever):
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         found = self.memory.recall(query_bundle.query_str, self.user_id, k=self.k, filters=self.filters,
-                                   recipe=self.recipe, today=self.reference_date, on_error=self.on_error)
+                                   recipe=self.recipe, today=self.reference_date, on_error=self.on_error,
+                                   current_only=self.current_only, as_of=self.as_of)
         return hits_to_nodes(list(found.hits), self._shown)  # fails open: no nodes when recall cannot run
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

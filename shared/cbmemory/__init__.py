@@ -43,7 +43,7 @@ from .models import RAW_KINDS, ForgetResult, Hit, IngestResult, MemoryRecord, Me
 from .recipes import RECIPES, Recipe, get_recipe
 from .retrieval import RetrievalConfig
 from .store import MemoryStore, SQLiteStore
-from .validation import MAX_ANNOTATION_CHARS, MAX_QUERY_CHARS, check_id, check_k, check_unicode
+from .validation import MAX_ANNOTATION_CHARS, MAX_QUERY_CHARS, check_id, check_k, check_reads, check_unicode
 
 __version__ = "0.1.0"
 
@@ -65,6 +65,6 @@ __all__ = [
     "MissingDependencyError", "NotAStoreError", "ReadOnlyStoreError", "Recall", "Recipe",
     "RecipeMismatchWarning", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session",
     "StoreNotFoundError", "StoreUnavailableError", "WriteConflictError", "anchor_label", "check_id",
-    "check_k", "check_unicode", "count_tokens", "format_context", "get_recipe", "inline", "iso",
+    "check_k", "check_reads", "check_unicode", "count_tokens", "format_context", "get_recipe", "inline", "iso",
     "memory_line", "memory_prompt", "passage", "record_id", "report_fault", "resolved_text", "to_utc", "unseen",
 ]

@@ -61,7 +61,8 @@ class SeamMemory(Protocol):
     ingest: IngestConfig
 
     def search(self, query: str, user_id: str, k: int | None = None, filters: Any = None, *,
-               recipe: str | Recipe | None = None, reference_date: Any = None) -> list[Hit]: ...
+               recipe: str | Recipe | None = None, reference_date: Any = None, current_only: bool = False,
+               as_of: Any = None) -> list[Hit]: ...
 
     def add_messages(self, user_id: str, session_id: str, messages: Sequence[Message], *,
                      date: Any = None) -> IngestResult: ...
@@ -157,7 +158,8 @@ def _when(value: datetime | date_ | str | None, what: str, stage: str, user_id: 
 
 def read_context(memory: SeamMemory, query: str, user_id: str, recipe: Recipe, config: ContextConfig, *,
                  shown: Sequence[Message] = (), k: int | None = None, filters: SearchFilters | None = None,
-                 reference_date: datetime | None = None) -> tuple[list[Hit], FormattedContext]:
+                 reference_date: datetime | None = None, current_only: bool = False,
+                 as_of: datetime | date_ | str | None = None) -> tuple[list[Hit], FormattedContext]:
     """The one read pipeline (``recall`` and ``AgentMemory.context``): ``recipe``'s search for ``query``
     widened by what the prompt already shows (``shown``, at most ``MAX_EXTRA`` more; matched by turn id, or
     by role and text), less those, cut to k (``recipe``'s when ``None``), fitted once to ``config``'s token
@@ -167,7 +169,7 @@ def read_context(memory: SeamMemory, query: str, user_id: str, recipe: Recipe, c
     wide = None if want is None else min(want + min(len(shown), MAX_EXTRA), MAX_K)
     # searched without the budget: it is fitted once, below, to what is left once the shown are dropped
     hits = memory.search(query, user_id, wide, filters, recipe=recipe.with_(token_budget=None),
-                         reference_date=reference_date)
+                         reference_date=reference_date, current_only=current_only, as_of=as_of)
     fresh = unseen(hits, _seen(shown)) if shown else hits
     kept = fit(fresh[:want] if want is not None else fresh, config.token_budget, config)
     return kept, format_context(kept, config)
@@ -176,19 +178,23 @@ def read_context(memory: SeamMemory, query: str, user_id: str, recipe: Recipe, c
 def recall(memory: SeamMemory, query: str, user_id: str, *, shown: Sequence[Message] = (),
            today: datetime | date_ | str | None = None, recipe: str | Recipe | None = None, k: int | None = None,
            filters: SearchFilters | None = None, context: ContextConfig | None = None,
-           on_error: FaultHandler | None = None) -> Recall:
+           on_error: FaultHandler | None = None, current_only: bool = False,
+           as_of: datetime | date_ | str | None = None) -> Recall:
     """The memories the model should read for ``query`` (see the module docstring). ``shown``: the messages
     the prompt already holds (matched to memories by turn id, or by role and text); ``today``: the day of
     the question ("Today is", and the reference of the recipe's date terms; default: the memory's clock);
     ``context``: how the memories are shown, its token budget included (default: the recipe's; derive one
     with ``recipe.context.with_(...)`` to keep the recipe's budget); ``k``: default the recipe's;
-    ``filters``: as ``AgentMemory.search`` takes them. ``today`` is parsed as ``add_session`` parses a date;
-    one that does not parse is reported and the clock used. A call wrong as written (``query`` not a string,
-    ``user_id`` not a valid id, a wrong type, an unknown recipe) raises ``InvalidInputError`` at once; recall
-    never writes to the store (``store.turns.reads_only``). ``Recall.config`` is the ``ContextConfig`` used."""
-    check_recall_call(query, user_id, k, today, on_error)
+    ``filters``, ``current_only`` and ``as_of``: as ``AgentMemory.search`` takes them (without ``today``,
+    ``as_of`` is "Today is" too). ``today`` is parsed as ``add_session`` parses a date; one that does not
+    parse is reported and the clock used (an ``as_of`` that does not parse: no memories, a fault). A call
+    wrong as written (``query`` not a string, ``user_id`` not a valid id, a wrong type, an unknown recipe)
+    raises ``InvalidInputError`` at once; recall never writes to the store (``store.turns.reads_only``).
+    ``Recall.config`` is the ``ContextConfig`` used."""
+    check_recall_call(query, user_id, k, today, on_error, current_only, as_of)
     cfg = get_recipe(recipe) if recipe is not None else memory.recipe
-    day = _when(today, "today", "recall", user_id, None, on_error) or memory.clock()
+    given, what = (today, "today") if today is not None else (as_of, "as_of")  # "Today is": as_of, if no today
+    day = _when(given, what, "recall", user_id, None, on_error) or memory.clock()
     shows = context if context is not None else cfg.context
     empty = FormattedContext("", 0, ())
     try:
@@ -197,7 +203,7 @@ def recall(memory: SeamMemory, query: str, user_id: str, *, shown: Sequence[Mess
             return Recall(memory_prompt(empty, day, shows), empty, config=shows)
         with reads_only():
             kept, found = read_context(memory, q, user_id, cfg, shows, shown=shown, k=k, filters=filters,
-                                       reference_date=day)
+                                       reference_date=day, current_only=current_only, as_of=as_of)
         return Recall(memory_prompt(found, day, shows), found, tuple(kept), config=shows)
     except Exception as exc:  # noqa: BLE001 - recall fails open: the model is called without memories
         fault = MemoryFault("recall", f"no memories recalled ({type(exc).__name__}: {exc})", user_id, None, exc)

@@ -50,6 +50,7 @@ MAX_ANNOTATION_KEYS = 64  # keys of one annotation mapping (a message's, a sessi
 MAX_ANNOTATION_BYTES = 65_536  # UTF-8 bytes of one mapping's keys and values together
 MAX_QUERY_CHARS = 10_000
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_DAY = re.compile(r"\s*\d{4}([-/])\d{2}\1\d{2}\s*(?:\([A-Za-z]{3}\))?\s*")  # a date without a time of day
 
 
 def check_unicode(value: str, what: str) -> str:
@@ -313,6 +314,27 @@ def storable(messages: Iterable[Message], step: str | None) -> tuple[list[Messag
     return out, notes
 
 
+def check_reads(current_only: object, as_of: object) -> datetime | None:
+    """The state reads of ``search``/``recall`` (``cbmemory.retrieval.current``): ``current_only`` a bool
+    (else ``InvalidInputError``), and ``as_of`` as the instant it bounds, or ``None``: a datetime as given
+    (a naive one is UTC); a date, or a string of a date without a time of day (``2023-05-07``,
+    ``2023/05/07 (Sun)``), the end of that day (23:59:59.999999 UTC), so that day's memories count. Not a
+    datetime, date or string: ``InvalidInputError``; a string that does not parse: ``InvalidDateError``."""
+    if not isinstance(current_only, bool):
+        raise InvalidInputError(f"current_only must be True or False, got {current_only!r}")
+    if as_of is None:
+        return None
+    if not isinstance(as_of, (datetime, date, str)):
+        raise InvalidInputError(f"as_of must be a datetime, a date or a date string, got {type(as_of).__name__}")
+    try:
+        at = to_utc(as_of)
+    except InvalidDateError as exc:
+        raise InvalidDateError(f"as_of: {exc}") from exc
+    whole_day = (isinstance(as_of, date) and not isinstance(as_of, datetime)) or (
+        isinstance(as_of, str) and _DAY.fullmatch(as_of) is not None)
+    return min(at + timedelta(days=1, microseconds=-1), MAX_INSTANT) if whole_day else at
+
+
 # ------------------------------------------------------------------ the agent seam's calls (cbmemory.agent)
 # ``recall`` and ``save`` fail open on what a running agent meets (a store locked or gone, hostile or
 # over-long text, a date a user's context gives that does not parse); a call that is wrong as written
@@ -330,10 +352,12 @@ def check_hook(on_error: object) -> None:
                                 f"{type(on_error).__name__}")
 
 
-def check_recall_call(query: object, user_id: object, k: object, today: object, on_error: object) -> None:
+def check_recall_call(query: object, user_id: object, k: object, today: object, on_error: object,
+                      current_only: object = False, as_of: object = None) -> None:
     """``recall(query, user_id, ...)`` as written: ``query`` a string (any text: what no cleaning can use is
     handled by recall), ``user_id`` a valid id (so a message passed in its place, longer than an id or with a
-    line break, is refused), ``k`` an int in range, ``today`` a date or string, ``on_error`` callable."""
+    line break, is refused), ``k`` an int in range, ``today`` and ``as_of`` a date or string, ``current_only``
+    a bool, ``on_error`` callable."""
     if not isinstance(query, str):
         raise InvalidInputError(f"query must be a string (the user's message), got {type(query).__name__}: "
                                 "recall(query, user_id, ...)")
@@ -341,6 +365,9 @@ def check_recall_call(query: object, user_id: object, k: object, today: object, 
     if k is not None:
         check_k(k)
     check_when(today, "today")
+    check_when(as_of, "as_of")
+    if not isinstance(current_only, bool):
+        raise InvalidInputError(f"current_only must be True or False, got {current_only!r}")
     check_hook(on_error)
 
 

@@ -64,3 +64,13 @@ def test_readme_langchain_snippet_runs_with_a_fake_model_in_place_of_openai(tmp_
         assert [r.text for r in records] == ["I adopted a puppy yesterday, her name is Biscuit.",
                                              "Congratulations on Biscuit!"]
         assert records[0].occurred_at.date().isoformat() == "2025-02-22"  # the session_date
+
+
+def test_readme_what_is_true_now_snippet_runs_and_prints_what_it_says(tmp_path, monkeypatch, capsys):
+    code = _snippet("What is true now")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README What is true now", "exec"), {})
+    current, then, history = capsys.readouterr().out.split("Relevant memories")[1:]
+    assert "Porto" in current and "Paris" not in current
+    assert "Paris" in then and "Porto" not in then and "changed on" not in then
+    assert "I live in Paris. [changed on Tuesday, 6 June 2023: no longer current]" in history and "Porto" in history

@@ -8,7 +8,10 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timezone
 
+import pytest
+
 from cbmemory.agent import MemoryFault, recall, report_fault
+from cbmemory.errors import InvalidInputError
 from cbmemory.recipes import get_recipe
 
 NOW = datetime(2024, 5, 6, 12, 0, tzinfo=timezone.utc)  # Monday, 6 May 2024
@@ -22,8 +25,9 @@ class NoMemories:
     def clock(self):
         return NOW
 
-    def search(self, query, user_id, k=None, filters=None, *, recipe=None, reference_date=None):
-        self.reference = reference_date
+    def search(self, query, user_id, k=None, filters=None, *, recipe=None, reference_date=None, current_only=False,
+               as_of=None):
+        self.reference, self.state = reference_date, (current_only, as_of)
         return []
 
 
@@ -59,7 +63,7 @@ def test_recall_takes_a_today_that_does_not_parse_as_the_clock_and_reports_it():
 class Broken(NoMemories):
     """A memory whose search fails (a store gone): recall fails open."""
 
-    def search(self, query, user_id, k=None, filters=None, *, recipe=None, reference_date=None):
+    def search(self, query, user_id, k=None, filters=None, *, recipe=None, reference_date=None, current_only=False, as_of=None):
         raise OSError("disk gone")
 
 
@@ -75,3 +79,15 @@ def test_recall_says_how_it_showed_the_memories_on_every_path():
         assert out.config == (context or recipe.context)
         assert out.config.token_budget == 300  # the budget travels with how the memories are shown
         assert (out.fault is not None) == isinstance(memory, Broken) == bool(faults)
+
+
+def test_recall_passes_the_state_reads_and_says_today_is_as_of_without_a_today():
+    memory = NoMemories()
+    out = recall(memory, "Where do I live?", "alice", as_of="2023-05-20", current_only=True)
+    assert memory.state == (True, "2023-05-20") and "Today is Saturday, 20 May 2023" in out.text
+    out = recall(memory, "Where do I live?", "alice", as_of="2023-05-20", today="2023-08-01")
+    assert "Today is Tuesday, 1 August 2023" in out.text  # a today given wins
+    with pytest.raises(InvalidInputError, match="current_only"):
+        recall(memory, "q", "alice", current_only="yes")
+    with pytest.raises(InvalidInputError, match="as_of"):
+        recall(memory, "q", "alice", as_of=5)

@@ -50,7 +50,7 @@ def _search(memory, args: argparse.Namespace, recipe) -> tuple[list, bool]:
     """The hits, and whether a ``RecipeMismatchWarning`` was said (as one line, not Python's warning output)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RecipeMismatchWarning)
-        hits = memory.search(args.query, args.user, args.k, reference_date=args.as_of)
+        hits = memory.search(args.query, args.user, args.k, current_only=args.current_only, as_of=args.as_of)
     warned = False
     for w in caught:
         if issubclass(w.category, RecipeMismatchWarning):
@@ -194,9 +194,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--k", type=positive, default=None, help="hits returned (default: the recipe's own k, or for a "
                    "recipe with k=None one chosen from the number of the user's sessions)")
     s.add_argument("--recipe", default="default", help="a recipe name (`cbmemory recipes`), or a recipe's JSON file")
-    s.add_argument("--as-of", type=as_of, metavar="DATE", help="the date the question is asked on, e.g. "
-                   "2023-06-01: recipes that filter out later memories (future_filter) or weigh dates need it "
-                   "(default: none, i.e. today for date weighting)")
+    s.add_argument("--as-of", type=as_of, metavar="DATE", help="the memory as it was on DATE, e.g. 2023-06-01 "
+                   "(to the end of that day): only memories said by then, marked changed only by what was said "
+                   "by then; it is also the date the question is asked on, which recipes that filter out later "
+                   "memories (future_filter) or weigh dates need (default: none, i.e. now)")
+    s.add_argument("--current-only", action="store_true", help="leave out memories a later statement of the "
+                   "user changed (links made at write time with link_updates); the later one stays")
     s.add_argument("--json", action="store_true", help="the hits as one JSON list")
     s.add_argument("--explain", action="store_true",
                    help="each hit's text beside its rank per signal (vector, bm25, ...); with --json, each hit "

@@ -42,13 +42,14 @@ def csv(text: str | None) -> list[str]:
 
 
 def as_of(text: str):
-    """A date or time (ISO 8601, or LoCoMo's ``1:56 pm on 8 May, 2023``) as aware UTC (an argparse type)."""
-    from ..dates import to_utc
+    """A date or time (ISO 8601, or LoCoMo's ``1:56 pm on 8 May, 2023``) as aware UTC, a date alone the end of
+    that day (``validation.check_reads``: what ``as_of`` means in a search; an argparse type)."""
+    from ..validation import check_reads
 
     try:
-        return to_utc(text)
+        return check_reads(False, text)
     except InvalidInputError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("as_of: ")) from None
 
 
 def say(kind: str, message: str) -> None:

@@ -34,8 +34,8 @@ SLOT_CHANGE_SIMILARITY = 0.4  # two turns one slot rule matches, a change word i
 MAX_CANDIDATES = 8  # earlier turns considered per new turn (the nearest by embedding)
 
 CHANGE = re.compile(
-    r"\b(?:moved|moving to|relocat\w*|switch\w*|chang\w*|no longer|not anymore|any ?more|instead|from now on|"
-    r"these days|nowadays|quit|swapped|upgraded|transferred|promoted|replaced|new (?:job|number|address|home|"
+    r"\b(?:moved|moving (?:back )?to|relocat\w*|switch\w*|chang\w*|no longer|not anymore|any ?more|instead|"
+    r"from now on|these days|nowadays|quit|swapped|upgraded|transferred|promoted|replaced|new (?:job|number|address|home|"
     r"flat|place|school|doctor|phone|laptop|car|partner|plan|role|title)|(?:is|are|it's) \w+ now)\b", re.I)
 _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|children|"
            r"wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|co-?worker|boss|aunt|"
@@ -50,7 +50,7 @@ _STARTS = {"I", "I'm", "I've", "I'll", "I'd", "My", "We", "Our", "The", "A", "An
 _MONTHS_DAYS = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
 
 SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
-    "home": r"\b(?:live[sd]? in|living in|moved to|moving to|move to|relocat\w+ to|resident of|based in|settled "
+    "home": r"\b(?:live[sd]? in|living in|mov(?:ed|ing|e) (?:back )?to|relocat\w+ to|resident of|based in|settled "
             r"in|moved into|new (?:flat|apartment|place|house|home)|home (?:is|now is) in|our place in|the keys)\b",
     "work": r"\b(?:work(?:ing|s)? (?:at|for)|job at|hired by|joined|contract with|employer|new job|started "
             r"(?:at|with)|my (?:company|firm|office)|badge)\b",

@@ -32,6 +32,12 @@ MAX_ARG_CHARS = MAX_TEXT_CHARS  # a longer content or query is refused by the sc
 DATE_HELP = "an ISO 8601 date or time, e.g. 2023-05-08 or 2023-05-08T13:56:00Z"
 DATE: dict[str, Any] = {"type": "string", "maxLength": 64, "description": DATE_HELP}
 ID = {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS}
+STATE: dict[str, Any] = {  # the state reads of recall and search (cbmemory.retrieval.current)
+    "current_only": {"type": "boolean", "default": False, "description": "leave out what the user said that a "
+                     "later statement of theirs changed (e.g. a former address); the later one stays"},
+    "as_of": {**DATE, "description": "memory as it was then (a date alone: to the end of that day): only what "
+                                     "was said by then, marked changed only by what was said by then; "
+                                     "also the day the question is asked, unless 'today' is given"}}
 
 
 class ToolFault(Exception):
@@ -44,13 +50,13 @@ class Memory(Protocol):
     clock: Callable[[], datetime]
 
     def recall(self, query: str, user_id: str, *, today: datetime | None = None, k: int | None = None,
-               on_error: Any = None) -> Any: ...
+               on_error: Any = None, current_only: bool = False, as_of: Any = None) -> Any: ...
 
     def save(self, user_id: str, session_id: str, messages: list[Message], *, date: Any = None,
              on_error: Any = None) -> IngestResult | None: ...
 
     def search(self, query: str, user_id: str, k: int | None = None, filters: SearchFilters | None = None, *,
-               reference_date: Any = None) -> list[Hit]: ...
+               reference_date: Any = None, current_only: bool = False, as_of: Any = None) -> list[Hit]: ...
 
     def forget(self, user_id: str, session_id: str | None = None) -> ForgetResult: ...
 
@@ -101,7 +107,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                         "description": "the question or topic"},
               "today": {**DATE, "description": "the day the question is asked (default: today)"},
               "k": {"type": "integer", "minimum": 1, "maximum": MAX_K, "description": "memories at most "
-                    "(default: the recipe's)"}},
+                    "(default: the recipe's)"}, **STATE},
              ("query",)),
     ToolSpec("search", "Search memory and return the hits as JSON (text, date, session, score, the signals "
              "that found it), best first; for filtering by session or date range.",
@@ -111,7 +117,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                            "description": "only these sessions"},
               "after": {**DATE, "description": "only memories dated on or after this"},
               "before": {**DATE, "description": "only memories dated on or before this"},
-              "today": {**DATE, "description": "the day the question is asked (default: today)"}},
+              "today": {**DATE, "description": "the day the question is asked (default: today)"}, **STATE},
              ("query",)),
     ToolSpec("forget", "Erase memory for good: one session, or (with no session) everything of the user. "
              "Needs confirm=true.",
@@ -132,6 +138,11 @@ def _arg(args: Mapping[str, Any], name: str, kind: type | tuple[type, ...], defa
 
 def _day(value: str | None, name: str) -> datetime | None:
     return to_utc(value) if value is not None else None
+
+
+def _state(args: Mapping[str, Any]) -> dict[str, Any]:
+    """``current_only`` and ``as_of`` as ``AgentMemory`` takes them (it reads a date alone as its day's end)."""
+    return {"current_only": _arg(args, "current_only", bool, False), "as_of": _arg(args, "as_of", str)}
 
 
 def _record(r: MemoryRecord) -> dict[str, Any]:
@@ -169,7 +180,7 @@ def _recall(memory: Memory, user: str, args: Mapping[str, Any]) -> tuple[str, An
         raise ToolFault("nothing to recall: 'query' is empty")
     faults: list[MemoryFault] = []
     got = memory.recall(query, user, today=_day(_arg(args, "today", str), "today"), k=_arg(args, "k", int),
-                        on_error=faults.append)
+                        on_error=faults.append, **_state(args))
     if got.fault is not None:
         raise ToolFault(f"memory could not recall ({got.fault.detail}). {got.text}".strip())
     return got.text, None
@@ -185,7 +196,8 @@ def _search(memory: Memory, user: str, args: Mapping[str, Any]) -> tuple[str, An
     k = _arg(args, "k", int, 10)
     if not 1 <= k <= MAX_K:
         raise ToolFault(f"k must be between 1 and {MAX_K}")
-    hits = memory.search(query, user, k, filters, reference_date=_day(_arg(args, "today", str), "today"))
+    hits = memory.search(query, user, k, filters, reference_date=_day(_arg(args, "today", str), "today"),
+                         **_state(args))
     rows = [{**_record(h.record), "score": round(h.score, 6), "signals": dict(h.signals)} for h in hits]
     return json.dumps(rows, ensure_ascii=False), {"hits": rows}
 

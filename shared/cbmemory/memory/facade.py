@@ -10,14 +10,13 @@ The core is synchronous; every ``a*`` method runs it in a worker thread so an ev
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date as Date
 from datetime import datetime, timedelta
 from typing import Any
-
-import numpy as np
 
 from ..agent import FaultHandler, Recall, read_context, recall, save
 from ..context import ContextConfig, FormattedContext
@@ -41,7 +40,7 @@ from ..recipes import Recipe, get_recipe, recipe_hits, recipe_mismatch
 from ..retrieval.config import Signal
 from ..store.base import MemoryStore
 from ..store.sqlite import SQLiteStore
-from ..validation import check_annotations, check_id, check_k, check_query, check_ttl, expiry
+from ..validation import check_annotations, check_id, check_k, check_query, check_reads, check_ttl, expiry
 from .asyncs import in_thread
 from .sparse import query_encoder, readable, refuse_partial_sparse, sparse_encoder_for
 from .transfer import Transfer
@@ -206,7 +205,7 @@ class AgentMemory(Writing, Transfer):
         filters: SearchFilters | None = None,
         *,
         recipe: str | Recipe | None = None,
-        reference_date: DateLike | None = None,
+        reference_date: DateLike | None = None, current_only: bool = False, as_of: DateLike | None = None,
     ) -> list[Hit]:
         """The best memories for ``query`` within one user's memory, best first.
 
@@ -215,11 +214,12 @@ class AgentMemory(Writing, Transfer):
         the user's sessions). ``recipe``: a name or a ``Recipe``; ``None``: this memory's recipe. The hits
         are those the recipe's context would show: within its ``context.token_budget``, by the context
         stage's rule (``cbmemory.recipes.recipe_hits``). ``reference_date`` is the question's date, used by
-        recipes with the future filter."""
+        recipes with the future filter. ``current_only``: leave out what later memories changed; ``as_of``:
+        the state at a date (``cbmemory.retrieval.current``)."""
         check_query(query)
         check_id(user_id, "user_id")
-        if k is not None:
-            check_k(k)
+        k = None if k is None else check_k(k)
+        at = check_reads(current_only, as_of)  # a date alone: the end of that day
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
         if cfg.retrieval.uses(Signal.SPARSE) and self.sparse_encoder is None:
             self._sparse_searched(cfg.name)
@@ -232,11 +232,10 @@ class AgentMemory(Writing, Transfer):
         if cfg.retrieval.uses(Signal.SPARSE) and self.store.read_only:  # never filled by this memory
             refuse_partial_sparse(self.store, user_id, cfg.name)
         ref = to_utc(reference_date) if reference_date is not None else None
-        def embed_query(text: str) -> np.ndarray:
-            return self.embedder.embed_query(text, user_id=user_id)
-
+        embed_query = functools.partial(self.embedder.embed_query, user_id=user_id)
         return recipe_hits(self.store, embed_query, cfg, user_id, query, k=k, filters=filters, reference_date=ref,
-                           now=self.clock(), encode_sparse=query_encoder(self.store, user_id, self.sparse_encoder))
+                           now=self.clock(), current_only=current_only, as_of=at,
+                           encode_sparse=query_encoder(self.store, user_id, self.sparse_encoder))
 
     def _check_recipe(self, recipe: Recipe) -> None:
         """Warn, once per recipe, when ``recipe`` expects records made otherwise than this memory makes them."""
@@ -246,26 +245,29 @@ class AgentMemory(Writing, Transfer):
 
     def context(self, query: str, user_id: str, *, k: int | None = None, filters: SearchFilters | None = None,
                 recipe: str | Recipe | None = None, reference_date: DateLike | None = None,
-                order: str | None = None) -> FormattedContext:
+                order: str | None = None, current_only: bool = False,
+                as_of: DateLike | None = None) -> FormattedContext:
         """The memories part of ``recall``'s text, raising instead of failing open: the same read
         (``cbmemory.agent.read_context``) with nothing shown yet, rendered as the recipe's context stage
         says (date prefix, relative dates resolved in place, within its token budget). ``order``
-        (``chronological`` or ``rank``) overrides the recipe's."""
+        (``chronological`` or ``rank``) overrides the recipe's; ``current_only``, ``as_of``: ``search``'s."""
         check_query(query)
         check_id(user_id, "user_id")
         cfg = get_recipe(recipe) if recipe is not None else self.recipe
         shows: ContextConfig = cfg.context if order is None else cfg.context.with_(order=order)
         ref = to_utc(reference_date) if reference_date is not None else None
-        return read_context(self, query, user_id, cfg, shows, k=k, filters=filters, reference_date=ref)[1]
+        return read_context(self, query, user_id, cfg, shows, k=k, filters=filters, reference_date=ref,
+                            current_only=current_only, as_of=as_of)[1]
 
     def recall(self, query: str, user_id: str, *, shown: Sequence[Message] = (), today: DateLike | None = None,
                recipe: str | Recipe | None = None, k: int | None = None, filters: SearchFilters | None = None,
-               context: ContextConfig | None = None, on_error: FaultHandler | None = None) -> Recall:
+               context: ContextConfig | None = None, on_error: FaultHandler | None = None,
+               current_only: bool = False, as_of: DateLike | None = None) -> Recall:
         """What an agent's model reads from memory for one turn: the memories the prompt does not already
         show (``shown``), how to read their dates and "Today is ..." (``Recall.text``), and the hits best
         first (``Recall.hits``). Never raises: see ``cbmemory.agent``, the one seam every adapter calls."""
         return recall(self, query, user_id, shown=shown, today=today, recipe=recipe, k=k, filters=filters,
-                      context=context, on_error=on_error)
+                      context=context, on_error=on_error, current_only=current_only, as_of=as_of)
 
     def save(self, user_id: str, session_id: str, messages: Sequence[Message], *, date: DateLike | None = None,
              shown: Recall | None = None, on_error: FaultHandler | None = None) -> IngestResult | None:

@@ -22,6 +22,7 @@ from ..store.base import MemoryStore
 from ..store.candidates import Candidates
 from ..text import words
 from .config import DATE, NEIGHBOUR, SESSION, SPEAKER, Order, Rerank, RetrievalConfig, Signal, scale_k
+from .current import DEEPER, Superseded
 from .entities import extract_entities
 from .pool import Pool, fused, ranked_order, unite, with_list
 from .ranking import Ranking, apart
@@ -332,6 +333,8 @@ def retrieve(
     reference_date: datetime | None = None,
     now: datetime | None = None,
     encode_sparse: SparseQueryEncoder | None = None,
+    current_only: bool = False,
+    as_of: datetime | None = None,
 ) -> list[Hit]:
     """``recipe``'s top hits for ``query`` within ``user_id``'s memory, each stamped with the recipe name.
     ``encode_sparse``: the query's sparse vector, for recipes with the ``sparse`` signal (required by them).
@@ -340,12 +343,21 @@ def retrieve(
     each only when the config asks for it: the speaker and date boosts (the question's period resolved
     against ``reference_date``, else ``now``), the neighbour and session terms (``context_boost``), the BM25
     re-rank of the first ``rerank.pool``, the recency order of the first ``order.pool``; the cut to k; each
-    hit's adjacent turns (``window``). Not the token budget: that is the context stage's."""
+    hit's adjacent turns (``window``). Not the token budget: that is the context stage's.
+
+    ``as_of``: the state at that instant (``current``): only memories that occurred by then are searched and
+    shown, only changes made by then count, and it is the question's date when ``reference_date`` is None.
+    ``current_only``: memories a later one changed are neither hits nor shown in a hit's context."""
     config = recipe.retrieval
     if config.uses(Signal.SPARSE) and encode_sparse is None:
         raise InvalidInputError(f"recipe {recipe.name!r} searches sparse vectors: give a sparse query encoder")
     k = resolve_k(config, store, user_id, k)
     f = filters or SearchFilters()
+    if as_of is not None:
+        reference_date = reference_date if reference_date is not None else as_of
+        f = replace(f, occurred_before=as_of if f.occurred_before is None else min(f.occurred_before, as_of))
+    changed = Superseded(store, user_id, now, as_of) if current_only else None
+    reach = k * DEEPER if changed is not None else k  # hidden hits are made up for from further down
     if config.filters.kinds is not None and f.kinds is None:
         f = replace(f, kinds=config.filters.kinds)
     if config.filters.drop_future and reference_date is not None:
@@ -356,7 +368,7 @@ def retrieve(
     cut: dict[str, bool] = {}  # whether a list was cut at its pool (records past it unscored)
     for spec in config.signals:  # in Signal order: a signal sees the lists before it (entity: their speakers)
         q = SignalQuery(store, user_id, query, f, now, embed_query, encode_sparse, dict(lists))
-        wanted = candidates(config, k, spec.pool)
+        wanted = candidates(config, reach, spec.pool)
         found = SEARCHES[spec.name](q, wanted)
         cut[spec.name.value] = len(found) >= wanted
         lists[spec.name.value] = found if echoes else found.take(~found.echoes)
@@ -366,24 +378,31 @@ def retrieve(
         pool = boost(config, query, reference_date if reference_date is not None else now, pool)
     shown_apart = config.skip_shown and config.window > 0
     # skipping what an earlier hit's window shows needs up to (2 x window + 1) candidates per hit
-    depth = max(k * (2 * config.window + 1) if shown_apart else k, config.rerank.depth, config.order.depth)
+    depth = max(reach * (2 * config.window + 1) if shown_apart else reach, config.rerank.depth,
+                config.order.depth)
     ranking = (context_boost(config, store, user_id, pool, f, now, depth, echoes) if config.context_boost.active
                else Ranking.of(pool))
     if config.filters.floor is not None:
         ranking = above_floor(ranking, config.filters.floor, lists[Signal.VECTOR.value], cut[Signal.VECTOR.value])
     reordered = config.rerank.method is Rerank.BM25 or config.order.by is Order.RECENCY
-    if shown_apart and not reordered:  # chosen by place: only the k records returned are read
+    if shown_apart and not reordered and changed is None:  # by place: only the k records returned are read
         ranked = ranking.hits(store, apart(ranking.places(), k, config.window))
     else:
         ranked = ranking.hits(store, range(min(depth, len(ranking.order))))
+    if changed is not None:  # a changed memory gives its place to what holds now (current.py)
+        ranked = changed.instead(ranked, f)
     if config.rerank.method is Rerank.BM25:
         ranked = bm25_rerank(query, ranked[: config.rerank.pool], k)
     if config.order.by is Order.RECENCY:
         ranked = sorted(ranked[: config.order.pool], key=lambda h: (h.record.occurred_at, h.record.position),
                         reverse=True)
-    ranked = shown_once(ranked, k, config.window) if shown_apart and reordered else ranked[:k]
+    ranked = shown_once(ranked, k, config.window) if shown_apart and (reordered or changed is not None) \
+        else ranked[:k]
     ranked = with_window(store, user_id, ranked, config.window, f, now)
-    ranked = with_updates(store, user_id, ranked, f, now)  # what changed a shown memory, after it (updates.py)
+    if changed is None:
+        ranked = with_updates(store, user_id, ranked, f, now, as_of)  # what changed a shown memory (updates.py)
+    else:  # nothing shown was changed: no update to add
+        ranked = changed.without_context(ranked)
     return [replace(h, recipe=recipe.name) for h in ranked]
 
 

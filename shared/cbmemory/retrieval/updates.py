@@ -14,6 +14,7 @@ from ..dates import utcnow
 from ..models import Hit, MemoryRecord, SearchFilters, frozen_mapping
 from ..store.base import MemoryStore
 from ..store.filters import admits
+from .current import changes_at
 
 MAX_STEPS = 3  # changes followed from a recalled memory (A -> B -> C -> D)
 
@@ -23,9 +24,10 @@ def _shown(h: Hit) -> tuple[MemoryRecord, ...]:
 
 
 def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: SearchFilters,
-                 now: datetime | None) -> list[Hit]:
+                 now: datetime | None, as_of: datetime | None = None) -> list[Hit]:
     """``hits`` with the later records that change what they show added to their context (those ``filters``
-    admits, not shown already), and each hit's ``superseded_by`` and ``changed`` set."""
+    admits, not shown already), and each hit's ``superseded_by`` and ``changed`` set. ``as_of``: only the
+    changes made by then count (``current.changes_at``)."""
     if not hits:
         return hits
     out = list(hits)
@@ -39,7 +41,7 @@ def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: Sea
         if not fresh:
             break
         asked.update(fresh)
-        links = store.superseding(user_id, fresh, now=now)
+        links = changes_at(store, user_id, fresh, now, as_of)
         if not links:
             break
         later.update(links)

@@ -12,6 +12,7 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     ("I switched doctors, I see Dr. Haddad now.", "My doctor is Dr. Okafor, she's very thorough.", 0.5),  # switched
     ("Change of plans, the big trip is going to be Peru instead.", "My next big trip is to Iceland.", 0.45),  # instead
     ("We moved my daughter to Riverside Academy this term.", "My daughter goes to St Brigid's.", 0.45),  # same person
+    ("Back home: I moved back to Paris last week.", "Big news: I moved to Porto last week.", 0.46),  # a revert
 ]
 
 NOT_LINKS = [

@@ -28,16 +28,18 @@ class Scripted:
         if self.raises is not None:
             raise self.raises
 
-    def recall(self, query, user_id, *, today=None, k=None, on_error=None):
+    def recall(self, query, user_id, *, today=None, k=None, on_error=None, current_only=False, as_of=None):
         self._log("recall", user_id, query, today, k)
+        self.state = (current_only, as_of)
         return type("R", (), {"text": "Today is Thursday, 1 June 2023.", "fault": self.fault})()
 
     def save(self, user_id, session_id, messages, *, date=None, on_error=None):
         self._log("save", user_id, session_id, [m.content for m in messages], date)
         return IngestResult(1, 0, 0, ("r1",))
 
-    def search(self, query, user_id, k=None, filters=None, *, reference_date=None):
+    def search(self, query, user_id, k=None, filters=None, *, reference_date=None, current_only=False, as_of=None):
         self._log("search", user_id, query, k, filters)
+        self.state = (current_only, as_of)
         return []
 
     def forget(self, user_id, session_id=None):
@@ -117,3 +119,17 @@ def test_remember_dates_a_note_and_forget_erases_what_it_says():
     assert memory.calls[1][2] == "mcp-2023-06-01"  # one session a day by default, the memory's clock
     text, data = call(memory, "forget", {"confirm": True, "session": "s1"}, "alice")
     assert memory.calls[2] == ("forget", "alice", "s1") and data == {"records": 3, "sessions": 1, "session": "s1"}
+
+
+def test_recall_and_search_pass_the_state_reads_and_check_their_types():
+    for name in ("recall", "search"):
+        assert {"current_only", "as_of"} <= set(SPECS[name].schema(True)["properties"])
+        memory = Scripted()
+        call(memory, name, {"query": "q"}, "alice")
+        assert memory.state == (False, None)  # the defaults: every memory, now
+        call(memory, name, {"query": "q", "current_only": True, "as_of": "2023-05-20"}, "alice")
+        assert memory.state == (True, "2023-05-20")  # a date alone: AgentMemory reads it as its day's end
+        with pytest.raises(ToolFault, match="wrong type"):
+            call(Scripted(), name, {"query": "q", "current_only": "yes"}, "alice")
+        with pytest.raises(ToolFault, match="wrong type"):
+            call(Scripted(), name, {"query": "q", "as_of": 20230520}, "alice")
