@@ -21,7 +21,9 @@ detail of each integration:
   last week``). ``replace``: each resolved date in brackets in place of its expression (``[Saturday, 8
   March 2025] user: I adopted a puppy [week of 24 February 2025]``). ``session_last``: resolved dates after
   their expressions, the session date at the end (``user: I adopted a puppy last week [week of 24
-  February 2025] [said Saturday, 8 March 2025]``).
+  February 2025] [said Saturday, 8 March 2025]``), the default: with the local 1.5B reader it was right on
+  47 of 68 week/weekend/month/day "when" questions against 45 for ``session_first`` (the default before;
+  ``experiments/date_layout/``).
 - ``date_rules``: the resolver's version (a name in ``DATE_RULES``), pinned so a recipe renders the same
   text tomorrow.
 - ``token_budget``: the most tokens the memories may take (``None``: no limit). The best-ranked hits are
@@ -55,7 +57,7 @@ class ContextConfig:
     say_today: bool = True
     order: str = "chronological"
     date_rules: str = LATEST_DATE_RULES
-    layout: str = "session_first"
+    layout: str = "session_last"
     token_budget: int | None = None
 
     def __post_init__(self) -> None:

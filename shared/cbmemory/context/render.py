@@ -120,7 +120,7 @@ def before_mark(left_out: int) -> str:
 
 
 @lru_cache(maxsize=2048)
-def _shown(text: str, occurred_at: datetime, rules: str | None, layout: str = "session_first"
+def _shown(text: str, occurred_at: datetime, rules: str | None, layout: str = "session_last"
            ) -> tuple[str, tuple[str, ...]]:
     """``text`` (already cut) shown inline, and the labels of the dates its relative expressions mean, in
     order (``rules``: the resolver's version; ``None``: no resolution). Where each label goes is the
@@ -156,7 +156,7 @@ def _around(record: MemoryRecord) -> tuple[int, int]:
 
 
 def _visible(text: str, occurred_at: datetime, rules: str | None, before: int = 0, after: int = 0,
-             layout: str = "session_first") -> tuple[str, tuple[str, ...]]:
+             layout: str = "session_last") -> tuple[str, tuple[str, ...]]:
     """``text`` as shown: cut past ``MAX_SHOWN_CHARS`` or ``MAX_SHOWN_TOKENS`` (saying how much was left out),
     inline, its relative dates resolved (``rules``) as the ``layout`` places them; ``before``/``after``: the
     characters of the message a passage comes from that are not in it, said too. And the resolved dates'
@@ -184,7 +184,7 @@ def memory_line(hit: Hit | MemoryRecord, config: ContextConfig = DEFAULT_CONTEXT
 
 @lru_cache(maxsize=16384)  # a memory is rendered again each time it is fitted, shown or counted
 def _line(speaker: str, text: str, occurred_at: datetime, dated: bool, rules: str | None, before: int = 0,
-          after: int = 0, layout: str = "session_first") -> str:
+          after: int = 0, layout: str = "session_last") -> str:
     shown, labels = _visible(text, occurred_at, rules, before, after, layout)
     line = f"{inline(speaker)}: {shown}"
     if not dated:

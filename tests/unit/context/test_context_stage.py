@@ -35,16 +35,19 @@ def hit(text: str, when: datetime = MON_8_MAY, *, pos: int = 0, speaker: str | N
 
 def test_the_default_dates_each_memory_and_resolves_relative_dates_in_place():
     h = hit("I went to the LGBTQ support group yesterday.")
-    assert memory_line(h) == ("[Monday, 8 May 2023] Caroline: I went to the LGBTQ support group yesterday "
-                              "[Sunday, 7 May 2023].")
+    # the default layout, session_last (experiments/date_layout): a line with a relative date ends with the day
+    # it was said; one without starts with it
+    assert memory_line(h) == ("Caroline: I went to the LGBTQ support group yesterday [Sunday, 7 May 2023]. "
+                              "[said Monday, 8 May 2023]")
+    assert memory_line(hit("I love pizza.")) == "[Monday, 8 May 2023] Caroline: I love pizza."
     assert h.record.text == "I went to the LGBTQ support group yesterday."  # stored text stays verbatim
 
 
 @pytest.mark.parametrize(("reading", "line"), [
     ("undated", "Caroline: We met last week."),
     ("dated", "[Monday, 8 May 2023] Caroline: We met last week."),
-    ("resolved", "[Monday, 8 May 2023] Caroline: We met last week [week of 1 May 2023]."),
-    ("resolved_no_today", "[Monday, 8 May 2023] Caroline: We met last week [week of 1 May 2023]."),
+    ("resolved", "Caroline: We met last week [week of 1 May 2023]. [said Monday, 8 May 2023]"),
+    ("resolved_no_today", "Caroline: We met last week [week of 1 May 2023]. [said Monday, 8 May 2023]"),
 ])
 def test_each_reading_of_the_study_renders_its_own_line(reading, line):
     assert memory_line(hit("We met last week."), READINGS[reading]) == line

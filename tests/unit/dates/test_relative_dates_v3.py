@@ -121,8 +121,8 @@ def test_the_context_stage_shows_a_quoted_title_as_written():
     when = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
     text = 'my favourite song is "Yesterday" by the Beatles, I heard it yesterday'
     r = MemoryRecord("r", "u", "s", "turn", 0, "user", text, text, when, when, "h", speaker="Caroline")
-    assert memory_line(r) == ('[Monday, 8 May 2023] Caroline: my favourite song is "Yesterday" by the Beatles, '
-                              'I heard it yesterday [Sunday, 7 May 2023]')
+    assert memory_line(r) == ('Caroline: my favourite song is "Yesterday" by the Beatles, '
+                              'I heard it yesterday [Sunday, 7 May 2023] [said Monday, 8 May 2023]')
 
 
 def test_v2_still_resolves_quoted_words_as_released():

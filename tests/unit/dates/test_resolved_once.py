@@ -26,7 +26,9 @@ def record(text: str, when: datetime) -> MemoryRecord:
 
 
 def said(line: str) -> str:
-    return line.split(": ", 1)[1]  # the text after "[date] speaker: "
+    # the text after "[date] speaker: " or "speaker: ", before " [said date]" (the default layout, session_last)
+    text = line.split(": ", 1)[1]
+    return re.sub(r" \[said [^\]]*\]$", "", text)
 
 
 def test_a_reply_that_copied_a_resolved_date_is_shown_with_that_date_only():

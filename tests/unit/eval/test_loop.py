@@ -79,7 +79,7 @@ def test_the_reply_restates_the_top_memory_as_the_model_read_it():
     said = _rec("session_1", 0, "D1:1", text="I went to the support group yesterday.")
     found = _recall([Hit(said, 1.0)])
     line = top_line(found, DEFAULT_CONTEXT)
-    assert line == "[Sunday, 7 May 2023] Caroline: I went to the support group yesterday [Saturday, 6 May 2023]."
+    assert line == "Caroline: I went to the support group yesterday [Saturday, 6 May 2023]. [said Sunday, 7 May 2023]"
     assert reply_text(line, "6 May 2023") == f"You told me: {line} So: 6 May 2023"
     assert top_line(_recall([]), DEFAULT_CONTEXT) is None
     assert reply_text(None, "x") == f"{NOTHING} So: x"

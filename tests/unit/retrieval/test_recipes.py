@@ -99,7 +99,7 @@ def test_json_is_plain_data_with_enum_strings():
     d = json.loads(RECIPES["default"].to_json())
     assert set(d) == {"name", "description", "ingest", "retrieval", "context"}
     assert d["context"] == {"dates": True, "resolve_dates": True, "say_today": True, "order": "chronological",
-                            "date_rules": RECIPES["default"].context.date_rules, "layout": "session_first",
+                            "date_rules": RECIPES["default"].context.date_rules, "layout": "session_last",
                             "token_budget": 2048}
     assert "token_budget" not in d["retrieval"]  # the context stage's setting
     assert json.loads(RECIPES["vector_no_dates"].to_json())["context"]["dates"] is False
