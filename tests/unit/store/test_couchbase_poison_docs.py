@@ -14,8 +14,9 @@ from cbmemory.dates import MAX_INSTANT, MIN_INSTANT
 from cbmemory.embedding.sparse import SparseVector
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
-from cbmemory.store import couchbase_docs as d
 from cbmemory.store.couchbase import CouchbaseStore
+from cbmemory.store.couchbase import docs as d
+from cbmemory.store.signals import Signal
 from tests.support.couchbase_fake import FakeCluster, FakeState
 from tests.support.embedders import FourDims
 
@@ -66,6 +67,6 @@ def test_a_malformed_sparse_field_is_skipped_by_sparse_search_and_never_breaks_a
     del docs[recs[5].record_id]["sparse"]  # and one with none at all
     state.query_answer = lambda sql, o: [{"key": r.record_id, "score": 1.0} for r in reversed(recs)]
     query = SparseVector(np.array([1]), np.array([1.0], dtype=np.float32))
-    hits = store.sparse_search("u1", query, 10, now=NOW)
+    hits = store.search(Signal.SPARSE, "u1", query, 10, now=NOW)
     assert [(h.record.text, h.score) for h in hits] == [("turn 0", 1.0)]
     assert store.get_records("u1", [r.record_id for r in recs]) == recs

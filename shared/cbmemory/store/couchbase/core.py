@@ -1,7 +1,7 @@
 """The Couchbase store's core (``CouchbaseCore``, the base of ``couchbase.CouchbaseStore``): its settings and
-client (couchbase_client.py), the schema it creates when missing (couchbase_schema.py), the meta document
+client (client.py), the schema it creates when missing (schema.py), the meta document
 that binds the embedder, and the re-check by key every hit goes through. The searches, writes and erasures
-are in couchbase.py, the sparse vectors in couchbase_sparse.py, the listings in couchbase_reads.py.
+are in store.py, the sparse vectors in sparse.py, the listings in reads.py.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from ..errors import CbMemoryError, EmbedderMismatchError, InvalidInputError
-from ..models import MemoryRecord, SearchFilters
-from . import couchbase_docs as d
-from . import couchbase_schema as schema
-from .base import MemoryStore
-from .couchbase_client import CouchbaseClient, sdk_exceptions
-from .filters import admits
+from ...errors import CbMemoryError, EmbedderMismatchError, InvalidInputError
+from ...models import MemoryRecord, SearchFilters
+from ..base import MemoryStore
+from ..filters import admits
+from . import docs as d
+from . import schema
+from .client import CouchbaseClient, sdk_exceptions
 
 
 class CouchbaseCore(MemoryStore):

@@ -7,17 +7,15 @@ binding, which have no ``sparse`` field until ``set_sparse`` gives them one.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from datetime import datetime
 
-from ..dates import utcnow
-from ..embedding.sparse import SparseVector, sparse_dot
-from ..errors import CbMemoryError, EmbedderMismatchError, InvalidInputError
-from ..models import Hit, MemoryRecord, SearchFilters, frozen_mapping
-from . import couchbase_docs as d
-from . import couchbase_requests as q
-from . import couchbase_schema as schema
-from .couchbase_core import CouchbaseCore
+from ...dates import utcnow
+from ...embedding.sparse import SparseVector
+from ...errors import CbMemoryError, EmbedderMismatchError, InvalidInputError
+from ...models import MemoryRecord
+from . import docs as d
+from . import requests as q
+from . import schema
+from .core import CouchbaseCore
 
 
 class CouchbaseSparse(CouchbaseCore):
@@ -61,36 +59,8 @@ class CouchbaseSparse(CouchbaseCore):
             self._sparse = have if isinstance(have, str) else None
         return self._sparse
 
-    def _sparse_search(self, user_id: str, query: SparseVector, k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        """One SQL++ statement (``couchbase_requests.sparse_search``) scores the user's records server-side
-        and returns the best ``k * candidates_per_k`` keys; each document is then fetched by key and checked
-        again (the user, ``filters.admits``), its score recomputed exactly from the stored vector
-        (``sparse_dot``, as the embedded store scores), and the best ``k`` with a positive score are returned
-        (ties: by document key, the statement's order). A document whose ``sparse`` field is malformed is
-        skipped. Nothing is sent when no sparse encoder is bound (nor, by ``MemoryStore.sparse_search``, when
-        the query has no term or the filters admit nothing)."""
-        if self.bound_sparse_encoder is None:
-            return []
-        n = max(k, k * self.candidates_per_k)
-        rows = self._c.query(q.sparse_search(self.memory_collection, user_id, query, filters, now, n))
-        keys = dict.fromkeys(row["key"] for row in rows
-                             if isinstance(row, Mapping) and isinstance(row.get("key"), str))
-        found: list[tuple[float, MemoryRecord]] = []
-        for _, rec, body in self._checked([(key, 0.0) for key in keys], user_id, filters, now):
-            try:
-                stored = d.body_sparse(body)
-            except CbMemoryError:  # a malformed sparse field: the document cannot be scored
-                continue
-            score = 0.0 if stored is None else sparse_dot(stored, query)
-            if score > 0:
-                found.append((score, rec))
-        found.sort(key=lambda x: -x[0])  # stable: ties keep the statement's order (by key)
-        return [Hit(rec, s, frozen_mapping({"sparse": s}), frozen_mapping({"sparse": i}))
-                for i, (s, rec) in enumerate(found[:k], 1)]
-
     def users_missing_sparse(self) -> list[str]:
-        """One SQL++ statement (``couchbase_requests.users_missing_sparse``: the distinct users of live
+        """One SQL++ statement (``requests.users_missing_sparse``: the distinct users of live
         documents without a ``sparse`` field), sorted; ``[]`` without a request when no sparse encoder is
         bound."""
         if self.bound_sparse_encoder is None:
@@ -99,7 +69,7 @@ class CouchbaseSparse(CouchbaseCore):
         return sorted({row for row in rows if isinstance(row, str)})
 
     def _records_without_sparse(self, user_id: str, limit: int | None) -> list[MemoryRecord]:
-        """One SQL++ statement (``couchbase_requests.records_without_sparse``: ``list_records``' listing of
+        """One SQL++ statement (``requests.records_without_sparse``: ``list_records``' listing of
         the user's live records, every kind, restricted to documents without a ``sparse`` field); ``[]``
         without a request when no sparse encoder is bound."""
         if self.bound_sparse_encoder is None:

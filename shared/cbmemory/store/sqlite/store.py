@@ -5,16 +5,16 @@
 Searches read the queried user's records only. Vector search is exact over the user's vectors, kept in
 memory as one numpy matrix; full-text search is BM25 over the user's own records (lexical.py), from term
 ids kept beside the vectors; sparse search is the dot product with the user's sparse vectors, inverted by
-term. All are loaded on first use and kept in sync with the file (sqlite_cache.py), so writes from other
+term. All are loaded on first use and kept in sync with the file (cache.py), so writes from other
 processes are seen on the next search. Filters mean ``filters.admits``: in SQL
-(sqlite_sql.filter_clause) for listings, as masks over the in-memory columns for searches (sqlite_mask.py).
+(sql.filter_clause) for listings, as masks over the in-memory columns for searches (mask.py).
 
 ``SQLiteStore`` is here with its searches, writes and erasures; the rest of it is in parts, each a base
 class of it: the file, its connection, the embedder binding and the users' columns in memory in
-sqlite_core.py, the sparse vectors in sqlite_sparse.py, the listings in sqlite_reads.py. Elsewhere: write
-transactions in sqlite_write.py (a write is one transaction: batches are atomic); opening the file, making
-or upgrading its schema and wiping erased rows from its bytes in sqlite_file.py; SQL and rows read back as
-models in sqlite_sql.py.
+core.py, the sparse vectors in sparse.py, the listings in reads.py. Elsewhere: write
+transactions in write.py (a write is one transaction: batches are atomic); opening the file, making
+or upgrading its schema and wiping erased rows from its bytes in file.py; SQL and rows read back as
+models in sql.py.
 """
 
 from __future__ import annotations
@@ -23,31 +23,23 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
-from typing import cast
 
 import numpy as np
 
-from ..dates import utcnow
-from ..embedding.sparse import SparseVector
-from ..errors import CbMemoryError
-from ..models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
-from ..text import content_words
-from . import lexical
-from . import sqlite_file as sf
-from . import sqlite_write as w
-from .base import WriteMode
-from .candidates import Candidates
-from .sqlite_cache import UserColumns
-from .sqlite_mask import column_mask
-from .sqlite_reads import SQLiteReads
-from .sqlite_sparse import SQLiteSparse
-from .windows import Window
-
-# Below this many rows per user the cosine scores come from a single-threaded numpy loop (einsum): a
-# threaded BLAS call costs more in waking and waiting for its threads than it saves, badly so on a busy
-# machine (10k x 384 on 2 shared cores: einsum p50 0.7 ms, BLAS 11 ms). Above it the product is bound by
-# memory bandwidth and BLAS's threads help.
-_SINGLE_THREAD_ROWS = 32_768
+from ...dates import utcnow
+from ...embedding.sparse import SparseVector
+from ...errors import CbMemoryError
+from ...models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
+from ..base import WriteMode
+from ..candidates import Candidates
+from ..signals import Signal
+from ..windows import Window
+from . import write as w
+from .cache import UserColumns
+from .mask import column_mask
+from .reads import SQLiteReads
+from .scorers import SCORERS, Scoring
+from .sparse import SQLiteSparse
 
 
 class SQLiteStore(SQLiteSparse, SQLiteReads):
@@ -56,7 +48,7 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
     Safe to share between threads of one process (one connection behind a lock) and between processes
     (WAL mode; writers wait up to ``timeout`` seconds for each other).
 
-    Problems with the file are typed errors (sqlite_file.py): a missing file opened with ``create=False``
+    Problems with the file are typed errors (file.py): a missing file opened with ``create=False``
     or ``read_only=True`` raises ``StoreNotFoundError`` (nothing is created); a file or directory that
     cannot be written raises ``ReadOnlyStoreError`` at open unless ``read_only=True``; a damaged file
     raises ``CorruptStoreError``, on reads that meet a damaged page and before the first write of each
@@ -67,7 +59,7 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
     # ---------------------------------------------------------------- writes
     def _write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray,
                mode: WriteMode, sparse: list[SparseVector] | None) -> IngestResult:
-        """One transaction (sqlite_write.write_batch): the batch is all-or-nothing."""
+        """One transaction (write.write_batch): the batch is all-or-nothing."""
         with self._tx() as c:
             result, touched = w.write_batch(c, sessions, records, vectors, mode, sparse)
             w.mark_users(c, touched)
@@ -106,69 +98,29 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
         return self._wipe() if pending else True
 
     # ---------------------------------------------------------------- searches
-    def _scored(self, c: sqlite3.Connection, signal: str, user_id: str, m: UserColumns, query: object,
-                filters: SearchFilters, now: float) -> tuple[np.ndarray, np.ndarray]:
-        """The positions of the user's records ``signal`` may return under ``filters``, and every record's
-        score: cosine (``vector``); BM25 over the user's own live records, positive only (``bm25``, and
-        ``entity`` for exact phrases); dot products with the sparse vectors, positive only (``sparse``,
-        sqlite_cache.SparseIndex: the postings of the query's terms)."""
-        if signal == "vector":
-            qv = cast(np.ndarray, query)
-            scores = (np.einsum("ij,j->i", m.vectors[: m.n], qv) if m.n <= _SINGLE_THREAD_ROWS
-                      else m.vectors[: m.n] @ qv)
-            return np.flatnonzero(column_mask(c, user_id, m, filters, now)), scores
-        if signal == "sparse":
-            scores = m.sparse.scores(cast(SparseVector, query))
-            cand = np.flatnonzero(scores > 0)
-            return cand[column_mask(c, user_id, m, filters, now, cand)], scores
-        if signal == "bm25":
-            terms = lexical.query_terms(content_words(cast(str, query)))
-            phrases = [terms[i : i + 1] for i in range(terms.size)]
-        else:
-            ids = {tuple(lexical.term_ids(p)) for p in cast(list[str], query)}
-            phrases = [np.array(t, np.int64) for t in sorted(ids) if t]
-        if not phrases:
-            return np.empty(0, np.int64), np.empty(0)
-        scores = m.lexical.bm25(phrases, m.expires[: m.n] > now)
-        return np.flatnonzero((scores > 0) & column_mask(c, user_id, m, filters, now)), scores
+    scorers = SCORERS
 
-    def _search(self, signal: str, user_id: str, query: object, k: int, filters: SearchFilters,
+    def _top_of(self, signal: Signal, user_id: str, query: object, k: int, filters: SearchFilters,
                 now: datetime, with_records: bool) -> tuple[Candidates, dict[int, MemoryRecord]]:
-        """The ``k`` best of ``signal`` (score, then rowid), read in one transaction, with their records
-        when asked."""
+        """The ``k`` best of ``signal`` by its scorer (score, then rowid), read in one transaction, with their
+        records when asked."""
         with self._tx(write=False) as c:
-            if signal == "sparse" and sf.meta(c, "sparse_encoder_name") is None:
-                return Candidates.empty(user_id), {}
             m = self._refresh(c, user_id)
             if m.n == 0:
                 return Candidates.empty(user_id), {}
-            found = self._top(user_id, m, *self._scored(c, signal, user_id, m, query, filters, now.timestamp()), k)
+            scoring = Scoring(c, user_id, m, filters, now.timestamp())
+            found = self._top(user_id, m, *self.scorers[signal](scoring, query), k)
             records = self._records_by_rowid(c, user_id, m, found.keys.tolist()) if with_records else {}
         return found, records
 
-    def _candidates(self, signal: str, user_id: str, query: object, k: int, filters: SearchFilters,
+    def _candidates(self, signal: Signal, user_id: str, query: object, k: int, filters: SearchFilters,
                     now: datetime) -> Candidates:
         """Columns from memory: no record is read (``read_candidates`` reads those retrieval returns)."""
-        return self._search(signal, user_id, query, k, filters, now, False)[0]
+        return self._top_of(signal, user_id, query, k, filters, now, False)[0]
 
-    def _hits_of(self, signal: str, user_id: str, query: object, k: int, filters: SearchFilters,
-                 now: datetime) -> list[Hit]:
-        return self._as_hits(signal, *self._search(signal, user_id, query, k, filters, now, True))
-
-    def _vector_search(self, user_id: str, vector: np.ndarray, k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        return self._hits_of("vector", user_id, vector, k, filters, now)
-
-    def _text_search(self, user_id: str, query: str, k: int, filters: SearchFilters, now: datetime) -> list[Hit]:
-        return self._hits_of("bm25", user_id, query, k, filters, now)
-
-    def _phrase_search(self, user_id: str, phrases: list[str], k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        return self._hits_of("entity", user_id, phrases, k, filters, now)
-
-    def _sparse_search(self, user_id: str, query: SparseVector, k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        return self._hits_of("sparse", user_id, query, k, filters, now)
+    def _search(self, signal: Signal, user_id: str, query: object, k: int, filters: SearchFilters,
+                now: datetime) -> list[Hit]:
+        return self._as_hits(signal.value, *self._top_of(signal, user_id, query, k, filters, now, True))
 
     def _placed(self, c: sqlite3.Connection, user_id: str, m: UserColumns, merged: Sequence[Window],
                 filters: SearchFilters, now: datetime) -> np.ndarray:

@@ -1,5 +1,5 @@
 """The embedded store's learned sparse vectors (``SQLiteSparse``, a part of ``sqlite.SQLiteStore``): binding
-a sparse encoder, searching the users' sparse vectors (inverted by term in memory: sqlite_cache.SparseIndex),
+a sparse encoder, searching the users' sparse vectors (inverted by term in memory: cache.SparseIndex),
 and the records written before the binding, which have none until ``set_sparse`` gives them one (kept in a
 partial index of the file, so listing them never reads the whole table).
 """
@@ -10,15 +10,15 @@ import sqlite3
 
 import numpy as np
 
-from ..dates import utcnow
-from ..embedding.sparse import SparseVector
-from ..errors import EmbedderMismatchError, InvalidInputError
-from ..models import NO_FILTERS, MemoryRecord
-from . import sqlite_file as sf
-from . import sqlite_sql as q
-from . import sqlite_write as w
-from .sqlite_core import SQLiteCore
-from .sqlite_sql import row_to_record
+from ...dates import utcnow
+from ...embedding.sparse import SparseVector
+from ...errors import EmbedderMismatchError, InvalidInputError
+from ...models import NO_FILTERS, MemoryRecord
+from . import file as sf
+from . import sql as q
+from . import write as w
+from .core import SQLiteCore
+from .sql import row_to_record
 
 _NO_TERMS = np.empty(0, np.int32)
 _NO_TERMS.setflags(write=False)

@@ -5,12 +5,12 @@ search, SQL++ for listing and erasing. The couchbase SDK is imported on first us
     memory = AgentMemory(store)
 
 ``CouchbaseStore`` is here with its writes, erasures and searches; its other parts, each a base class of it:
-``couchbase_core`` (settings, schema, the embedder binding, the re-check of every hit by key),
-``couchbase_sparse`` (the sparse vectors) and ``couchbase_reads`` (the listings). Inputs are checked once,
+``core`` (settings, schema, the embedder binding, the re-check of every hit by key),
+``sparse`` (the sparse vectors) and ``reads`` (the listings). Inputs are checked once,
 for every backend, by ``MemoryStore`` (``base``, ``inputs``) before any of them runs.
 
-What each operation sends (the builders are in ``couchbase_requests``, document bodies in ``couchbase_docs``,
-the calls in ``couchbase_client``, schema management in ``couchbase_schema``):
+What each operation sends (the builders are in ``requests``, document bodies in ``docs``,
+the calls in ``client``, schema management in ``schema``):
 
 - writes: one KV ``upsert_multi`` per batch of records (TTL as per-document expiry), sessions and users;
   ``mode="replace"`` lists the session's records (SQL++) and removes its leftovers (KV ``remove_multi``),
@@ -36,7 +36,7 @@ Not the embedded store's guarantees: batches are not atomic (each document write
 is idempotent, so re-running it repairs a crash mid-batch); ``append``'s position check and the clean-ups
 of ``replace``, ``forget`` and ``purge_expired`` are separate requests, not one transaction (see
 ``_write``); the Search service holds dates only from 1677 to 2262, so a record dated outside them may be
-missed by a search with a time filter on that date (``couchbase_requests.filter_clauses``).
+missed by a search with a time filter on that date (``requests.filter_clauses``).
 
 Full text, as close to the embedded store as the Search service allows. Like the embedded store's BM25
 over two fields (the indexed text and the raw turn, weighed equally: lexical.py), the index holds both
@@ -65,17 +65,19 @@ from typing import Any
 
 import numpy as np
 
-from ..dates import utcnow
-from ..embedding.sparse import SparseVector
-from ..errors import CbMemoryError, WriteConflictError
-from ..models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session, frozen_mapping
-from . import couchbase_docs as d
-from . import couchbase_requests as q
-from .base import WriteMode
-from .couchbase_client import CHUNK, connect_cluster
-from .couchbase_reads import CouchbaseReads
-from .couchbase_sparse import CouchbaseSparse
-from .sessions import leftovers
+from ...dates import utcnow
+from ...embedding.sparse import SparseVector
+from ...errors import CbMemoryError, WriteConflictError
+from ...models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
+from ..base import WriteMode
+from ..sessions import leftovers
+from ..signals import Signal
+from . import docs as d
+from . import requests as q
+from .client import CHUNK, connect_cluster
+from .reads import CouchbaseReads
+from .scorers import SCORERS
+from .sparse import CouchbaseSparse
 
 
 class CouchbaseStore(CouchbaseSparse, CouchbaseReads):
@@ -123,7 +125,7 @@ class CouchbaseStore(CouchbaseSparse, CouchbaseReads):
         written; a writer that appends between that check and the upserts is not detected.
         ``replace`` lists each session's stored records (SQL++), keeps what ``sessions.leftovers`` keeps
         and removes the rest by key after the batch is written. Each record's sparse vector, when given,
-        goes into its document (``couchbase_docs.record_body``)."""
+        goes into its document (``docs.record_body``)."""
         keys = [d.record_key(r.record_id) for r in records]
         if mode == "append":
             self._check_append(records)
@@ -239,33 +241,11 @@ class CouchbaseStore(CouchbaseSparse, CouchbaseReads):
             self._c.remove_many(self.users_collection, [d.user_key(u) for u in part if u not in left])
 
     # ---------------------------------------------------------------- searches
-    def _vector_search(self, user_id: str, vector: np.ndarray, k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        qv = vector
-        n = max(k, k * self.candidates_per_k)
-        rows = self._c.search(q.vector_request(user_id, qv, n, filters, now), n)
-        found = [(float(d.body_vector(body) @ qv), rec) for _, rec, body in self._checked(rows, user_id, filters, now)]
-        found.sort(key=lambda x: -x[0])  # stable: ties keep the server's order
-        return [Hit(rec, s, frozen_mapping({"vector": s}), frozen_mapping({"vector": i}))
-                for i, (s, rec) in enumerate(found[:k], 1)]
+    scorers = SCORERS
 
-    def _text_hits(self, signal: str, user_id: str, request: Any, k: int, filters: SearchFilters,
-                   now: datetime) -> list[Hit]:
-        if request is None:
-            return []
-        rows = self._c.search(request, max(k, k * self.candidates_per_k))
-        found = [(s, rec) for s, rec, _ in self._checked(rows, user_id, filters, now)][:k]
-        scale = max((s for s, _ in found if s > 0), default=1.0)  # the best server score (1.0: none positive)
-        return [Hit(rec, s / scale, frozen_mapping({signal: s / scale}), frozen_mapping({signal: i}))
-                for i, (s, rec) in enumerate(found, 1)]
-
-    def _text_search(self, user_id: str, query: str, k: int, filters: SearchFilters, now: datetime) -> list[Hit]:
-        return self._text_hits("bm25", user_id, q.text_request(user_id, filters, now, query=query), k, filters, now)
-
-    def _phrase_search(self, user_id: str, phrases: list[str], k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        return self._text_hits("entity", user_id, q.text_request(user_id, filters, now, phrases=phrases),
-                               k, filters, now)
+    def _search(self, signal: Signal, user_id: str, query: Any, k: int, filters: SearchFilters,
+                now: datetime) -> list[Hit]:
+        return self.scorers[signal](self, user_id, query, k, filters, now)
 
     def stats(self) -> dict[str, object]:
         kinds = {row["kind"]: int(row["n"]) for row in self._c.query(q.kind_counts(self.memory_collection))}

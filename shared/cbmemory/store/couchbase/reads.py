@@ -1,6 +1,6 @@
 """The Couchbase store's listings (``CouchbaseReads``, a part of ``couchbase.CouchbaseStore``): records and
 sessions by key (KV, each body checked to be the user's), and by SQL++ with named parameters at
-``request_plus`` consistency (couchbase_requests.py) the listing under filters, the windows around anchors,
+``request_plus`` consistency (requests.py) the listing under filters, the windows around anchors,
 the sessions, counts, users and the stored vectors the embedding cache looks up.
 """
 
@@ -11,13 +11,13 @@ from datetime import datetime
 
 import numpy as np
 
-from ..dates import utcnow
-from ..models import MemoryRecord, SearchFilters, Session
-from . import couchbase_docs as d
-from . import couchbase_requests as q
-from .couchbase_client import CHUNK
-from .couchbase_core import CouchbaseCore
-from .windows import Window
+from ...dates import utcnow
+from ...models import MemoryRecord, SearchFilters, Session
+from ..windows import Window
+from . import docs as d
+from . import requests as q
+from .client import CHUNK
+from .core import CouchbaseCore
 
 
 class CouchbaseReads(CouchbaseCore):
@@ -55,7 +55,7 @@ class CouchbaseReads(CouchbaseCore):
 
     def _neighbours(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
                     now: datetime) -> list[MemoryRecord]:
-        """SQL++ (``couchbase_requests.neighbours``), ``CHUNK`` windows a statement, each read by position."""
+        """SQL++ (``requests.neighbours``), ``CHUNK`` windows a statement, each read by position."""
         records = [d.body_to_record(row) for i in range(0, len(merged), CHUNK) for row in self._c.query(
             q.neighbours(self.memory_collection, user_id, merged[i : i + CHUNK], filters, now))]
         if len(merged) > CHUNK:  # each statement's rows are in order; all of them, in list_records' order

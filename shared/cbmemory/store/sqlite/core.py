@@ -1,8 +1,8 @@
 """The embedded store's core (``SQLiteCore``, the base of ``sqlite.SQLiteStore``): the file and its one
-connection (opened, checked and upgraded by sqlite_file.py, used under one lock), the embedder binding, and
-each user's columns in memory (sqlite_cache.py: vectors, term ids, sparse postings), brought up to date on
+connection (opened, checked and upgraded by file.py, used under one lock), the embedder binding, and
+each user's columns in memory (cache.py: vectors, term ids, sparse postings), brought up to date on
 each search and turned into hits. The searches, the sparse vectors and the listings built on it are in
-sqlite.py, sqlite_sparse.py and sqlite_reads.py.
+store.py, sparse.py and reads.py.
 """
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import EmbedderMismatchError, NotAStoreError, ReadOnlyStoreError, StoreUnavailableError
-from ..models import Hit, MemoryRecord, frozen_mapping
-from . import sqlite_file as sf
-from . import sqlite_sql as q
-from .base import MemoryStore
-from .candidates import Candidates
-from .sqlite_cache import LOAD_COLUMNS, UserCache, UserColumns
-from .sqlite_sql import row_to_record
-from .turns import write_wait
+from ...errors import EmbedderMismatchError, NotAStoreError, ReadOnlyStoreError, StoreUnavailableError
+from ...models import Hit, MemoryRecord, frozen_mapping
+from ..base import MemoryStore
+from ..candidates import Candidates
+from ..turns import write_wait
+from . import file as sf
+from . import sql as q
+from .cache import LOAD_COLUMNS, UserCache, UserColumns
+from .sql import row_to_record
 
 CHUNK = 500  # bound on parameters per IN (...) list
 _LOAD_ROWS = 2_048  # rows per slice when a user's vectors are read into memory
@@ -53,7 +53,7 @@ class SQLiteCore(MemoryStore):
             raise NotAStoreError(f"{self.path} is a directory, not a cbmemory store file")
         # read_only opens a ``file:...?mode=ro`` URI; in a read-only directory, where SQLite cannot create the
         # -wal and -shm files, it falls back to ``immutable=1`` (exact when no -wal holds unmerged changes;
-        # refused when one does): see sqlite_file.connect
+        # refused when one does): see file.connect
         self._conn = sf.connect(self.path, create=create, read_only=read_only, timeout=timeout)
         self._lock.conn = self._conn
         try:
@@ -82,7 +82,7 @@ class SQLiteCore(MemoryStore):
     # ---------------------------------------------------------------- setup
     def _open(self, *, create: bool = True) -> None:
         """Check the file is a cbmemory store of this schema (an empty file becomes one when ``create``
-        and not ``read_only``: sqlite_file.prepare) and set the connection up. Nothing here writes to an
+        and not ``read_only``: file.prepare) and set the connection up. Nothing here writes to an
         existing store but the upgrade of an older schema."""
         if sf.prepare(self._conn, self.path, create=create, read_only=self.read_only):
             self._checked = True  # made by this object: nothing to check before writing
@@ -182,7 +182,7 @@ class SQLiteCore(MemoryStore):
         return self._dim
 
     def _wipe(self) -> bool:
-        """Finish a pending wipe of erased records from the file's bytes (sqlite_file.wipe)."""
+        """Finish a pending wipe of erased records from the file's bytes (file.wipe)."""
         if self.path == ":memory:":
             return True
         with self._lock:

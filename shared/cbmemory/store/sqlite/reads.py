@@ -1,5 +1,5 @@
 """The embedded store's listings (``SQLiteReads``, a part of ``sqlite.SQLiteStore``): records by id, in
-conversation order under filters (SQL: sqlite_sql.filter_clause), around anchors (windows read by position),
+conversation order under filters (SQL: sql.filter_clause), around anchors (windows read by position),
 sessions, counts, users and the stored vectors the embedding cache looks up. Each is one SQL statement per
 ``CHUNK`` of ids or windows, read straight from the file (never from the columns in memory).
 """
@@ -12,11 +12,11 @@ from datetime import datetime
 
 import numpy as np
 
-from ..dates import utcnow
-from ..models import MemoryRecord, SearchFilters, Session, frozen_mapping
-from . import sqlite_sql as q
-from .sqlite_core import CHUNK, SQLiteCore
-from .sqlite_sql import row_to_record, stored_time
+from ...dates import utcnow
+from ...models import MemoryRecord, SearchFilters, Session, frozen_mapping
+from . import sql as q
+from .core import CHUNK, SQLiteCore
+from .sql import row_to_record, stored_time
 
 
 class SQLiteReads(SQLiteCore):
