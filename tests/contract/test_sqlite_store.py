@@ -256,7 +256,7 @@ def test_records_written_before_the_binding_are_indexed_until_they_get_their_vec
     with SQLiteStore(path) as s:
         write(s, "u3", "s1", {"after": {1: 1.0}})
         s.set_sparse("u1", {s.records_without_sparse("u1")[0].record_id: sparse({1: 1.0})})
-        plan = " ".join(r[3] for r in s._conn.execute(
+        plan = " ".join(r[3] for r in s._db.conn.execute(
             "EXPLAIN QUERY PLAN SELECT DISTINCT user_id FROM records WHERE sparse_ids IS NULL "
             "AND (expires_at IS NULL OR expires_at > 0) ORDER BY user_id"))
         assert "records_without_sparse" in plan
@@ -267,5 +267,5 @@ def test_records_written_before_the_binding_are_indexed_until_they_get_their_vec
     assert indexed == [("u1",), ("u2",)]
     with SQLiteStore(tmp_path / "never.db") as s:  # never bound: no index, nothing written to one
         s.bind_embedder("test-embedder", 8)
-        assert s._conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'records_without_sparse'"
+        assert s._db.conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'records_without_sparse'"
                                ).fetchone()[0] == 0

@@ -204,7 +204,7 @@ def test_forget_reaches_another_process_with_a_warm_vector_cache(tmp_path):
     assert_gone(db, [token("alicecached")], cached)  # with both connections still open
     assert other.search(Signal.VECTOR, "alice", q, 10) == []
     assert other.search(Signal.BM25, "alice", token("alicecached"), 10) == []
-    cols = other._cache.get("alice")  # the store's in-memory columns of the user: none, or emptied
+    cols = other._db.cache.get("alice")  # the store's in-memory columns of the user: none, or emptied
     assert cols is None or (cols.n == 0 and not np.any(cols.vectors[:0]))
     memory.add_session("alice", "a2", session("alicenew"), date="2023-05-08")
     assert {h.record.session_id for h in other.search(Signal.VECTOR, "alice", q, 10)} == {"a2"}

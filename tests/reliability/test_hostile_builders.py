@@ -39,7 +39,7 @@ def memory(tmp_path_factory):
 @pytest.mark.parametrize("evil", HOSTILE)
 def test_sqlite_builders_run_without_error_and_never_leak(memory, evil):
     store = memory.store
-    con: sqlite3.Connection = store._conn
+    con: sqlite3.Connection = store._db.conn
     where, params = sq.filter_clause("bob", _evil_filters(evil), NOW.timestamp())
     assert con.execute(f"SELECT count(*) FROM records r WHERE {where}", params).fetchone()[0] == 0
     vec = HashEmbedder().embed([evil or "x"])[0]

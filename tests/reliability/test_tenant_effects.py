@@ -81,7 +81,7 @@ def test_search_cost_reads_only_the_users_own_records(store):
     write(store, "mallory", "s1", [f"apples number {i}" for i in range(3000)])
     store.search(Signal.BM25, "alice", "apples", 5, now=NOW)
     store.search(Signal.BM25, "mallory", "apples", 5, now=NOW)
-    cols = store._cache.get("alice")
+    cols = store._db.cache.get("alice")
     assert cols is not None and cols.n == 1 and cols.lexical.n == 1
     apples = lexical.query_terms(["apples"])
     # once in each of the record's two fields (indexed text and raw turn), and nowhere else

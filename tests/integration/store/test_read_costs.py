@@ -57,11 +57,11 @@ def counted(store):
     def step():
         steps[0] += 1
         return 0  # go on
-    store._conn.set_progress_handler(step, 1)
+    store._db.conn.set_progress_handler(step, 1)
     try:
         yield steps
     finally:
-        store._conn.set_progress_handler(None, 1)
+        store._db.conn.set_progress_handler(None, 1)
 
 
 @pytest.fixture
@@ -109,7 +109,7 @@ def test_annotations_are_read_once_however_many_pairs_and_searches(annotated, mo
             return json.loads(text)
     monkeypatch.setattr(annotation_index, "json", CountingJson)
     store = annotated["large"]
-    store._conn.set_trace_callback(lambda sql: reads.append(sql) if "annotations != '{}'" in sql else None)
+    store._db.conn.set_trace_callback(lambda sql: reads.append(sql) if "annotations != '{}'" in sql else None)
     pairs = {"team": "red", **{k: v for k, v in list(FILLER.items())[:15]}}  # 16 pairs
     for f in (SearchFilters(annotations=pairs), SearchFilters(annotations={"team": "blue"}),
               SearchFilters(annotations={"session": "s4"})):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 import numpy as np
@@ -30,19 +30,20 @@ from ...dates import utcnow
 from ...embedding.sparse import SparseVector
 from ...errors import CbMemoryError
 from ...models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
-from ..base import WriteMode
+from ..base import MemoryStore, WriteMode
 from ..candidates import Candidates
 from ..signals import Signal
 from ..windows import Window
 from . import write as w
 from .cache import UserColumns
+from .core import SQLiteFile
 from .mask import column_mask
-from .reads import SQLiteReads
+from .reads import Listings
 from .scorers import SCORERS, Scoring
-from .sparse import SQLiteSparse
+from .sparse import SparseVectors
 
 
-class SQLiteStore(SQLiteSparse, SQLiteReads):
+class SQLiteStore(MemoryStore):
     """Memory in one local file. ``SQLiteStore("memory.db")``, or ``":memory:"`` for a throwaway store.
 
     Safe to share between threads of one process (one connection behind a lock) and between processes
@@ -54,23 +55,102 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
     raises ``CorruptStoreError``, on reads that meet a damaged page and before the first write of each
     store object (``quick_check``), so nothing is ever written into it; a file of any other kind raises
     ``NotAStoreError``.
+
+    Composed of parts: the file (``core.SQLiteFile``: connection, transactions, embedder binding, the users'
+    columns in memory), its listings (``reads.Listings``) and its sparse vectors (``sparse.SparseVectors``),
+    each on the file; the searches (by ``scorers.SCORERS``), writes and erasures are here.
     """
+
+    scorers = SCORERS
+
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, cache_rows: int = 2_000_000,
+                 create: bool = True, read_only: bool = False):
+        """``cache_rows``: records whose vectors and full-text index are kept in memory, over all users
+        (about 2 KB each with 384-dimension vectors); the least recently searched users are dropped first.
+        ``create``: a missing file is made a new store (else ``StoreNotFoundError``). ``read_only``: only
+        read; never creates or writes the file (writes raise ``ReadOnlyStoreError``). The way to read a
+        store whose file or directory is read-only, which without it is refused at open."""
+        self._db = SQLiteFile(path, timeout=timeout, cache_rows=cache_rows, create=create, read_only=read_only)
+        self.path, self.read_only = self._db.path, read_only
+        self._listings = Listings(self._db)
+        self._sparse = SparseVectors(self._db)
+
+    # ---------------------------------------------------------------- the parts' answers, as they are
+    def bind_embedder(self, name: str, dimension: int) -> None:
+        self._db.bind_embedder(name, dimension)
+
+    @property
+    def bound_embedder(self) -> tuple[str, int] | None:
+        return self._db.bound_embedder
+
+    def _dimension(self) -> int | None:
+        return self._db.dimension()
+
+    def _check_writable(self) -> None:
+        self._db.check_writable()
+
+    def _read_candidates(self, found: Candidates, at: list[int]) -> list[MemoryRecord | None]:
+        return self._db.read_candidates(found, at)
+
+    def _get_records(self, user_id: str, record_ids: list[str]) -> list[MemoryRecord]:
+        return self._listings.get_records(user_id, record_ids)
+
+    def _superseding(self, user_id: str, record_ids: list[str], now: datetime) -> dict[str, tuple[str, ...]]:
+        return self._listings.superseding(user_id, record_ids, now)
+
+    def _list_records(self, user_id: str, filters: SearchFilters, limit: int | None, newest_first: bool,
+                      now: datetime) -> list[MemoryRecord]:
+        return self._listings.list_records(user_id, filters, limit, newest_first, now)
+
+    def get_session(self, user_id: str, session_id: str) -> Session | None:
+        return self._listings.get_session(user_id, session_id)
+
+    def list_sessions(self, user_id: str) -> list[Session]:
+        return self._listings.list_sessions(user_id)
+
+    def count(self, user_id: str | None = None) -> int:
+        return self._listings.count(user_id)
+
+    def users(self) -> list[str]:
+        return self._listings.users()
+
+    def lookup_vectors(self, user_id: str, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
+        return self._listings.lookup_vectors(user_id, content_hashes)
+
+    def _bind_sparse_encoder(self, name: str) -> None:
+        self._sparse.bind(name)
+
+    @property
+    def bound_sparse_encoder(self) -> str | None:
+        return self._sparse.bound
+
+    def _sparse_terms(self, user_id: str) -> np.ndarray:
+        return self._sparse.terms(user_id)
+
+    def users_missing_sparse(self) -> list[str]:
+        return self._sparse.users_missing()
+
+    def _records_without_sparse(self, user_id: str, limit: int | None) -> list[MemoryRecord]:
+        return self._sparse.records_without(user_id, limit)
+
+    def _set_sparse(self, user_id: str, vectors: dict[str, SparseVector]) -> int:
+        return self._sparse.set(user_id, vectors)
 
     # ---------------------------------------------------------------- writes
     def _write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray,
                mode: WriteMode, sparse: list[SparseVector] | None) -> IngestResult:
         """One transaction (write.write_batch): the batch is all-or-nothing."""
-        with self._tx() as c:
+        with self._db.tx() as c:
             result, touched = w.write_batch(c, sessions, records, vectors, mode, sparse)
             w.mark_users(c, touched)
             pending = w.wipe_pending(c) is not None
         if pending:
-            self._wipe()
+            self._db.wipe()
         return result
 
     def forget(self, user_id: str, session_id: str | None = None) -> ForgetResult:
-        self._check_writable()
-        with self._tx() as c:
+        self._db.check_writable()
+        with self._db.tx() as c:
             records, sessions = w.erase(c, user_id, session_id)
             touched = {user_id: True} if records or sessions else {}
             w.mark_users(c, touched)
@@ -80,8 +160,8 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
         return ForgetResult(records, sessions, self._erased(touched, pending))
 
     def purge_expired(self, now: datetime | None = None) -> int:
-        self._check_writable()
-        with self._tx() as c:
+        self._db.check_writable()
+        with self._db.tx() as c:
             n, touched = w.purge(c, (now or utcnow()).timestamp())
             w.mark_users(c, touched)
             if n:
@@ -94,23 +174,21 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
         """After an erasing transaction: drop the users' columns, and finish the wipe if one is pending
         (this erase's, or one a reader blocked earlier). Returns whether the file is wiped."""
         for user in touched:
-            self._cache.drop(user)
-        return self._wipe() if pending else True
+            self._db.cache.drop(user)
+        return self._db.wipe() if pending else True
 
     # ---------------------------------------------------------------- searches
-    scorers = SCORERS
-
     def _top_of(self, signal: Signal, user_id: str, query: object, k: int, filters: SearchFilters,
                 now: datetime, with_records: bool) -> tuple[Candidates, dict[int, MemoryRecord]]:
         """The ``k`` best of ``signal`` by its scorer (score, then rowid), read in one transaction, with their
         records when asked."""
-        with self._tx(write=False) as c:
-            m = self._refresh(c, user_id)
+        with self._db.tx(write=False) as c:
+            m = self._db.refresh(c, user_id)
             if m.n == 0:
                 return Candidates.empty(user_id), {}
             scoring = Scoring(c, user_id, m, filters, now.timestamp())
-            found = self._top(user_id, m, *self.scorers[signal](scoring, query), k)
-            records = self._records_by_rowid(c, user_id, m, found.keys.tolist()) if with_records else {}
+            found = self._db.top(user_id, m, *self.scorers[signal](scoring, query), k)
+            records = self._db.records_by_rowid(c, user_id, m, found.keys.tolist()) if with_records else {}
         return found, records
 
     def _candidates(self, signal: Signal, user_id: str, query: object, k: int, filters: SearchFilters,
@@ -120,7 +198,7 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
 
     def _search(self, signal: Signal, user_id: str, query: object, k: int, filters: SearchFilters,
                 now: datetime) -> list[Hit]:
-        return self._as_hits(signal.value, *self._top_of(signal, user_id, query, k, filters, now, True))
+        return self._db.as_hits(signal.value, *self._top_of(signal, user_id, query, k, filters, now, True))
 
     def _placed(self, c: sqlite3.Connection, user_id: str, m: UserColumns, merged: Sequence[Window],
                 filters: SearchFilters, now: datetime) -> np.ndarray:
@@ -136,19 +214,19 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
                     now: datetime) -> list[MemoryRecord]:
         """From the columns in memory: the windows' records by position, ``filters`` as for a search, their
         records read by rowid (most from the recent-records cache)."""
-        with self._tx(write=False) as c:
-            m = self._refresh(c, user_id)
+        with self._db.tx(write=False) as c:
+            m = self._db.refresh(c, user_id)
             if m.n == 0:
                 return []
             rowids = m.rowids[self._placed(c, user_id, m, merged, filters, now)].tolist()
-            records = self._records_by_rowid(c, user_id, m, rowids)
+            records = self._db.records_by_rowid(c, user_id, m, rowids)
         return [records[r] for r in rowids if r in records]
 
     def _neighbour_candidates(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
                               now: datetime) -> Candidates:
         """From the columns in memory; no record is read."""
-        with self._tx(write=False) as c:
-            m = self._refresh(c, user_id)
+        with self._db.tx(write=False) as c:
+            m = self._db.refresh(c, user_id)
             if m.n == 0:
                 return Candidates.empty(user_id)
             idx = self._placed(c, user_id, m, merged, filters, now)
@@ -156,8 +234,8 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
                               m.positions[idx], m.occurred[idx], m.speakers[idx], m.echoes[idx])
 
     def stats(self) -> dict[str, object]:
-        with self._lock:
-            c = self._conn
+        with self._db.lock:
+            c = self._db.conn
             kinds = dict(c.execute("SELECT kind, count(*) FROM records GROUP BY kind").fetchall())
             out: dict[str, object] = {
                 "backend": "sqlite",
@@ -166,12 +244,12 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
                 "sessions": c.execute("SELECT count(*) FROM sessions").fetchone()[0],
                 "records": sum(kinds.values()),
                 "records_by_kind": kinds,
-                "embedder": self._meta("embedder_name"),
-                "dimension": self._dim,
-                "sparse_encoder": self._meta("sparse_encoder_name"),
+                "embedder": self._db.meta("embedder_name"),
+                "dimension": self._db.dim,
+                "sparse_encoder": self._db.meta("sparse_encoder_name"),
                 "sparse_records": c.execute(
                     "SELECT count(*) FROM records WHERE sparse_ids IS NOT NULL").fetchone()[0],
-                "schema_version": self._meta("schema_version"),
+                "schema_version": self._db.meta("schema_version"),
             }
         if self.path != ":memory:":
             out["file_bytes"] = sum(os.path.getsize(p) for p in (self.path, self.path + "-wal")
@@ -179,11 +257,11 @@ class SQLiteStore(SQLiteSparse, SQLiteReads):
         return out
 
     def close(self) -> None:
-        with self._lock:
+        with self._db.lock:
             try:
-                if not self.read_only and w.wipe_pending(self._conn) is not None:
-                    self._wipe()
+                if not self.read_only and w.wipe_pending(self._db.conn) is not None:
+                    self._db.wipe()
             except (sqlite3.Error, CbMemoryError):  # already closed, or damaged: nothing to finish here
                 pass
-            self._conn.close()
-            self._cache.clear()
+            self._db.conn.close()
+            self._db.cache.clear()
