@@ -154,13 +154,13 @@ def test_an_embedder_bound_by_another_process_meanwhile_is_compared(state):
     store = CouchbaseStore(FakeCluster(state), "cbm", scope="team_a")
     store.bind_sparse_encoder("test-sparse")
     meta = state.docs[USERS][d.META_KEY]
-    real_ensure = store.ensure_schema
+    real_ensure = store._b.ensure_schema  # the bucket part makes the schema
 
     def ensure(dimension, **kw):  # another process binds its embedder while this one makes the schema
         real_ensure(dimension, **kw)
         meta.update(embedder_name="theirs", embedder_dimension=DIM)
 
-    store.ensure_schema = ensure
+    store._b.ensure_schema = ensure
     with pytest.raises(EmbedderMismatchError, match="'theirs'"):
         store.bind_embedder("mine", DIM)
     assert meta["embedder_name"] == "theirs"

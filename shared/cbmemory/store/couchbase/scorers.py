@@ -1,6 +1,6 @@
 """The Couchbase store's ``{Signal: scorer}`` table (``CouchbaseStore.scorers``): each scorer sends its
 signal's request (built in ``requests``), re-reads every hit by key and checks it again
-(``CouchbaseCore._checked``: the user, then ``filters.admits``) and returns the best ``k`` as hits. Vector and
+(``CouchbaseBucket.checked``: the user, then ``filters.admits``) and returns the best ``k`` as hits. Vector and
 sparse scores are recomputed exactly from the stored vectors, as in the embedded store; full-text scores are
 the server's, divided by the call's best (``CouchbaseStore``'s docstring says why).
 """
@@ -20,9 +20,9 @@ from ...models import Hit, MemoryRecord, SearchFilters, frozen_mapping
 from ..signals import Signal
 from . import docs as d
 from . import requests as q
-from .core import CouchbaseCore
+from .core import CouchbaseBucket
 
-Scorer = Callable[[CouchbaseCore, str, Any, int, SearchFilters, datetime], list[Hit]]
+Scorer = Callable[[CouchbaseBucket, str, Any, int, SearchFilters, datetime], list[Hit]]
 
 
 def _hits(signal: Signal, found: list[tuple[float, MemoryRecord]]) -> list[Hit]:
@@ -30,42 +30,42 @@ def _hits(signal: Signal, found: list[tuple[float, MemoryRecord]]) -> list[Hit]:
             for i, (s, rec) in enumerate(found, 1)]
 
 
-def vector(store: CouchbaseCore, user_id: str, query: np.ndarray, k: int, filters: SearchFilters,
+def vector(bucket: CouchbaseBucket, user_id: str, query: np.ndarray, k: int, filters: SearchFilters,
            now: datetime) -> list[Hit]:
     """One Search request, k-NN with the user and filters as pre-filter, for ``k * candidates_per_k``
     neighbours; the exact top ``k`` by the cosine with the stored vectors."""
-    n = max(k, k * store.candidates_per_k)
-    rows = store._c.search(q.vector_request(user_id, query, n, filters, now), n)
-    found = [(float(d.body_vector(body) @ query), rec) for _, rec, body in store._checked(rows, user_id, filters, now)]
+    n = max(k, k * bucket.candidates_per_k)
+    rows = bucket.client.search(q.vector_request(user_id, query, n, filters, now), n)
+    found = [(float(d.body_vector(body) @ query), rec) for _, rec, body in bucket.checked(rows, user_id, filters, now)]
     found.sort(key=lambda x: -x[0])  # stable: ties keep the server's order
     return _hits(Signal.VECTOR, found[:k])
 
 
-def _text(signal: Signal, store: CouchbaseCore, user_id: str, request: Any, k: int, filters: SearchFilters,
+def _text(signal: Signal, bucket: CouchbaseBucket, user_id: str, request: Any, k: int, filters: SearchFilters,
           now: datetime) -> list[Hit]:
     if request is None:
         return []
-    rows = store._c.search(request, max(k, k * store.candidates_per_k))
-    found = [(s, rec) for s, rec, _ in store._checked(rows, user_id, filters, now)][:k]
+    rows = bucket.client.search(request, max(k, k * bucket.candidates_per_k))
+    found = [(s, rec) for s, rec, _ in bucket.checked(rows, user_id, filters, now)][:k]
     scale = max((s for s, _ in found if s > 0), default=1.0)  # the best server score (1.0: none positive)
     return _hits(signal, [(s / scale, rec) for s, rec in found])
 
 
-def bm25(store: CouchbaseCore, user_id: str, query: str, k: int, filters: SearchFilters,
+def bm25(bucket: CouchbaseBucket, user_id: str, query: str, k: int, filters: SearchFilters,
          now: datetime) -> list[Hit]:
     """One Search request: each query word (``match``) on both text fields, the filters as zero-boost
     conjuncts."""
-    return _text(Signal.BM25, store, user_id, q.text_request(user_id, filters, now, query=query), k, filters, now)
+    return _text(Signal.BM25, bucket, user_id, q.text_request(user_id, filters, now, query=query), k, filters, now)
 
 
-def entity(store: CouchbaseCore, user_id: str, query: list[str], k: int, filters: SearchFilters,
+def entity(bucket: CouchbaseBucket, user_id: str, query: list[str], k: int, filters: SearchFilters,
            now: datetime) -> list[Hit]:
     """One Search request: each phrase (``match_phrase``) on both text fields."""
-    return _text(Signal.ENTITY, store, user_id, q.text_request(user_id, filters, now, phrases=query), k,
+    return _text(Signal.ENTITY, bucket, user_id, q.text_request(user_id, filters, now, phrases=query), k,
                  filters, now)
 
 
-def sparse(store: CouchbaseCore, user_id: str, query: SparseVector, k: int, filters: SearchFilters,
+def sparse(bucket: CouchbaseBucket, user_id: str, query: SparseVector, k: int, filters: SearchFilters,
            now: datetime) -> list[Hit]:
     """One SQL++ statement (``requests.sparse_search``) scores the user's records server-side and returns
     the best ``k * candidates_per_k`` keys; each document is then fetched by key and checked again (the
@@ -73,13 +73,13 @@ def sparse(store: CouchbaseCore, user_id: str, query: SparseVector, k: int, filt
     embedded store scores), and the best ``k`` with a positive score are returned (ties: by document key,
     the statement's order). A document whose ``sparse`` field is malformed is skipped. Nothing is sent when
     no sparse encoder is bound."""
-    if store.bound_sparse_encoder is None:
+    if bucket.bound_sparse_encoder is None:
         return []
-    n = max(k, k * store.candidates_per_k)
-    rows = store._c.query(q.sparse_search(store.memory_collection, user_id, query, filters, now, n))
+    n = max(k, k * bucket.candidates_per_k)
+    rows = bucket.client.query(q.sparse_search(bucket.memory_collection, user_id, query, filters, now, n))
     keys = dict.fromkeys(row["key"] for row in rows if isinstance(row, Mapping) and isinstance(row.get("key"), str))
     found: list[tuple[float, MemoryRecord]] = []
-    for _, rec, body in store._checked([(key, 0.0) for key in keys], user_id, filters, now):
+    for _, rec, body in bucket.checked([(key, 0.0) for key in keys], user_id, filters, now):
         try:
             stored = d.body_sparse(body)
         except CbMemoryError:  # a malformed sparse field: the document cannot be scored

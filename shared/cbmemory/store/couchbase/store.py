@@ -4,10 +4,10 @@ search, SQL++ for listing and erasing. The couchbase SDK is imported on first us
     store = CouchbaseStore.connect("couchbase://localhost", "user", "password", bucket="cbmemory")
     memory = AgentMemory(store)
 
-``CouchbaseStore`` is here with its writes, erasures and searches; its other parts, each a base class of it:
-``core`` (settings, schema, the embedder binding, the re-check of every hit by key),
-``sparse`` (the sparse vectors) and ``reads`` (the listings). Inputs are checked once,
-for every backend, by ``MemoryStore`` (``base``, ``inputs``) before any of them runs.
+``CouchbaseStore`` is here with its writes and erasures; it holds its other parts, each on the bucket:
+``core`` (settings, schema, the bindings, the re-check of every hit by key), ``reads`` (the listings),
+``sparse`` (the sparse vectors) and ``scorers`` (the searches, by signal). Inputs are checked once, for every
+backend, by ``MemoryStore`` (``base``, ``inputs``) before any of them runs.
 
 What each operation sends (the builders are in ``requests``, document bodies in ``docs``,
 the calls in ``client``, schema management in ``schema``):
@@ -69,18 +69,20 @@ from ...dates import utcnow
 from ...embedding.sparse import SparseVector
 from ...errors import CbMemoryError, WriteConflictError
 from ...models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
-from ..base import WriteMode
+from ..base import MemoryStore, WriteMode
 from ..sessions import leftovers
 from ..signals import Signal
+from ..windows import Window
 from . import docs as d
 from . import requests as q
 from .client import CHUNK, connect_cluster
-from .reads import CouchbaseReads
+from .core import CouchbaseBucket
+from .reads import Listings
 from .scorers import SCORERS
-from .sparse import CouchbaseSparse
+from .sparse import SparseVectors
 
 
-class CouchbaseStore(CouchbaseSparse, CouchbaseReads):
+class CouchbaseStore(MemoryStore):
     """Memory in one Couchbase bucket: a scope (``agentmemory``) with ``users``, ``sessions`` and
     ``memory`` collections and one Search index over ``memory``. Batches are not atomic (see the module
     docstring).
@@ -93,7 +95,94 @@ class CouchbaseStore(CouchbaseSparse, CouchbaseReads):
     neighbours (a sparse search asks SQL++ for as many best-scoring keys) and keeps the exact top k.
     ``consistency``: ``"at_plus"`` (searches wait until this store's own writes are indexed) or
     ``"not_bounded"``.
+
+    Composed of parts: the bucket (``core.CouchbaseBucket``: settings, client, schema, the meta document's
+    bindings, the re-check of every hit by key), its listings (``reads.Listings``), its sparse vectors
+    (``sparse.SparseVectors``) and its searches (``scorers.SCORERS``), each on the bucket; the writes and
+    erasures are here.
     """
+
+    scorers = SCORERS
+
+    def __init__(self, cluster: Any, bucket: str, *, scope: str = d.DEFAULT_SCOPE,
+                 index_name: str = d.DEFAULT_INDEX, users_collection: str = "users",
+                 sessions_collection: str = "sessions", memory_collection: str = "memory",
+                 auto_schema: bool = True, schema_timeout: float = 120.0, candidates_per_k: int = 2,
+                 consistency: str = "at_plus", close_cluster: bool = False):
+        self._b = b = CouchbaseBucket(
+            cluster, bucket, scope=scope, index_name=index_name, users_collection=users_collection,
+            sessions_collection=sessions_collection, memory_collection=memory_collection, auto_schema=auto_schema,
+            schema_timeout=schema_timeout, candidates_per_k=candidates_per_k, consistency=consistency)
+        self._c = b.client
+        self.cluster, self.bucket_name, self.scope_name, self.index_name = cluster, bucket, scope, index_name
+        self.users_collection, self.sessions_collection = users_collection, sessions_collection
+        self.memory_collection = memory_collection
+        self.candidates_per_k, self.consistency = candidates_per_k, consistency
+        self._close_cluster = close_cluster
+        self._listings = Listings(b)
+        self._sparse = SparseVectors(b)
+
+    # ---------------------------------------------------------------- the parts' answers, as they are
+    def ensure_schema(self, dimension: int, *, timeout: float | None = None) -> None:
+        """Create what is missing: scope, collections, SQL++ indexes and the Search index (with
+        ``dimension``-sized vectors). An existing Search index with another dimension is refused with
+        ``EmbedderMismatchError``. Waits, by polling up to ``timeout`` seconds, until each is usable."""
+        self._b.ensure_schema(dimension, timeout=timeout)
+
+    def bind_embedder(self, name: str, dimension: int) -> None:
+        self._b.bind_embedder(name, dimension)
+
+    @property
+    def bound_embedder(self) -> tuple[str, int] | None:
+        return self._b.bound_embedder
+
+    def _dimension(self) -> int | None:
+        return self._b.dimension()
+
+    def _get_records(self, user_id: str, record_ids: list[str]) -> list[MemoryRecord]:
+        return self._listings.get_records(user_id, record_ids)
+
+    def _superseding(self, user_id: str, record_ids: list[str], now: datetime) -> dict[str, tuple[str, ...]]:
+        return self._listings.superseding(user_id, record_ids, now)
+
+    def _list_records(self, user_id: str, filters: SearchFilters, limit: int | None, newest_first: bool,
+                      now: datetime) -> list[MemoryRecord]:
+        return self._listings.list_records(user_id, filters, limit, newest_first, now)
+
+    def _neighbours(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
+                    now: datetime) -> list[MemoryRecord]:
+        return self._listings.neighbours(user_id, merged, filters, now)
+
+    def get_session(self, user_id: str, session_id: str) -> Session | None:
+        return self._listings.get_session(user_id, session_id)
+
+    def list_sessions(self, user_id: str) -> list[Session]:
+        return self._listings.list_sessions(user_id)
+
+    def count(self, user_id: str | None = None) -> int:
+        return self._listings.count(user_id)
+
+    def users(self) -> list[str]:
+        return self._listings.users()
+
+    def lookup_vectors(self, user_id: str, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
+        return self._listings.lookup_vectors(user_id, content_hashes)
+
+    def _bind_sparse_encoder(self, name: str) -> None:
+        self._sparse.bind(name)
+
+    @property
+    def bound_sparse_encoder(self) -> str | None:
+        return self._b.bound_sparse_encoder
+
+    def users_missing_sparse(self) -> list[str]:
+        return self._sparse.users_missing()
+
+    def _records_without_sparse(self, user_id: str, limit: int | None) -> list[MemoryRecord]:
+        return self._sparse.records_without(user_id, limit)
+
+    def _set_sparse(self, user_id: str, vectors: dict[str, SparseVector]) -> int:
+        return self._sparse.set(user_id, vectors)
 
     @classmethod
     def connect(cls, connection_string: str, username: str, password: str, bucket: str, *,
@@ -241,11 +330,9 @@ class CouchbaseStore(CouchbaseSparse, CouchbaseReads):
             self._c.remove_many(self.users_collection, [d.user_key(u) for u in part if u not in left])
 
     # ---------------------------------------------------------------- searches
-    scorers = SCORERS
-
     def _search(self, signal: Signal, user_id: str, query: Any, k: int, filters: SearchFilters,
                 now: datetime) -> list[Hit]:
-        return self.scorers[signal](self, user_id, query, k, filters, now)
+        return self.scorers[signal](self._b, user_id, query, k, filters, now)
 
     def stats(self) -> dict[str, object]:
         kinds = {row["kind"]: int(row["n"]) for row in self._c.query(q.kind_counts(self.memory_collection))}
