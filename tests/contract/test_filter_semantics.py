@@ -8,10 +8,10 @@ must admit exactly the queried user's records that ``admits`` admits:
 
 - SQLite SQL: ``sqlite_sql.filter_clause``, executed on a real in-memory SQLite ``records`` table of the
   records (made with the store's own schema and write code), and through ``SQLiteStore.list_records``;
-- SQLite masks: ``SQLiteStore._mask``, through the store's ``vector_search`` and ``text_search`` (every
+- SQLite masks: ``SQLiteStore._mask``, through the store's ``vector`` and ``bm25`` searches (every
   record matches the vector and the word, so each returns exactly what the mask lets through);
 - Couchbase, client side: the check every hit goes through again after being fetched by key, through
-  ``CouchbaseStore.vector_search`` against the in-process fake of the SDK (tests/support/couchbase_fake.py)
+  ``CouchbaseStore``'s ``vector`` search against the in-process fake of the SDK (tests/support/couchbase_fake.py)
   whose Search "index" returns every stored document, as a lagging index might;
 - Couchbase Search: the query JSON of ``couchbase_requests.filter_clauses`` (the k-NN pre-filter and the
   text query's zero-boost conjuncts, as the SDK encodes them), interpreted against each record's document

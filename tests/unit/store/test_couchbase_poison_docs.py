@@ -1,6 +1,6 @@
 """Unit layer: Couchbase documents written before cbmemory refused out-of-range instants (``datetime.max`` as
 an expiry or a session date) read back clamped into the supported range instead of crashing a read, and
-documents with a malformed sparse vector are skipped by ``sparse_search``, against
+documents with a malformed sparse vector are skipped by the ``sparse`` search, against
 the in-process fake of the SDK objects (tests/support/couchbase_fake.py; not backend coverage)."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def test_stored_out_of_range_times_are_clamped_on_every_read():
 
 def test_a_malformed_sparse_field_is_skipped_by_sparse_search_and_never_breaks_a_read():
     """A document whose ``sparse`` field is not a sparse vector (written by hand, or by another program) is
-    left out of ``sparse_search`` (it cannot be scored) instead of failing the call; every other read of it
+    left out of the ``sparse`` search (it cannot be scored) instead of failing the call; every other read of it
     ignores the field."""
     state = FakeState()
     store = CouchbaseStore(FakeCluster(state), "cbm", scope="team_a")

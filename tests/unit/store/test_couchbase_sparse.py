@@ -3,7 +3,7 @@ objects (tests/support/couchbase_fake.py; NOT backend coverage: KV is a dict and
 
 Checked here: the binding in the meta document (``sparse_encoder`` next to the embedder's fields, set once
 with an atomic sub-document insert), the ``sparse`` field ``write`` puts in each document (none when no
-encoder is bound), and what ``sparse_search`` does: the one SQL++ statement it sends (its text is golden in
+encoder is bound), and what its ``sparse`` search does: the one SQL++ statement it sends (its text is golden in
 test_couchbase_sqlpp.py), and what it keeps of the rows (the documents re-read by key: other users', erased,
 filtered-out, expired and unscorable ones dropped; scores recomputed exactly; cut to k). Records written
 before the binding: binding a store that holds them sends no count and leaves them without a vector;
@@ -209,7 +209,7 @@ def test_a_bound_store_refuses_a_write_without_sparse_vectors(sparse_store, stat
     assert not calls(state, "upsert_multi")
 
 
-# ------------------------------------------------------------------ sparse_search
+# ------------------------------------------------------------------ the sparse search
 QUERY = sv({1: 1.0, 2: 1.0, 7: 3.0})
 
 
