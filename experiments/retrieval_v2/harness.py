@@ -87,8 +87,8 @@ class Corpus:
     # ---------------------------------------------------------------- live scoring
     def columns(self, user_id: str) -> Any:
         if user_id not in self._cols:
-            with self.store._tx(write=False) as c:
-                self._cols[user_id] = self.store._refresh(c, user_id)
+            with self.store._db.tx(write=False) as c:
+                self._cols[user_id] = self.store._db.refresh(c, user_id)
         return self._cols[user_id]
 
     def bm25_terms(self, user_id: str, terms: Sequence[int], weights: Sequence[float] | None = None) -> np.ndarray:
@@ -172,8 +172,8 @@ def build(cache_dir: Path, scale: int, qvecs: dict[str, np.ndarray] | None = Non
             print(f"{user_id}: {m.n} of {es.haystacks[user_id].turns} records, left out", file=sys.stderr)
             corpus._cols.pop(user_id)
             continue
-        with store._tx(write=False) as c:
-            recs = store._records_by_rowid(c, user_id, m, m.rowids[: m.n].tolist())
+        with store._db.tx(write=False) as c:
+            recs = store._db.records_by_rowid(c, user_id, m, m.rowids[: m.n].tolist())
         records = [recs[int(r)] for r in m.rowids[: m.n]]
         assert all(r.kind == "turn" for r in records)
         sids: dict[str, int] = {}

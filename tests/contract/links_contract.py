@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from cbmemory.errors import InvalidInputError
+from cbmemory.store.signals import Signal
 
 from .contract_data import NOW, T0, session_batch, unit
 
@@ -42,7 +43,7 @@ class LinksContract:
             paris.record_id: (porto.record_id,), porto.record_id: (lisbon.record_id,)}
         listed = {r.record_id: r.supersedes for r in bound.list_records("u1", now=NOW)}
         assert listed[lisbon.record_id] == (porto.record_id,)
-        [hit] = bound.vector_search("u1", unit(1), 1, now=NOW)
+        [hit] = bound.search(Signal.VECTOR, "u1", unit(1), 1, now=NOW)
         assert hit.record.supersedes == (paris.record_id,)
         assert bound.count("u1") == 3  # nothing is deleted by a link
 

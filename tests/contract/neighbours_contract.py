@@ -13,6 +13,7 @@ import pytest
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import NO_FILTERS, SearchFilters, frozen_mapping
 from cbmemory.store import MemoryStore
+from cbmemory.store.signals import Signal
 from cbmemory.store.windows import in_windows, windows
 from cbmemory.validation import (
     MAX_ANNOTATION_BYTES,
@@ -121,8 +122,8 @@ class NeighboursContract:
         assert dict(bound.get_session("u1", "s1").annotations) == full
         pairs = dict(list(full.items())[:MAX_FILTER_ANNOTATIONS])
         f = SearchFilters(annotations=pairs)
-        assert sorted(h.record.text for h in bound.vector_search("u1", unit(0), 5, f, now=NOW)) == [
+        assert sorted(h.record.text for h in bound.search(Signal.VECTOR, "u1", unit(0), 5, f, now=NOW)) == [
             "first turn", "second turn"]
         assert len(bound.list_records("u1", f, now=NOW)) == 2
-        assert bound.vector_search("u1", unit(0), 5, SearchFilters(annotations={**pairs, "key00": "no"}),
+        assert bound.search(Signal.VECTOR, "u1", unit(0), 5, SearchFilters(annotations={**pairs, "key00": "no"}),
                                    now=NOW) == []

@@ -20,6 +20,7 @@ from cbmemory.errors import InvalidInputError
 from cbmemory.models import NO_FILTERS, SearchFilters
 from cbmemory.store import MemoryStore
 from cbmemory.store.inputs import MAX_PHRASES, MAX_SEARCH_K
+from cbmemory.store.signals import Signal
 from cbmemory.validation import MAX_QUERY_CHARS
 
 from .contract_data import DIM, NOW, sparse, unit
@@ -34,8 +35,8 @@ def search(store: MemoryStore, kind: str, vector: np.ndarray, query: object = _G
     """One search of ``kind`` with good arguments (``vector``: a unit vector of the store's dimension), but
     those given."""
     good = {"vector": vector, "text": "alpha", "phrase": ["alpha"], "sparse": sparse({1: 1.0})}[kind]
-    method = getattr(store, f"{kind}_search")
-    return method(user_id, good if query is _GOOD else query, k, filters, now)
+    signal = {"vector": Signal.VECTOR, "text": Signal.BM25, "phrase": Signal.ENTITY, "sparse": Signal.SPARSE}[kind]
+    return store.search(signal, user_id, good if query is _GOOD else query, k, filters, now)
 
 
 def _bad_calls() -> list[tuple[str, BadCall]]:
@@ -110,7 +111,7 @@ class SearchInputContract:
 
     def test_searches_and_reads_are_checked_by_the_contract(self, store):
         """No backend overrides the public methods: ``MemoryStore`` checks, the backend's ``_...`` answers."""
-        for name in ("vector_search", "text_search", "phrase_search", "sparse_search", "list_records",
+        for name in ("search", "search_candidates", "list_records",
                      "get_records", "neighbours", "records_without_sparse", "sparse_terms"):
             assert getattr(type(store), name) is getattr(MemoryStore, name), name
 
@@ -126,15 +127,15 @@ class SearchInputContract:
             for kwargs in ({"k": 1000}, {"k": np.int64(2)}, {"now": NOW.replace(tzinfo=None)}):
                 hits = search(two_users, kind, unit(0), **kwargs)
                 assert hits and {h.record.user_id for h in hits} == {"u1"}, (kind, kwargs)
-        assert [h.record.text for h in two_users.vector_search("u1", row, 1, now=NOW)] == ["alpha of u1"]
-        assert [h.record.text for h in two_users.vector_search("u1", [0.0, 1.0] + [0.0] * (DIM - 2), 1,
+        assert [h.record.text for h in two_users.search(Signal.VECTOR, "u1", row, 1, now=NOW)] == ["alpha of u1"]
+        assert [h.record.text for h in two_users.search(Signal.VECTOR, "u1", [0.0, 1.0] + [0.0] * (DIM - 2), 1,
                                                               now=NOW)] == ["beta of u1"]  # a list of floats
         longest = ("alpha " * MAX_QUERY_CHARS)[:MAX_QUERY_CHARS]
-        assert two_users.text_search("u1", longest, 5, now=NOW)
-        assert two_users.text_search("u1", "", 5, now=NOW) == []  # no word: no hit
-        assert two_users.phrase_search("u1", [], 5, now=NOW) == []
-        assert two_users.phrase_search("u1", ("alpha", ""), 5, now=NOW)  # a tuple; an empty phrase finds nothing
-        assert two_users.sparse_search("u1", sparse({}), 5, now=NOW) == []
+        assert two_users.search(Signal.BM25, "u1", longest, 5, now=NOW)
+        assert two_users.search(Signal.BM25, "u1", "", 5, now=NOW) == []  # no word: no hit
+        assert two_users.search(Signal.ENTITY, "u1", [], 5, now=NOW) == []
+        assert two_users.search(Signal.ENTITY, "u1", ("alpha", ""), 5, now=NOW)  # a tuple; an empty phrase finds nothing
+        assert two_users.search(Signal.SPARSE, "u1", sparse({}), 5, now=NOW) == []
         assert two_users.list_records("u1", limit=0) == []
         assert [r.text for r in two_users.list_records("u1", limit=np.int64(1), newest_first=True)] == ["beta of u1"]
         assert two_users.get_records("u1", ()) == []
@@ -162,12 +163,12 @@ class SearchInputContract:
         assert sparse_bound.list_records("u1", now=naive + timedelta(hours=2)) == []
 
     def test_an_unbound_store_finds_no_vector_but_still_checks_the_query(self, store):
-        assert store.vector_search("u1", np.ones(3), 5, now=NOW) == []  # no dimension to compare with yet
+        assert store.search(Signal.VECTOR, "u1", np.ones(3), 5, now=NOW) == []  # no dimension to compare with yet
         for bad in (np.full(3, np.nan), np.zeros(0), "abc"):
             with pytest.raises(InvalidInputError):
-                store.vector_search("u1", bad, 5)
+                store.search(Signal.VECTOR, "u1", bad, 5)
         with pytest.raises(InvalidInputError):
-            store.vector_search("u1", np.ones(3), 0)
+            store.search(Signal.VECTOR, "u1", np.ones(3), 0)
 
     def test_filters_that_admit_nothing_find_nothing_but_the_inputs_are_still_checked(self, two_users):
         none = SearchFilters(session_ids=())
@@ -176,4 +177,4 @@ class SearchInputContract:
             with pytest.raises(InvalidInputError):
                 search(two_users, kind, unit(0), filters=none, k=0)
         with pytest.raises(InvalidInputError):
-            two_users.vector_search("u1", np.ones(DIM + 1), 5, none)
+            two_users.search(Signal.VECTOR, "u1", np.ones(DIM + 1), 5, none)

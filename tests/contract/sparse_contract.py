@@ -14,6 +14,7 @@ import pytest
 
 from cbmemory.errors import EmbedderMismatchError, InvalidInputError
 from cbmemory.models import NO_FILTERS, SearchFilters
+from cbmemory.store.signals import Signal
 
 from .contract_data import NOW, T0, session_batch, sparse, unit
 
@@ -22,14 +23,14 @@ class SparseContract:
     """The sparse-vector part of ``StoreContract``."""
 
     def sparse_texts(self, store, user, query, k=10, filters=NO_FILTERS, now=NOW):
-        return [h.record.text for h in store.sparse_search(user, query, k, filters, now=now)]
+        return [h.record.text for h in store.search(Signal.SPARSE, user, query, k, filters, now=now)]
 
     def test_sparse_search_ranks_by_dot_product_and_keeps_positive_scores_only(self, sparse_bound):
         self.write(sparse_bound, "u1", "s1", ["a", "b", "c", "d", "e"], [unit(0)] * 5,
                    sparse=[sparse({1: 1.0, 2: 0.5}), sparse({2: 2.0, 9: 4.0}), sparse({3: 1.0}),
                            sparse({1: -1.0}), sparse({})])
         query = sparse({1: 1.0, 2: 1.0, 7: 3.0})
-        hits = sparse_bound.sparse_search("u1", query, 10, now=NOW)
+        hits = sparse_bound.search(Signal.SPARSE, "u1", query, 10, now=NOW)
         # b: 2.0 * 1; a: 1.0 * 1 + 0.5 * 1; c shares no term, d scores -1 and e has no terms: never hits
         assert [h.record.text for h in hits] == ["b", "a"]
         assert [h.score for h in hits] == pytest.approx([2.0, 1.5])
@@ -44,10 +45,10 @@ class SparseContract:
         self.write(sparse_bound, "u1", "s1", ["mine", "also mine"], [unit(0), unit(1)],
                    sparse=[sparse({5: 1.0}), sparse({5: 0.5, 6: 2.0})])
         query = sparse({5: 2.0, 6: 1.0})
-        before = [(h.record.record_id, h.score) for h in sparse_bound.sparse_search("u1", query, 10, now=NOW)]
+        before = [(h.record.record_id, h.score) for h in sparse_bound.search(Signal.SPARSE, "u1", query, 10, now=NOW)]
         self.write(sparse_bound, "u2", "s1", ["other user's exact match", "another"], [unit(0), unit(1)],
                    sparse=[sparse({5: 1.0}), sparse({5: 9.0})])
-        hits = sparse_bound.sparse_search("u1", query, 10, now=NOW)
+        hits = sparse_bound.search(Signal.SPARSE, "u1", query, 10, now=NOW)
         assert [h.record.text for h in hits] == ["also mine", "mine"]  # 0.5 * 2 + 2 * 1 = 3; 1 * 2 = 2
         assert [h.score for h in hits] == pytest.approx([3.0, 2.0])
         assert all(h.record.user_id == "u1" for h in hits)
@@ -123,7 +124,7 @@ class SparseContract:
 
     def test_sparse_encoder_binding(self, bound):
         assert bound.bound_sparse_encoder is None
-        assert bound.sparse_search("u1", sparse({1: 1.0}), 5, now=NOW) == []  # none bound: no hits
+        assert bound.search(Signal.SPARSE, "u1", sparse({1: 1.0}), 5, now=NOW) == []  # none bound: no hits
         bound.bind_sparse_encoder("test-sparse")
         assert bound.bound_sparse_encoder == "test-sparse"
         bound.bind_sparse_encoder("test-sparse")  # the same one again: nothing happens
@@ -139,10 +140,10 @@ class SparseContract:
         bound.bind_sparse_encoder("test-sparse")
         assert bound.bound_sparse_encoder == "test-sparse"
         q = sparse({1: 1.0})
-        assert bound.sparse_search("u1", q, 5, now=NOW) == []  # no sparse vector: scores 0, never a hit
+        assert bound.search(Signal.SPARSE, "u1", q, 5, now=NOW) == []  # no sparse vector: scores 0, never a hit
         self.write(bound, "u1", "s2", ["written after"], [unit(1)], sparse=[sparse({1: 2.0})])
         assert self.sparse_texts(bound, "u1", q) == ["written after"]
-        assert len(bound.vector_search("u1", unit(0), 5, now=NOW)) == 2  # the other searches find both
+        assert len(bound.search(Signal.VECTOR, "u1", unit(0), 5, now=NOW)) == 2  # the other searches find both
         sess, recs = session_batch("u1", "s3", ["no vector"])
         with pytest.raises(InvalidInputError):  # from now on every write carries them
             bound.write([sess], recs, np.stack([unit(2)]))
@@ -188,13 +189,13 @@ class SparseContract:
         self.write_backlog(bound)
         bound.bind_sparse_encoder("test-sparse")
         q = sparse({1: 1.0, 2: 2.0})
-        assert bound.sparse_search("u1", q, 10, now=NOW) == []  # searched once before: nothing
+        assert bound.search(Signal.SPARSE, "u1", q, 10, now=NOW) == []  # searched once before: nothing
         ids = {r.text: r.record_id for r in bound.records_without_sparse("u1")}
         [theirs] = bound.records_without_sparse("u2")
         n = bound.set_sparse("u1", {ids["a"]: sparse({1: 1.0, 2: 0.5}), ids["summary of early"]: sparse({1: 3.0}),
                                     theirs.record_id: sparse({1: 9.0}), "no-such-record": sparse({1: 9.0})})
         assert n == 2  # another user's record and an unknown id are ignored
-        hits = bound.sparse_search("u1", q, 10, now=NOW)
+        hits = bound.search(Signal.SPARSE, "u1", q, 10, now=NOW)
         # summary: 3 * 1; a: 1 * 1 + 0.5 * 2
         assert [(h.record.text, h.score) for h in hits] == [("summary of early", pytest.approx(3.0)),
                                                           ("a", pytest.approx(2.0))]
@@ -204,7 +205,7 @@ class SparseContract:
         assert [r.text for r in bound.records_without_sparse("u1")] == ["b", "c", "d", "expires later"]
         # a record that has a vector keeps it
         assert bound.set_sparse("u1", {ids["a"]: sparse({1: 100.0}), ids["b"]: sparse({2: 0.25})}) == 1
-        assert [(h.record.text, h.score) for h in bound.sparse_search("u1", q, 10, now=NOW)] == [
+        assert [(h.record.text, h.score) for h in bound.search(Signal.SPARSE, "u1", q, 10, now=NOW)] == [
             ("summary of early", pytest.approx(3.0)), ("a", pytest.approx(2.0)), ("b", pytest.approx(0.5))]
         assert sorted(bound.users_missing_sparse()) == ["u1", "u2"]
         # the rest of u1's: the user is no longer missing any
@@ -225,7 +226,7 @@ class SparseContract:
             with pytest.raises(InvalidInputError):
                 bound.set_sparse("u1", {recs[0].record_id: sparse({1: 1.0}), recs[1].record_id: bad})
         assert [r.text for r in bound.records_without_sparse("u1")] == ["one", "two"]  # nothing set
-        assert bound.sparse_search("u1", sparse({1: 1.0}), 5, now=NOW) == []
+        assert bound.search(Signal.SPARSE, "u1", sparse({1: 1.0}), 5, now=NOW) == []
         assert bound.set_sparse("u1", {}) == 0
 
     def test_sparse_vectors_are_checked_and_a_refused_write_stores_nothing(self, bound):
@@ -264,7 +265,7 @@ class SparseContract:
         assert self.sparse_texts(sparse_bound, "u1", sparse({1: 1.0})) == []
         assert self.sparse_texts(sparse_bound, "u1", sparse({3: 1.0})) == []  # dropped by replace
         assert self.sparse_texts(sparse_bound, "u1", sparse({4: 1.0})) == ["one"]
-        hits = sparse_bound.sparse_search("u1", sparse({2: 1.0, 5: 1.0}), 5, now=NOW)
+        hits = sparse_bound.search(Signal.SPARSE, "u1", sparse({2: 1.0, 5: 1.0}), 5, now=NOW)
         assert [(h.record.text, h.score) for h in hits] == [("two", pytest.approx(1.5))]
         # a record whose text changed (merge) is replaced with its new vector too
         self.write(sparse_bound, "u1", "s1", ["one", "two changed"], [unit(0), unit(1)], date=later,

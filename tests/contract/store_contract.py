@@ -19,6 +19,7 @@ from cbmemory.errors import EmbedderMismatchError, InvalidInputError, WriteConfl
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import ForgetResult, SearchFilters, Session
 from cbmemory.store import MemoryStore
+from cbmemory.store.signals import Signal
 
 from .contract_data import DIM, NOW, T0, session_batch, sparse, unit
 from .links_contract import LinksContract
@@ -65,9 +66,9 @@ class StoreContract(SparseContract, SearchInputContract, LinksContract):
         res, _ = self.write(bound, "u1", "s1", ["alpha beta", "delta"], [unit(0), unit(2)])
         assert (res.inserted, res.replaced, res.unchanged) == (0, 1, 1)
         assert bound.count("u1") == 2
-        assert bound.text_search("u1", "gamma", 5, now=NOW) == []
-        assert [h.record.text for h in bound.text_search("u1", "delta", 5, now=NOW)] == ["delta"]
-        assert bound.vector_search("u1", unit(1), 1, now=NOW)[0].record.text != "gamma"
+        assert bound.search(Signal.BM25, "u1", "gamma", 5, now=NOW) == []
+        assert [h.record.text for h in bound.search(Signal.BM25, "u1", "delta", 5, now=NOW)] == ["delta"]
+        assert bound.search(Signal.VECTOR, "u1", unit(1), 1, now=NOW)[0].record.text != "gamma"
 
     def test_write_with_wrong_vector_shape_stores_nothing(self, bound):
         sess, recs = session_batch("u1", "s1", ["one", "two"])
@@ -109,7 +110,7 @@ class StoreContract(SparseContract, SearchInputContract, LinksContract):
     def test_vector_search_ranks_by_cosine_within_one_user(self, bound):
         self.write(bound, "u1", "s1", ["a", "b", "c"], [unit(0), unit(0, 1, 1.0), unit(1)])
         self.write(bound, "u2", "s1", ["other user's exact match"], [unit(0)])
-        hits = bound.vector_search("u1", unit(0), 3, now=NOW)
+        hits = bound.search(Signal.VECTOR, "u1", unit(0), 3, now=NOW)
         assert [h.record.text for h in hits] == ["a", "b", "c"]
         assert hits[0].score == pytest.approx(1.0, abs=1e-5)
         assert hits[1].score == pytest.approx(2 ** -0.5, abs=1e-5)
@@ -120,21 +121,21 @@ class StoreContract(SparseContract, SearchInputContract, LinksContract):
         self.write(bound, "u1", "s1", ["I adopted a puppy named Biscuit", "the weather was fine", "puppy puppy"],
                    [unit(0), unit(1), unit(2)])
         self.write(bound, "u2", "s1", ["my puppy Biscuit"], [unit(0)])
-        hits = bound.text_search("u1", "Biscuit the puppy?", 10, now=NOW)
+        hits = bound.search(Signal.BM25, "u1", "Biscuit the puppy?", 10, now=NOW)
         assert {h.record.text for h in hits} == {"I adopted a puppy named Biscuit", "puppy puppy"}
         assert hits[0].record.text == "I adopted a puppy named Biscuit"  # rarer term matched
         assert all(h.score > 0 and h.record.user_id == "u1" for h in hits)
 
     def test_text_search_stems_words(self, bound):
         self.write(bound, "u1", "s1", ["We were painting sunsets"], [unit(0)])
-        assert len(bound.text_search("u1", "paints", 5, now=NOW)) == 1
+        assert len(bound.search(Signal.BM25, "u1", "paints", 5, now=NOW)) == 1
 
     @pytest.mark.parametrize("query", ['"', '"unbalanced', "*", "NEAR(a b)", "a AND", "OR", "-x", "col:val",
                                        "(((", ")", "^", "' OR 1=1 --", "", "   ", "NOT", "\\", "a NEAR/2 b"])
     def test_hostile_full_text_queries_never_raise(self, bound, query):
         self.write(bound, "u1", "s1", ["near and or not plain words"], [unit(0)])
-        assert isinstance(bound.text_search("u1", query, 5, now=NOW), list)
-        assert isinstance(bound.phrase_search("u1", [query], 5, now=NOW), list)
+        assert isinstance(bound.search(Signal.BM25, "u1", query, 5, now=NOW), list)
+        assert isinstance(bound.search(Signal.ENTITY, "u1", [query], 5, now=NOW), list)
 
     def test_full_text_covers_both_fields_the_indexed_text_and_the_raw_turn(self, bound):
         """The default recipe's full-text signal searches both fields on every backend: a word or phrase
@@ -144,16 +145,16 @@ class StoreContract(SparseContract, SearchInputContract, LinksContract):
         odd = replace(recs[0], record_id="derived-1", kind="summary", text="zanzibarite crystal",
                       index_text="a summary of nothing", content_hash="h" * 64)
         bound.write([sess], [*recs, odd], np.stack([unit(0), unit(1)]))
-        assert [h.record.record_id for h in bound.text_search("u1", "zanzibarite", 5, now=NOW)] == ["derived-1"]
-        assert [h.record.record_id for h in bound.phrase_search("u1", ["zanzibarite crystal"], 5, now=NOW)] == [
+        assert [h.record.record_id for h in bound.search(Signal.BM25, "u1", "zanzibarite", 5, now=NOW)] == ["derived-1"]
+        assert [h.record.record_id for h in bound.search(Signal.ENTITY, "u1", ["zanzibarite crystal"], 5, now=NOW)] == [
             "derived-1"]
-        assert [h.record.record_id for h in bound.text_search("u1", "summary", 5, now=NOW)] == ["derived-1"]
-        assert [h.record.text for h in bound.text_search("u1", "Sunday", 5, now=NOW)] == ["plain words here"]
+        assert [h.record.record_id for h in bound.search(Signal.BM25, "u1", "summary", 5, now=NOW)] == ["derived-1"]
+        assert [h.record.text for h in bound.search(Signal.BM25, "u1", "Sunday", 5, now=NOW)] == ["plain words here"]
 
     def test_phrase_search_matches_exact_phrases_only(self, bound):
         self.write(bound, "u1", "s1", ["the Nordstrom friends and family sale", "friends and family of Nordstrom"],
                    [unit(0), unit(1)])
-        hits = bound.phrase_search("u1", ["Nordstrom friends and family sale"], 5, now=NOW)
+        hits = bound.search(Signal.ENTITY, "u1", ["Nordstrom friends and family sale"], 5, now=NOW)
         assert [h.record.text for h in hits] == ["the Nordstrom friends and family sale"]
         assert hits[0].signals.keys() == {"entity"}
 
@@ -164,8 +165,8 @@ class StoreContract(SparseContract, SearchInputContract, LinksContract):
         self.write(bound, "u1", "s3", ["third session text"], [unit(0)], date=d2,
                    ingested=NOW + timedelta(hours=1))
         def texts(f, how="vector"):
-            hits = (bound.vector_search("u1", unit(0), 10, f, now=NOW + timedelta(days=1)) if how == "vector"
-                    else bound.text_search("u1", "session text", 10, f, now=NOW + timedelta(days=1)))
+            hits = (bound.search(Signal.VECTOR, "u1", unit(0), 10, f, now=NOW + timedelta(days=1)) if how == "vector"
+                    else bound.search(Signal.BM25, "u1", "session text", 10, f, now=NOW + timedelta(days=1)))
             return sorted(h.record.text for h in hits)
         for how in ("vector", "text"):
             assert texts(SearchFilters(session_ids=("s1",)), how) == ["first session text"]
@@ -182,9 +183,9 @@ class StoreContract(SparseContract, SearchInputContract, LinksContract):
         self.write(bound, "u1", "s1", ["short lived note"], [unit(0)], expires_at=NOW + timedelta(hours=1))
         self.write(bound, "u1", "s2", ["durable note"], [unit(1)])
         later = NOW + timedelta(hours=2)
-        assert len(bound.vector_search("u1", unit(0), 5, now=NOW)) == 2
-        assert [h.record.text for h in bound.vector_search("u1", unit(0), 5, now=later)] == ["durable note"]
-        assert bound.text_search("u1", "short lived", 5, now=later) == []
+        assert len(bound.search(Signal.VECTOR, "u1", unit(0), 5, now=NOW)) == 2
+        assert [h.record.text for h in bound.search(Signal.VECTOR, "u1", unit(0), 5, now=later)] == ["durable note"]
+        assert bound.search(Signal.BM25, "u1", "short lived", 5, now=later) == []
         assert bound.list_records("u1", now=later)[0].text == "durable note"
         assert bound.purge_expired(later) == 1
         assert bound.count("u1") == 1
@@ -194,12 +195,12 @@ class StoreContract(SparseContract, SearchInputContract, LinksContract):
         self.write(bound, "u1", "s2", ["erase me"], [unit(1)])
         self.write(bound, "u2", "s1", ["someone else"], [unit(0)])
         assert bound.forget("u1", "s2") == ForgetResult(records=1, sessions=1, wiped=True)
-        assert bound.text_search("u1", "erase", 5, now=NOW) == []
-        assert [h.record.text for h in bound.vector_search("u1", unit(1), 5, now=NOW)] == ["keep me"]
+        assert bound.search(Signal.BM25, "u1", "erase", 5, now=NOW) == []
+        assert [h.record.text for h in bound.search(Signal.VECTOR, "u1", unit(1), 5, now=NOW)] == ["keep me"]
         assert [s.session_id for s in bound.list_sessions("u1")] == ["s1"]
         assert bound.forget("u1").records == 1
         assert bound.list_sessions("u1") == []
-        assert bound.count("u1") == 0 and bound.vector_search("u1", unit(0), 5, now=NOW) == []
+        assert bound.count("u1") == 0 and bound.search(Signal.VECTOR, "u1", unit(0), 5, now=NOW) == []
         assert bound.count("u2") == 1 and bound.users() == ["u2"]
 
     # -------------------------------------------------------------- listing and cache

@@ -8,10 +8,10 @@ must admit exactly the queried user's records that ``admits`` admits:
 
 - SQLite SQL: ``sqlite_sql.filter_clause``, executed on a real in-memory SQLite ``records`` table of the
   records (made with the store's own schema and write code), and through ``SQLiteStore.list_records``;
-- SQLite masks: ``SQLiteStore._mask``, through the store's ``vector_search`` and ``text_search`` (every
+- SQLite masks: ``SQLiteStore._mask``, through the store's ``vector`` and ``bm25`` searches (every
   record matches the vector and the word, so each returns exactly what the mask lets through);
 - Couchbase, client side: the check every hit goes through again after being fetched by key, through
-  ``CouchbaseStore.vector_search`` against the in-process fake of the SDK (tests/support/couchbase_fake.py)
+  ``CouchbaseStore``'s ``vector`` search against the in-process fake of the SDK (tests/support/couchbase_fake.py)
   whose Search "index" returns every stored document, as a lagging index might;
 - Couchbase Search: the query JSON of ``couchbase_requests.filter_clauses`` (the k-NN pre-filter and the
   text query's zero-boost conjuncts, as the SDK encodes them), interpreted against each record's document
@@ -48,11 +48,12 @@ from hypothesis import strategies as st
 
 from cbmemory.models import MemoryRecord, SearchFilters, Session, frozen_mapping
 from cbmemory.store import SQLiteStore, admits
-from cbmemory.store import couchbase_docs as d
-from cbmemory.store import couchbase_requests as cq
-from cbmemory.store import sqlite_sql as sq
-from cbmemory.store import sqlite_write as sw
 from cbmemory.store.couchbase import CouchbaseStore
+from cbmemory.store.couchbase import docs as d
+from cbmemory.store.couchbase import requests as cq
+from cbmemory.store.signals import Signal
+from cbmemory.store.sqlite import sql as sq
+from cbmemory.store.sqlite import write as sw
 from tests.support.couchbase_fake import FakeCluster, FakeState, SearchRow
 
 UTC = timezone.utc
@@ -339,11 +340,11 @@ def test_every_backend_admits_exactly_what_admits_admits(world):
             got = sorted(r[0] for r in conn.execute(f"SELECT r.record_id FROM records r WHERE {where}", params))
             assert got == expected, ("sqlite_sql.filter_clause", f)
             assert sorted(r.record_id for r in sqlite.list_records(user, f, now=now)) == expected, f
-            assert ids(sqlite.vector_search(user, q, k, f, now)) == expected, ("SQLiteStore._mask", f)
-            assert ids(sqlite.text_search(user, "alpha", k, f, now)) == expected, ("SQLiteStore._mask", f)
+            assert ids(sqlite.search(Signal.VECTOR, user, q, k, f, now)) == expected, ("SQLiteStore._mask", f)
+            assert ids(sqlite.search(Signal.BM25, user, "alpha", k, f, now)) == expected, ("SQLiteStore._mask", f)
 
             # Couchbase: the check of every fetched hit, the Search filter JSON, the SQL++ WHERE
-            assert ids(couchbase.vector_search(user, q, k, f, now)) == expected, ("the KV re-check", f)
+            assert ids(couchbase.search(Signal.VECTOR, user, q, k, f, now)) == expected, ("the KV re-check", f)
             mine = [r for r in records if r.user_id == user]
             leeway = {r.record_id: search_leeway(r, f, now) for r in mine}
             for query in search_filters_json(user, f, now):

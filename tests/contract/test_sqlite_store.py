@@ -10,8 +10,9 @@ import pytest
 
 from cbmemory.errors import EmbedderMismatchError, InvalidInputError, ReadOnlyStoreError
 from cbmemory.store import SQLiteStore
-from cbmemory.store import sqlite_write as w
 from cbmemory.store.inputs import MAX_SEARCH_K
+from cbmemory.store.signals import Signal
+from cbmemory.store.sqlite import write as w
 
 from .neighbours_contract import NeighboursContract
 from .store_contract import NOW, StoreContract, session_batch, sparse, unit
@@ -65,7 +66,7 @@ def test_sparse_ties_come_in_the_order_records_were_written(db):
     with SQLiteStore(db) as s:
         write(s, "u1", "s2", {"first": {1: 1.0}, "second": {1: 1.0, 2: 0.0}})
         write(s, "u1", "s1", {"third": {1: 1.0}, "best": {1: 2.0}})
-        hits = s.sparse_search("u1", sparse({1: 1.0, 2: 5.0}), 10, now=NOW)
+        hits = s.search(Signal.SPARSE, "u1", sparse({1: 1.0, 2: 5.0}), 10, now=NOW)
         assert texts(hits) == ["best", "first", "second", "third"]
         assert [h.ranks["sparse"] for h in hits] == [1, 2, 3, 4]
 
@@ -75,8 +76,8 @@ def test_an_unchanged_record_written_again_keeps_its_stored_sparse_vector(db):
         write(s, "u1", "s1", {"same text": {1: 1.0}})
         res, _ = write(s, "u1", "s1", {"same text": {2: 1.0}})
         assert (res.inserted, res.replaced, res.unchanged) == (0, 0, 1)
-        assert texts(s.sparse_search("u1", sparse({1: 1.0}), 5, now=NOW)) == ["same text"]
-        assert s.sparse_search("u1", sparse({2: 1.0}), 5, now=NOW) == []
+        assert texts(s.search(Signal.SPARSE, "u1", sparse({1: 1.0}), 5, now=NOW)) == ["same text"]
+        assert s.search(Signal.SPARSE, "u1", sparse({2: 1.0}), 5, now=NOW) == []
 
 
 def test_every_search_takes_k_up_to_its_bound(db):
@@ -84,12 +85,12 @@ def test_every_search_takes_k_up_to_its_bound(db):
     service for ``k * candidates_per_k`` rows, which the service's result window may not allow at this k.)"""
     with SQLiteStore(db) as s:
         write(s, "u1", "s1", {"alpha one": {1: 1.0}, "alpha two": {1: 2.0}})
-        for hits in (s.vector_search("u1", unit(0), MAX_SEARCH_K), s.text_search("u1", "alpha", MAX_SEARCH_K),
-                     s.phrase_search("u1", ["alpha"], MAX_SEARCH_K),
-                     s.sparse_search("u1", sparse({1: 1.0}), MAX_SEARCH_K)):
+        for hits in (s.search(Signal.VECTOR, "u1", unit(0), MAX_SEARCH_K), s.search(Signal.BM25, "u1", "alpha", MAX_SEARCH_K),
+                     s.search(Signal.ENTITY, "u1", ["alpha"], MAX_SEARCH_K),
+                     s.search(Signal.SPARSE, "u1", sparse({1: 1.0}), MAX_SEARCH_K)):
             assert sorted(texts(hits)) == ["alpha one", "alpha two"]
         with pytest.raises(InvalidInputError, match="k must be"):
-            s.sparse_search("u1", sparse({1: 1.0}), MAX_SEARCH_K + 1)
+            s.search(Signal.SPARSE, "u1", sparse({1: 1.0}), MAX_SEARCH_K + 1)
 
 
 def test_sparse_vectors_are_stored_as_little_endian_int32_ids_and_float32_weights(db):
@@ -120,15 +121,15 @@ def test_a_second_store_on_the_file_sees_sparse_writes_and_erasures(db):
     with SQLiteStore(db) as a, SQLiteStore(db) as b:
         q = sparse({1: 1.0})
         write(a, "u1", "s1", {"one": {1: 1.0}})
-        assert texts(b.sparse_search("u1", q, 5, now=NOW)) == ["one"]  # b's index is warm
+        assert texts(b.search(Signal.SPARSE, "u1", q, 5, now=NOW)) == ["one"]  # b's index is warm
         write(a, "u1", "s2", {"two": {1: 2.0}})
-        assert texts(b.sparse_search("u1", q, 5, now=NOW)) == ["two", "one"]
+        assert texts(b.search(Signal.SPARSE, "u1", q, 5, now=NOW)) == ["two", "one"]
         write(a, "u1", "s2", {"two, changed": {1: 0.5}})  # replaces the record of position 0
-        assert texts(b.sparse_search("u1", q, 5, now=NOW)) == ["one", "two, changed"]
+        assert texts(b.search(Signal.SPARSE, "u1", q, 5, now=NOW)) == ["one", "two, changed"]
         a.forget("u1", "s1")
-        assert texts(b.sparse_search("u1", q, 5, now=NOW)) == ["two, changed"]
+        assert texts(b.search(Signal.SPARSE, "u1", q, 5, now=NOW)) == ["two, changed"]
         a.forget("u1")
-        assert b.sparse_search("u1", q, 5, now=NOW) == []
+        assert b.search(Signal.SPARSE, "u1", q, 5, now=NOW) == []
 
 
 def test_a_sparse_encoder_bound_by_another_store_refuses_its_writes_without_sparse_vectors(tmp_path):
@@ -151,7 +152,7 @@ def test_a_read_only_store_only_checks_the_sparse_encoder(db, tmp_path):
         ro.bind_sparse_encoder("test-sparse")
         with pytest.raises(EmbedderMismatchError):
             ro.bind_sparse_encoder("other-sparse")
-        assert texts(ro.sparse_search("u1", sparse({1: 1.0}), 5, now=NOW)) == ["one"]
+        assert texts(ro.search(Signal.SPARSE, "u1", sparse({1: 1.0}), 5, now=NOW)) == ["one"]
     plain = tmp_path / "plain.db"
     with SQLiteStore(plain) as s:
         s.bind_embedder("test-embedder", 8)
@@ -200,17 +201,17 @@ def test_a_second_store_on_the_file_sees_the_vectors_set_sparse_gives(tmp_path):
     backlog(path)
     q = sparse({1: 1.0})
     with SQLiteStore(path) as a, SQLiteStore(path) as b:
-        assert b.sparse_search("u1", q, 5, now=NOW) == []  # b's index is warm, without vectors
-        assert len(b.vector_search("u1", unit(0), 5, now=NOW)) == 2
+        assert b.search(Signal.SPARSE, "u1", q, 5, now=NOW) == []  # b's index is warm, without vectors
+        assert len(b.search(Signal.VECTOR, "u1", unit(0), 5, now=NOW)) == 2
         ids = {r.text: r.record_id for r in a.records_without_sparse("u1")}
         assert a.set_sparse("u1", {ids["two"]: sparse({1: 2.0})}) == 1
-        assert [(h.record.text, h.score) for h in b.sparse_search("u1", q, 5, now=NOW)] == [("two", 2.0)]
+        assert [(h.record.text, h.score) for h in b.search(Signal.SPARSE, "u1", q, 5, now=NOW)] == [("two", 2.0)]
         assert a.set_sparse("u1", {ids["one"]: sparse({1: 0.5, 3: 1.0})}) == 1
-        assert texts(b.sparse_search("u1", q, 5, now=NOW)) == ["two", "one"]
-        assert texts(a.sparse_search("u1", sparse({3: 1.0}), 5, now=NOW)) == ["one"]
+        assert texts(b.search(Signal.SPARSE, "u1", q, 5, now=NOW)) == ["two", "one"]
+        assert texts(a.search(Signal.SPARSE, "u1", sparse({3: 1.0}), 5, now=NOW)) == ["one"]
         assert b.users_missing_sparse() == ["u2"] and b.records_without_sparse("u1") == []
         assert b.stats()["sparse_records"] == 2
-        assert texts(b.vector_search("u1", unit(0), 5, now=NOW)) == ["one", "two"]  # nothing else changed
+        assert texts(b.search(Signal.VECTOR, "u1", unit(0), 5, now=NOW)) == ["one", "two"]  # nothing else changed
 
 
 def test_set_sparse_is_one_transaction(tmp_path, monkeypatch):
@@ -255,7 +256,7 @@ def test_records_written_before_the_binding_are_indexed_until_they_get_their_vec
     with SQLiteStore(path) as s:
         write(s, "u3", "s1", {"after": {1: 1.0}})
         s.set_sparse("u1", {s.records_without_sparse("u1")[0].record_id: sparse({1: 1.0})})
-        plan = " ".join(r[3] for r in s._conn.execute(
+        plan = " ".join(r[3] for r in s._db.conn.execute(
             "EXPLAIN QUERY PLAN SELECT DISTINCT user_id FROM records WHERE sparse_ids IS NULL "
             "AND (expires_at IS NULL OR expires_at > 0) ORDER BY user_id"))
         assert "records_without_sparse" in plan
@@ -266,5 +267,5 @@ def test_records_written_before_the_binding_are_indexed_until_they_get_their_vec
     assert indexed == [("u1",), ("u2",)]
     with SQLiteStore(tmp_path / "never.db") as s:  # never bound: no index, nothing written to one
         s.bind_embedder("test-embedder", 8)
-        assert s._conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'records_without_sparse'"
+        assert s._db.conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'records_without_sparse'"
                                ).fetchone()[0] == 0

@@ -12,8 +12,8 @@ from datetime import datetime, timedelta, timezone
 
 from cbmemory import AgentMemory, Message
 from cbmemory.store import SQLiteStore
-from cbmemory.store import couchbase_docs as d
 from cbmemory.store.couchbase import CouchbaseStore
+from cbmemory.store.couchbase import docs as d
 from tests.support.couchbase_fake import FakeCluster, FakeState
 from tests.support.embedders import FourDims
 

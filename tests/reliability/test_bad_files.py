@@ -32,7 +32,8 @@ from cbmemory.errors import (
     StoreNotFoundError,
     StoreUnavailableError,
 )
-from cbmemory.store import SQLiteStore, sqlite_file
+from cbmemory.store import SQLiteStore
+from cbmemory.store.sqlite import file as sqlite_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSIONS = 40

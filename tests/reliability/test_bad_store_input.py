@@ -22,6 +22,7 @@ from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
 from cbmemory.retrieval.config import RetrievalConfig
 from cbmemory.store import SQLiteStore
+from cbmemory.store.signals import Signal
 
 from .workers import HashEmbedder
 
@@ -75,7 +76,7 @@ def test_bad_query_vectors_are_refused(store, vector):
     store.bind_embedder(HashEmbedder.name, 16)
     _write(store)
     with pytest.raises(InvalidInputError):
-        store.vector_search("alice", vector, 5)
+        store.search(Signal.VECTOR, "alice", vector, 5)
 
 
 def _other_app(path):

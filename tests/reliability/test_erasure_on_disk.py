@@ -29,7 +29,8 @@ from cbmemory.embedding.sparse import SparseVector
 from cbmemory.ingest import build_records, record_id, validate_messages
 from cbmemory.models import Session
 from cbmemory.store import SQLiteStore
-from cbmemory.store.sqlite_write import sparse_blobs
+from cbmemory.store.signals import Signal
+from cbmemory.store.sqlite.write import sparse_blobs
 from cbmemory.text import content_hash
 
 from .test_crash_and_concurrency import spawn
@@ -197,16 +198,16 @@ def test_forget_reaches_another_process_with_a_warm_vector_cache(tmp_path):
     memory.add_session("alice", "a1", session("alicecached"), date="2023-05-07")
     other = SQLiteStore(db)
     q = HashEmbedder().embed([token("alicecached")])[0]
-    assert len(other.vector_search("alice", q, 10)) == 6  # cache warm
+    assert len(other.search(Signal.VECTOR, "alice", q, 10)) == 6  # cache warm
     cached = vectors_of(db, "alice")
     assert memory.forget("alice").records == 6
     assert_gone(db, [token("alicecached")], cached)  # with both connections still open
-    assert other.vector_search("alice", q, 10) == []
-    assert other.text_search("alice", token("alicecached"), 10) == []
-    cols = other._cache.get("alice")  # the store's in-memory columns of the user: none, or emptied
+    assert other.search(Signal.VECTOR, "alice", q, 10) == []
+    assert other.search(Signal.BM25, "alice", token("alicecached"), 10) == []
+    cols = other._db.cache.get("alice")  # the store's in-memory columns of the user: none, or emptied
     assert cols is None or (cols.n == 0 and not np.any(cols.vectors[:0]))
     memory.add_session("alice", "a2", session("alicenew"), date="2023-05-08")
-    assert {h.record.session_id for h in other.vector_search("alice", q, 10)} == {"a2"}
+    assert {h.record.session_id for h in other.search(Signal.VECTOR, "alice", q, 10)} == {"a2"}
     other.close()
     memory.close()
 
@@ -260,8 +261,8 @@ def test_erased_sparse_vectors_leave_no_trace_in_the_bytes(tmp_path):
     assert all(b in data for b in kept + one_session + whole_user + expiring)  # the check can see them
     ids = np.unique(np.concatenate([np.frombuffer(b, "<i4") for b in (one_session + whole_user + expiring)[::2]]))
     query = SparseVector(ids, np.ones(ids.size))  # every term of alice's and carol's records
-    assert len(store.sparse_search("alice", query, 50, now=START)) == 8  # the user's index warm in memory
-    assert len(store.sparse_search("carol", query, 50, now=START)) == 4
+    assert len(store.search(Signal.SPARSE, "alice", query, 50, now=START)) == 8  # the user's index warm in memory
+    assert len(store.search(Signal.SPARSE, "carol", query, 50, now=START)) == 4
     assert store.forget("alice", "a1").wiped
     assert not any(b in file_bytes(db) for b in one_session)
     assert all(b in file_bytes(db) for b in whole_user)
@@ -270,8 +271,8 @@ def test_erased_sparse_vectors_leave_no_trace_in_the_bytes(tmp_path):
     data = file_bytes(db)
     assert not any(b in data for b in one_session + whole_user + expiring)
     assert all(b in data for b in kept)
-    assert store.sparse_search("alice", query, 50, now=START) == []
-    assert store.sparse_search("carol", query, 50, now=START) == []
+    assert store.search(Signal.SPARSE, "alice", query, 50, now=START) == []
+    assert store.search(Signal.SPARSE, "carol", query, 50, now=START) == []
     store.close()
     data = file_bytes(db)
     assert not any(b in data for b in one_session + whole_user + expiring)
@@ -298,14 +299,14 @@ def test_records_given_sparse_vectors_after_the_binding_leave_no_trace_when_eras
     blobs = [b for v in vectors.values() for b in sparse_blobs(v) if b is not None]
     ids = np.unique(np.concatenate([v.ids for v in vectors.values()]))
     query = SparseVector(ids, np.ones(ids.size))  # every term of the vectors set
-    assert len(store.sparse_search(user, query, 10, now=START)) == 2  # the user's index warm in memory
+    assert len(store.search(Signal.SPARSE, user, query, 10, now=START)) == 2  # the user's index warm in memory
     data = file_bytes(db)
     assert user.encode() in data and all(b in data for b in blobs)  # the check can see them
     assert sorted(store.users_missing_sparse()) == sorted(["bob", user])
     assert store.forget(user).wiped
     data = file_bytes(db)
     assert user.encode() not in data and not any(b in data for b in blobs)
-    assert store.users_missing_sparse() == ["bob"] and store.sparse_search(user, query, 10, now=START) == []
+    assert store.users_missing_sparse() == ["bob"] and store.search(Signal.SPARSE, user, query, 10, now=START) == []
     store.close()
     data = file_bytes(db)
     assert user.encode() not in data and not any(b in data for b in blobs)
@@ -548,11 +549,11 @@ def test_a_user_forgotten_and_written_again_is_not_served_from_another_stores_ca
     old = private_session(memory, user, "7o")
     other = SQLiteStore(db)
     q = HashEmbedder().embed_query(old["text"])
-    assert {h.record.session_id for h in other.vector_search(user, q, 50)} == {old["session"]}  # warm
-    assert other.text_search(user, old["text"], 50)
+    assert {h.record.session_id for h in other.search(Signal.VECTOR, user, q, 50)} == {old["session"]}  # warm
+    assert other.search(Signal.BM25, user, old["text"], 50)
     memory.forget(user)
     new = private_session(memory, user, "7n")  # one write, as before the forget
-    for hits in (other.vector_search(user, q, 50), other.text_search(user, f"{old['text']} {new['text']}", 50)):
+    for hits in (other.search(Signal.VECTOR, user, q, 50), other.search(Signal.BM25, user, f"{old['text']} {new['text']}", 50)):
         assert {h.record.session_id for h in hits} == {new["session"]}
         assert not any(old["text"] in h.record.text for h in hits)
     other.close()

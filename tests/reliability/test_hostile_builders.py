@@ -11,7 +11,8 @@ import pytest
 
 from cbmemory import AgentMemory
 from cbmemory.models import SearchFilters
-from cbmemory.store import sqlite_sql as sq
+from cbmemory.store.signals import Signal
+from cbmemory.store.sqlite import sql as sq
 from tests.support.hostile import HOSTILE
 
 from .workers import HashEmbedder
@@ -38,13 +39,13 @@ def memory(tmp_path_factory):
 @pytest.mark.parametrize("evil", HOSTILE)
 def test_sqlite_builders_run_without_error_and_never_leak(memory, evil):
     store = memory.store
-    con: sqlite3.Connection = store._conn
+    con: sqlite3.Connection = store._db.conn
     where, params = sq.filter_clause("bob", _evil_filters(evil), NOW.timestamp())
     assert con.execute(f"SELECT count(*) FROM records r WHERE {where}", params).fetchone()[0] == 0
     vec = HashEmbedder().embed([evil or "x"])[0]
     for filters in (SearchFilters(), _evil_filters(evil), SearchFilters(session_ids=(evil,))):
-        hits = (store.text_search("bob", evil, 10, filters) + store.phrase_search("bob", [evil], 10, filters)
-                + store.vector_search("bob", vec, 10, filters))
+        hits = (store.search(Signal.BM25, "bob", evil, 10, filters) + store.search(Signal.ENTITY, "bob", [evil], 10, filters)
+                + store.search(Signal.VECTOR, "bob", vec, 10, filters))
         assert all(h.record.user_id == "bob" for h in hits)
         assert all(h.record.session_id == "s1" for h in hits)
     for recipe in ("default", "hybrid", "bm25", "vector_bm25_rerank_10", "recency"):
@@ -58,8 +59,8 @@ def test_hostile_user_ids_find_nothing(memory, evil):
     """A user id that looks like SQL or a wildcard matches no one (an empty one is refused)."""
     store = memory.store
     vec = HashEmbedder().embed(["records"])[0]
-    assert store.text_search(evil, "records text", 10) == []
-    assert store.vector_search(evil, vec, 10) == []
+    assert store.search(Signal.BM25, evil, "records text", 10) == []
+    assert store.search(Signal.VECTOR, evil, vec, 10) == []
     assert store.list_records(evil) == [] and store.get_records(evil, ["x"]) == []
     if evil.strip() and "\n" not in evil and "\t" not in evil and "\u2028" not in evil and len(evil) <= 256:
         assert memory.search("records text", evil) == []

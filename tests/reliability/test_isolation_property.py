@@ -18,6 +18,7 @@ from cbmemory import AgentMemory
 from cbmemory.embedding.splade import SpladeEncoder
 from cbmemory.models import SearchFilters
 from cbmemory.recipes import all_recipes
+from cbmemory.store.signals import Signal
 from tests.support.hostile import HOSTILE
 
 from .workers import HashEmbedder
@@ -115,13 +116,13 @@ def test_no_hit_ever_belongs_to_another_user(world, user, filters, recipe, query
     _check(hits, user, filters, now)
     store = memory.store
     vec = memory.embedder.embed_query(query or "x")
-    vector_hits = store.vector_search(user, vec, k, filters, now)
+    vector_hits = store.search(Signal.VECTOR, user, vec, k, filters, now)
     _check(vector_hits, user, filters, now)
     if user in USERS and filters == SearchFilters():
         assert len(vector_hits) == min(k, 6)  # the search really ran over the user's live records
-    _check(store.text_search(user, query, k, filters, now), user, filters, now)
-    _check(store.phrase_search(user, [query, "Paris"], k, filters, now), user, filters, now)
-    sparse_hits = store.sparse_search(user, memory.sparse_encoder.encode_query(query), k, filters, now)
+    _check(store.search(Signal.BM25, user, query, k, filters, now), user, filters, now)
+    _check(store.search(Signal.ENTITY, user, [query, "Paris"], k, filters, now), user, filters, now)
+    sparse_hits = store.search(Signal.SPARSE, user, memory.sparse_encoder.encode_query(query), k, filters, now)
     _check(sparse_hits, user, filters, now)
     _check(store.list_records(user, filters, limit=k, now=now), user, filters, now)
 

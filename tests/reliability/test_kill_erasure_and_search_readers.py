@@ -15,6 +15,7 @@ import pytest
 
 from cbmemory import AgentMemory
 from cbmemory.store import SQLiteStore
+from cbmemory.store.signals import Signal
 
 from .test_crash_and_concurrency import spawn
 from .workers import HashEmbedder, batch
@@ -62,7 +63,7 @@ def run_forget_kills(tmp_path: Path, kills: int) -> int:
         interrupted += user in have
         store = SQLiteStore(path)  # the file always opens; the forget is simply run again
         assert store.forget(user).records == have.get(user, 0)
-        assert store.count(user) == 0 and store.text_search(user, "batch turn", 10) == []
+        assert store.count(user) == 0 and store.search(Signal.BM25, user, "batch turn", 10) == []
         store.close()
     assert counts(path) == {}
     return interrupted

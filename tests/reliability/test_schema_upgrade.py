@@ -18,7 +18,8 @@ from cbmemory.errors import NotAStoreError, ReadOnlyStoreError
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
 from cbmemory.store import SQLiteStore, lexical
-from cbmemory.store import sqlite_sql as q
+from cbmemory.store.signals import Signal
+from cbmemory.store.sqlite import sql as q
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 SCHEMA_V2 = (FIXTURES / "schema_v2.sql").read_text()
@@ -68,8 +69,8 @@ def test_a_schema_2_store_is_upgraded_and_searchable(tmp_path):
     v2_file(path)
     with SQLiteStore(path) as store:
         assert store.stats()["schema_version"] == q.SCHEMA_VERSION
-        assert [h.record.text for h in store.text_search("alice", "cello", 5, now=NOW)] == ["my sister plays the cello"]
-        assert [h.record.text for h in store.text_search("bob", "cello", 5, now=NOW)] == ["bob's cello lessons on Tuesday"]
+        assert [h.record.text for h in store.search(Signal.BM25, "alice", "cello", 5, now=NOW)] == ["my sister plays the cello"]
+        assert [h.record.text for h in store.search(Signal.BM25, "bob", "cello", 5, now=NOW)] == ["bob's cello lessons on Tuesday"]
     con = sqlite3.connect(path)
     names = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
     assert not any(n.startswith("records_fts") for n in names) and "records_ai" not in names
@@ -133,20 +134,20 @@ def test_a_schema_3_store_is_upgraded_and_keeps_its_data(tmp_path):
     with SQLiteStore(path) as store:
         assert store.stats()["schema_version"] == q.SCHEMA_VERSION
         assert store.bound_embedder == ("test", 4) and store.bound_sparse_encoder is None
-        assert [h.record.text for h in store.text_search("alice", "cello", 5, now=NOW)] == [TEXTS[0][1]]
-        assert [h.record.text for h in store.vector_search("bob", np.full(4, 0.5), 5, now=NOW)] == [TEXTS[1][1]]
+        assert [h.record.text for h in store.search(Signal.BM25, "alice", "cello", 5, now=NOW)] == [TEXTS[0][1]]
+        assert [h.record.text for h in store.search(Signal.VECTOR, "bob", np.full(4, 0.5), 5, now=NOW)] == [TEXTS[1][1]]
         assert store.count() == 2 and store.users() == ["alice", "bob"]
         # its records have no sparse vectors: a sparse encoder may be bound; they are listed as missing theirs,
         # never found by sparse search until set_sparse gives them one
         query = SparseVector(np.array([1]), np.array([1.0]))
         assert store.users_missing_sparse() == []  # none bound yet
         store.bind_sparse_encoder("test-sparse")
-        assert store.sparse_search("alice", query, 5, now=NOW) == []
+        assert store.search(Signal.SPARSE, "alice", query, 5, now=NOW) == []
         assert store.users_missing_sparse() == ["alice", "bob"]
         [rec] = store.records_without_sparse("alice")
         assert rec.text == TEXTS[0][1]
         assert store.set_sparse("alice", {rec.record_id: SparseVector(np.array([1]), np.array([2.0]))}) == 1
-        assert [(h.record.text, h.score) for h in store.sparse_search("alice", query, 5, now=NOW)] == [
+        assert [(h.record.text, h.score) for h in store.search(Signal.SPARSE, "alice", query, 5, now=NOW)] == [
             (TEXTS[0][1], 2.0)]
         assert store.users_missing_sparse() == ["bob"]
     assert {"sparse_ids", "sparse_weights"} <= columns(path)
@@ -163,7 +164,7 @@ def test_a_schema_3_store_without_records_takes_a_sparse_encoder_after_the_upgra
         [rec] = build_records("carol", "s1", validate_messages([{"role": "user", "content": "a cello"}]), T0, NOW)
         store.write([Session("carol", "s1", T0)], [rec], np.full((1, 4), 0.5),
                     sparse=[SparseVector(np.array([7, 9]), np.array([1.0, 2.0]))])
-        hits = store.sparse_search("carol", SparseVector(np.array([9]), np.array([0.5])), 5, now=NOW)
+        hits = store.search(Signal.SPARSE, "carol", SparseVector(np.array([9]), np.array([0.5])), 5, now=NOW)
         assert [(h.record.text, h.score) for h in hits] == [("a cello", 1.0)]
     with SQLiteStore(path) as again:
         assert again.bound_sparse_encoder == "test-sparse"
@@ -213,7 +214,7 @@ def test_a_schema_4_store_is_upgraded_keeps_its_data_and_takes_links(tmp_path):
     assert "supersedes" not in columns(path)
     with SQLiteStore(path) as store:
         assert store.stats()["schema_version"] == "5"
-        assert [h.record.text for h in store.text_search("alice", "cello", 5, now=NOW)] == [TEXTS[0][1]]
+        assert [h.record.text for h in store.search(Signal.BM25, "alice", "cello", 5, now=NOW)] == [TEXTS[0][1]]
         [old] = store.list_records("alice", now=NOW)
         assert old.supersedes == () and store.superseding("alice", [old.record_id], now=NOW) == {}
         [new] = build_records("alice", "s2", validate_messages([{"role": "user", "content": "she plays viola now"}]),

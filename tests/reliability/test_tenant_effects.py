@@ -17,6 +17,7 @@ from cbmemory import AgentMemory
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
 from cbmemory.store import SQLiteStore, lexical
+from cbmemory.store.signals import Signal
 
 from .workers import HashEmbedder
 
@@ -46,13 +47,13 @@ MINE = ["I found a zanzibarite crystal on the beach", "we had pasta for dinner",
 @pytest.mark.parametrize("others", [0, 1, 10, 40])
 def test_a_users_full_text_scores_ignore_other_tenants(store, others):
     write(store, "alice", "s1", MINE)
-    alone = [(h.record.text, h.score) for h in store.text_search("alice", "zanzibarite beach", 5, now=NOW)]
+    alone = [(h.record.text, h.score) for h in store.search(Signal.BM25, "alice", "zanzibarite beach", 5, now=NOW)]
     if others:
         write(store, "mallory", "s1", ["zanzibarite zanzibarite beach"] * others + ["filler words"] * 3)
-    got = [(h.record.text, h.score) for h in store.text_search("alice", "zanzibarite beach", 5, now=NOW)]
+    got = [(h.record.text, h.score) for h in store.search(Signal.BM25, "alice", "zanzibarite beach", 5, now=NOW)]
     assert got == alone  # exactly the same scores, whatever the other tenant said
     assert got and got[0][0] == MINE[0]
-    phrase = store.phrase_search("alice", ["zanzibarite crystal"], 5, now=NOW)
+    phrase = store.search(Signal.ENTITY, "alice", ["zanzibarite crystal"], 5, now=NOW)
     assert [h.record.text for h in phrase] == [MINE[0]]
 
 
@@ -70,7 +71,7 @@ def test_bm25_is_fts5s_formula_over_the_users_records(tmp_path, store):
     for query in ("apples", "garden pears", "tree party apples"):
         match = " OR ".join(f'"{w}"' for w in query.split())
         fts = sorted(-s for (s,) in con.execute("SELECT bm25(f) FROM f WHERE f MATCH ?", (match,)))
-        ours = sorted(h.score for h in store.text_search("alice", query, 10, now=NOW))
+        ours = sorted(h.score for h in store.search(Signal.BM25, "alice", query, 10, now=NOW))
         assert ours == pytest.approx(fts, rel=1e-9)
 
 
@@ -78,9 +79,9 @@ def test_search_cost_reads_only_the_users_own_records(store):
     """The other tenant's matches are never read: the user's full-text index holds only the user's terms."""
     write(store, "alice", "s1", ["apples are my favourite"])
     write(store, "mallory", "s1", [f"apples number {i}" for i in range(3000)])
-    store.text_search("alice", "apples", 5, now=NOW)
-    store.text_search("mallory", "apples", 5, now=NOW)
-    cols = store._cache.get("alice")
+    store.search(Signal.BM25, "alice", "apples", 5, now=NOW)
+    store.search(Signal.BM25, "mallory", "apples", 5, now=NOW)
+    cols = store._db.cache.get("alice")
     assert cols is not None and cols.n == 1 and cols.lexical.n == 1
     apples = lexical.query_terms(["apples"])
     # once in each of the record's two fields (indexed text and raw turn), and nowhere else

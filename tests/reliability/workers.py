@@ -14,6 +14,7 @@ from cbmemory.dates import to_utc, utcnow
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
 from cbmemory.store import SQLiteStore
+from cbmemory.store.signals import Signal
 
 DIM = 16
 
@@ -99,7 +100,7 @@ def search_reader(path: str, rounds: int, per_call: int) -> None:
                 continue
             for s in store.list_sessions(user):
                 f = SearchFilters(session_ids=(s.session_id,))
-                for hits in (store.vector_search(user, query, 1000, f), store.text_search(user, "writer turn", 1000, f)):
+                for hits in (store.search(Signal.VECTOR, user, query, 1000, f), store.search(Signal.BM25, user, "writer turn", 1000, f)):
                     searches += 1
                     bad += len(hits) not in (0, per_call) or any(h.record.user_id != user for h in hits)
         done += searches > before

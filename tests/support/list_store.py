@@ -18,28 +18,17 @@ class ListStore:
         self.calls: list[tuple[str, int]] = []
         self.sparse_queries: list[Any] = []
 
-    def vector_search(self, user_id, vector, k, filters=None, now=None):
-        self.calls.append(("vector", k))
-        return self.lists["vector"][:k]
-
-    def text_search(self, user_id, query, k, filters=None, now=None):
-        self.calls.append(("bm25", k))
-        return self.lists["bm25"][:k]
-
-    def sparse_search(self, user_id, query, k, filters=None, now=None):
-        self.calls.append(("sparse", k))
-        self.sparse_queries.append(query)
-        return self.lists["sparse"][:k]
-
-    def phrase_search(self, user_id, phrases, k, filters=None, now=None):
-        self.calls.append(("entity", k))
-        return []
+    def search(self, signal, user_id, query, k, filters=None, now=None):
+        """The preset list of ``signal`` (``entity``: none), its first ``k``; logs (signal, k) and sparse queries."""
+        signal = str(signal)
+        self.calls.append((signal, k))
+        if signal == "sparse":
+            self.sparse_queries.append(query)
+        return self.lists.get(signal, [])[:k]
 
     def search_candidates(self, signal, user_id, query, k, filters=None, now=None):
-        """As the store contract's default: the signal's hit search, as columns (records kept)."""
-        search = {"vector": self.vector_search, "bm25": self.text_search, "entity": self.phrase_search,
-                  "sparse": self.sparse_search}[signal]
-        return Candidates.from_hits(user_id, search(user_id, query, k, filters, now))
+        """As the store contract's default: the signal's hits, as columns (records kept)."""
+        return Candidates.from_hits(user_id, self.search(signal, user_id, query, k, filters, now))
 
     def read_candidates(self, found, at):
         return [found.records[i] for i in at]

@@ -17,6 +17,7 @@ from ..ingest.config import IngestConfig
 from ..ingest.updates import MAX_CANDIDATES, changes, is_statement
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MAX_LINKS, MemoryStore
+from ..store.signals import Signal
 
 
 def _is_statement(r: MemoryRecord) -> bool:
@@ -45,7 +46,7 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
             earlier = np.argsort(-sims[j, :j], kind="stable")[:MAX_CANDIDATES]
             for e in earlier.tolist():
                 found[records[rows[e]].record_id] = (records[rows[e]], float(sims[j, e]))
-            for hit in store.vector_search(user, vecs[i], MAX_CANDIDATES, SearchFilters(
+            for hit in store.search(Signal.VECTOR, user, vecs[i], MAX_CANDIDATES, SearchFilters(
                     kinds=("turn",), occurred_before=rec.occurred_at), now=now):
                 old = hit.record
                 if old.record_id not in ids and _is_statement(old) and conversation_order(old) < conversation_order(rec):

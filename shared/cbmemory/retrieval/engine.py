@@ -284,11 +284,11 @@ class SignalQuery:
 
 
 def _vector(q: SignalQuery, n: int) -> Candidates:
-    return q.store.search_candidates("vector", q.user_id, q.embed(q.text), n, q.filters, q.now)
+    return q.store.search_candidates(Signal.VECTOR, q.user_id, q.embed(q.text), n, q.filters, q.now)
 
 
 def _bm25(q: SignalQuery, n: int) -> Candidates:
-    return q.store.search_candidates("bm25", q.user_id, q.text, n, q.filters, q.now)
+    return q.store.search_candidates(Signal.BM25, q.user_id, q.text, n, q.filters, q.now)
 
 
 def _entity(q: SignalQuery, n: int) -> Candidates:
@@ -297,13 +297,13 @@ def _entity(q: SignalQuery, n: int) -> Candidates:
     phrases = [p for p in extract_entities(q.text) if p.lower() not in speakers]
     if not phrases:
         return Candidates.empty(q.user_id)
-    return q.store.search_candidates("entity", q.user_id, phrases, n, q.filters, q.now)
+    return q.store.search_candidates(Signal.ENTITY, q.user_id, phrases, n, q.filters, q.now)
 
 
 def _sparse(q: SignalQuery, n: int) -> Candidates:
     if q.encode_sparse is None:
         raise InvalidInputError("the sparse signal needs a sparse query encoder")
-    return q.store.search_candidates("sparse", q.user_id, q.encode_sparse(q.text), n, q.filters, q.now)
+    return q.store.search_candidates(Signal.SPARSE, q.user_id, q.encode_sparse(q.text), n, q.filters, q.now)
 
 
 # Each signal's search: its ``n`` best candidates for the query. A new signal adds its entry here.

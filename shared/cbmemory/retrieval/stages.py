@@ -8,8 +8,9 @@ naming the setting by its flat name (``fusion``, ``rerank_pool``, ``speaker_weig
 Each group serialises to a JSON object of its fields (``to_dict`` / ``from_dict``: enums as their strings,
 tuples as lists; a missing field takes its default, an unknown one is refused).
 
-Adding a signal: a ``Signal`` member, its default pool in ``DEFAULT_POOLS``, and its search in
-``engine.SEARCHES`` (its ``<signal>_pool`` flat name and its JSON follow). Nothing else lists the signals;
+Adding a signal: a ``Signal`` member and its query check (``cbmemory.store.signals``), its scorer in each
+store backend's table, its default pool in ``DEFAULT_POOLS`` and its search in ``engine.SEARCHES`` (its
+``<signal>_pool`` flat name and its JSON follow). Nothing else lists the signals;
 only a signal that needs something a memory must supply names itself there too (``sparse``: the query
 encoder, checked by ``retrieve`` and ``AgentMemory.search``).
 """
@@ -26,6 +27,7 @@ from typing import Any, ClassVar, TypeVar, get_args
 
 from ..errors import InvalidInputError
 from ..models import RecordKind
+from ..store.signals import Signal  # the signals a store searches (named here by recipes)
 from ..validation import known_fields
 
 
@@ -39,14 +41,7 @@ class _Choice(str, Enum):
         return format(str(self.value), spec)
 
 
-_C = TypeVar("_C", bound=_Choice)
-
-
-class Signal(_Choice):
-    VECTOR = "vector"  # cosine similarity
-    BM25 = "bm25"  # full text over the user's whole corpus
-    ENTITY = "entity"  # exact phrases extracted from the query, through the full-text index
-    SPARSE = "sparse"  # learned sparse vectors (SPLADE): dot product over the user's records
+_C = TypeVar("_C", bound=Enum)
 
 
 # Each signal's candidate pool when its spec names none.

@@ -1,4 +1,5 @@
-"""Store backends behind one contract (``MemoryStore``). ``CouchbaseStore`` loads the SDK only when used.
+"""Store backends behind one contract (``MemoryStore``, ``base``), searched by ``Signal`` (``signals``);
+one package per backend (``sqlite``, ``couchbase``). ``CouchbaseStore`` loads the SDK only when used.
 ``SCHEMA_VERSION``: the layout version of the SQLite stores this cbmemory writes (what a new store's
 ``stats()["schema_version"]`` says; an older file is upgraded when opened)."""
 
@@ -6,10 +7,10 @@ from typing import Any
 
 from .base import MemoryStore
 from .filters import admits
-from .sqlite import SQLiteStore
-from .sqlite_sql import SCHEMA_VERSION
+from .signals import Signal
+from .sqlite import SCHEMA_VERSION, SQLiteStore
 
-__all__ = ["SCHEMA_VERSION", "CouchbaseStore", "MemoryStore", "SQLiteStore", "admits"]
+__all__ = ["SCHEMA_VERSION", "CouchbaseStore", "MemoryStore", "SQLiteStore", "Signal", "admits"]
 
 
 def __getattr__(name: str) -> Any:

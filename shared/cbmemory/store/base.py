@@ -1,6 +1,6 @@
 """The one store contract every backend implements (embedded SQLite, Couchbase, ...).
 
-Score contract, stated once: every search method returns hits ordered best first with ``score`` higher
+Score contract, stated once: a search (``search``, by ``Signal``) returns hits ordered best first with ``score`` higher
 is better. ``vector`` scores are cosine similarities in [-1, 1] (vectors are L2-normalised);
 ``bm25`` and ``entity`` scores are positive BM25 values (unbounded, comparable only within one call),
 computed over the queried user's records only: another user's data changes neither a score nor the cost;
@@ -12,7 +12,7 @@ a search may return is :func:`cbmemory.store.filters.admits` (expired records, `
 Inputs are checked here, once for every backend, before a backend's method runs: writes (:meth:`write`,
 :meth:`set_sparse`) and what searches and reads ask (``inputs``: the user id, k, the query vector, text,
 phrases or sparse vector, filters, limits, ``now``), each refused with an ``InvalidInputError``. Each public
-method calls the backend's ``_``-prefixed one (``_write``, ``_vector_search``, ``_list_records``, ...) with
+method calls the backend's ``_``-prefixed one (``_write``, ``_search``, ``_list_records``, ...) with
 checked values.
 
 Batches: on a backend with atomic batches (SQLite) a ``write`` is all-or-nothing across its records; on

@@ -1,6 +1,6 @@
 """A signal's candidates as arrays: what retrieval ranks before it reads a single record.
 
-A search of the store contract (``vector_search``, ``text_search``, ...) returns hits, each holding its
+A search of the store contract (``MemoryStore.search``, one ``Signal``) returns hits, each holding its
 whole record. Fusing a few signals' pools of 100, lifting their sessions and neighbours and cutting to k
 needs only each candidate's score and where it sits (session, kind, position, date, speaker, whether it is
 an echo), so ``MemoryStore.search_candidates`` answers the same search with those as columns, best first,

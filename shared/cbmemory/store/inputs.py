@@ -1,5 +1,5 @@
 """The checks of what a search or a read asks of a store, written once for every backend: ``MemoryStore``'s
-public methods call them before a backend's ``_vector_search``, ``_list_records``, ... runs, so every backend
+public methods call them before a backend's ``_search``, ``_list_records``, ... runs, so every backend
 refuses the same inputs with the same ``InvalidInputError`` (each naming the input) and sends nothing.
 
 Only the type and the size of an input are checked here, never whether it names anything: a user id is any
@@ -22,7 +22,7 @@ from ..models import SearchFilters
 from ..validation import MAX_QUERY_CHARS, check_query, check_unicode
 
 MAX_SEARCH_K = 100_000  # hits one search may ask for (its k); a listing (``list_records``) has no bound
-MAX_PHRASES = MAX_QUERY_CHARS  # phrases one ``phrase_search`` may hold (those of a query are fewer)
+MAX_PHRASES = MAX_QUERY_CHARS  # phrases one ``entity`` search may hold (those of a query are fewer)
 
 
 def check_user_id(user_id: object) -> str:

@@ -6,10 +6,20 @@ user's scores move with what others said, and a query reads every tenant's posti
 too. Here each user's records are indexed on their own, like the user's vector matrix, from term ids the
 store keeps per record (:func:`encode`): statistics and cost both come from the queried user's records.
 
-Scoring is FTS5's ``bm25()`` (k1 = 1.2, b = 0.75, idf = ln((N - df + 0.5) / (df + 0.5)) floored at
-1e-6), the formula the embedded store used before, over the user's live records. A record is two
-fields, the indexed text and the raw turn, weighed equally: the turn's own words count twice and its
-context once (a two-field BM25F). Phrases match contiguous terms within one field.
+This module is the core's one BM25 and one tokenizer: the store's full-text search and retrieval's re-rank
+of a small pool (``cbmemory.retrieval.rerank``) both score with :meth:`LexicalIndex.bm25`, over the same
+terms, each with its variant (``Variant``, one per formula, each with the paper it follows):
+
+- ``OKAPI`` (the store's): FTS5's ``bm25()`` (k1 = 1.2, b = 0.75, idf = ln((N - df + 0.5) / (df + 0.5))
+  floored at 1e-6; Robertson & Zaragoza, "The Probabilistic Relevance Framework", 2009), the formula the
+  embedded store used before, over the user's live records. A record is two fields, the indexed text and
+  the raw turn, weighed equally: the turn's own words count twice and its context once (a two-field BM25F).
+  Phrases match contiguous terms within one field. In a tiny corpus (a user with a few records) the idf of
+  a term in half the records or more is the floor: such a term finds its records but barely orders them.
+- ``PLUS`` (the re-rank's): BM25+ (Lv & Zhai, "Lower-bounding term frequency normalization", CIKM 2011),
+  k1 = 1.5, b = 0.75, delta = 1, idf = ln((N + 1) / df), positive for every term present, so in a pool of
+  ten the query's main words still count; delta lower-bounds every document's weight of each query term
+  found in the pool, as ``rank_bm25.BM25Plus`` (which the re-rank used before) computes it.
 
 Terms are words folded to lower case without diacritics (as SQLite's ``unicode61 remove_diacritics``
 does) and Porter-stemmed; each is stored as a 64-bit id (blake2b of the stem), so the file keeps no
@@ -19,16 +29,42 @@ vocabulary shared between users: erasing a user's records erases their words.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from ..text import stemmer, tokens
 
-K1 = 1.2
-B = 0.75
 _SEP = 0  # between the two fields of a record and after each record: phrases never span it
+
+
+def okapi_idf(n: int, df: int) -> float:
+    """FTS5's idf: ln((N - df + 0.5) / (df + 0.5)), floored at 1e-6 (a term in half the records or more)."""
+    return max(math.log((n - df + 0.5) / (df + 0.5)), 1e-6)
+
+
+def plus_idf(n: int, df: int) -> float:
+    """BM25+'s idf: ln((N + 1) / df), positive for every term present."""
+    return math.log((n + 1) / df)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One BM25 formula: term-frequency saturation ``k1``, length normalisation ``b``, the idf, and
+    ``delta``, the lower bound of each document's weight of a query term found in the corpus (0: none)."""
+
+    k1: float
+    b: float
+    idf: Callable[[int, int], float]
+    delta: float = 0.0
+
+
+OKAPI = Variant(1.2, 0.75, okapi_idf)  # the store's full-text search (FTS5's bm25())
+PLUS = Variant(1.5, 0.75, plus_idf, 1.0)  # the re-rank of a small pool (BM25+, as rank_bm25 computes it)
+K1, B = OKAPI.k1, OKAPI.b
 
 
 @lru_cache(maxsize=262_144)
@@ -51,6 +87,11 @@ def query_terms(words: Sequence[str]) -> np.ndarray:
 def encode(index_text: str, text: str) -> bytes:
     """What the store keeps per record: the term ids of both fields, separated."""
     return np.array([*term_ids(index_text), _SEP, *term_ids(text)], dtype=np.int64).tobytes()
+
+
+def encode_one(text: str) -> bytes:
+    """The term ids of a one-field document (what the re-rank indexes)."""
+    return np.array(term_ids(text), dtype=np.int64).tobytes()
 
 
 class LexicalIndex:
@@ -146,21 +187,29 @@ class LexicalIndex:
         docs, counts = np.unique(self.owner[pos], return_counts=True)
         return docs, counts.astype(np.float64)
 
-    def bm25(self, phrases: Sequence[np.ndarray], live: np.ndarray) -> np.ndarray:
-        """BM25 of every record for the query ``phrases`` (each an array of term ids; one-term phrases
-        are plain terms), with N, the average length and document frequencies taken over the ``live``
-        records. Records matching nothing score 0."""
+    def bm25(self, phrases: Sequence[np.ndarray], live: np.ndarray, variant: Variant = OKAPI) -> np.ndarray:
+        """BM25 (``variant``; the store's by default) of every record for the query ``phrases`` (each an array
+        of term ids; one-term phrases are plain terms), with N, the average length and document frequencies
+        taken over the ``live`` records. Records matching nothing score 0 (with a ``delta``: the sum of the
+        deltas of the query terms found)."""
         scores = np.zeros(self.n)
         n_live = int(np.count_nonzero(live))
         if n_live == 0 or not phrases:
             return scores
+        k1, b, delta = variant.k1, variant.b, variant.delta
         avgdl = max(float(self.lengths[live].mean()), 1e-9)
-        norm = K1 * (1.0 - B + B * self.lengths / avgdl)
+        norm = k1 * (1.0 - b + b * self.lengths / avgdl)
         for ids in phrases:
             docs, tf = self._phrase_counts(ids)
             df = int(np.count_nonzero(live[docs])) if docs.size else 0
             if df == 0:
                 continue
-            idf = max(float(np.log((n_live - df + 0.5) / (df + 0.5))), 1e-6)
-            scores[docs] += idf * tf * (K1 + 1.0) / (tf + norm[docs])
+            idf = variant.idf(n_live, df)
+            if delta:  # as rank_bm25 computes it, operation for operation
+                rest = live.copy()
+                rest[docs] = False
+                scores[rest] += idf * delta
+                scores[docs] += idf * (delta + tf * (k1 + 1.0) / (tf + norm[docs]))
+            else:
+                scores[docs] += idf * tf * (k1 + 1.0) / (tf + norm[docs])
         return scores

@@ -1,159 +1,74 @@
-"""The search half of the store contract (``MemoryStore`` inherits it): the four signals' searches, their
-candidates as columns, and the checks of what a search asks. The score contract and the checks are stated
-once, in ``cbmemory.store.base``'s docstring.
+"""The search half of the store contract (``MemoryStore`` inherits it): one search over the signals a
+backend's ``{Signal: scorer}`` table holds, its candidates as columns, and the checks of what a search asks.
+The score contract and the checks are stated once, in ``cbmemory.store.base``'s docstring; what each
+signal's query is, in ``cbmemory.store.signals``.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, ClassVar
 
-import numpy as np
-
-from ..embedding.sparse import SparseVector
-from ..errors import InvalidInputError
 from ..models import NO_FILTERS, Hit, MemoryRecord, SearchFilters
-from ..validation import check_query
 from .candidates import Candidates
 from .filters import admits_nothing
-from .inputs import (
-    check_filters,
-    check_now,
-    check_phrases,
-    check_query_vector,
-    check_search_k,
-    check_sparse_query,
-    check_user_id,
-)
-
-_Q = TypeVar("_Q")
+from .inputs import check_filters, check_now, check_search_k, check_user_id
+from .signals import QUERIES, Signal, check_signal
 
 
 class SearchBase(ABC):
-    """The searches every store answers, checked here before the backend's ``_``-prefixed method runs."""
+    """The searches every store answers, checked here before the backend's :meth:`_search` runs."""
+
+    # The signals the backend searches, each with its scorer (what a scorer is, the backend says).
+    scorers: ClassVar[Mapping[Signal, Any]]
 
     def _dimension(self) -> int | None:
         """The dimension of the bound embedder's vectors (``MemoryStore`` says)."""
         raise NotImplementedError
 
-    def vector_search(
-        self, user_id: str, vector: np.ndarray, k: int, filters: SearchFilters = NO_FILTERS,
-        now: datetime | None = None,
-    ) -> list[Hit]:
-        """Exact nearest neighbours by cosine similarity among the user's records (signal ``vector``).
-        Checked here (``inputs``): the user id, ``k``, ``filters``, ``now`` and the vector (finite floats, as
-        many as the bound embedder's dimension). No hits when no embedder is bound (the store holds no
-        vector) or the filters admit nothing; else the backend's :meth:`_vector_search` answers."""
-        checked = self._checked_as(self._vector_query, user_id, vector, k, filters, now)
-        return [] if checked is None else self._vector_search(*checked)
+    def search(self, signal: Signal | str, user_id: str, query: object, k: int,
+               filters: SearchFilters = NO_FILTERS, now: datetime | None = None) -> list[Hit]:
+        """The user's ``k`` best records for ``query`` by ``signal``, best first, each hit's ``signals`` and
+        ``ranks`` holding that signal's score and rank (``Signal``; the query: ``vector`` a query vector,
+        ``bm25`` text, ``entity`` phrases, ``sparse`` a ``SparseVector``):
+
+        - ``vector``: exact nearest neighbours by cosine similarity; no hits while no embedder is bound;
+        - ``bm25``: full-text BM25, any query word matching; query text is taken as plain words, operators of
+          the backend's query language are never interpreted;
+        - ``entity``: records containing any of the phrases exactly, BM25-ranked;
+        - ``sparse``: the dot product of each record's sparse vector with the query, positive scores only,
+          ties in the backend's stable order; no hits while no sparse encoder is bound.
+
+        Checked here (``inputs``, ``signals.QUERIES``): a signal the backend searches (its ``scorers``), the
+        user id, ``k``, ``filters``, ``now`` and the query; a query that can find nothing (no phrase, a sparse
+        vector with no term) or filters that admit nothing find nothing, else the backend's :meth:`_search`
+        answers."""
+        checked = self._checked_query(signal, user_id, query, k, filters, now)
+        return [] if checked is None else self._search(*checked)
 
     @abstractmethod
-    def _vector_search(self, user_id: str, vector: np.ndarray, k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        """:meth:`vector_search` of checked inputs (``vector``: float32, C-contiguous, of the bound dimension)."""
+    def _search(self, signal: Signal, user_id: str, query: Any, k: int, filters: SearchFilters,
+                now: datetime) -> list[Hit]:
+        """:meth:`search` of checked inputs (the query as ``signals.QUERIES`` returns it: a vector is float32,
+        C-contiguous, of the bound dimension), by the backend's scorer of ``signal``."""
 
-    def text_search(
-        self, user_id: str, query: str, k: int, filters: SearchFilters = NO_FILTERS, now: datetime | None = None
-    ) -> list[Hit]:
-        """Full-text BM25 over the user's records, any query word matching (signal ``bm25``). Query text is
-        taken as plain words: operators of the backend's query language are never interpreted. Checked here:
-        the user id, ``k``, ``filters``, ``now`` and the query (a string of at most ``MAX_QUERY_CHARS``
-        characters, valid Unicode); the backend's :meth:`_text_search` answers."""
-        checked = self._checked_as(self._text_query, user_id, query, k, filters, now)
-        return [] if checked is None else self._text_search(*checked)
-
-    @abstractmethod
-    def _text_search(self, user_id: str, query: str, k: int, filters: SearchFilters, now: datetime) -> list[Hit]:
-        """:meth:`text_search` of checked inputs."""
-
-    def phrase_search(
-        self, user_id: str, phrases: Sequence[str], k: int, filters: SearchFilters = NO_FILTERS,
-        now: datetime | None = None,
-    ) -> list[Hit]:
-        """Records containing any of ``phrases`` as exact phrases, BM25-ranked (signal ``entity``). Checked
-        here: the user id, ``k``, ``filters``, ``now`` and the phrases (a list, not a string, of at most
-        ``MAX_PHRASES`` query texts); the backend's :meth:`_phrase_search` answers."""
-        checked = self._checked_as(self._phrase_query, user_id, phrases, k, filters, now)
-        return [] if checked is None else self._phrase_search(*checked)
-
-    @abstractmethod
-    def _phrase_search(self, user_id: str, phrases: list[str], k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        """:meth:`phrase_search` of checked inputs (at least one phrase)."""
-
-    def sparse_search(
-        self, user_id: str, query: SparseVector, k: int, filters: SearchFilters = NO_FILTERS,
-        now: datetime | None = None,
-    ) -> list[Hit]:
-        """The user's records by dot product of their sparse vector with ``query``, positive scores only,
-        best first, ties in the backend's stable order (signal ``sparse``); no hits when no sparse encoder is
-        bound. Checked here: the user id, ``k``, ``filters``, ``now`` and the query (a ``SparseVector``); a
-        query with no term, or filters that admit nothing, find nothing; else the backend's
-        :meth:`_sparse_search` answers."""
-        checked = self._checked_as(self._sparse_query, user_id, query, k, filters, now)
-        return [] if checked is None else self._sparse_search(*checked)
-
-    @abstractmethod
-    def _sparse_search(self, user_id: str, query: SparseVector, k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        """:meth:`sparse_search` of checked inputs (a query of at least one term); no hits when no sparse
-        encoder is bound."""
-
-    def _vector_query(self, vector: object) -> np.ndarray | None:
-        qv = check_query_vector(vector, dim := self._dimension())
-        return None if dim is None else qv  # no embedder bound: the store holds no vector
-
-    @staticmethod
-    def _text_query(query: object) -> str | None:
-        return check_query(query)
-
-    @staticmethod
-    def _phrase_query(phrases: object) -> list[str] | None:
-        return check_phrases(phrases) or None
-
-    @staticmethod
-    def _sparse_query(query: object) -> SparseVector | None:
-        checked = check_sparse_query(query)
-        return checked if len(checked) else None
-
-    def _checked_as(self, check: Callable[[object], _Q | None], user_id: object, query: object, k: object,
-                    filters: object, now: object) -> tuple[str, _Q, int, SearchFilters, datetime] | None:
-        """A search's inputs checked (``inputs``, then ``check`` for its query), as the backend's method
-        takes them; ``None`` when it can find nothing (``check`` found no query, or the filters admit
-        nothing)."""
-        user_id, k, filters, at = self._checked_search(user_id, k, filters, now)
-        checked = check(query)
-        return None if checked is None or admits_nothing(filters) else (user_id, checked, k, filters, at)
-
-    def _checked_signal(self, signal: str, user_id: object, query: object, k: object, filters: object,
-                        now: object) -> tuple[str, object, int, SearchFilters, datetime] | None:
-        checks: dict[str, Callable[[object], object]] = {
-            "vector": self._vector_query, "bm25": self._text_query, "entity": self._phrase_query,
-            "sparse": self._sparse_query}
-        if signal not in checks:
-            raise InvalidInputError(f"unknown signal {signal!r}; known: {', '.join(checks)}")
-        return self._checked_as(checks[signal], user_id, query, k, filters, now)
-
-    def search_candidates(self, signal: str, user_id: str, query: object, k: int,
+    def search_candidates(self, signal: Signal | str, user_id: str, query: object, k: int,
                           filters: SearchFilters = NO_FILTERS, now: datetime | None = None) -> Candidates:
-        """The search of ``signal`` (``vector``: a query vector, ``bm25``: text, ``entity``: phrases,
-        ``sparse``: a ``SparseVector``), the same checks and the same candidates in the same order as its
-        ``*_search`` method, as columns (``Candidates``) instead of hits: retrieval ranks them and reads
-        only the records it returns (:meth:`read_candidates`)."""
-        checked = self._checked_signal(signal, user_id, query, k, filters, now)
+        """:meth:`search`: the same checks and the same candidates in the same order, as columns
+        (``Candidates``) instead of hits: retrieval ranks them and reads only the records it returns
+        (:meth:`read_candidates`)."""
+        checked = self._checked_query(signal, user_id, query, k, filters, now)
         if checked is None:
             return Candidates.empty(check_user_id(user_id))
-        return self._candidates(signal, *checked)
+        return self._candidates(*checked)
 
-    def _candidates(self, signal: str, user_id: str, query: object, k: int, filters: SearchFilters,
+    def _candidates(self, signal: Signal, user_id: str, query: Any, k: int, filters: SearchFilters,
                     now: datetime) -> Candidates:
         """:meth:`search_candidates` of checked inputs. By default the backend's hits as columns (their
         records kept); a backend that holds the columns in memory answers without reading records."""
-        search = {"vector": self._vector_search, "bm25": self._text_search, "entity": self._phrase_search,
-                  "sparse": self._sparse_search}[signal]
-        return Candidates.from_hits(user_id, search(user_id, query, k, filters, now))  # type: ignore[operator]
+        return Candidates.from_hits(user_id, self._search(signal, user_id, query, k, filters, now))
 
     def read_candidates(self, found: Candidates, at: Sequence[int]) -> list[MemoryRecord | None]:
         """The records of the candidates at positions ``at`` of ``found`` (a search of this store), one per
@@ -164,6 +79,15 @@ class SearchBase(ABC):
 
     def _read_candidates(self, found: Candidates, at: list[int]) -> list[MemoryRecord | None]:
         raise NotImplementedError(f"{type(self).__name__} returned candidates without records")
+
+    def _checked_query(self, signal: object, user_id: object, query: object, k: object, filters: object,
+                 now: object) -> tuple[Signal, str, Any, int, SearchFilters, datetime] | None:
+        """A search's inputs checked, as the backend's method takes them; ``None`` when it can find nothing
+        (its query check found no query, or the filters admit nothing)."""
+        known = check_signal(signal, self.scorers)
+        user, n, f, at = self._checked_search(user_id, k, filters, now)
+        checked = QUERIES[known](query, self._dimension)
+        return None if checked is None or admits_nothing(f) else (known, user, checked, n, f, at)
 
     @staticmethod
     def _checked_search(user_id: object, k: object, filters: object, now: object

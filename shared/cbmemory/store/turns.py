@@ -5,7 +5,7 @@ task (``asyncio.to_thread`` copies them) and never for another user's calls runn
 - :func:`waiting_at_most`: inside it a write waits at most that long for the lock, then raises
   ``StoreUnavailableError`` (``cbmemory.agent.save`` waits ``SAVE_WAIT``, 2 s). Outside, a write waits the
   store's own ``timeout`` (30 s by default). The embedded store waits without holding its connection, so the
-  other threads of the process read meanwhile (``SQLiteCore._tx``); Couchbase has no write lock to wait for.
+  other threads of the process read meanwhile (``sqlite.core.SQLiteFile.tx``); Couchbase has no write lock to wait for.
 - :func:`reads_only`: inside it a search never writes (``cbmemory.agent.recall``): the embedder and sparse
   bindings are checked by reading them, and what a write would do first (binding, filling the sparse vectors
   of records stored before the binding) is left to the next write.

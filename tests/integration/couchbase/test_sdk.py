@@ -17,7 +17,7 @@ from cbmemory.store.couchbase import CouchbaseStore
 
 
 def test_importing_cbmemory_and_the_store_module_does_not_import_the_sdk():
-    code = ("import sys, cbmemory, cbmemory.store.couchbase, cbmemory.store.couchbase_requests; "
+    code = ("import sys, cbmemory, cbmemory.store.couchbase, cbmemory.store.couchbase.requests; "
             "assert 'couchbase' not in sys.modules, sorted(m for m in sys.modules if m.startswith('couchbase'))")
     subprocess.run([sys.executable, "-c", code], check=True)
 

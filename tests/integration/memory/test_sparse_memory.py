@@ -12,6 +12,7 @@ from cbmemory.errors import InvalidInputError
 from cbmemory.ingest import IngestConfig
 from cbmemory.recipes import RECIPES, Recipe
 from cbmemory.retrieval import RetrievalConfig
+from cbmemory.store.signals import Signal
 
 TURNS = [
     {"role": "user", "speaker": "Caroline", "content": "I went to the LGBTQ support group yesterday."},
@@ -133,7 +134,7 @@ def test_a_search_encodes_its_query_over_the_users_word_pieces_only(sparse_memor
     (terms,) = seen
     assert terms.tolist() == store.sparse_terms("alice").tolist() and 0 < terms.size < 30522
     assert set(store.sparse_terms("bob").tolist()) - set(terms.tolist())  # bob's own pieces: not computed
-    want = store.sparse_search("alice", full_encode(question), 4)
+    want = store.search(Signal.SPARSE, "alice", full_encode(question), 4)
     assert [h.record.record_id for h in hits] == [h.record.record_id for h in want]
     assert [h.signals["sparse"] for h in hits] == pytest.approx([h.score for h in want], rel=1e-5)
     sparse_memory.add_session("alice", "s2", [{"role": "user", "content": "Quantum chromodynamics on Tuesday."}],

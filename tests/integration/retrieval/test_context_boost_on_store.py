@@ -10,6 +10,7 @@ import pytest
 from cbmemory import AgentMemory
 from cbmemory.recipes import all_recipes
 from cbmemory.retrieval.fusion import weighted
+from cbmemory.store.signals import Signal
 
 V2 = all_recipes()["default_v2"]  # the context terms without skip_shown: the first k as ranked
 SESSIONS = {
@@ -47,8 +48,8 @@ def expected(memory, query, k, pool):
     """The terms recomputed from the store's own lists (each signal fetches max(k, pool)), fused, and the
     store's records."""
     n = max(k, pool)
-    fused = weighted({"vector": memory.store.vector_search("u", memory.embedder.embed_query(query), n),
-                      "bm25": memory.store.text_search("u", query, n)})
+    fused = weighted({"vector": memory.store.search(Signal.VECTOR, "u", memory.embedder.embed_query(query), n),
+                      "bm25": memory.store.search(Signal.BM25, "u", query, n)})
     score = {h.record.record_id: h.score for h in fused}
     rank = {h.record.record_id: min(h.ranks.values()) for h in fused}
     records = {r.record_id: r for r in memory.store.list_records("u")}

@@ -30,8 +30,9 @@ from cbmemory.retrieval.engine import context_boost, with_window
 from cbmemory.retrieval.pool import fused, unite
 from cbmemory.retrieval.stages import Fusion
 from cbmemory.store import SQLiteStore
-from cbmemory.store import sqlite_sql as q
 from cbmemory.store.candidates import Candidates
+from cbmemory.store.signals import Signal
+from cbmemory.store.sqlite import sql as q
 from tests.contract.store_contract import DIM, NOW, T0, unit
 
 TEAMS = ("red", "blue")
@@ -56,11 +57,11 @@ def counted(store):
     def step():
         steps[0] += 1
         return 0  # go on
-    store._conn.set_progress_handler(step, 1)
+    store._db.conn.set_progress_handler(step, 1)
     try:
         yield steps
     finally:
-        store._conn.set_progress_handler(None, 1)
+        store._db.conn.set_progress_handler(None, 1)
 
 
 @pytest.fixture
@@ -81,13 +82,13 @@ def annotated(tmp_path):
 def test_an_annotation_filter_costs_the_same_however_large_the_annotations(annotated):
     warm = SearchFilters(annotations={"team": "red"})
     for store in annotated.values():  # the user's columns and annotation pairs are read once, first
-        assert len(store.vector_search("u", unit(0), 5, warm, now=NOW)) == 5
+        assert len(store.search(Signal.VECTOR, "u", unit(0), 5, warm, now=NOW)) == 5
     work = {}
     for name, store in annotated.items():
         f = SearchFilters(annotations={"team": "blue", "session": "s3"})
         with counted(store) as steps:
-            hits = store.vector_search("u", unit(1), 50, f, now=NOW)
-            hits += store.text_search("u", "turn", 50, f, now=NOW)
+            hits = store.search(Signal.VECTOR, "u", unit(1), 50, f, now=NOW)
+            hits += store.search(Signal.BM25, "u", "turn", 50, f, now=NOW)
         assert len(hits) == 40 and {h.record.session_id for h in hits} == {"s003"}
         work[name] = steps[0]
     assert work["large"] <= 1.1 * work["small"], work  # before: about 7x (json_each over 62 keys per pair)
@@ -97,7 +98,7 @@ def test_annotations_are_read_once_however_many_pairs_and_searches(annotated, mo
     """Each record's annotations are read from the file once, at the first filtered search, and each distinct
     text parsed once (a session's annotations are copied onto its records); a filter of 16 pairs and
     further searches read and parse nothing more."""
-    from cbmemory.store import annotation_index
+    from cbmemory.store.sqlite import annotation_index
 
     parsed, reads = [], []
 
@@ -108,16 +109,16 @@ def test_annotations_are_read_once_however_many_pairs_and_searches(annotated, mo
             return json.loads(text)
     monkeypatch.setattr(annotation_index, "json", CountingJson)
     store = annotated["large"]
-    store._conn.set_trace_callback(lambda sql: reads.append(sql) if "annotations != '{}'" in sql else None)
+    store._db.conn.set_trace_callback(lambda sql: reads.append(sql) if "annotations != '{}'" in sql else None)
     pairs = {"team": "red", **{k: v for k, v in list(FILLER.items())[:15]}}  # 16 pairs
     for f in (SearchFilters(annotations=pairs), SearchFilters(annotations={"team": "blue"}),
               SearchFilters(annotations={"session": "s4"})):
-        store.vector_search("u", unit(0), 5, f, now=NOW)
-        store.text_search("u", "turn", 5, f, now=NOW)
+        store.search(Signal.VECTOR, "u", unit(0), 5, f, now=NOW)
+        store.search(Signal.BM25, "u", "turn", 5, f, now=NOW)
     assert len(reads) == 1 and len(parsed) == 10  # 200 records, 10 sessions' texts
     write_sessions(store, "u2", 1, 3)  # another user's write changes nothing of u's
     write_sessions(store, "u", 1, 20, lambda s: {"team": "red"}, first=10)  # u's own: a session of 20 more
-    assert len(store.vector_search("u", unit(0), 300, SearchFilters(annotations={"team": "red"}), now=NOW)) == 120
+    assert len(store.search(Signal.VECTOR, "u", unit(0), 300, SearchFilters(annotations={"team": "red"}), now=NOW)) == 120
     assert len(reads) == 2 and len(parsed) == 11  # the appended records only
 
 

@@ -2,13 +2,14 @@
 
 from datetime import datetime, timedelta, timezone
 
+import numpy as np
 import pytest
-from rank_bm25 import BM25Okapi
 
 from cbmemory.models import Hit, MemoryRecord
 from cbmemory.retrieval import extract_entities, scale_k
 from cbmemory.retrieval.fusion import rrf, weighted
 from cbmemory.retrieval.rerank import bm25_rerank, bm25_scores
+from cbmemory.store import lexical
 
 D = datetime(2023, 5, 7, tzinfo=timezone.utc)
 
@@ -45,13 +46,27 @@ def test_weighted_fusion_min_max_normalises_each_list():
 
 
 def test_okapi_flattens_a_tiny_pool_and_bm25_plus_does_not():
-    # "pottery" is in exactly half of a 10-document pool: Okapi's idf log((10-5+.5)/(5+.5)) = 0, so every
-    # document scores 0 and a re-rank would keep an arbitrary order. BM25+ (idf log(11/5) > 0) separates.
+    # "pottery" is in exactly half of a 10-document pool: Okapi's idf log((10-5+.5)/(5+.5)) = 0 (the store's
+    # variant floors it at 1e-6), so every document scores about 0 and a re-rank would keep an arbitrary
+    # order. BM25+ (idf log(11/5) > 0), the re-rank's variant of the same BM25, separates.
     docs = ["pottery class today"] * 5 + ["baked bread at home"] * 5
-    okapi = BM25Okapi([d.split() for d in docs]).get_scores(["pottery"])
-    assert okapi.max() == okapi.min() == 0.0
+    index = lexical.LexicalIndex()
+    index.append([lexical.encode_one(d) for d in docs])
+    okapi = index.bm25([lexical.query_terms(["pottery"])], np.ones(10, bool), lexical.OKAPI)
+    assert okapi.max() < 1e-5
     plus = bm25_scores("pottery", docs)
     assert plus[:5].min() > plus[5:].max() + 0.5
+
+
+def test_the_rerank_reads_words_as_the_store_does():
+    # one tokenizer for the core: the re-rank folds and stems as the store's full-text index does, so a
+    # question's "paintings" and "Zoë" find a memory's "painted" and "Zoe" (the re-rank's own lower-cased
+    # words found neither)
+    docs = ["Zoe painted a sunset", "we had lunch", "nothing here either"]
+    scores = bm25_scores("Zoë's paintings", docs)
+    assert scores[0] > scores[1] + 0.5 and scores[1] == scores[2]
+    ids = lexical.query_terms(["paintings"])
+    assert ids.tolist() == lexical.query_terms(["painted"]).tolist()
 
 
 def test_bm25_rerank_keeps_incoming_order_on_ties_and_records_ranks():

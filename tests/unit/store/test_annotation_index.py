@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from cbmemory.errors import InvalidInputError
-from cbmemory.store import annotation_index as ai
-from cbmemory.store.annotation_index import AnnotationIndex, pair_key
+from cbmemory.store.sqlite import annotation_index as ai
+from cbmemory.store.sqlite.annotation_index import AnnotationIndex, pair_key
 from cbmemory.store.windows import Window, windows
 
 

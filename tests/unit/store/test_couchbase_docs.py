@@ -16,7 +16,7 @@ from cbmemory.embedding.sparse import SparseVector
 from cbmemory.errors import InvalidInputError, InvalidVectorError
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
-from cbmemory.store import couchbase_docs as d
+from cbmemory.store.couchbase import docs as d
 
 from .couchbase_golden import HOSTILE, NOW, NOW_S, T0, V_JSON, V
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
-from cbmemory.store import couchbase_docs as d
-from cbmemory.store import couchbase_requests as q
+from cbmemory.store.couchbase import docs as d
+from cbmemory.store.couchbase import requests as q
 
 T0 = datetime(2023, 5, 7, tzinfo=timezone.utc)
 NOW = datetime(2024, 1, 1, tzinfo=timezone.utc)

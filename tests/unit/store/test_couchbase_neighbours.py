@@ -14,9 +14,9 @@ import pytest
 from cbmemory.errors import InvalidInputError
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import SearchFilters, Session, frozen_mapping
-from cbmemory.store import couchbase_docs as d
-from cbmemory.store import couchbase_requests as q
-from cbmemory.store.couchbase_client import CHUNK
+from cbmemory.store.couchbase import docs as d
+from cbmemory.store.couchbase import requests as q
+from cbmemory.store.couchbase.client import CHUNK
 from cbmemory.store.windows import Window
 from cbmemory.validation import MAX_ANNOTATION_KEYS
 

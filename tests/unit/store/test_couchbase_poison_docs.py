@@ -1,6 +1,6 @@
 """Unit layer: Couchbase documents written before cbmemory refused out-of-range instants (``datetime.max`` as
 an expiry or a session date) read back clamped into the supported range instead of crashing a read, and
-documents with a malformed sparse vector are skipped by ``sparse_search``, against
+documents with a malformed sparse vector are skipped by the ``sparse`` search, against
 the in-process fake of the SDK objects (tests/support/couchbase_fake.py; not backend coverage)."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from cbmemory.dates import MAX_INSTANT, MIN_INSTANT
 from cbmemory.embedding.sparse import SparseVector
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Session
-from cbmemory.store import couchbase_docs as d
 from cbmemory.store.couchbase import CouchbaseStore
+from cbmemory.store.couchbase import docs as d
+from cbmemory.store.signals import Signal
 from tests.support.couchbase_fake import FakeCluster, FakeState
 from tests.support.embedders import FourDims
 
@@ -49,7 +50,7 @@ def test_stored_out_of_range_times_are_clamped_on_every_read():
 
 def test_a_malformed_sparse_field_is_skipped_by_sparse_search_and_never_breaks_a_read():
     """A document whose ``sparse`` field is not a sparse vector (written by hand, or by another program) is
-    left out of ``sparse_search`` (it cannot be scored) instead of failing the call; every other read of it
+    left out of the ``sparse`` search (it cannot be scored) instead of failing the call; every other read of it
     ignores the field."""
     state = FakeState()
     store = CouchbaseStore(FakeCluster(state), "cbm", scope="team_a")
@@ -66,6 +67,6 @@ def test_a_malformed_sparse_field_is_skipped_by_sparse_search_and_never_breaks_a
     del docs[recs[5].record_id]["sparse"]  # and one with none at all
     state.query_answer = lambda sql, o: [{"key": r.record_id, "score": 1.0} for r in reversed(recs)]
     query = SparseVector(np.array([1]), np.array([1.0], dtype=np.float32))
-    hits = store.sparse_search("u1", query, 10, now=NOW)
+    hits = store.search(Signal.SPARSE, "u1", query, 10, now=NOW)
     assert [(h.record.text, h.score) for h in hits] == [("turn 0", 1.0)]
     assert store.get_records("u1", [r.record_id for r in recs]) == recs

@@ -18,8 +18,8 @@ from datetime import datetime, timezone
 import pytest
 
 from cbmemory.models import SearchFilters
-from cbmemory.store import couchbase_docs as d
-from cbmemory.store import couchbase_requests as q
+from cbmemory.store.couchbase import docs as d
+from cbmemory.store.couchbase import requests as q
 from cbmemory.text import content_words
 
 from .couchbase_golden import FULL, HOSTILE, NOW, NOW_S, V_JSON, V

@@ -10,7 +10,7 @@ import pytest
 
 from cbmemory import MissingDependencyError
 from cbmemory.store import CouchbaseStore
-from cbmemory.store.couchbase_client import sdk_exceptions
+from cbmemory.store.couchbase.client import sdk_exceptions
 
 
 @pytest.fixture

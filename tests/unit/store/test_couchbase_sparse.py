@@ -3,7 +3,7 @@ objects (tests/support/couchbase_fake.py; NOT backend coverage: KV is a dict and
 
 Checked here: the binding in the meta document (``sparse_encoder`` next to the embedder's fields, set once
 with an atomic sub-document insert), the ``sparse`` field ``write`` puts in each document (none when no
-encoder is bound), and what ``sparse_search`` does: the one SQL++ statement it sends (its text is golden in
+encoder is bound), and what its ``sparse`` search does: the one SQL++ statement it sends (its text is golden in
 test_couchbase_sqlpp.py), and what it keeps of the rows (the documents re-read by key: other users', erased,
 filtered-out, expired and unscorable ones dropped; scores recomputed exactly; cut to k). Records written
 before the binding: binding a store that holds them sends no count and leaves them without a vector;
@@ -28,9 +28,10 @@ from cbmemory.embedding.sparse import SparseVector, sparse_dot
 from cbmemory.errors import CbMemoryError, EmbedderMismatchError, InvalidInputError
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import SearchFilters, Session
-from cbmemory.store import couchbase_docs as d
-from cbmemory.store import couchbase_requests as q
 from cbmemory.store.couchbase import CouchbaseStore
+from cbmemory.store.couchbase import docs as d
+from cbmemory.store.couchbase import requests as q
+from cbmemory.store.signals import Signal
 from tests.support.couchbase_fake import FakeCluster
 
 DIM = 4
@@ -109,7 +110,7 @@ def test_a_store_holding_records_may_be_bound_and_its_old_records_are_left_witho
     assert [c[2] for c in calls(state, "mutate_in")] == [d.META_KEY]  # the meta document only
     assert "sparse" not in state.docs[MEMORY][old[0].record_id]
     answer_rows(state, [old[0].record_id])  # even a stale row for it: the re-read document has no vector
-    assert store.sparse_search("u1", sv({1: 1.0}), 5, now=NOW) == []
+    assert store.search(Signal.SPARSE, "u1", sv({1: 1.0}), 5, now=NOW) == []
 
 
 def test_an_encoder_bound_by_another_process_meanwhile_wins(store, state):
@@ -153,13 +154,13 @@ def test_an_embedder_bound_by_another_process_meanwhile_is_compared(state):
     store = CouchbaseStore(FakeCluster(state), "cbm", scope="team_a")
     store.bind_sparse_encoder("test-sparse")
     meta = state.docs[USERS][d.META_KEY]
-    real_ensure = store.ensure_schema
+    real_ensure = store._b.ensure_schema  # the bucket part makes the schema
 
     def ensure(dimension, **kw):  # another process binds its embedder while this one makes the schema
         real_ensure(dimension, **kw)
         meta.update(embedder_name="theirs", embedder_dimension=DIM)
 
-    store.ensure_schema = ensure
+    store._b.ensure_schema = ensure
     with pytest.raises(EmbedderMismatchError, match="'theirs'"):
         store.bind_embedder("mine", DIM)
     assert meta["embedder_name"] == "theirs"
@@ -208,7 +209,7 @@ def test_a_bound_store_refuses_a_write_without_sparse_vectors(sparse_store, stat
     assert not calls(state, "upsert_multi")
 
 
-# ------------------------------------------------------------------ sparse_search
+# ------------------------------------------------------------------ the sparse search
 QUERY = sv({1: 1.0, 2: 1.0, 7: 3.0})
 
 
@@ -232,7 +233,7 @@ def test_sparse_search_sends_one_statement_and_recomputes_exact_scores(sparse_st
     mine, _, later, short = corpus
     answer_rows(state, [short.record_id, later.record_id, mine[2].record_id, mine[1].record_id,
                         mine[0].record_id, mine[3].record_id])
-    hits = sparse_store.sparse_search("u1", QUERY, 3, now=NOW)
+    hits = sparse_store.search(Signal.SPARSE, "u1", QUERY, 3, now=NOW)
     (query,) = calls(state, "query")
     expected = q.sparse_search("memory", "u1", QUERY, SearchFilters(), NOW, 6)  # k * candidates_per_k
     assert (query[1], query[2]["named_parameters"]) == (expected.sql, dict(expected.params))
@@ -251,13 +252,13 @@ def test_other_users_erased_expired_and_filtered_out_rows_are_dropped(sparse_sto
     gone = "f" * 32  # a row whose document was erased since
     answer_rows(state, [other.record_id, gone, short.record_id, later.record_id, mine[2].record_id])
     after_expiry = NOW + timedelta(hours=2)
-    assert [h.record.text for h in sparse_store.sparse_search("u1", QUERY, 10, now=after_expiry)] == [
+    assert [h.record.text for h in sparse_store.search(Signal.SPARSE, "u1", QUERY, 10, now=after_expiry)] == [
         "in another session", "c"]  # u2's row, the erased one and the expired one dropped
-    only_s1 = sparse_store.sparse_search("u1", QUERY, 10, SearchFilters(session_ids=("s1",)), now=NOW)
+    only_s1 = sparse_store.search(Signal.SPARSE, "u1", QUERY, 10, SearchFilters(session_ids=("s1",)), now=NOW)
     assert [h.record.text for h in only_s1] == ["c"]
     sql = calls(state, "query")[-1]
     assert sql[2]["named_parameters"]["session_ids"] == ["s1"]  # the filters travel to the server too
-    assert [h.record.text for h in sparse_store.sparse_search("u2", QUERY, 10, now=NOW)] == [
+    assert [h.record.text for h in sparse_store.search(Signal.SPARSE, "u2", QUERY, 10, now=NOW)] == [
         "other user's exact match"]
 
 
@@ -266,7 +267,7 @@ def test_ties_keep_the_statements_order_and_non_positive_scores_never_hit(sparse
                  sparse=[sv({5: 2.0}), sv({5: 2.0}), sv({6: 1.0}), sv({5: -1.0})])
     order = [recs[1].record_id, recs[0].record_id, recs[3].record_id, recs[2].record_id]
     answer_rows(state, order)  # a stale or wrong server row for a document that does not score
-    hits = sparse_store.sparse_search("u1", sv({5: 1.0}), 10, now=NOW)
+    hits = sparse_store.search(Signal.SPARSE, "u1", sv({5: 1.0}), 10, now=NOW)
     assert [h.record.text for h in hits] == ["y", "x"] and [h.score for h in hits] == [2.0, 2.0]
 
 
@@ -274,22 +275,22 @@ def test_malformed_rows_are_ignored(sparse_store, state, corpus):
     mine = corpus[0]
     state.query_answer = lambda sql, o: [None, "k", {"score": 3}, {"key": 7}, {"key": mine[1].record_id},
                                          {"key": mine[1].record_id}]
-    assert [h.record.text for h in sparse_store.sparse_search("u1", QUERY, 5, now=NOW)] == ["b"]
+    assert [h.record.text for h in sparse_store.search(Signal.SPARSE, "u1", QUERY, 5, now=NOW)] == ["b"]
 
 
 def test_nothing_is_sent_when_there_is_nothing_to_search(sparse_store, state, corpus):
-    assert sparse_store.sparse_search("u1", sv({}), 5, now=NOW) == []
-    assert sparse_store.sparse_search("u1", QUERY, 5, SearchFilters(session_ids=()), now=NOW) == []
+    assert sparse_store.search(Signal.SPARSE, "u1", sv({}), 5, now=NOW) == []
+    assert sparse_store.search(Signal.SPARSE, "u1", QUERY, 5, SearchFilters(session_ids=()), now=NOW) == []
     assert not calls(state, "query") and not calls(state, "get_multi")
     with pytest.raises(InvalidInputError, match="SparseVector"):
-        sparse_store.sparse_search("u1", {1: 1.0}, 5, now=NOW)
+        sparse_store.search(Signal.SPARSE, "u1", {1: 1.0}, 5, now=NOW)
 
 
 def test_no_hits_without_a_sparse_encoder(store, state):
     recs = write(store, "u1", "s1", ["one"])
     answer_rows(state, [recs[0].record_id])
     state.calls.clear()
-    assert store.sparse_search("u1", QUERY, 5, now=NOW) == []
+    assert store.search(Signal.SPARSE, "u1", QUERY, 5, now=NOW) == []
     assert not calls(state, "query")
 
 
@@ -391,7 +392,7 @@ def test_set_sparse_inserts_the_field_into_the_users_documents_without_one(store
     sess, same = records("u1", "s1", ["old one"])
     assert store.write([sess], same, np.stack([VEC]), sparse=[vectors[recs[0].record_id]]).unchanged == 1
     answer_rows(state, [_key(recs[2]), _key(recs[0])])
-    hits = store.sparse_search("u1", sv({1: 1.0, 3: 1.0}), 5, now=NOW)
+    hits = store.search(Signal.SPARSE, "u1", sv({1: 1.0, 3: 1.0}), 5, now=NOW)
     assert [(h.record.text, h.score) for h in hits] == [("old expiring", 2.5), ("old one", 0.5)]
 
 

@@ -15,8 +15,8 @@ import pytest
 from cbmemory.embedding.sparse import SparseVector
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import SearchFilters
-from cbmemory.store import couchbase_docs as d
-from cbmemory.store import couchbase_requests as q
+from cbmemory.store.couchbase import docs as d
+from cbmemory.store.couchbase import requests as q
 
 from .couchbase_golden import FULL, HOSTILE, NOW, T0
 

@@ -25,9 +25,10 @@ from cbmemory.errors import (
 )
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import ForgetResult, SearchFilters, Session
-from cbmemory.store import couchbase_docs as d
-from cbmemory.store import couchbase_requests as q
 from cbmemory.store.couchbase import CouchbaseStore
+from cbmemory.store.couchbase import docs as d
+from cbmemory.store.couchbase import requests as q
+from cbmemory.store.signals import Signal
 from tests.support.couchbase_fake import FakeCluster, SearchRow
 
 DIM = 4
@@ -119,7 +120,7 @@ def test_unbound_store_refuses_writes_and_returns_no_vector_hits(state):
     sess, recs = records("u1", "s1", ["x"])
     with pytest.raises(InvalidInputError, match="bind an embedder"):
         store.write([sess], recs, np.stack([unit(0)]))
-    assert store.vector_search("u1", unit(0), 3) == []
+    assert store.search(Signal.VECTOR, "u1", unit(0), 3) == []
 
 
 # ------------------------------------------------------------------ writes
@@ -190,7 +191,7 @@ def test_vector_search_sends_one_prefiltered_knn_request_and_rescores_exactly(st
     state.search_answer = lambda i, r, o: [SearchRow(other[0].record_id, 0.99), SearchRow(recs[2].record_id, 0.1),
                                            SearchRow(gone, 0.9), SearchRow(recs[0].record_id, 0.98),
                                            SearchRow(recs[1].record_id, 0.7)]
-    hits = store.vector_search("u1", unit(0), 3, now=NOW)
+    hits = store.search(Signal.VECTOR, "u1", unit(0), 3, now=NOW)
     (search,) = calls(state, "search")
     got = q.search_body(search[1], search[2], search[3])
     assert search[1] == "cbmemory_memory"
@@ -203,7 +204,7 @@ def test_vector_search_sends_one_prefiltered_knn_request_and_rescores_exactly(st
 
 
 def test_consistency_tokens_keep_the_newest_per_partition(store, state, corpus):
-    store.vector_search("u1", unit(0), 1, now=NOW)
+    store.search(Signal.VECTOR, "u1", unit(0), 1, now=NOW)
     search = calls(state, "search")[0]
     vectors = q.search_body(search[1], search[2], search[3])["ctl"]["consistency"]["vectors"]["cbmemory_memory"]
     assert len(vectors) <= 4 and max(vectors.values()) == state.last_seq["memory"]  # memory writes only
@@ -214,7 +215,7 @@ def test_not_bounded_consistency_sends_no_scan_vectors(state):
     store.bind_embedder("e", DIM)
     sess, recs = records("u1", "s1", ["a"])
     store.write([sess], recs, np.stack([unit(0)]))
-    store.vector_search("u1", unit(0), 1, now=NOW)
+    store.search(Signal.VECTOR, "u1", unit(0), 1, now=NOW)
     search = calls(state, "search")[-1]
     assert "ctl" not in q.search_body(search[1], search[2], search[3])
 
@@ -226,15 +227,15 @@ def test_expired_and_filtered_out_documents_are_dropped_even_if_the_index_return
     store.write([sess], recs + short, np.stack([unit(0), unit(1), unit(2)]))
     state.search_answer = lambda i, r, o: [SearchRow(x.record_id, 1.0) for x in recs + short]
     later = NOW + timedelta(hours=2)
-    assert [h.record.text for h in store.text_search("u1", "note", 5, now=later)] == ["short lived", "durable"]
-    only_s2 = store.text_search("u1", "note", 5, SearchFilters(session_ids=("s2",)), now=NOW)
+    assert [h.record.text for h in store.search(Signal.BM25, "u1", "note", 5, now=later)] == ["short lived", "durable"]
+    only_s2 = store.search(Signal.BM25, "u1", "note", 5, SearchFilters(session_ids=("s2",)), now=NOW)
     assert [h.record.text for h in only_s2] == ["short lived note"]
 
 
 def test_text_and_phrase_requests(store, state, corpus):
     recs, _ = corpus
     state.search_answer = lambda i, r, o: [SearchRow(recs[1].record_id, 2.5), SearchRow(recs[0].record_id, 1.5)]
-    hits = store.text_search("u1", "puppy named Biscuit", 2, now=NOW)
+    hits = store.search(Signal.BM25, "u1", "puppy named Biscuit", 2, now=NOW)
     search = calls(state, "search")[-1]
     assert q.search_body(search[1], search[2], search[3])["query"]["conjuncts"][-1] == {"min": 1, "disjuncts": [
         {"min": 1, "disjuncts": [{"field": f, "match": w, "operator": "or", "boost": 1.0}
@@ -242,7 +243,7 @@ def test_text_and_phrase_requests(store, state, corpus):
     # index-wide server scores are never handed out as such: relative to the call's best hit
     assert [(h.record.text, h.score, dict(h.signals)) for h in hits] == [("b", 1.0, {"bm25": 1.0}),
                                                                       ("a", 0.6, {"bm25": 0.6})]
-    hits = store.phrase_search("u1", ["Biscuit"], 2, now=NOW)
+    hits = store.search(Signal.ENTITY, "u1", ["Biscuit"], 2, now=NOW)
     search = calls(state, "search")[-1]
     assert q.search_body(search[1], search[2], search[3])["query"]["conjuncts"][-1] == {"min": 1, "disjuncts": [
         {"field": f, "match_phrase": "Biscuit", "boost": 1.0} for f in ("index_text", "text")]}
@@ -250,9 +251,9 @@ def test_text_and_phrase_requests(store, state, corpus):
 
 
 def test_nothing_to_search_sends_no_request(store, state, corpus):
-    assert store.text_search("u1", "?!", 5, now=NOW) == []
-    assert store.phrase_search("u1", ["", "..."], 5, now=NOW) == []
-    assert store.vector_search("u1", unit(0), 5, SearchFilters(session_ids=()), now=NOW) == []
+    assert store.search(Signal.BM25, "u1", "?!", 5, now=NOW) == []
+    assert store.search(Signal.ENTITY, "u1", ["", "..."], 5, now=NOW) == []
+    assert store.search(Signal.VECTOR, "u1", unit(0), 5, SearchFilters(session_ids=()), now=NOW) == []
     assert calls(state, "search") == []
 
 

@@ -15,7 +15,7 @@ import pytest
 from cbmemory.errors import InvalidInputError
 from cbmemory.models import SearchFilters
 from cbmemory.store import lexical
-from cbmemory.store import sqlite_sql as sq
+from cbmemory.store.sqlite import sql as sq
 from cbmemory.text import content_words, words
 from tests.support.hostile import HOSTILE
 
@@ -48,7 +48,7 @@ def test_sql_filters_bind_every_value_and_keep_their_shape(evil):
 
 
 # ------------------------------------------------------------------ Couchbase: Search requests and SQL++
-cb = pytest.importorskip("cbmemory.store.couchbase_requests")
+cb = pytest.importorskip("cbmemory.store.couchbase.requests")
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ from cbmemory.errors import (
     InvalidInputError,
 )
 from cbmemory.store import SQLiteStore
-from cbmemory.store import sqlite_cache as sc
-from cbmemory.store.sqlite_write import sparse_blobs
+from cbmemory.store.sqlite import cache as sc
+from cbmemory.store.sqlite.write import sparse_blobs
 
 
 def test_a_memory_store_cannot_be_read_only():

@@ -1,4 +1,4 @@
-"""Pure builders of every SQL++ statement the Couchbase store sends (re-exported by ``couchbase_requests``,
+"""Pure builders of every SQL++ statement the Couchbase store sends (re-exported by ``requests``,
 which builds its Search requests). No connection here.
 
 Statements are fixed text plus named parameters (``$user_id`` ...). Values are never spliced into statement
@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ..embedding.sparse import SparseVector
-from ..errors import InvalidInputError
-from ..models import NO_FILTERS, SearchFilters
-from .couchbase_docs import (
+from ...embedding.sparse import SparseVector
+from ...errors import InvalidInputError
+from ...models import NO_FILTERS, SearchFilters
+from ..windows import Window
+from .docs import (
     RECORD_FIELDS,
     SPARSE_FIELD,
     SPARSE_TERM,
@@ -27,7 +28,7 @@ from .couchbase_docs import (
     check_scope_name,
     epoch,
 )
-from .windows import Window
+from .sdk import sdk  # the SDK's classes, imported on first use
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +43,6 @@ class Statement:
 
     def options(self, **extra: Any):
         """``QueryOptions`` carrying the parameters (and e.g. ``scan_consistency``)."""
-        from .couchbase_requests import sdk  # the SDK, imported on first use
-
         return sdk().QueryOptions(named_parameters=dict(self.params), **extra)
 
 

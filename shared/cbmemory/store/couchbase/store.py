@@ -4,13 +4,13 @@ search, SQL++ for listing and erasing. The couchbase SDK is imported on first us
     store = CouchbaseStore.connect("couchbase://localhost", "user", "password", bucket="cbmemory")
     memory = AgentMemory(store)
 
-``CouchbaseStore`` is here with its writes, erasures and searches; its other parts, each a base class of it:
-``couchbase_core`` (settings, schema, the embedder binding, the re-check of every hit by key),
-``couchbase_sparse`` (the sparse vectors) and ``couchbase_reads`` (the listings). Inputs are checked once,
-for every backend, by ``MemoryStore`` (``base``, ``inputs``) before any of them runs.
+``CouchbaseStore`` is here with its writes and erasures; it holds its other parts, each on the bucket:
+``core`` (settings, schema, the bindings, the re-check of every hit by key), ``reads`` (the listings),
+``sparse`` (the sparse vectors) and ``scorers`` (the searches, by signal). Inputs are checked once, for every
+backend, by ``MemoryStore`` (``base``, ``inputs``) before any of them runs.
 
-What each operation sends (the builders are in ``couchbase_requests``, document bodies in ``couchbase_docs``,
-the calls in ``couchbase_client``, schema management in ``couchbase_schema``):
+What each operation sends (the builders are in ``requests``, document bodies in ``docs``,
+the calls in ``client``, schema management in ``schema``):
 
 - writes: one KV ``upsert_multi`` per batch of records (TTL as per-document expiry), sessions and users;
   ``mode="replace"`` lists the session's records (SQL++) and removes its leftovers (KV ``remove_multi``),
@@ -36,7 +36,7 @@ Not the embedded store's guarantees: batches are not atomic (each document write
 is idempotent, so re-running it repairs a crash mid-batch); ``append``'s position check and the clean-ups
 of ``replace``, ``forget`` and ``purge_expired`` are separate requests, not one transaction (see
 ``_write``); the Search service holds dates only from 1677 to 2262, so a record dated outside them may be
-missed by a search with a time filter on that date (``couchbase_requests.filter_clauses``).
+missed by a search with a time filter on that date (``requests.filter_clauses``).
 
 Full text, as close to the embedded store as the Search service allows. Like the embedded store's BM25
 over two fields (the indexed text and the raw turn, weighed equally: lexical.py), the index holds both
@@ -65,20 +65,24 @@ from typing import Any
 
 import numpy as np
 
-from ..dates import utcnow
-from ..embedding.sparse import SparseVector
-from ..errors import CbMemoryError, WriteConflictError
-from ..models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session, frozen_mapping
-from . import couchbase_docs as d
-from . import couchbase_requests as q
-from .base import WriteMode
-from .couchbase_client import CHUNK, connect_cluster
-from .couchbase_reads import CouchbaseReads
-from .couchbase_sparse import CouchbaseSparse
-from .sessions import leftovers
+from ...dates import utcnow
+from ...embedding.sparse import SparseVector
+from ...errors import CbMemoryError, WriteConflictError
+from ...models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
+from ..base import MemoryStore, WriteMode
+from ..sessions import leftovers
+from ..signals import Signal
+from ..windows import Window
+from . import docs as d
+from . import requests as q
+from .client import CHUNK, connect_cluster
+from .core import CouchbaseBucket
+from .reads import Listings
+from .scorers import SCORERS
+from .sparse import SparseVectors
 
 
-class CouchbaseStore(CouchbaseSparse, CouchbaseReads):
+class CouchbaseStore(MemoryStore):
     """Memory in one Couchbase bucket: a scope (``agentmemory``) with ``users``, ``sessions`` and
     ``memory`` collections and one Search index over ``memory``. Batches are not atomic (see the module
     docstring).
@@ -91,7 +95,94 @@ class CouchbaseStore(CouchbaseSparse, CouchbaseReads):
     neighbours (a sparse search asks SQL++ for as many best-scoring keys) and keeps the exact top k.
     ``consistency``: ``"at_plus"`` (searches wait until this store's own writes are indexed) or
     ``"not_bounded"``.
+
+    Composed of parts: the bucket (``core.CouchbaseBucket``: settings, client, schema, the meta document's
+    bindings, the re-check of every hit by key), its listings (``reads.Listings``), its sparse vectors
+    (``sparse.SparseVectors``) and its searches (``scorers.SCORERS``), each on the bucket; the writes and
+    erasures are here.
     """
+
+    scorers = SCORERS
+
+    def __init__(self, cluster: Any, bucket: str, *, scope: str = d.DEFAULT_SCOPE,
+                 index_name: str = d.DEFAULT_INDEX, users_collection: str = "users",
+                 sessions_collection: str = "sessions", memory_collection: str = "memory",
+                 auto_schema: bool = True, schema_timeout: float = 120.0, candidates_per_k: int = 2,
+                 consistency: str = "at_plus", close_cluster: bool = False):
+        self._b = b = CouchbaseBucket(
+            cluster, bucket, scope=scope, index_name=index_name, users_collection=users_collection,
+            sessions_collection=sessions_collection, memory_collection=memory_collection, auto_schema=auto_schema,
+            schema_timeout=schema_timeout, candidates_per_k=candidates_per_k, consistency=consistency)
+        self._c = b.client
+        self.cluster, self.bucket_name, self.scope_name, self.index_name = cluster, bucket, scope, index_name
+        self.users_collection, self.sessions_collection = users_collection, sessions_collection
+        self.memory_collection = memory_collection
+        self.candidates_per_k, self.consistency = candidates_per_k, consistency
+        self._close_cluster = close_cluster
+        self._listings = Listings(b)
+        self._sparse = SparseVectors(b)
+
+    # ---------------------------------------------------------------- the parts' answers, as they are
+    def ensure_schema(self, dimension: int, *, timeout: float | None = None) -> None:
+        """Create what is missing: scope, collections, SQL++ indexes and the Search index (with
+        ``dimension``-sized vectors). An existing Search index with another dimension is refused with
+        ``EmbedderMismatchError``. Waits, by polling up to ``timeout`` seconds, until each is usable."""
+        self._b.ensure_schema(dimension, timeout=timeout)
+
+    def bind_embedder(self, name: str, dimension: int) -> None:
+        self._b.bind_embedder(name, dimension)
+
+    @property
+    def bound_embedder(self) -> tuple[str, int] | None:
+        return self._b.bound_embedder
+
+    def _dimension(self) -> int | None:
+        return self._b.dimension()
+
+    def _get_records(self, user_id: str, record_ids: list[str]) -> list[MemoryRecord]:
+        return self._listings.get_records(user_id, record_ids)
+
+    def _superseding(self, user_id: str, record_ids: list[str], now: datetime) -> dict[str, tuple[str, ...]]:
+        return self._listings.superseding(user_id, record_ids, now)
+
+    def _list_records(self, user_id: str, filters: SearchFilters, limit: int | None, newest_first: bool,
+                      now: datetime) -> list[MemoryRecord]:
+        return self._listings.list_records(user_id, filters, limit, newest_first, now)
+
+    def _neighbours(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
+                    now: datetime) -> list[MemoryRecord]:
+        return self._listings.neighbours(user_id, merged, filters, now)
+
+    def get_session(self, user_id: str, session_id: str) -> Session | None:
+        return self._listings.get_session(user_id, session_id)
+
+    def list_sessions(self, user_id: str) -> list[Session]:
+        return self._listings.list_sessions(user_id)
+
+    def count(self, user_id: str | None = None) -> int:
+        return self._listings.count(user_id)
+
+    def users(self) -> list[str]:
+        return self._listings.users()
+
+    def lookup_vectors(self, user_id: str, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
+        return self._listings.lookup_vectors(user_id, content_hashes)
+
+    def _bind_sparse_encoder(self, name: str) -> None:
+        self._sparse.bind(name)
+
+    @property
+    def bound_sparse_encoder(self) -> str | None:
+        return self._b.bound_sparse_encoder
+
+    def users_missing_sparse(self) -> list[str]:
+        return self._sparse.users_missing()
+
+    def _records_without_sparse(self, user_id: str, limit: int | None) -> list[MemoryRecord]:
+        return self._sparse.records_without(user_id, limit)
+
+    def _set_sparse(self, user_id: str, vectors: dict[str, SparseVector]) -> int:
+        return self._sparse.set(user_id, vectors)
 
     @classmethod
     def connect(cls, connection_string: str, username: str, password: str, bucket: str, *,
@@ -123,7 +214,7 @@ class CouchbaseStore(CouchbaseSparse, CouchbaseReads):
         written; a writer that appends between that check and the upserts is not detected.
         ``replace`` lists each session's stored records (SQL++), keeps what ``sessions.leftovers`` keeps
         and removes the rest by key after the batch is written. Each record's sparse vector, when given,
-        goes into its document (``couchbase_docs.record_body``)."""
+        goes into its document (``docs.record_body``)."""
         keys = [d.record_key(r.record_id) for r in records]
         if mode == "append":
             self._check_append(records)
@@ -239,33 +330,9 @@ class CouchbaseStore(CouchbaseSparse, CouchbaseReads):
             self._c.remove_many(self.users_collection, [d.user_key(u) for u in part if u not in left])
 
     # ---------------------------------------------------------------- searches
-    def _vector_search(self, user_id: str, vector: np.ndarray, k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        qv = vector
-        n = max(k, k * self.candidates_per_k)
-        rows = self._c.search(q.vector_request(user_id, qv, n, filters, now), n)
-        found = [(float(d.body_vector(body) @ qv), rec) for _, rec, body in self._checked(rows, user_id, filters, now)]
-        found.sort(key=lambda x: -x[0])  # stable: ties keep the server's order
-        return [Hit(rec, s, frozen_mapping({"vector": s}), frozen_mapping({"vector": i}))
-                for i, (s, rec) in enumerate(found[:k], 1)]
-
-    def _text_hits(self, signal: str, user_id: str, request: Any, k: int, filters: SearchFilters,
-                   now: datetime) -> list[Hit]:
-        if request is None:
-            return []
-        rows = self._c.search(request, max(k, k * self.candidates_per_k))
-        found = [(s, rec) for s, rec, _ in self._checked(rows, user_id, filters, now)][:k]
-        scale = max((s for s, _ in found if s > 0), default=1.0)  # the best server score (1.0: none positive)
-        return [Hit(rec, s / scale, frozen_mapping({signal: s / scale}), frozen_mapping({signal: i}))
-                for i, (s, rec) in enumerate(found, 1)]
-
-    def _text_search(self, user_id: str, query: str, k: int, filters: SearchFilters, now: datetime) -> list[Hit]:
-        return self._text_hits("bm25", user_id, q.text_request(user_id, filters, now, query=query), k, filters, now)
-
-    def _phrase_search(self, user_id: str, phrases: list[str], k: int, filters: SearchFilters,
-                       now: datetime) -> list[Hit]:
-        return self._text_hits("entity", user_id, q.text_request(user_id, filters, now, phrases=phrases),
-                               k, filters, now)
+    def _search(self, signal: Signal, user_id: str, query: Any, k: int, filters: SearchFilters,
+                now: datetime) -> list[Hit]:
+        return self.scorers[signal](self._b, user_id, query, k, filters, now)
 
     def stats(self) -> dict[str, object]:
         kinds = {row["kind"]: int(row["n"]) for row in self._c.query(q.kind_counts(self.memory_collection))}

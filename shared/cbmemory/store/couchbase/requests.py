@@ -1,5 +1,6 @@
 """Pure builders of every request the Couchbase store sends. No connection here. The SQL++ statements are
-built in ``couchbase_sqlpp`` and re-exported here, so ``couchbase_requests`` names every builder.
+built in ``sqlpp`` and re-exported here, so ``requests`` names every builder; the SDK's classes come from
+``sdk`` on first use.
 
 - Search requests are the SDK's own objects (``SearchRequest``, ``VectorSearch``, query classes); the SDK
   builds their JSON in Python before handing it to its C++ core, so ``search_body`` can show, without a
@@ -22,16 +23,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from functools import lru_cache
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from ..errors import MissingDependencyError
-from ..models import SearchFilters
-from ..text import content_words, words
-from .couchbase_docs import (
+from ...models import SearchFilters
+from ...text import content_words, words
+from .docs import (
     ANNOTATION_SEP,
     SEARCH_TIME_MAX,
     SEARCH_TIME_MIN,
@@ -40,7 +38,8 @@ from .couchbase_docs import (
     check_index_name,
     rfc3339,
 )
-from .couchbase_sqlpp import (
+from .sdk import sdk
+from .sqlpp import (
     Statement,
     append_conflict,
     count_all,
@@ -70,21 +69,6 @@ from .couchbase_sqlpp import (
 FILTER_BOOST = 0.0  # filters restrict; they must not add to the text score
 # Both text fields weigh the same, as in the embedded store's BM25 over the indexed text and the raw turn.
 FIELD_BOOSTS: Mapping[str, float] = {name: 1.0 for name in TEXT_FIELDS}
-
-
-@lru_cache(maxsize=1)
-def sdk() -> SimpleNamespace:
-    """The couchbase SDK classes the store uses, imported on first use (``pip install cbmemory[couchbase]``)."""
-    try:
-        import couchbase.search as search
-        from couchbase.logic.search import SearchQueryBuilder
-        from couchbase.options import QueryOptions, SearchOptions
-        from couchbase.vector_search import VectorQuery, VectorSearch
-    except ImportError as exc:  # pragma: no cover - the dev install has the SDK
-        raise MissingDependencyError(
-            "the Couchbase store needs the couchbase SDK: pip install 'cbmemory[couchbase]'") from exc
-    return SimpleNamespace(search=search, SearchQueryBuilder=SearchQueryBuilder, QueryOptions=QueryOptions,
-                           SearchOptions=SearchOptions, VectorQuery=VectorQuery, VectorSearch=VectorSearch)
 
 
 # ------------------------------------------------------------------ Search: filters

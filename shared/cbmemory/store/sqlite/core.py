@@ -1,8 +1,8 @@
-"""The embedded store's core (``SQLiteCore``, the base of ``sqlite.SQLiteStore``): the file and its one
-connection (opened, checked and upgraded by sqlite_file.py, used under one lock), the embedder binding, and
-each user's columns in memory (sqlite_cache.py: vectors, term ids, sparse postings), brought up to date on
-each search and turned into hits. The searches, the sparse vectors and the listings built on it are in
-sqlite.py, sqlite_sparse.py and sqlite_reads.py.
+"""The embedded store's file (``SQLiteFile``, the part every other part of ``SQLiteStore`` uses): the file and
+its one connection (opened, checked and upgraded by file.py, used under one lock, in transactions), the
+embedder binding, and each user's columns in memory (cache.py: vectors, term ids, sparse postings), brought
+up to date on each search and turned into hits. The parts built on it: the listings (reads.py), the sparse
+vectors (sparse.py); the store itself (store.py) holds them and adds the searches, writes and erasures.
 """
 
 from __future__ import annotations
@@ -17,23 +17,23 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import EmbedderMismatchError, NotAStoreError, ReadOnlyStoreError, StoreUnavailableError
-from ..models import Hit, MemoryRecord, frozen_mapping
-from . import sqlite_file as sf
-from . import sqlite_sql as q
-from .base import MemoryStore
-from .candidates import Candidates
-from .sqlite_cache import LOAD_COLUMNS, UserCache, UserColumns
-from .sqlite_sql import row_to_record
-from .turns import write_wait
+from ...errors import EmbedderMismatchError, NotAStoreError, ReadOnlyStoreError, StoreUnavailableError
+from ...models import Hit, MemoryRecord, frozen_mapping
+from ..candidates import Candidates
+from ..turns import write_wait
+from . import file as sf
+from . import sql as q
+from .cache import LOAD_COLUMNS, UserCache, UserColumns
+from .sql import row_to_record
 
 CHUNK = 500  # bound on parameters per IN (...) list
 _LOAD_ROWS = 2_048  # rows per slice when a user's vectors are read into memory
 _RECORD_CACHE = 2_048  # records of recent hits kept per user (oldest dropped first)
 
 
-class SQLiteCore(MemoryStore):
-    """One SQLite file behind a lock, with the users' columns cached in memory; ``SQLiteStore`` is the store."""
+class SQLiteFile:
+    """One SQLite file behind a lock, with the users' columns cached in memory; ``SQLiteStore`` is the store
+    (its docstring and ``__init__`` say what the arguments mean)."""
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, cache_rows: int = 2_000_000,
                  create: bool = True, read_only: bool = False):
@@ -44,29 +44,29 @@ class SQLiteCore(MemoryStore):
         store whose file or directory is read-only, which without it is refused at open."""
         self.path = str(path)
         self.read_only = read_only
-        self._lock = sf.StoreLock()  # every use of the connection holds it; it types the file's errors
+        self.lock = sf.StoreLock()  # every use of the connection holds it; it types the file's errors
         self._timeout_ms = int(timeout * 1000)
-        self._cache = UserCache(cache_rows)
-        self._dim: int | None = None
-        self._checked = False  # the file passed quick_check, or this object made it (see _check_writable)
+        self.cache = UserCache(cache_rows)
+        self.dim: int | None = None
+        self._checked = False  # the file passed quick_check, or this object made it (see check_writable)
         if self.path != ":memory:" and Path(self.path).is_dir():
             raise NotAStoreError(f"{self.path} is a directory, not a cbmemory store file")
         # read_only opens a ``file:...?mode=ro`` URI; in a read-only directory, where SQLite cannot create the
         # -wal and -shm files, it falls back to ``immutable=1`` (exact when no -wal holds unmerged changes;
-        # refused when one does): see sqlite_file.connect
-        self._conn = sf.connect(self.path, create=create, read_only=read_only, timeout=timeout)
-        self._lock.conn = self._conn
+        # refused when one does): see file.connect
+        self.conn = sf.connect(self.path, create=create, read_only=read_only, timeout=timeout)
+        self.lock.conn = self.conn
         try:
             self._open(create=create)
         except sqlite3.Error as exc:  # not about the file itself (those are typed): another file or schema
-            self._conn.close()
+            self.conn.close()
             raise sf.opening_error(exc, self.path) from exc
         except BaseException:
-            self._conn.close()
+            self.conn.close()
             raise
-        self._conn.opening = False  # a store: "not a database" from now on means a damaged file
+        self.conn.opening = False  # a store: "not a database" from now on means a damaged file
 
-    def _check_writable(self) -> None:
+    def check_writable(self) -> None:
         """Called first by every method that writes. Refuses a store opened ``read_only`` and, once per
         store object, checks the file with SQLite's ``quick_check`` (``CorruptStoreError`` if it fails), so
         nothing is written into a damaged file. The check reads every page: the first write after opening
@@ -74,55 +74,55 @@ class SQLiteCore(MemoryStore):
         if self.read_only:
             raise sf.opened_read_only(self.path)
         if not self._checked:
-            with self._lock:
+            with self.lock:
                 if not self._checked and self.path != ":memory:":
-                    sf.check_integrity(self._conn, self.path)
+                    sf.check_integrity(self.conn, self.path)
                 self._checked = True
 
     # ---------------------------------------------------------------- setup
     def _open(self, *, create: bool = True) -> None:
         """Check the file is a cbmemory store of this schema (an empty file becomes one when ``create``
-        and not ``read_only``: sqlite_file.prepare) and set the connection up. Nothing here writes to an
+        and not ``read_only``: file.prepare) and set the connection up. Nothing here writes to an
         existing store but the upgrade of an older schema."""
-        if sf.prepare(self._conn, self.path, create=create, read_only=self.read_only):
+        if sf.prepare(self.conn, self.path, create=create, read_only=self.read_only):
             self._checked = True  # made by this object: nothing to check before writing
-        version = self._meta("schema_version")
+        version = self.meta("schema_version")
         if version in sf.UPGRADABLE:
             if self.read_only:
                 raise ReadOnlyStoreError(f"{self.path} has schema version {version}, which must be upgraded (a "
                                          "write) before it can be read; open it once without read_only=True")
-            self._check_writable()  # the upgrade writes: not into a damaged file
-            with self._tx() as c:  # every step (2 -> 3 -> 4) in one transaction
+            self.check_writable()  # the upgrade writes: not into a damaged file
+            with self.tx() as c:  # every step (2 -> 3 -> 4) in one transaction
                 pending = sf.upgrade(c)
             if pending:
-                self._wipe()  # from 2: the old index's pages held every user's words
-            version = self._meta("schema_version")
+                self.wipe()  # from 2: the old index's pages held every user's words
+            version = self.meta("schema_version")
         if version != q.SCHEMA_VERSION:
             raise NotAStoreError(f"{self.path} has schema version {version!r}; expected {q.SCHEMA_VERSION}")
-        dim = self._meta("embedder_dimension")
-        self._dim = int(dim) if dim else None
+        dim = self.meta("embedder_dimension")
+        self.dim = int(dim) if dim else None
 
-    def _meta(self, key: str) -> str | None:
-        with self._lock:
-            return sf.meta(self._conn, key)
+    def meta(self, key: str) -> str | None:
+        with self.lock:
+            return sf.meta(self.conn, key)
 
     @contextmanager
-    def _tx(self, write: bool = True) -> Iterator[sqlite3.Connection]:
+    def tx(self, write: bool = True) -> Iterator[sqlite3.Connection]:
         """A transaction under the store's lock. A write first takes the file's write lock without waiting
         inside SQLite: while another connection holds it, this one lets go of the store's lock, sleeps
         (1 ms, doubling to 50 ms) and tries again, so the process's other threads read meanwhile, for at
         most the store's ``timeout`` (less inside ``turns.waiting_at_most``), then ``StoreUnavailableError``."""
         if write:
-            self._take_write_lock()  # returns holding self._lock, inside BEGIN IMMEDIATE
+            self._take_write_lock()  # returns holding self.lock, inside BEGIN IMMEDIATE
             try:
-                with sf.committed(self._conn) as c:
+                with sf.committed(self.conn) as c:
                     yield c
             except BaseException as exc:
-                self._lock.__exit__(type(exc), exc, exc.__traceback__)  # a sqlite3.Error leaves typed
+                self.lock.__exit__(type(exc), exc, exc.__traceback__)  # a sqlite3.Error leaves typed
                 raise
-            self._lock.__exit__(None, None, None)
+            self.lock.__exit__(None, None, None)
             return
-        with self._lock, sf.transaction(self._conn, write) as c:
+        with self.lock, sf.transaction(self.conn, write) as c:
             yield c
 
     def _take_write_lock(self) -> None:
@@ -130,14 +130,14 @@ class SQLiteCore(MemoryStore):
         deadline = time.monotonic() + wait
         pause = 0.001
         while True:
-            self._lock.__enter__()
+            self.lock.__enter__()
             try:
-                if sf.begin_immediate(self._conn, self._timeout_ms):
+                if sf.begin_immediate(self.conn, self._timeout_ms):
                     return
             except BaseException as exc:
-                self._lock.__exit__(type(exc), exc, exc.__traceback__)
+                self.lock.__exit__(type(exc), exc, exc.__traceback__)
                 raise
-            self._lock.__exit__(None, None, None)
+            self.lock.__exit__(None, None, None)
             if time.monotonic() >= deadline:
                 raise StoreUnavailableError(f"{self.path} is locked by another connection (waited {wait:g} s for "
                                             "its write lock); try again")
@@ -151,13 +151,13 @@ class SQLiteCore(MemoryStore):
                 raise EmbedderMismatchError(
                     f"{self.path} holds vectors from {have[0]!r} ({have[1]} dimensions); "
                     f"it cannot be searched with {name!r} ({dimension} dimensions)")
-            self._dim = dimension if have is not None else None
+            self.dim = dimension if have is not None else None
             return
         if self.bound_embedder == (name, dimension):  # bound already: a read, never a write transaction
-            self._dim = dimension
+            self.dim = dimension
             return
-        with self._tx() as c:
-            have_name, have_dim = self._meta("embedder_name"), self._meta("embedder_dimension")
+        with self.tx() as c:
+            have_name, have_dim = self.meta("embedder_name"), self.meta("embedder_dimension")
             if have_name is None:
                 c.execute("INSERT INTO meta VALUES ('embedder_name', ?), ('embedder_dimension', ?)",
                           (name, str(dimension)))
@@ -166,35 +166,35 @@ class SQLiteCore(MemoryStore):
                     f"{self.path} holds vectors from {have_name!r} ({have_dim} dimensions); "
                     f"it cannot be searched with {name!r} ({dimension} dimensions)"
                 )
-        self._dim = dimension
+        self.dim = dimension
 
     @property
     def bound_embedder(self) -> tuple[str, int] | None:
-        name, dim = self._meta("embedder_name"), self._meta("embedder_dimension")
+        name, dim = self.meta("embedder_name"), self.meta("embedder_dimension")
         return (name, int(dim)) if name and dim else None
 
-    def _dimension(self) -> int | None:
+    def dimension(self) -> int | None:
         """The bound embedder's dimension, read from the file again while none is known: a store opened
         before any vector was written sees the binding another process made since."""
-        if self._dim is None:
-            dim_text = self._meta("embedder_dimension")
-            self._dim = int(dim_text) if dim_text else None
-        return self._dim
+        if self.dim is None:
+            dim_text = self.meta("embedder_dimension")
+            self.dim = int(dim_text) if dim_text else None
+        return self.dim
 
-    def _wipe(self) -> bool:
-        """Finish a pending wipe of erased records from the file's bytes (sqlite_file.wipe)."""
+    def wipe(self) -> bool:
+        """Finish a pending wipe of erased records from the file's bytes (file.wipe)."""
         if self.path == ":memory:":
             return True
-        with self._lock:
-            return sf.wipe(self._conn, self._timeout_ms)
+        with self.lock:
+            return sf.wipe(self.conn, self._timeout_ms)
 
     # ---------------------------------------------------------------- the users' columns
-    def _refresh(self, c: sqlite3.Connection, user_id: str) -> UserColumns:
+    def refresh(self, c: sqlite3.Connection, user_id: str) -> UserColumns:
         """The user's columns, brought up to date inside the caller's read transaction."""
-        dim = self._dimension() or 0
+        dim = self.dimension() or 0
         row = c.execute("SELECT write_seq, delete_seq FROM users WHERE user_id = ?", (user_id,)).fetchone()
         ws, ds = row if row else (0, 0)
-        m = self._cache.get(user_id)
+        m = self.cache.get(user_id)
         if m is not None and (m.write_seq, m.delete_seq) == (ws, ds):
             return m
         if m is None or m.delete_seq != ds:
@@ -208,10 +208,10 @@ class SQLiteCore(MemoryStore):
         while rows := cur.fetchmany(_LOAD_ROWS):  # in slices: no second copy of every vector at once
             m.append(rows, dim)
         m.write_seq, m.delete_seq = ws, ds
-        self._cache.put(user_id, m)
+        self.cache.put(user_id, m)
         return m
 
-    def _records_by_rowid(self, c: sqlite3.Connection, user_id: str, m: UserColumns,
+    def records_by_rowid(self, c: sqlite3.Connection, user_id: str, m: UserColumns,
                           rowids: Sequence[int]) -> dict[int, MemoryRecord]:
         cache = m.records
         out = {r: cache[r] for r in rowids if r in cache}
@@ -230,7 +230,7 @@ class SQLiteCore(MemoryStore):
         return out
 
     @staticmethod
-    def _top(user_id: str, m: UserColumns, idx: np.ndarray, scores: np.ndarray, k: int) -> Candidates:
+    def top(user_id: str, m: UserColumns, idx: np.ndarray, scores: np.ndarray, k: int) -> Candidates:
         """The ``k`` best (score, then rowid) of the records at positions ``idx``, as columns."""
         if idx.size == 0:
             return Candidates.empty(user_id)
@@ -243,24 +243,18 @@ class SQLiteCore(MemoryStore):
         return Candidates(user_id, m.rowids[idx], m.ids[idx], scores[order].astype(np.float64), m.sessions[idx], m.kinds[idx],
                           m.positions[idx], m.occurred[idx], m.speakers[idx], m.echoes[idx])
 
-    def _read_candidates(self, found: Candidates, at: list[int]) -> list[MemoryRecord | None]:
+    def read_candidates(self, found: Candidates, at: list[int]) -> list[MemoryRecord | None]:
         rowids = found.keys[at].tolist()
-        with self._tx(write=False) as c:
-            m = self._refresh(c, found.user_id)
-            recs = self._records_by_rowid(c, found.user_id, m, rowids)
+        with self.tx(write=False) as c:
+            m = self.refresh(c, found.user_id)
+            recs = self.records_by_rowid(c, found.user_id, m, rowids)
         return [recs.get(r) for r in rowids]
 
     @staticmethod
-    def _as_hits(signal: str, found: Candidates, records: Mapping[int, MemoryRecord]) -> list[Hit]:
+    def as_hits(signal: str, found: Candidates, records: Mapping[int, MemoryRecord]) -> list[Hit]:
         hits = []
         for rank, (rowid, score) in enumerate(zip(found.keys.tolist(), found.scores.tolist(), strict=True), 1):
             rec = records.get(rowid)
             if rec is not None:
                 hits.append(Hit(rec, score, frozen_mapping({signal: score}), frozen_mapping({signal: rank})))
         return hits
-
-    def _hits(self, c: sqlite3.Connection, signal: str, user_id: str, m: UserColumns, idx: np.ndarray,
-              scores: np.ndarray, k: int) -> list[Hit]:
-        """The ``k`` best (score, then rowid) of the records at positions ``idx``, as hits with records."""
-        found = self._top(user_id, m, idx, scores, k)
-        return self._as_hits(signal, found, self._records_by_rowid(c, user_id, m, found.keys.tolist()))

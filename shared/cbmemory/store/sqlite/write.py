@@ -12,13 +12,13 @@ from typing import Literal
 
 import numpy as np
 
-from ..embedding.sparse import SparseVector
-from ..errors import SparseEncoderBoundError, WriteConflictError
-from ..models import IngestResult, MemoryRecord, Session
-from . import lexical
-from . import sqlite_sql as q
-from .base import WriteMode
-from .sessions import leftovers
+from ...embedding.sparse import SparseVector
+from ...errors import SparseEncoderBoundError, WriteConflictError
+from ...models import IngestResult, MemoryRecord, Session
+from .. import lexical
+from ..base import WriteMode
+from ..sessions import leftovers
+from . import sql as q
 
 WipeStep = Literal["rebuild", "checkpoint"]
 

@@ -2,7 +2,7 @@
 records of a window (``windows.Window``: positions ``lo`` to ``hi`` of one session and kind) are found by two
 binary searches, whatever the window's radius or the session's length.
 
-Built from a user's columns on the first window read (``sqlite_cache.UserColumns.places``) and kept up to
+Built from a user's columns on the first window read (``cache.UserColumns.places``) and kept up to
 date on appends: each (session, kind) keeps its positions and column indices, sorted again only when it
 has grown since its last read. A session may hold several records at one position (a turn's events).
 """
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .windows import Window
+from ..windows import Window
 
 
 class _Group:

@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from ..dates import to_utc
-from ..embedding.sparse import SparseVector
-from ..errors import CbMemoryError, InvalidInputError, InvalidVectorError
-from ..models import MemoryRecord, Session, frozen_mapping
+from ...dates import to_utc
+from ...embedding.sparse import SparseVector
+from ...errors import CbMemoryError, InvalidInputError, InvalidVectorError
+from ...models import MemoryRecord, Session, frozen_mapping
 
 SCHEMA_VERSION = 1
 META_KEY = "cbmemory::meta"

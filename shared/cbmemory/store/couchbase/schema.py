@@ -2,7 +2,7 @@
 
 Resources made a moment ago take a while to be usable on every node, so each step is retried (polled,
 with a growing delay) until it succeeds or the deadline passes (``StoreUnavailableError``). The Search
-index comes from ``couchbase_docs.search_index_definition``; an existing one with another vector
+index comes from ``docs.search_index_definition``; an existing one with another vector
 dimension is refused (``EmbedderMismatchError``) and an existing one is otherwise kept as it is: an index
 made by an older version (e.g. without the raw ``text`` field) must be dropped to be remade.
 """
@@ -13,10 +13,10 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from ..errors import EmbedderMismatchError, StoreUnavailableError
-from . import couchbase_docs as d
-from . import couchbase_requests as q
-from .couchbase_client import CouchbaseClient, sdk_exceptions
+from ...errors import EmbedderMismatchError, StoreUnavailableError
+from . import docs as d
+from . import requests as q
+from .client import CouchbaseClient, sdk_exceptions
 
 
 def scopes(client: CouchbaseClient) -> dict[str, set[str]]:

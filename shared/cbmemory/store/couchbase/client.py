@@ -1,7 +1,7 @@
 """How the Couchbase store talks to the cluster: SDK handles, KV multi-operations, SQL++ and Search calls.
 
-No cbmemory semantics here (what to send is built in ``couchbase_requests``, document bodies in
-``couchbase_docs``): a :class:`CouchbaseClient` opens the bucket, scope and collections on first use,
+No cbmemory semantics here (what to send is built in ``requests``, document bodies in
+``docs``): a :class:`CouchbaseClient` opens the bucket, scope and collections on first use,
 sends KV operations in chunks, remembers the mutation tokens of writes to the memory collection (the
 ones the Search index must catch up on) for ``at_plus`` searches, and turns a cluster that does not
 answer into ``StoreUnavailableError``. The couchbase SDK is imported on first use, never at import time.
@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any, TypeVar
 
-from ..errors import CbMemoryError, MissingDependencyError, StoreUnavailableError
-from . import couchbase_docs as d
-from . import couchbase_requests as q
+from ...errors import CbMemoryError, MissingDependencyError, StoreUnavailableError
+from . import docs as d
+from . import requests as q
 
 CHUNK = 500  # keys per multi-operation and values per IN list
 T = TypeVar("T")

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import (
+from ...errors import (
     CbMemoryError,
     CorruptStoreError,
     InvalidInputError,
@@ -35,9 +35,9 @@ from ..errors import (
     StoreNotFoundError,
     StoreUnavailableError,
 )
-from . import lexical
-from . import sqlite_sql as q
-from .sqlite_write import set_wipe_pending, wipe_pending
+from .. import lexical
+from . import sql as q
+from .write import set_wipe_pending, wipe_pending
 
 # SQLite's primary result codes for errors about the file (an extended code's low byte is its primary code)
 SQLITE_PERM = 3

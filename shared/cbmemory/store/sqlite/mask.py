@@ -1,5 +1,5 @@
 """Which of a user's in-memory records a search may return: ``filters.admits`` over the columns of
-``sqlite_cache.UserColumns``, as a boolean mask.
+``cache.UserColumns``, as a boolean mask.
 
 Sessions, kinds, times and expiry are compared on the columns. Annotation filters use the user's
 annotation pairs (annotation_index.py), read from the file on the first search with an annotation filter
@@ -14,10 +14,10 @@ import sqlite3
 
 import numpy as np
 
-from ..models import SearchFilters
+from ...models import SearchFilters
 from .annotation_index import AnnotationIndex
-from .sqlite_cache import UserColumns
-from .sqlite_sql import ANNOTATIONS_AFTER
+from .cache import UserColumns
+from .sql import ANNOTATIONS_AFTER
 
 _ROWS = 1_024  # records' annotations read at a time
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from functools import lru_cache
 
-from ..models import MemoryRecord, SearchFilters, frozen_mapping
+from ...models import MemoryRecord, SearchFilters, frozen_mapping
 
 # 2: the FTS index has a second field, the raw turn. 3: no FTS5 table shared by every user; each record
 # keeps its term ids (``terms``) and each user's full-text index is built from them (see lexical.py).

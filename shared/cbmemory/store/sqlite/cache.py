@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..embedding.sparse import SparseMatrix, SparseVector
-from ..errors import CorruptStoreError
-from ..models import MemoryRecord
+from ...embedding.sparse import SparseMatrix, SparseVector
+from ...errors import CorruptStoreError
+from ...models import MemoryRecord
+from ..lexical import LexicalIndex
 from .annotation_index import AnnotationIndex
-from .lexical import LexicalIndex
 from .places import Places
 
 # Columns of ``records`` read into memory, in this order (then the record's term ids and sparse vector).
@@ -54,7 +54,7 @@ class SparseIndex:
         return (0 if self.matrix is None else self.matrix.nnz) + self._size
 
     def append(self, ids: Sequence[bytes | None], weights: Sequence[bytes | None]) -> None:
-        """Records' stored sparse vectors (sqlite_write.sparse_blobs); ``None`` for a record without one."""
+        """Records' stored sparse vectors (write.sparse_blobs); ``None`` for a record without one."""
         lengths = np.zeros(len(ids), np.int64)
         for i, (a, b) in enumerate(zip(ids, weights, strict=True)):
             if a is None and b is None:
@@ -147,7 +147,7 @@ class UserColumns:
     ids: np.ndarray  # record ids
     lexical: LexicalIndex = field(default_factory=LexicalIndex)
     sparse: SparseIndex = field(default_factory=SparseIndex)
-    # annotation pairs, read on the first search with an annotation filter (sqlite_mask.annotation_pairs)
+    # annotation pairs, read on the first search with an annotation filter (mask.annotation_pairs)
     pairs: AnnotationIndex = field(default_factory=AnnotationIndex)
     # records already read, by rowid: valid as long as these columns are (a row never changes under its
     # rowid; replacing or deleting one changes delete_seq, which reloads the columns and so empties this)

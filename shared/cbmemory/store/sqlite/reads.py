@@ -1,5 +1,5 @@
-"""The embedded store's listings (``SQLiteReads``, a part of ``sqlite.SQLiteStore``): records by id, in
-conversation order under filters (SQL: sqlite_sql.filter_clause), around anchors (windows read by position),
+"""The embedded store's listings (``Listings``, a part of ``SQLiteStore``): records by id, in
+conversation order under filters (SQL: sql.filter_clause), around anchors (windows read by position),
 sessions, counts, users and the stored vectors the embedding cache looks up. Each is one SQL statement per
 ``CHUNK`` of ids or windows, read straight from the file (never from the columns in memory).
 """
@@ -12,48 +12,51 @@ from datetime import datetime
 
 import numpy as np
 
-from ..dates import utcnow
-from ..models import MemoryRecord, SearchFilters, Session, frozen_mapping
-from . import sqlite_sql as q
-from .sqlite_core import CHUNK, SQLiteCore
-from .sqlite_sql import row_to_record, stored_time
+from ...dates import utcnow
+from ...models import MemoryRecord, SearchFilters, Session, frozen_mapping
+from . import sql as q
+from .core import CHUNK, SQLiteFile
+from .sql import row_to_record, stored_time
 
 
-class SQLiteReads(SQLiteCore):
-    """The listing methods of ``SQLiteStore``."""
+class Listings:
+    """The listings of ``SQLiteStore`` (its contract methods of the same names, inputs checked), on its file."""
 
-    def _get_records(self, user_id: str, record_ids: list[str]) -> list[MemoryRecord]:
+    def __init__(self, db: SQLiteFile):
+        self._db = db
+
+    def get_records(self, user_id: str, record_ids: list[str]) -> list[MemoryRecord]:
         out: list[MemoryRecord] = []
-        with self._lock:
+        with self._db.lock:
             for i in range(0, len(record_ids), CHUNK):
                 part = record_ids[i : i + CHUNK]
                 sql = (f"SELECT {q.RECORD_COLUMNS} FROM records r WHERE +r.user_id = ? "
                        f"AND r.record_id IN ({','.join('?' * len(part))})")
-                out.extend(row_to_record(r) for r in self._conn.execute(sql, [user_id, *part]))
+                out.extend(row_to_record(r) for r in self._db.conn.execute(sql, [user_id, *part]))
         return out
 
-    def _superseding(self, user_id: str, record_ids: list[str], now: datetime) -> dict[str, tuple[str, ...]]:
+    def superseding(self, user_id: str, record_ids: list[str], now: datetime) -> dict[str, tuple[str, ...]]:
         out: dict[str, list[str]] = {}
-        with self._lock:
+        with self._db.lock:
             for i in range(0, len(record_ids), CHUNK):
                 part = record_ids[i : i + CHUNK]
                 sql = q.SUPERSEDING.format(ids=",".join("?" * len(part)))
-                for newer, older in self._conn.execute(sql, [user_id, now.timestamp(), *part]):
+                for newer, older in self._db.conn.execute(sql, [user_id, now.timestamp(), *part]):
                     out.setdefault(older, []).append(newer)
         return {k: tuple(v) for k, v in out.items()}
 
-    def _list_records(self, user_id: str, filters: SearchFilters, limit: int | None, newest_first: bool,
+    def list_records(self, user_id: str, filters: SearchFilters, limit: int | None, newest_first: bool,
                       now: datetime) -> list[MemoryRecord]:
         where, params = q.filter_clause(user_id, filters, now.timestamp())
         if limit is not None:
             params["limit"] = limit
-        with self._lock:
-            rows = self._conn.execute(q.list_select(where, newest_first, limit is not None), params).fetchall()
+        with self._db.lock:
+            rows = self._db.conn.execute(q.list_select(where, newest_first, limit is not None), params).fetchall()
         return [row_to_record(r) for r in rows]
 
     def get_session(self, user_id: str, session_id: str) -> Session | None:
-        with self._lock:
-            row = self._conn.execute(
+        with self._db.lock:
+            row = self._db.conn.execute(
                 "SELECT occurred_at, annotations FROM sessions WHERE user_id = ? AND session_id = ?",
                 (user_id, session_id)).fetchone()
         if row is None:
@@ -61,8 +64,8 @@ class SQLiteReads(SQLiteCore):
         return Session(user_id, session_id, stored_time(row[0]), frozen_mapping(json.loads(row[1])))
 
     def list_sessions(self, user_id: str) -> list[Session]:
-        with self._lock:
-            rows = self._conn.execute(
+        with self._db.lock:
+            rows = self._db.conn.execute(
                 "SELECT session_id, occurred_at, annotations FROM sessions WHERE user_id = ? "
                 "ORDER BY occurred_at, session_id", (user_id,)).fetchall()
         return [Session(user_id, s, stored_time(o), frozen_mapping(json.loads(a))) for s, o, a in rows]
@@ -70,25 +73,25 @@ class SQLiteReads(SQLiteCore):
     def count(self, user_id: str | None = None) -> int:
         now = utcnow().timestamp()
         args: tuple[object, ...]
-        with self._lock:
+        with self._db.lock:
             if user_id is None:
                 sql, args = "SELECT count(*) FROM records WHERE expires_at IS NULL OR expires_at > ?", (now,)
             else:
                 sql = "SELECT count(*) FROM records WHERE user_id = ? AND (expires_at IS NULL OR expires_at > ?)"
                 args = (user_id, now)
-            return int(self._conn.execute(sql, args).fetchone()[0])
+            return int(self._db.conn.execute(sql, args).fetchone()[0])
 
     def users(self) -> list[str]:
-        with self._lock:
-            return [r[0] for r in self._conn.execute("SELECT DISTINCT user_id FROM records ORDER BY user_id")]
+        with self._db.lock:
+            return [r[0] for r in self._db.conn.execute("SELECT DISTINCT user_id FROM records ORDER BY user_id")]
 
     def lookup_vectors(self, user_id: str, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
-        with self._lock:
+        with self._db.lock:
             for i in range(0, len(content_hashes), CHUNK):
                 part = list(content_hashes[i : i + CHUNK])
                 sql = (f"SELECT content_hash, vector FROM records WHERE user_id = ? AND content_hash IN "
                        f"({','.join('?' * len(part))}) GROUP BY content_hash")
-                for h, blob in self._conn.execute(sql, [user_id, *part]):
+                for h, blob in self._db.conn.execute(sql, [user_id, *part]):
                     out[h] = np.frombuffer(blob, dtype=np.float32).copy()
         return out

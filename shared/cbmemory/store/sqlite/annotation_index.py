@@ -1,6 +1,6 @@
 """An inverted index of one user's annotation pairs, so that an annotation filter costs what it matches, not
 what the records' annotations hold. Pure: no storage here (the embedded store reads the pairs into it,
-sqlite_cache.UserColumns keeps it).
+cache.UserColumns keeps it).
 
 Each distinct ``(key, value)`` pair gets the positions of the records holding it (a compact array of
 int64). A record's annotations are parsed once, when it is first indexed; a filter is then one dict lookup
