@@ -15,6 +15,7 @@ from typing import Any
 
 from cbmemory.cli import Interrupted, csv, positive
 
+from .data_files import check_data
 from .scale import scales_arg
 
 # The main recipes: every experiment of the study that runs at the retrieval level.
@@ -23,15 +24,6 @@ MAIN_RECIPES = ("vector", "vector_no_dates", "bm25", "vector_bm25_rerank_10", "v
 # --embedder: the offline default (MiniLM) and the optional e5 (cbmemory[e5]; docs/recipes.md, "Embedders")
 EMBEDDERS = ("minilm", "e5-small")
 DEFAULT_EXTRA_ROWS = "bm25,oracle,full_context"  # rows.EXTRA_ROWS (not imported: the CLI's imports stay light)
-GET_LOCOMO = (
-    "LoCoMo is not at {path}; get the official file (10 conversations, CC BY-NC 4.0, sha256-checked) with "
-    "`python -c \"from cbmemory_eval.datasets.locomo import download_official; download_official('locomo10.json')\"` "
-    "and pass --data locomo10.json"
-)
-GET_LONGMEMEVAL = (
-    "LongMemEval is not at {path}; download longmemeval_oracle.json, longmemeval_s_cleaned.json or "
-    "longmemeval_m_cleaned.json from the official LongMemEval release (xiaowu0162/longmemeval-cleaned) and pass --data"
-)
 
 
 def _recipes(text: str, add_bm25: bool = True) -> list[str]:
@@ -75,15 +67,6 @@ def _qa(args: argparse.Namespace, dataset: str):
         print("note: no --judge, so no judge runs: automatic scores only (J and sufficiency not computed)",
               file=sys.stderr)
     return QAConfig(reader, judge, dataset, say_today=not args.no_today, sufficiency=not args.no_sufficiency)
-
-
-def _check_data(path: str | None, dataset: str) -> Path | None:
-    """The data file, or ``None`` after one line on stderr saying where to get it."""
-    if path and Path(path).exists():
-        return Path(path)
-    text = (GET_LOCOMO if dataset == "locomo" else GET_LONGMEMEVAL).format(path=path)
-    print(f"cbmemory: error: {text}", file=sys.stderr)
-    return None
 
 
 def _subset(es, args: argparse.Namespace):
@@ -172,7 +155,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from .runner import run_eval
 
     started = time.perf_counter()
-    data = _check_data(args.data, args.dataset)
+    data = check_data(args.data, args.dataset)
     if data is None:
         return 2
     from .report import PLOT_NOTE, can_plot
@@ -241,7 +224,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return run_agent_demo(args.out)
     from .demo import run_demo
 
-    data = _check_data(args.data, "locomo")
+    data = check_data(args.data, "locomo")
     if data is None:
         return 2
     return run_demo(str(data), args.out, conversation=args.conversation, questions=args.questions,

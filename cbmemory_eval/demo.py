@@ -23,9 +23,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from cbmemory import RECIPES, AgentMemory, ContextConfig, Recall, format_context, memory_line
-from cbmemory.context import answer_messages, shown_records
+from cbmemory import AgentMemory, ContextConfig, Recall
+from cbmemory.context import answer_messages, format_context, memory_line, shown_records
 from cbmemory.embedding import MiniLMEmbedder
+from cbmemory.recipes import RECIPES
 
 from .datasets.locomo import load_locomo
 from .questions import EvalQuestion, EvalSet, from_locomo

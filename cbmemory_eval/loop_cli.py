@@ -13,6 +13,8 @@ from pathlib import Path
 
 from cbmemory.cli import Interrupted, csv, positive
 
+from .data_files import check_data
+
 
 def _wrong_every(text: str) -> int:
     """0 (no wrong-answer variant) or a whole number of at least 2."""
@@ -83,12 +85,11 @@ def loop_benchmark(data: str | Path, out: str | Path, recipes, *, cache_dir: str
 
 
 def cmd_loop(args: argparse.Namespace) -> int:
-    from .cli import _check_data
     from .loop_report import write_loop_report
     from .loop_run import run_loop
 
     started = time.perf_counter()
-    data = _check_data(args.data, "locomo")
+    data = check_data(args.data, "locomo")
     if data is None:
         return 2
     es = _loop_set(args, data)

@@ -8,19 +8,10 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from cbmemory import (
-    DEFAULT_CONTEXT,
-    ContextConfig,
-    Hit,
-    InvalidInputError,
-    MemoryRecord,
-    Message,
-    anchor_label,
-    memory_line,
-    passage,
-)
+from cbmemory import ContextConfig, Hit, InvalidInputError, MemoryRecord, Message
+from cbmemory.integration import DEFAULT_CONTEXT, anchor_label, memory_line, passage
 
-_ROLE_OF = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
+ROLE_OF = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}  # LangChain's message types
 TOOL_CALL_ID = "tool_call_id"  # annotation keeping a tool message's call id
 
 
@@ -29,13 +20,19 @@ def message_text(message: BaseMessage) -> str:
     return str(message.text)
 
 
+def role_of(message: BaseMessage) -> str | None:
+    """The cbmemory role of a LangChain message (``ROLE_OF``): by its type, or for a ``ChatMessage`` by its own
+    role, where ``human`` and ``ai`` are read the same way; ``None`` for a message of another type."""
+    if message.type == "chat":
+        custom = getattr(message, "role", None)
+        return ROLE_OF.get(custom, custom) if isinstance(custom, str) else None
+    return ROLE_OF.get(message.type)
+
+
 def to_memory_message(message: BaseMessage) -> Message | None:
     """A LangChain message as a cbmemory ``Message`` (``None`` when it carries no text, e.g. an AI message
     that only calls tools). The message id becomes the turn id, so saving it again changes nothing."""
-    role = _ROLE_OF.get(message.type)
-    if role is None and message.type == "chat":
-        custom = getattr(message, "role", None)
-        role = {"human": "user", "ai": "assistant"}.get(custom, custom) if isinstance(custom, str) else None
+    role = role_of(message)
     if role not in ("user", "assistant", "system", "tool"):
         raise InvalidInputError(f"cannot store a {type(message).__name__} with role {role!r}")
     text = message_text(message)
@@ -87,9 +84,9 @@ def latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
     return None
 
 
-def hit_metadata(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> dict[str, Any]:
+def hit_metadata(hit: Hit, context: ContextConfig = DEFAULT_CONTEXT) -> dict[str, Any]:
     """Where and when the hit was said, and ``memory``: what a model reads for it, as the context stage
-    renders it with ``shown`` (the recipe's context settings): its line, or with a window (``hit.context``)
+    renders it with ``context`` (the recipe's context settings): its line, or with a window (``hit.context``)
     the lines of its passage (the adjacent turns and itself, in session order), joined by line breaks.
     ``context_turn_ids``, only for a hit with context: the turn ids of those adjacent turns (``None`` for a
     turn stored without one), in session order."""
@@ -98,17 +95,17 @@ def hit_metadata(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> dict[str, 
         "turn_id": r.turn_id, "session_id": r.session_id, "session_date": r.occurred_at.isoformat(),
         "date_label": anchor_label(r.occurred_at), "score": hit.score, "role": r.role,
         "speaker": r.speaker or r.role, "record_id": r.record_id, "recipe": hit.recipe, "user_id": r.user_id,
-        "memory": "\n".join(memory_line(record, shown) for record in passage(hit)),
+        "memory": "\n".join(memory_line(record, context) for record in passage(hit)),
     }
     if hit.context:
         metadata["context_turn_ids"] = [c.turn_id for c in hit.context]
     return metadata
 
 
-def hit_to_document(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> Document:
+def hit_to_document(hit: Hit, context: ContextConfig = DEFAULT_CONTEXT) -> Document:
     """A hit as a ``Document``: the verbatim turn as content (its window's turns are not: they are in
     ``memory``), where and when it was said (and what a model reads) as metadata."""
-    return Document(page_content=hit.record.text, metadata=hit_metadata(hit, shown), id=hit.record.record_id)
+    return Document(page_content=hit.record.text, metadata=hit_metadata(hit, context), id=hit.record.record_id)
 
 
 def context_value(context: object, key: str) -> Any:

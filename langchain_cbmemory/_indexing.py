@@ -24,7 +24,8 @@ from typing import Any, Literal
 
 from langgraph.store.base import Item, get_text_at_path
 
-from cbmemory import MAX_ANNOTATION_CHARS, InvalidInputError, MemoryRecord
+from cbmemory import InvalidInputError, MemoryRecord
+from cbmemory.integration import MAX_ANNOTATION_CHARS
 
 from . import _namespaces as ns
 

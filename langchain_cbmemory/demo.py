@@ -26,7 +26,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
-from cbmemory import AgentMemory, MissingDependencyError, anchor_label, to_utc
+from cbmemory import AgentMemory, MissingDependencyError
+from cbmemory.integration import anchor_label, to_utc
 
 LOCAL_MODEL = "local-gguf"  # the model name of ../shared/tools/local-llm (llama.cpp answers to any name)
 SYSTEM_PROMPT = "You are a helpful assistant. Answer in one short sentence."

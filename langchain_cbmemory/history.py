@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from langchain_core.chat_history import BaseChatMessageHistory
 from langchain_core.messages import BaseMessage
 
-from cbmemory import AgentMemory, check_id
+from cbmemory import AgentMemory
+from cbmemory.integration import check_id
 
 from ._convert import to_langchain_message, to_memory_messages
 

@@ -15,7 +15,6 @@ from typing import Any
 from cbmemory import (
     AgentMemory,
     ContextConfig,
-    FaultHandler,
     InvalidInputError,
     Message,
     MissingDependencyError,
@@ -23,6 +22,7 @@ from cbmemory import (
     Recipe,
     get_recipe,
 )
+from cbmemory.integration import FaultHandler
 
 try:
     from langchain_classic.base_memory import BaseMemory
@@ -74,7 +74,7 @@ class CbMemoryLegacyMemory(BaseMemory):
         return [Message("user", self._query(inputs)), Message("assistant", str(outputs[out_key]))]
 
     @property
-    def _shown(self) -> ContextConfig:
+    def _context_config(self) -> ContextConfig:
         """The recipe's context settings, with "Today is" switched off when ``say_today`` is False."""
         recipe = get_recipe(self.recipe) if self.recipe is not None else self.memory.recipe
         return recipe.context.with_(say_today=recipe.context.say_today and self.say_today)
@@ -82,7 +82,7 @@ class CbMemoryLegacyMemory(BaseMemory):
     def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """The memories for the chain's input (fails open: no memories when recall cannot run)."""
         found = self.memory.recall(self._query(inputs), self.user_id, recipe=self.recipe, k=self.k,
-                                   context=self._shown, on_error=self.on_error)
+                                   context=self._context_config, on_error=self.on_error)
         self._recalled = found  # linked to the turns saved next (an echo of it is not searched)
         return {self.memory_key: found.text}
 

@@ -29,21 +29,10 @@ from langchain.agents.middleware import AgentMiddleware, AgentState, ModelReques
 from langchain_core.messages import BaseMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from cbmemory import (
-    AgentMemory,
-    ContextConfig,
-    FaultHandler,
-    Hit,
-    InvalidInputError,
-    Message,
-    Recall,
-    Recipe,
-    check_reads,
-    get_recipe,
-    unseen,
-)
+from cbmemory import AgentMemory, ContextConfig, InvalidInputError, Message, Recall, Recipe, get_recipe
+from cbmemory.integration import FaultHandler, check_reads
 
-from ._convert import answered, context_value, conversation_turns, latest_user_text, message_text
+from ._convert import answered, context_value, conversation_turns, latest_user_text, message_text, role_of
 from .tools import memory_search_tool
 
 SAVE_ROLES = ("user", "assistant")
@@ -64,21 +53,10 @@ def with_system_text(request: ModelRequest, text: str) -> ModelRequest:
     return request.override(system_message=SystemMessage(content=content, id=old.id, name=old.name))
 
 
-_ROLES = {"human": "user", "ai": "assistant"}
-
-
 def thread_messages(messages: Sequence[BaseMessage]) -> list[Message]:
     """The thread as the memories it already shows: each message's role, text and id (stored turns keep
     their message id as turn id)."""
-    return [Message(_ROLES.get(m.type, m.type), message_text(m), turn_id=m.id or None) for m in messages]
-
-
-def not_in_thread(hits: Sequence[Hit], messages: Sequence[BaseMessage]) -> list[Hit]:
-    """Hits minus the memories the thread already shows: the same message id or the same role and text. A
-    kept hit's context (its window's adjacent turns) loses the turns the thread shows in the same way."""
-    ids = {m.id for m in messages if m.id}
-    pairs = {(_ROLES.get(m.type, m.type), message_text(m)) for m in messages}
-    return unseen(hits, lambda r: r.turn_id in ids or (r.role, r.text) in pairs)
+    return [Message(role_of(m) or m.type, message_text(m), turn_id=m.id or None) for m in messages]
 
 
 class CbMemoryMiddleware(AgentMiddleware):
@@ -160,7 +138,7 @@ class CbMemoryMiddleware(AgentMiddleware):
         return self.recipe if self.recipe is not None else self.memory.recipe
 
     @property
-    def shown(self) -> ContextConfig:
+    def context_config(self) -> ContextConfig:
         """What the model reads: the recipe's context settings with this middleware's overrides."""
         return self._recipe.context.with_(**self._overrides)
 
@@ -198,7 +176,7 @@ class CbMemoryMiddleware(AgentMiddleware):
         user = self.user_of(request.runtime)
         found = self.memory.recall(query, user, shown=thread_messages(request.messages),
                                    today=self.today_of(request.runtime), recipe=self._recipe, k=self.k,
-                                   context=self.shown, on_error=self.on_error,
+                                   context=self.context_config, on_error=self.on_error,
                                    current_only=self.current_only, as_of=self.as_of)
         key = (user, self.session_of(request.runtime))
         self._recalled.pop(key, None)
@@ -242,4 +220,4 @@ class CbMemoryMiddleware(AgentMiddleware):
         return None
 
 
-__all__ = ["CbMemoryMiddleware", "not_in_thread", "thread_messages", "with_system_text"]
+__all__ = ["CbMemoryMiddleware", "thread_messages", "with_system_text"]

@@ -21,15 +21,8 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.tools import BaseTool, create_retriever_tool
 from pydantic import ConfigDict
 
-from cbmemory import (
-    AgentMemory,
-    ContextConfig,
-    FaultHandler,
-    Recipe,
-    SearchFilters,
-    get_recipe,
-    to_utc,
-)
+from cbmemory import AgentMemory, ContextConfig, Recipe, SearchFilters, get_recipe
+from cbmemory.integration import FaultHandler, to_utc
 
 from ._convert import hit_to_document
 
@@ -80,7 +73,7 @@ class CbMemoryRetriever(BaseRetriever):
                 "recipe": pick["recipe"], "reference_date": pick["reference_date"],
                 "current_only": pick["current_only"], "as_of": pick["as_of"]}
 
-    def _shown(self, recipe: str | Recipe | None) -> ContextConfig:
+    def _context_config(self, recipe: str | Recipe | None) -> ContextConfig:
         """How the searching recipe says memories are shown to a model (its ``context`` settings)."""
         return (get_recipe(recipe) if recipe is not None else self.memory.recipe).context
 
@@ -108,7 +101,7 @@ class CbMemoryRetriever(BaseRetriever):
             query, args["user_id"], k=args["k"], filters=args["filters"], recipe=args["recipe"],
             today=ref, on_error=self.on_error,  # parsed by recall: a bad date falls back to the clock, reported
             current_only=args["current_only"], as_of=args["as_of"])
-        return [hit_to_document(h, self._shown(args["recipe"])) for h in found.hits]
+        return [hit_to_document(h, self._context_config(args["recipe"])) for h in found.hits]
 
     async def _aget_relevant_documents(
         self,

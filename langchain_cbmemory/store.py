@@ -38,16 +38,8 @@ from langgraph.store.base import (
     TTLConfig,
 )
 
-from cbmemory import (
-    RAW_KINDS,
-    AgentMemory,
-    InvalidInputError,
-    MemoryRecord,
-    Message,
-    Recipe,
-    SearchFilters,
-    check_unicode,
-)
+from cbmemory import AgentMemory, InvalidInputError, MemoryRecord, Message, Recipe, SearchFilters
+from cbmemory.integration import MAX_K, RAW_KINDS, check_unicode
 
 from . import _indexing as ix
 from . import _namespaces as ns
@@ -57,8 +49,6 @@ try:  # recent langgraph: check the labels of ops handed straight to batch()
 except ImportError:  # pragma: no cover
     def validate_op_namespace(op: Op) -> None:
         return None
-
-MAX_K = 10_000
 
 
 def _ttl_delta(minutes: object, what: str = "ttl") -> timedelta:

@@ -23,7 +23,8 @@ from langchain.tools import ToolRuntime
 from langchain_core.documents import Document
 from langchain_core.tools import BaseTool, StructuredTool
 
-from cbmemory import AgentMemory, FaultHandler, InvalidInputError, Recall, Recipe, check_reads, get_recipe
+from cbmemory import AgentMemory, InvalidInputError, Recall, Recipe, get_recipe
+from cbmemory.integration import FaultHandler, check_reads
 
 from ._convert import context_value, hit_to_document
 from .retriever import MEMORY_TOOL_DESCRIPTION
@@ -67,7 +68,7 @@ def memory_search_tool(
     """
     cfg = get_recipe(recipe) if recipe is not None else memory.recipe
     overrides = {field: v for field, v in (("say_today", say_today), ("order", order)) if v is not None}
-    shown = cfg.context.with_(**overrides)  # a bad order fails here, not at the first call
+    context_config = cfg.context.with_(**overrides)  # a bad order fails here, not at the first call
     at = check_reads(current_only, as_of)  # a bad one fails here, not at the first call
 
     def who_and_when(runtime: ToolRuntime[Any, Any] | None) -> tuple[str, datetime | str | None]:
@@ -83,12 +84,12 @@ def memory_search_tool(
     def reply(found: Recall) -> str | tuple[str, list[Document]]:
         text = found.text if found.hits else UNAVAILABLE if found.fault else NOTHING_FOUND
         if response_format == "content_and_artifact":
-            return text, [hit_to_document(h, shown) for h in found.hits]
+            return text, [hit_to_document(h, context_config) for h in found.hits]
         return text
 
     def search_memory(query: str, runtime: ToolRuntime[Any, Any]) -> str | tuple[str, list[Document]]:
         user, today = who_and_when(runtime)
-        return reply(memory.recall(query, user, today=today, recipe=cfg, k=k, context=shown, on_error=on_error,
+        return reply(memory.recall(query, user, today=today, recipe=cfg, k=k, context=context_config, on_error=on_error,
                                    current_only=current_only, as_of=at))
 
     async def asearch_memory(query: str, runtime: ToolRuntime[Any, Any]) -> str | tuple[str, list[Document]]:

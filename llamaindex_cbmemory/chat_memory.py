@@ -40,12 +40,9 @@ from cbmemory import (
     Message,
     Recall,
     Recipe,
-    check_id,
-    check_k,
     get_recipe,
-    report_fault,
-    to_utc,
 )
+from cbmemory.integration import check_id, check_k, report_fault, to_utc
 
 from .convert import plan_turns, query_of, stored_copies, window_messages
 
@@ -122,14 +119,14 @@ class CbMemoryChatMemory(BaseMemory):
         return self.session_date if self.session_date is not None else self.memory.clock()
 
     @property
-    def _shown(self) -> ContextConfig:
+    def _context_config(self) -> ContextConfig:
         context = self._recipe.context
         return context.with_(say_today=context.say_today and self.say_today)
 
     def _recall(self, query: str, window: Sequence[MemoryRecord]) -> Recall:
         shown = [Message(r.role, r.text, turn_id=r.turn_id) for r in window]
         self._recalled = self.memory.recall(query, self.user_id, shown=shown, today=self._today(),
-                                            recipe=self._recipe, k=self.k, context=self._shown, on_error=self.on_error)
+                                            recipe=self._recipe, k=self.k, context=self._context_config, on_error=self.on_error)
         return self._recalled
 
     def _window(self) -> list[MemoryRecord]:

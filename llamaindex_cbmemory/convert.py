@@ -1,46 +1,43 @@
-"""Pure translation between LlamaIndex chat messages and cbmemory turns, hits and prompt text.
+"""Translation between LlamaIndex chat messages and cbmemory turns, hits and prompt text.
 
-No I/O here: the adapters fetch records and hits through ``AgentMemory`` and hand them to these functions.
+No I/O here but ``stored_copies``: the adapters fetch records and hits through ``AgentMemory`` and hand them
+to these functions.
 
 Turn ids. A ``ChatMessage`` has no id of its own, so each stored turn gets one made from its role and text
-plus an ordinal: ``li:<sha256(role, text)[:16]>:<n>``, where ``n`` counts the earlier turns of the same
-session with the same role and text. Putting the same history twice (``set`` with a history that repeats
-stored turns) therefore stores nothing new, while a genuinely repeated message ("ok", "ok") is kept twice.
+plus an ordinal (the core's content ids, ``cbmemory.integration.plan_turns``): ``li:<sha256(role,
+text)[:16]>:<n>``, where ``n`` counts the earlier turns of the same session with the same role and text.
+Putting the same history twice (``set`` with a history that repeats stored turns) therefore stores nothing
+new, while a genuinely repeated message ("ok", "ok") is kept twice.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, TextBlock
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from cbmemory import (
+from cbmemory import AgentMemory, ContextConfig, Hit, MemoryRecord, Message
+from cbmemory.integration import (
     DEFAULT_CONTEXT,
     MAX_QUERY_CHARS,
-    ContextConfig,
-    Hit,
-    MemoryRecord,
-    Message,
     anchor_label,
+    distinct_passages,
     format_context,
     inline,
     iso,
     memory_line,
     memory_prompt,
     passage,
-    record_id,
     resolved_text,
 )
+from cbmemory.integration import plan_turns as core_plan_turns
+from cbmemory.integration import stored_copies as core_stored_copies
 
 CONVERSATION_ROLES = ("user", "assistant")
 TURN_ID_PREFIX = "li:"
-PROBE = 8  # ids of one message looked up at once by stored_copies (then 16, 32, ...)
 
 
 def role_of(message: ChatMessage) -> str:
@@ -64,43 +61,17 @@ def conversational(messages: Iterable[ChatMessage]) -> list[tuple[str, str]]:
     return out
 
 
-def _key(role: str, text: str) -> str:
-    return hashlib.sha256(f"{role}\x1f{text}".encode()).hexdigest()[:16]
-
-
-def _stored_keys(records: Iterable[MemoryRecord]) -> tuple[Counter[str], set[str]]:
-    counts: Counter[str] = Counter()
-    ids: set[str] = set()
-    for r in records:
-        if r.turn_id and r.turn_id.startswith(TURN_ID_PREFIX):
-            ids.add(r.turn_id)
-            counts[r.turn_id.split(":")[1]] += 1
-    return counts, ids
-
-
-def stored_copies(memory: Any, user_id: str, session_id: str, messages: Sequence[ChatMessage]) -> list[MemoryRecord]:
+def stored_copies(memory: AgentMemory, user_id: str, session_id: str, messages: Sequence[ChatMessage]) -> list[MemoryRecord]:
     """What :func:`plan_turns` needs of the session to number an append of ``messages`` (``put``), read
-    without the rest of it: for each distinct message, the records of the ids ``put`` gives its copies
-    (``li:<key>:0``, ``:1``, ...), looked up by record id in ranges doubling from ``PROBE`` until one holds
-    none. So a ``put`` reads the stored copies of what it stores, not the session (a 20,000-turn session was
-    read whole on every ``put``). A memory that stores rounds (``ingest.unit="round"``: a round's record
-    carries its first message's id only) is read whole, as before."""
-    kind = memory.ingest.unit
-    if kind != "turn":
-        return list(memory.session_records(user_id, session_id))
-    found: list[MemoryRecord] = []
-    for key in dict.fromkeys(_key(role, text) for role, text in conversational(messages)):
-        start, size = 0, PROBE
-        while got := memory.store.get_records(user_id, [record_id(user_id, session_id, kind, f"{TURN_ID_PREFIX}{key}:{n}")
-                                                        for n in range(start, start + size)]):
-            found += got
-            start, size = start + size, size * 2
-    return found
+    without the rest of it (``cbmemory.integration.stored_copies``): the stored copies of what it stores, not
+    the session (a 20,000-turn session was read whole on every ``put``)."""
+    return core_stored_copies(memory, user_id, session_id, conversational(messages), prefix=TURN_ID_PREFIX)
 
 
 def plan_turns(messages: Sequence[ChatMessage], stored: Sequence[MemoryRecord], *, append: bool,
                last: MemoryRecord | None = None) -> list[Message]:
-    """The turns of ``messages`` still to be stored in a session that already holds ``stored``.
+    """The turns of ``messages`` still to be stored in a session that already holds ``stored``, with their
+    content ids (``cbmemory.integration.plan_turns``).
 
     ``append``: the messages come after the stored ones (``put``), so ordinals continue from the stored
     counts. Otherwise the messages are the session's history from its start (``set``), so ordinals count
@@ -109,19 +80,7 @@ def plan_turns(messages: Sequence[ChatMessage], stored: Sequence[MemoryRecord], 
     session's last turn is that same user message (its run got no reply: it failed) is that turn (the same
     id: stored once); a message the user says again after a reply is a new turn.
     """
-    counts, ids = _stored_keys(stored)
-    seen: Counter[str] = counts if append else Counter()
-    last = last if append else None
-    out: list[Message] = []
-    for role, text in conversational(messages):
-        key = _key(role, text)
-        if not out and last is not None and role == "user" and last.turn_id == f"{TURN_ID_PREFIX}{key}:{seen[key] - 1}":
-            seen[key] -= 1  # the user's message again, unanswered since: the run that failed, re-sent
-        turn_id = f"{TURN_ID_PREFIX}{key}:{seen[key]}"
-        seen[key] += 1
-        if turn_id not in ids:
-            out.append(Message(role, text, turn_id=turn_id))
-    return out
+    return core_plan_turns(conversational(messages), stored, prefix=TURN_ID_PREFIX, append=append, last=last)
 
 
 def record_to_message(record: MemoryRecord) -> ChatMessage:
@@ -146,14 +105,14 @@ def query_of(input: str | ChatMessage | None, recent: Sequence[ChatMessage]) -> 
     return text.strip()[-MAX_QUERY_CHARS:]
 
 
-def memory_text(hits: Sequence[Hit], today: datetime | None, shown: ContextConfig = DEFAULT_CONTEXT) -> str:
-    """The context stage's text for an agent: the memories as ``shown`` renders them, how to read their
-    dates, and "Today is ..." (when ``shown`` says so and ``today`` is given); empty if nothing to say."""
-    return memory_prompt(format_context(hits, shown), today, shown)
+def memory_text(hits: Sequence[Hit], today: datetime | None, context: ContextConfig = DEFAULT_CONTEXT) -> str:
+    """The context stage's text for an agent: the memories as ``context`` renders them, how to read their
+    dates, and "Today is ..." (when ``context`` says so and ``today`` is given); empty if nothing to say."""
+    return memory_prompt(format_context(hits, context), today, context)
 
 
-def hit_to_node(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> NodeWithScore:
-    """A hit as a LlamaIndex node, for the LLM as the context stage renders it with ``shown`` (the recipe's
+def hit_to_node(hit: Hit, context: ContextConfig = DEFAULT_CONTEXT) -> NodeWithScore:
+    """A hit as a LlamaIndex node, for the LLM as the context stage renders it with ``context`` (the recipe's
     context settings). A hit alone: the text with its relative dates resolved in place, and ``date`` and
     ``speaker`` as metadata the LLM sees (no ``date`` when the recipe hands the model undated memories). A
     hit with context (the recipe's ``window``): its passage, the adjacent turns and itself in session order,
@@ -176,28 +135,21 @@ def hit_to_node(hit: Hit, shown: ContextConfig = DEFAULT_CONTEXT) -> NodeWithSco
     if hit.context:
         metadata["context_record_ids"] = [c.record_id for c in hit.context]
         for_llm: tuple[str, ...] = ()  # every line has its date and speaker
-        text = "\n".join(memory_line(record, shown) for record in passage(hit))
+        text = "\n".join(memory_line(record, context) for record in passage(hit))
     else:
-        for_llm = ("date", "speaker") if shown.dates else ("speaker",)
-        text = resolved_text(r, shown.date_rules if shown.resolve_dates else None)  # one line either way
+        for_llm = ("date", "speaker") if context.dates else ("speaker",)
+        text = resolved_text(r, context.date_rules if context.resolve_dates else None)  # one line either way
     hidden = [k for k in metadata if k not in for_llm]
     node = TextNode(id_=r.record_id, text=text, metadata=metadata, excluded_llm_metadata_keys=hidden,
                     excluded_embed_metadata_keys=list(metadata))
     return NodeWithScore(node=node, score=hit.score)
 
 
-def hits_to_nodes(hits: Sequence[Hit], shown: ContextConfig = DEFAULT_CONTEXT) -> list[NodeWithScore]:
-    """The hits as nodes (``hit_to_node``), each turn shown once across them, as in the context stage: a
-    hit's context leaves out the turns that are hits themselves (each has its node) and the turns an
-    earlier-ranked node already shows."""
-    own = {h.record.record_id for h in hits}
-    seen: set[str] = set()
-    nodes = []
-    for h in hits:
-        context = tuple(r for r in h.context if r.record_id not in own and r.record_id not in seen)
-        seen.update(r.record_id for r in context)
-        nodes.append(hit_to_node(h if len(context) == len(h.context) else replace(h, context=context), shown))
-    return nodes
+def hits_to_nodes(hits: Sequence[Hit], context: ContextConfig = DEFAULT_CONTEXT) -> list[NodeWithScore]:
+    """The hits as nodes (``hit_to_node``), each turn shown once across them, as in the context stage
+    (``cbmemory.integration.distinct_passages``): a hit's context leaves out the turns that are hits
+    themselves (each has its node) and the turns an earlier-ranked node already shows."""
+    return [hit_to_node(h, context) for h in distinct_passages(hits)]
 
 
 __all__ = [

@@ -42,14 +42,9 @@ from cbmemory import (
     MemoryFault,
     Message,
     Recipe,
-    check_id,
-    check_k,
-    check_reads,
-    count_tokens,
     get_recipe,
-    report_fault,
-    to_utc,
 )
+from cbmemory.integration import check_id, check_k, check_reads, count_tokens, report_fault, to_utc
 
 from .convert import conversational, memory_text, plan_turns, query_of, stored_copies
 
@@ -99,12 +94,12 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
         return self.today or self.as_of or self.memory.clock()
 
     @property
-    def _shown(self) -> ContextConfig:
+    def _context_config(self) -> ContextConfig:
         context = self._recipe.context
         return context.with_(say_today=context.say_today and self.say_today)
 
     def _render(self, hits: Sequence[Hit]) -> str:
-        return memory_text(hits, self._today(), self._shown)
+        return memory_text(hits, self._today(), self._context_config)
 
     async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
         buffer = list(messages or [])
@@ -113,7 +108,7 @@ class CbMemoryBlock(BaseMemoryBlock[str]):
             return ""
         shown = [Message(role, text) for role, text in conversational(buffer)]
         found = await self.memory.arecall(query, self.user_id, shown=shown, today=self._today(), recipe=self._recipe,
-                                          k=self.k, context=self._shown, on_error=self.on_error,
+                                          k=self.k, context=self._context_config, on_error=self.on_error,
                                           current_only=self.current_only, as_of=self.as_of)
         kept, text = found.hits, found.text  # Memory's own token limit applies later, through atruncate
         self._rendered[text] = kept

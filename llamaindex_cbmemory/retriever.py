@@ -24,19 +24,8 @@ from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.tools import RetrieverTool
 
-from cbmemory import (
-    AgentMemory,
-    ContextConfig,
-    FaultHandler,
-    InvalidInputError,
-    Recipe,
-    SearchFilters,
-    check_id,
-    check_k,
-    check_reads,
-    get_recipe,
-    to_utc,
-)
+from cbmemory import AgentMemory, ContextConfig, InvalidInputError, Recipe, SearchFilters, get_recipe
+from cbmemory.integration import FaultHandler, check_id, check_k, check_reads, to_utc
 
 from .convert import hits_to_nodes
 
@@ -115,7 +104,7 @@ class CbMemoryRetriever(BaseRetriever):
         self.k = check_k(value) if value is not None else None
 
     @property
-    def _shown(self) -> ContextConfig:
+    def _context_config(self) -> ContextConfig:
         """How the searching recipe shows memories to a model (its ``context`` settings)."""
         return (self.recipe or self.memory.recipe).context
 
@@ -123,7 +112,7 @@ class CbMemoryRetriever(BaseRetriever):
         found = self.memory.recall(query_bundle.query_str, self.user_id, k=self.k, filters=self.filters,
                                    recipe=self.recipe, today=self.reference_date, on_error=self.on_error,
                                    current_only=self.current_only, as_of=self.as_of)
-        return hits_to_nodes(list(found.hits), self._shown)  # fails open: no nodes when recall cannot run
+        return hits_to_nodes(list(found.hits), self._context_config)  # fails open: no nodes when recall cannot run
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """Runs the search in a worker thread: the event loop keeps going."""

@@ -80,7 +80,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     from ..peers import expand
     from .runner import BenchConfig, run_bench
-    from .sparse import sparse_encoder_of
+    from .sparse_encoding import sparse_encoder_of
 
     neighbours = [r.name for r in map(get_recipe, args.neighbour_recipes) if r.retrieval.uses(Signal.SPARSE)]
     if neighbours:  # its file is written without sparse vectors

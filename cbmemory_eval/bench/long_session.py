@@ -63,8 +63,8 @@ def task_long_session(spec: Mapping[str, Any]) -> LongSessionResult:
     ``queries`` needle queries of that user."""
     from cbmemory.store import SQLiteStore
 
+    from .measure import file_bytes, measure_searches, searcher, write_user
     from .synthetic import SyntheticConfig, make_queries, make_user
-    from .worker import _file_bytes, _measure, _searcher, write_user
 
     turns = int(spec["turns"])
     cfg = SyntheticConfig(seed=int(spec.get("seed", 0)), turns_per_session=turns)
@@ -76,10 +76,10 @@ def task_long_session(spec: Mapping[str, Any]) -> LongSessionResult:
     write_user(store, user)
     rows = []
     for recipe in spec["recipes"]:
-        m = _measure(_searcher(store, recipe, vectors, int(spec["k"])), queries, int(spec["repeats"]),
-                     int(spec["warmup"]))
+        m = measure_searches(searcher(store, recipe, vectors, int(spec["k"])), queries, int(spec["repeats"]),
+                             int(spec["warmup"]))
         rows.append(LongSessionRow(recipe, turns, m.latency, m.needle_hit_rate, m.leaked_hits,
-                                   _file_bytes(spec["db"]), m.machine))
+                                   file_bytes(spec["db"]), m.machine))
     store.close()
     return LongSessionResult(tuple(rows))
 
@@ -87,7 +87,7 @@ def task_long_session(spec: Mapping[str, Any]) -> LongSessionResult:
 def run_long_session(turns: int, work: Path, common: Mapping[str, object], queries: int,
                      log: Callable[[str], None]) -> tuple[LongSessionRow, ...]:
     """The long-session row in its own process; its file is deleted afterwards."""
-    from .runner import run_worker
+    from .process import run_worker
 
     db = work / "long-session.db"
     log(f"[bench] long session: one session of {turns:,} turns, recipes {', '.join(LONG_SESSION_RECIPES)}")

@@ -4,24 +4,21 @@ latency of one user while another tenant of the same file grows (the tenant-neig
 
 Each measurement runs in its own process (``cbmemory_eval.bench.worker``) so peak memory readings are its own and a
 peer over its time cap can be stopped and recorded as skipped. A worker prints its typed row
-(``bench.rows``) as JSON and ``run_worker`` reads it back; ``run_bench`` returns the whole run as a
+(``bench.rows``) as JSON and ``run_worker`` (``bench.process``) reads it back; ``run_bench`` returns the whole run as a
 ``bench.result.BenchResult``, whose ``to_json()`` is ``bench.json``.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from .long_session import run_long_session
+from .process import Spec, WorkerTimeout, run_worker
 from .report import format_table
 from .result import (
     MAIN_PEERS,
@@ -41,7 +38,6 @@ from .rows import (
     NeighbourRow,
     NeighbourSearch,
     PeerResult,
-    R,
     SearchCell,
     SearchResult,
     StoreIngest,
@@ -50,7 +46,8 @@ from .rows import (
     neighbour_goals,
     users_goals,
 )
-from .sparse import SparseSize, run_sparse, sparse_encoder_of
+from .sparse import SparseSize, run_sparse
+from .sparse_encoding import sparse_encoder_of
 from .synthetic import DESCRIPTION, SyntheticConfig, whole_sessions
 
 NEIGHBOUR_USER, NEIGHBOUR_TENANT = "bench-user", "neighbour-tenant"
@@ -67,7 +64,6 @@ METHOD = ("Latency is wall time per search call: cbmemory.retrieval.retrieve on 
           "SPLADE-tiny encoder gave sparse vectors from their synthetic index texts, and encodes each query's "
           "sparse vector with the real encoder inside every timed call, over the user's word pieces as "
           "AgentMemory.search does, in both columns (bench.sparse).")
-Spec = Mapping[str, object]  # a worker task's argument, passed as JSON
 
 
 def user_counts(users: int) -> list[int]:
@@ -84,60 +80,6 @@ def sweep_counts(users: int | tuple[int, ...]) -> list[int]:
     if isinstance(users, int):
         return user_counts(users)
     return sorted({u for u in users if u >= 1})
-
-
-def _env() -> dict[str, str]:
-    src = str(Path(__file__).resolve().parents[2])  # the directory holding the cbmemory_eval package
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([src, *filter(None, [env.get("PYTHONPATH")])])
-    return env
-
-
-class WorkerTimeout(Exception):
-    pass
-
-
-def run_worker(task: str, spec: Spec, row: type[R], timeout: float | None = None,
-               progress: Callable[[str], None] | None = None) -> R:
-    """Run one measurement in a fresh interpreter; its last stdout line is the result, read as a ``row``.
-    With ``progress``, the worker's ``[bench]`` stderr lines are passed to it as they come."""
-    argv = [sys.executable, "-m", "cbmemory_eval.bench.worker", task, json.dumps(spec)]
-    if progress is None:
-        try:
-            proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=_env())
-        except subprocess.TimeoutExpired as exc:
-            raise WorkerTimeout(f"{task} ran past {timeout:.0f} s") from exc
-        stdout, stderr, rc = proc.stdout, proc.stderr, proc.returncode
-    else:
-        with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env()) as p:
-            tail: list[str] = []
-
-            def relay() -> None:
-                assert p.stderr is not None
-                for line in p.stderr:
-                    if line.startswith("[bench]"):
-                        progress(line.rstrip("\n"))
-                    tail.append(line)
-                    del tail[:-200]
-            reader = threading.Thread(target=relay, daemon=True)
-            reader.start()
-            timer = threading.Timer(timeout, p.kill) if timeout else None
-            if timer:
-                timer.start()
-            try:
-                assert p.stdout is not None
-                stdout = p.stdout.read()
-                rc = p.wait()
-            finally:
-                if timer:
-                    timer.cancel()
-            reader.join()
-            stderr = "".join(tail)
-            if timer and rc < 0 and timer.finished.is_set():
-                raise WorkerTimeout(f"{task} ran past {timeout:.0f} s")
-    if rc != 0:
-        raise RuntimeError(f"bench worker {task} failed:\n{stderr[-4000:]}")
-    return row.from_json(json.loads(stdout.strip().splitlines()[-1]))
 
 
 def run_bench(cfg: BenchConfig, log: Callable[[str], None] = lambda s: None) -> BenchResult:

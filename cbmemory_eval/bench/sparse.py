@@ -9,11 +9,11 @@ thread, which is why sizes above ``BenchConfig.sparse_max_size`` (10,000 by defa
 timed search encodes its query's sparse vector with the real encoder, inside the call, as
 ``AgentMemory.search`` does (over the word pieces of the user's sparse vectors, ``MemoryStore.sparse_terms``;
 cbmemory's ``memory/sparse.py``), in both the "excluded" column (dense query vector precomputed) and the
-"included" one.
+"included" one (the encoder: ``bench.sparse_encoding``).
 
 A fresh process (``bench.worker`` task ``sparse``) makes the copy, fills it, times the query's sparse
 encoding alone (over the user's pieces, and over all 30,522 as every search paid before issue 25), then
-times the sparse recipes' searches on the copy exactly as the other recipes' (``worker.task_search``).
+times the sparse recipes' searches on the copy exactly as the other recipes' (``measure.task_search``).
 """
 
 from __future__ import annotations
@@ -23,82 +23,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Any
 
 from .rows import JSON, SearchResult, Timing
 
-if TYPE_CHECKING:
-    from cbmemory.recipes import Recipe
-    from cbmemory.store import MemoryStore
-
 SPARSE_MAX_SIZE = 10_000
-FILL_BATCH = 256  # records encoded per ``set_sparse``, as AgentMemory's backfill does
-
-
-class QueryEncoder(Protocol):
-    """The bundled sparse encoder as the bench uses it (the core keeps its type private): documents, and
-    queries over some word pieces (``terms``) or all (``None``)."""
-
-    name: str
-
-    def encode_documents(self, texts: Sequence[str]) -> list[Any]: ...
-
-    def encode_query(self, text: str, terms: Any = None) -> Any: ...
-
-
-def sparse_encoder_of(recipes: Sequence[Recipe]) -> str | None:
-    """The sparse encoder the recipes with the sparse signal name (``ingest.sparse``); ``None`` when none has
-    the signal. ``ValueError`` when one names none or two name different ones (one sparse copy per size)."""
-    from cbmemory.retrieval import Signal
-
-    names = {r.ingest.sparse for r in recipes if r.retrieval.uses(Signal.SPARSE)}
-    if None in names:
-        raise ValueError("a recipe with the sparse signal must name its sparse encoder (ingest.sparse)")
-    if len(names) > 1:
-        raise ValueError(f"the bench runs recipes of one sparse encoder at a time, got {sorted(map(str, names))}")
-    return next(iter(names), None)
-
-
-@lru_cache(maxsize=2)
-def _encoder(name: str) -> QueryEncoder:
-    """The sparse encoder an ``AgentMemory`` writing ``name``'s vectors uses, one per name in a worker process,
-    its model loaded here (never inside a timed call)."""
-    from cbmemory import AgentMemory
-    from cbmemory.ingest import IngestConfig
-    from cbmemory.store import SQLiteStore
-
-    with AgentMemory(SQLiteStore(":memory:"), ingest=IngestConfig(sparse=name)) as memory:  # nothing embedded
-        encoder = cast(QueryEncoder, memory.sparse_encoder)
-    encoder.encode_query("warm-up: load the model before timing")
-    return encoder
-
-
-def sparse_query_encoder(store: MemoryStore, recipe: Recipe, user_id: str) -> Callable[[str], Any] | None:
-    """What encodes a search's sparse query for ``recipe`` (``None`` without the sparse signal): the real
-    encoder over the user's word pieces, read from the store as each query is encoded, as
-    ``AgentMemory.search`` does."""
-    name = sparse_encoder_of([recipe])
-    if name is None:
-        return None
-    encoder = _encoder(name)
-    return lambda text: encoder.encode_query(text, terms=store.sparse_terms(user_id))
-
-
-def fill_sparse(store: MemoryStore, encoder: QueryEncoder) -> int:
-    """Give every record without a sparse vector its vector, ``FILL_BATCH`` at a time, user by user (the
-    store's backfill API, as an ``AgentMemory`` opened on the store does). Returns how many."""
-    store.bind_sparse_encoder(encoder.name)
-    filled = 0
-    for user in store.users_missing_sparse():
-        while records := store.records_without_sparse(user, limit=FILL_BATCH):
-            vectors = encoder.encode_documents([r.index_text for r in records])
-            added = store.set_sparse(user, {r.record_id: v for r, v in zip(records, vectors, strict=True)})
-            filled += added
-            if added == 0:
-                break
-    return filled
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,15 +77,16 @@ class SparseResult:
 
 def task_sparse(spec: Mapping[str, Any]) -> SparseResult:
     """Copy ``source_db`` to ``db``, give its records sparse vectors from the real ``encoder``, time the
-    queries' sparse encoding alone, then the ``recipes``' searches on the copy (``worker.task_search``)."""
+    queries' sparse encoding alone, then the ``recipes``' searches on the copy (``measure.task_search``)."""
     from cbmemory.store import SQLiteStore
 
+    from .measure import file_bytes, load_queries, progress, task_search
+    from .sparse_encoding import encoder_named, fill_sparse
     from .timing import time_calls
-    from .worker import _file_bytes, load_queries, progress, task_search
 
     with closing(sqlite3.connect(spec["source_db"])) as src, closing(sqlite3.connect(spec["db"])) as dst:
         src.backup(dst)  # a consistent copy, WAL or not
-    encoder = _encoder(spec["encoder"])
+    encoder = encoder_named(spec["encoder"])
     store = SQLiteStore(spec["db"])
     progress(f"sparse: encoding {store.count():,} records with {encoder.name}")
     t0 = time.perf_counter()
@@ -170,14 +101,14 @@ def task_sparse(spec: Mapping[str, Any]) -> SparseResult:
     every = time_calls(lambda q: encoder.encode_query(q.text), queries, repeats=reps, warmup=warm)
     store.close()
     size = SparseSize(encoder.name, filled, round(seconds, 2), round(filled / seconds, 1) if seconds else 0.0,
-                      0 if terms is None else int(terms.size), _file_bytes(spec["db"]), restricted, every)
+                      0 if terms is None else int(terms.size), file_bytes(spec["db"]), restricted, every)
     return SparseResult(size, task_search(dict(spec)))
 
 
 def run_sparse(source_db: Path, queries_file: Path, encoder: str, recipes: Sequence[str], common: Mapping[str, object],
                included: bool, log: Callable[[str], None]) -> SparseResult:
     """The sparse recipes at one size, in their own process, on a copy of the size's file (``-sparse.db``)."""
-    from .runner import run_worker
+    from .process import run_worker
 
     db = source_db.with_name(source_db.stem + "-sparse.db")
     res = run_worker("sparse", {**common, "source_db": str(source_db), "db": str(db), "encoder": encoder,
@@ -189,5 +120,4 @@ def run_sparse(source_db: Path, queries_file: Path, encoder: str, recipes: Seque
     return res
 
 
-__all__ = ["SPARSE_MAX_SIZE", "QueryEncoder", "SparseResult", "SparseSize", "fill_sparse", "run_sparse",
-           "sparse_encoder_of", "sparse_query_encoder", "task_sparse"]
+__all__ = ["SPARSE_MAX_SIZE", "SparseResult", "SparseSize", "run_sparse", "task_sparse"]

@@ -5,38 +5,43 @@ be stopped. Run as ``python -m cbmemory_eval.bench.worker TASK JSON``; the last 
 from __future__ import annotations
 
 import json
-import os
 import queue
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from .long_session import task_long_session
+from .measure import (
+    BATCH_SESSIONS,
+    Spec,
+    file_bytes,
+    hit_rate,
+    leaks,
+    load_queries,
+    measure_searches,
+    progress,
+    save_queries,
+    searcher,
+    task_search,
+    write_user,
+)
 from .rows import (
     JSON,
     EmbedIngest,
-    Latency,
-    MachineFacts,
-    Measured,
     NeighbourIngest,
     NeighbourSearch,
     PeerResult,
-    RecipeSearch,
     Row,
-    SearchCell,
-    SearchMemory,
-    SearchResult,
     StoreIngest,
-    Timing,
     UsersRow,
     UsersSweep,
 )
-from .sparse import sparse_query_encoder, task_sparse
+from .sparse import task_sparse
 from .synthetic import (
     SyntheticConfig,
     SyntheticQuery,
@@ -50,48 +55,15 @@ from .synthetic import (
 from .timing import current_rss_mb, peak_rss_mb, time_calls
 
 if TYPE_CHECKING:
-    from cbmemory import Hit, MemoryRecord, Session
+    from cbmemory import MemoryRecord, Session
     from cbmemory.store import MemoryStore
 
 T = TypeVar("T")
-Spec = dict[str, Any]  # a task's argument: the JSON object the runner passed; each task reads its own keys
-
-BATCH_SESSIONS = 50  # sessions per write (1,000 turns): one transaction each
 BIG_BATCH = 10_000  # records per write for the neighbour tenant and the users sweep (bigger gains nothing)
 
 
 def _cfg(spec: Spec) -> SyntheticConfig:
     return SyntheticConfig(seed=int(spec.get("seed", 0)))
-
-
-def _file_bytes(db: str) -> int:
-    return sum(os.path.getsize(p) for p in (db, db + "-wal") if os.path.exists(p))
-
-
-def save_queries(path: Path, queries: list[SyntheticQuery]) -> None:
-    rows = [{"user_id": q.user_id, "text": q.text, "needle": q.needle, "vector": q.vector.tolist()} for q in queries]
-    path.write_text(json.dumps(rows))
-
-
-def load_queries(path: str) -> list[SyntheticQuery]:
-    return [SyntheticQuery(r["user_id"], r["text"], np.asarray(r["vector"], dtype=np.float32), r["needle"])
-            for r in json.loads(Path(path).read_text())]
-
-
-def write_user(store: MemoryStore, user: SyntheticUser) -> float:
-    """Write a synthetic user in batches of ``BATCH_SESSIONS`` sessions; seconds spent in ``store.write``."""
-    by_session: dict[str, list[int]] = {}
-    for i, r in enumerate(user.records):
-        by_session.setdefault(r.session_id, []).append(i)
-    took = 0.0
-    for b in range(0, len(user.sessions), BATCH_SESSIONS):
-        sessions = user.sessions[b: b + BATCH_SESSIONS]
-        idx = [i for s in sessions for i in by_session[s.session_id]]
-        records = [user.records[i] for i in idx]
-        t0 = time.perf_counter()
-        store.write(sessions, records, user.vectors[idx])
-        took += time.perf_counter() - t0
-    return took
 
 
 def task_ingest(spec: Spec) -> StoreIngest:
@@ -106,7 +78,7 @@ def task_ingest(spec: Spec) -> StoreIngest:
     took = write_user(store, user)
     store.close()
     n = len(user.records)
-    return StoreIngest(n, round(took, 3), round(n / took, 1), _file_bytes(spec["db"]), peak_rss_mb())
+    return StoreIngest(n, round(took, 3), round(n / took, 1), file_bytes(spec["db"]), peak_rss_mb())
 
 
 def task_embed_ingest(spec: Spec) -> EmbedIngest:
@@ -133,56 +105,6 @@ def task_embed_ingest(spec: Spec) -> EmbedIngest:
     memory.close()
     n = len(user.records)
     return EmbedIngest(n, round(took, 3), round(n / took, 1))
-
-
-def _our_search(store: MemoryStore, recipe: str, k: int, embed: Callable[[str], np.ndarray],
-                user_id: str) -> Callable[[SyntheticQuery], list[str]]:
-    from cbmemory.recipes import get_recipe, recipe_hits
-
-    chosen = get_recipe(recipe)
-    encode_sparse = sparse_query_encoder(store, chosen, user_id)  # the real encoder, in every call (bench.sparse)
-
-    def search(q: SyntheticQuery) -> list[str]:
-        return [h.record.record_id for h in recipe_hits(store, embed, chosen, user_id, q.text, k=k,
-                                                     encode_sparse=encode_sparse)]
-    return search
-
-
-def _hit_rate(search: Callable[[SyntheticQuery], list[str]], queries: list[SyntheticQuery]) -> float:
-    return round(sum(q.needle in search(q) for q in queries) / len(queries), 4)
-
-
-def task_search(spec: Spec) -> SearchResult:
-    """Latency of each recipe on an ingested file: query embedding excluded (precomputed vectors), then
-    included (the offline embedder, uncached). Peak memory is read before the embedder is loaded."""
-    from cbmemory.store import SQLiteStore
-
-    queries = load_queries(spec["queries_file"])
-    vectors = {q.text: q.vector for q in queries}
-    store = SQLiteStore(spec["db"])
-    base = current_rss_mb()
-    k, reps, warm = spec["k"], spec["repeats"], spec["warmup"]
-    excluded: dict[str, SearchCell] = {}
-    for recipe in spec["recipes"]:
-        search = _our_search(store, recipe, k, vectors.__getitem__, queries[0].user_id)
-        timing = time_calls(search, queries, repeats=reps, warmup=warm)
-        excluded[recipe] = SearchCell(timing, _hit_rate(search, queries))
-    peak = peak_rss_mb()
-    memory = SearchMemory(base, peak, round(peak - base, 1))
-    included: dict[str, Timing] = {}
-    query_embedding = None
-    if spec.get("included", True):
-        from cbmemory.embedding import MiniLMEmbedder
-
-        embedder = MiniLMEmbedder()
-        embedder.embed_query("warm-up")
-        query_embedding = time_calls(lambda q: embedder.embed_query(q.text), queries, repeats=reps, warmup=warm)
-        for recipe in spec["recipes"]:
-            search = _our_search(store, recipe, k, embedder.embed_query, queries[0].user_id)
-            included[recipe] = time_calls(search, queries, repeats=reps, warmup=warm)
-    store.close()
-    return SearchResult({r: RecipeSearch(cell, included.get(r)) for r, cell in excluded.items()}, memory,
-                        query_embedding)
 
 
 class _Precomputed:
@@ -218,15 +140,9 @@ def task_peer(spec: Spec) -> PeerResult:
     def search(q: SyntheticQuery) -> list[str]:
         return peer(q.text, k)
     timing = time_calls(search, queries, repeats=spec["repeats"], warmup=spec["warmup"], deadline=deadline)
-    hits = _hit_rate(search, queries) if timing.queries and time.perf_counter() < deadline else None
+    hits = hit_rate(search, queries) if timing.queries and time.perf_counter() < deadline else None
     peak = peak_rss_mb()
     return PeerResult(timing, hits, round(build_s, 2), round(peak - base, 1), peak)
-
-
-def progress(text: str) -> None:
-    """A progress line on stderr (the runner passes ``[bench]`` lines on to its log as they come)."""
-    sys.stderr.write(f"[bench] {text}\n")
-    sys.stderr.flush()
 
 
 def _ahead(items: Iterable[T], depth: int = 2) -> Iterator[T]:
@@ -277,37 +193,6 @@ class _Rate:
         return round(self.done / self.seconds, 1) if self.seconds else None
 
 
-def _searcher(store: MemoryStore, recipe_name: str, vectors: dict[str, np.ndarray],
-              k: int) -> Callable[[SyntheticQuery], list[Hit]]:
-    """``retrieve`` with ``recipe_name``, each query searched as its own user, its vector precomputed."""
-    from cbmemory.recipes import get_recipe, recipe_hits
-
-    recipe = get_recipe(recipe_name)
-
-    def search(q: SyntheticQuery) -> list[Hit]:
-        return recipe_hits(store, vectors.__getitem__, recipe, q.user_id, q.text, k=k)
-    return search
-
-
-def _leaks(search: Callable[[SyntheticQuery], list[Hit]], queries: list[SyntheticQuery]) -> tuple[int, int]:
-    """Needles found and hits of other users, over one search of each query."""
-    found = leaked = 0
-    for q in queries:
-        hits = search(q)
-        found += q.needle in {h.record.record_id for h in hits}
-        leaked += sum(h.record.user_id != q.user_id for h in hits)
-    return found, leaked
-
-
-def _measure(search: Callable[[SyntheticQuery], list[Hit]], queries: list[SyntheticQuery], repeats: int,
-             warmup: int) -> Measured:
-    """``time_calls`` statistics, the machine facts read just before them, needle hit rate, leaked hits."""
-    facts = MachineFacts.now()
-    latency = Latency.of(time_calls(search, queries, repeats=repeats, warmup=warmup))
-    found, leaked = _leaks(search, queries)
-    return Measured(latency, round(found / len(queries), 4), leaked, facts)
-
-
 def task_neighbour_ingest(spec: Spec) -> NeighbourIngest:
     """Grow the tenant-neighbour file: the measured user first (with its query set, on a new file), then the
     neighbour's records from ``have`` to ``want`` in batches of ``BIG_BATCH``, each turn holding
@@ -340,7 +225,7 @@ def task_neighbour_ingest(spec: Spec) -> NeighbourIngest:
     neighbour = store.count(spec["neighbour"]) if want else 0
     store.close()
     return NeighbourIngest(neighbour, want - have, rate.per_s, tuple(int(m) for m in matches.tolist()), len(pool),
-                           _file_bytes(spec["db"]), peak_rss_mb())
+                           file_bytes(spec["db"]), peak_rss_mb())
 
 
 def task_neighbour_search(spec: Spec) -> NeighbourSearch:
@@ -351,7 +236,7 @@ def task_neighbour_search(spec: Spec) -> NeighbourSearch:
     queries = load_queries(spec["queries_file"])
     vectors = {q.text: q.vector for q in queries}
     store = SQLiteStore(spec["db"])
-    out = {r: _measure(_searcher(store, r, vectors, spec["k"]), queries, spec["repeats"], spec["warmup"])
+    out = {r: measure_searches(searcher(store, r, vectors, spec["k"]), queries, spec["repeats"], spec["warmup"])
            for r in spec["recipes"]}
     store.close()
     return NeighbourSearch(out, peak_rss_mb())
@@ -380,7 +265,7 @@ def task_users(spec: Spec) -> UsersSweep:
     per_user = spec["per_user"]
     per_write = max(1, BIG_BATCH // per_user)
 
-    search = _searcher(store, spec["recipe"], vectors, spec["k"])
+    search = searcher(store, spec["recipe"], vectors, spec["k"])
     have, rows = 0, []
     for count in sorted(set(spec["counts"])):
         rate = _Rate(f"users sweep to {count:,} users", (count - have) * per_user)
@@ -396,15 +281,15 @@ def task_users(spec: Spec) -> UsersSweep:
                 batch = []
         have = count
         t0 = time.perf_counter()
-        _, warm_leaks = _leaks(search, first)  # every user's first search: untimed warm-up
+        _, warm_leaks = leaks(search, first)  # every user's first search: untimed warm-up
         if count > 100:
             progress(f"users sweep at {count:,} users: each user searched once to warm up "
                      f"({time.perf_counter() - t0:.0f} s)")
         picks = [pool[i] for i in rng.integers(0, len(pool), size=int(spec["queries"]))]
-        m = _measure(search, picks, spec["repeats"], 0)
+        m = measure_searches(search, picks, spec["repeats"], 0)
         rows.append(UsersRow(recipe=spec["recipe"], users=count, per_user_records=per_user, records=count * per_user,
                              latency=m.latency, needle_hit_rate=m.needle_hit_rate,
-                             leaked_hits=m.leaked_hits + warm_leaks, file_bytes=_file_bytes(spec["db"]),
+                             leaked_hits=m.leaked_hits + warm_leaks, file_bytes=file_bytes(spec["db"]),
                              ingest_turns_per_s=rate.per_s, peak_rss_mb=peak_rss_mb(), machine=m.machine))
         progress(f"users sweep at {count:,} users: p95 {m.latency.p95_ms} ms")
     store.close()

@@ -1,26 +1,15 @@
 """cbmemory: agent memory with date-anchored raw messages and named retrieval recipes.
 
-Importing this package loads no framework, model or database: those load on first use. Everything an
-application or a framework adapter needs is named here: the memory and its agent seam (``AgentMemory.recall``
-/ ``save``, ``Recall``, ``MemoryFault``), the data it takes and returns, the context stage's rendering (for
-adapters that show a memory in their own objects), the date helpers and the input checks.
+Importing this package loads no framework, model, database or LLM-enrichment module: those load on first use.
+The root names what an application uses: the memory and its agent seam (``AgentMemory.recall`` / ``save``,
+``Recall``, ``MemoryFault``), the recipes and their settings, the data it takes and returns, the embedders,
+the stores and the errors. Framework adapters also import ``cbmemory.integration`` (the context stage's
+rendering, content-derived turn ids, the input checks); the subpackages (``cbmemory.context``,
+``cbmemory.retrieval``, ``cbmemory.store``, ``cbmemory.errors``, ...) hold the rest.
 """
 
-from .agent import FaultHandler, MemoryFault, Recall, report_fault
-from .context import (
-    DEFAULT_CONTEXT,
-    ContextConfig,
-    FormattedContext,
-    count_tokens,
-    format_context,
-    inline,
-    memory_line,
-    memory_prompt,
-    passage,
-    resolved_text,
-    unseen,
-)
-from .dates import anchor_label, iso, to_utc
+from .agent import MemoryFault, Recall
+from .context import ContextConfig, FormattedContext
 from .embedding import E5SmallEmbedder, Embedder, LangChainEmbedder, LlamaIndexEmbedder, MiniLMEmbedder
 from .errors import (
     CbMemoryError,
@@ -28,7 +17,6 @@ from .errors import (
     EmbedderMismatchError,
     InvalidDateError,
     InvalidInputError,
-    InvalidVectorError,
     MissingDependencyError,
     NotAStoreError,
     ReadOnlyStoreError,
@@ -37,13 +25,12 @@ from .errors import (
     StoreUnavailableError,
     WriteConflictError,
 )
-from .ingest import IngestConfig, record_id
+from .ingest import IngestConfig
 from .memory import AgentMemory
-from .models import RAW_KINDS, ForgetResult, Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session
-from .recipes import RECIPES, Recipe, get_recipe
+from .models import ForgetResult, Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session
+from .recipes import Recipe, get_recipe
 from .retrieval import RetrievalConfig
-from .store import MemoryStore, SQLiteStore
-from .validation import MAX_ANNOTATION_CHARS, MAX_QUERY_CHARS, check_id, check_k, check_reads, check_unicode
+from .store import SQLiteStore
 
 __version__ = "0.1.0"
 
@@ -53,18 +40,21 @@ def __getattr__(name: str) -> object:
         from .store.couchbase import CouchbaseStore
 
         return CouchbaseStore
-    raise AttributeError(name)
+    raise AttributeError(f"module 'cbmemory' has no attribute {name!r}")
 
 
 __all__ = [
-    "DEFAULT_CONTEXT", "MAX_ANNOTATION_CHARS", "MAX_QUERY_CHARS", "RAW_KINDS", "RECIPES", "AgentMemory",
-    "CbMemoryError", "ContextConfig", "CorruptStoreError", "CouchbaseStore", "E5SmallEmbedder", "Embedder",
-    "EmbedderMismatchError", "FaultHandler", "ForgetResult", "FormattedContext", "Hit", "IngestConfig",
-    "IngestResult", "InvalidDateError", "InvalidInputError", "InvalidVectorError", "LangChainEmbedder",
-    "LlamaIndexEmbedder", "MemoryFault", "MemoryRecord", "MemoryStore", "Message", "MiniLMEmbedder",
-    "MissingDependencyError", "NotAStoreError", "ReadOnlyStoreError", "Recall", "Recipe",
-    "RecipeMismatchWarning", "RetrievalConfig", "SQLiteStore", "SearchFilters", "Session",
-    "StoreNotFoundError", "StoreUnavailableError", "WriteConflictError", "anchor_label", "check_id",
-    "check_k", "check_reads", "check_unicode", "count_tokens", "format_context", "get_recipe", "inline", "iso",
-    "memory_line", "memory_prompt", "passage", "record_id", "report_fault", "resolved_text", "to_utc", "unseen",
+    # the memory and its agent seam
+    "AgentMemory", "MemoryFault", "Recall",
+    # recipes and their settings
+    "ContextConfig", "IngestConfig", "Recipe", "RetrievalConfig", "get_recipe",
+    # what it takes and returns
+    "ForgetResult", "FormattedContext", "Hit", "IngestResult", "MemoryRecord", "Message", "SearchFilters", "Session",
+    # embedders and stores
+    "E5SmallEmbedder", "Embedder", "LangChainEmbedder", "LlamaIndexEmbedder", "MiniLMEmbedder",
+    "CouchbaseStore", "SQLiteStore",
+    # errors (each a CbMemoryError; all of them in cbmemory.errors) and the recipe-mismatch warning
+    "CbMemoryError", "CorruptStoreError", "EmbedderMismatchError", "InvalidDateError", "InvalidInputError",
+    "MissingDependencyError", "NotAStoreError", "ReadOnlyStoreError", "RecipeMismatchWarning",
+    "StoreNotFoundError", "StoreUnavailableError", "WriteConflictError",
 ]

@@ -49,7 +49,15 @@ from .pending import MAX_PENDING, pending_for
 from .recipes import Recipe, get_recipe
 from .store.base import MemoryStore
 from .store.turns import reads_only, waiting_at_most
-from .validation import CleanNotes, check_recall_call, check_save_call, clean_query, derived_id, storable
+from .validation import (
+    MAX_K,
+    CleanNotes,
+    check_recall_call,
+    check_save_call,
+    clean_query,
+    derived_id,
+    storable,
+)
 
 
 class SeamMemory(Protocol):
@@ -71,7 +79,6 @@ class SeamMemory(Protocol):
                         newest_first: bool = False) -> list[MemoryRecord]: ...
 
 MAX_EXTRA = 50  # hits asked for beyond k, to make up for those the prompt already shows
-MAX_K = 10_000
 SAVE_WAIT = 2.0  # seconds a save waits for another connection's write lock; then its turns are held (pending.py)
 LOG = logging.getLogger("cbmemory.agent")
 search_query = clean_query  # the name it had here (validation.clean_query)

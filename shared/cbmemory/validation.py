@@ -49,6 +49,7 @@ MAX_ANNOTATION_CHARS = 4_096  # characters of one annotation value
 MAX_ANNOTATION_KEYS = 64  # keys of one annotation mapping (a message's, a session's, a record's)
 MAX_ANNOTATION_BYTES = 65_536  # UTF-8 bytes of one mapping's keys and values together
 MAX_QUERY_CHARS = 10_000
+MAX_K = 10_000  # results one search returns at most
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _DAY = re.compile(r"\s*\d{4}([-/])\d{2}\1\d{2}\s*(?:\([A-Za-z]{3}\))?\s*")  # a date without a time of day
 
@@ -188,8 +189,8 @@ def expiry(now: datetime, ttl: timedelta | None, expires_at: datetime | date | s
 
 
 def check_k(k: object) -> int:
-    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > 10_000:
-        raise InvalidInputError(f"k must be an integer between 1 and 10000, got {k!r}")
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or k > MAX_K:
+        raise InvalidInputError(f"k must be an integer between 1 and {MAX_K}, got {k!r}")
     return k
 
 

@@ -1,7 +1,8 @@
 """Unit layer (the study apart): the study (``cbmemory_eval``) imports only the core's public API, names from
 ``cbmemory`` and from the ``__init__`` of its public subpackages, each a name that package declares in its
-``__all__``; and the core (``shared/cbmemory``) imports nothing of the study. Read from the sources with
-``ast``: no project code of the study is run."""
+``__all__``; the core (``shared/cbmemory``) imports nothing of the study; and the study's modules import each
+other in no cycle, imports inside functions included. Read from the sources with ``ast``: no project code of
+the study is run."""
 
 from __future__ import annotations
 
@@ -67,6 +68,60 @@ def test_the_core_imports_nothing_of_the_study():
             assert module.split(".")[0] != "cbmemory_eval", f"{path.relative_to(ROOT)}:{line} imports {module}"
         checked += 1
     assert checked > 60
+
+
+def _graph(root: Path, name: str) -> dict[str, set[str]]:
+    """Each module of the package under ``root`` and the modules of that package it imports (an import inside a
+    function too; ``from . import x`` names the module ``x``)."""
+    modules = {package if path.name == "__init__.py" else f"{package}.{path.stem}": (path, package)
+               for path, package in _modules(root, name)}
+    graph: dict[str, set[str]] = {}
+    for module, (path, package) in modules.items():
+        targets = set()
+        for _, target, names in _imports(path, package):
+            targets |= {f"{target}.{n}" for n in names if f"{target}.{n}" in modules} or ({target} & set(modules))
+        graph[module] = targets - {module}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = [stack.pop()]
+            while group[-1] != v:
+                group.append(stack.pop())
+            if len(group) > 1:
+                found.append(sorted(group))
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_study_s_modules_import_each_other_in_no_cycle():
+    graph = _graph(STUDY, "cbmemory_eval")
+    assert len(graph) > 40 and sum(map(len, graph.values())) > 100  # the walk saw the modules and their imports
+    assert "cbmemory_eval.bench.process" in graph["cbmemory_eval.bench.long_session"]  # imported in a function: read
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_each_cycle_and_nothing_else():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
 @pytest.mark.parametrize("module", PUBLIC)

@@ -12,6 +12,7 @@ from .render import (
     FormattedContext,
     context_tokens,
     count_tokens,
+    distinct_passages,
     fit,
     format_context,
     header,
@@ -26,7 +27,7 @@ from .render import (
 
 __all__ = [
     "DEFAULT_CONTEXT", "MAX_SHOWN_CHARS", "MAX_SHOWN_TOKENS", "READINGS", "ContextConfig", "FormattedContext", "answer_messages", "context_tokens",
-    "count_tokens", "date_guidance", "fit", "format_context", "header", "inline", "line_tokens", "memory_line",
+    "count_tokens", "date_guidance", "distinct_passages", "fit", "format_context", "header", "inline", "line_tokens", "memory_line",
     "memory_prompt", "passage", "resolved_text", "shown_records", "today_line",
     "unseen",
 ]

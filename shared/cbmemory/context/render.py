@@ -235,6 +235,20 @@ def unseen(hits: Sequence[Hit], seen: Callable[[MemoryRecord], bool]) -> list[Hi
     return kept
 
 
+def distinct_passages(hits: Sequence[Hit]) -> list[Hit]:
+    """``hits`` shown each on its own (an adapter's node or document each), with every turn shown once across
+    them, as in one context: a hit's context less the turns that are hits themselves (each shows itself) and
+    the turns an earlier-ranked hit's context already shows."""
+    own = {h.record.record_id for h in hits}
+    seen: set[str] = set()
+    out = []
+    for h in hits:
+        context = tuple(r for r in h.context if r.record_id not in own and r.record_id not in seen)
+        seen.update(r.record_id for r in context)
+        out.append(h if len(context) == len(h.context) else replace(h, context=context))
+    return out
+
+
 def context_tokens(hits: Sequence[Hit], config: ContextConfig = DEFAULT_CONTEXT) -> int:
     """The size of the context made of ``hits`` (0 for none: no header either)."""
     if not hits:

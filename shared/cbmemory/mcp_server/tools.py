@@ -27,7 +27,7 @@ from ..errors import CbMemoryError, InvalidInputError
 from ..models import ROLES, ForgetResult, Hit, IngestResult, MemoryRecord, Message, SearchFilters, Session
 from ..validation import MAX_ID_CHARS, MAX_TEXT_CHARS, check_id
 
-MAX_K = 50  # hits one call returns at most: a model reads them
+MAX_HITS = 50  # hits one call returns at most: a model reads them
 MAX_ARG_CHARS = MAX_TEXT_CHARS  # a longer content or query is refused by the schema, not cut silently
 DATE_HELP = "an ISO 8601 date or time, e.g. 2023-05-08 or 2023-05-08T13:56:00Z"
 DATE: dict[str, Any] = {"type": "string", "maxLength": 64, "description": DATE_HELP}
@@ -106,13 +106,13 @@ TOOLS: tuple[ToolSpec, ...] = (
              {"query": {"type": "string", "minLength": 1, "maxLength": MAX_ARG_CHARS,
                         "description": "the question or topic"},
               "today": {**DATE, "description": "the day the question is asked (default: today)"},
-              "k": {"type": "integer", "minimum": 1, "maximum": MAX_K, "description": "memories at most "
+              "k": {"type": "integer", "minimum": 1, "maximum": MAX_HITS, "description": "memories at most "
                     "(default: the recipe's)"}, **STATE},
              ("query",)),
     ToolSpec("search", "Search memory and return the hits as JSON (text, date, session, score, the signals "
              "that found it), best first; for filtering by session or date range.",
              {"query": {"type": "string", "minLength": 1, "maxLength": MAX_ARG_CHARS},
-              "k": {"type": "integer", "minimum": 1, "maximum": MAX_K, "default": 10},
+              "k": {"type": "integer", "minimum": 1, "maximum": MAX_HITS, "default": 10},
               "sessions": {"type": "array", "items": ID, "maxItems": 100,
                            "description": "only these sessions"},
               "after": {**DATE, "description": "only memories dated on or after this"},
@@ -194,8 +194,8 @@ def _search(memory: Memory, user: str, args: Mapping[str, Any]) -> tuple[str, An
     filters = SearchFilters(session_ids=tuple(sessions) if sessions is not None else None,
                             occurred_after=_arg(args, "after", str), occurred_before=_arg(args, "before", str))
     k = _arg(args, "k", int, 10)
-    if not 1 <= k <= MAX_K:
-        raise ToolFault(f"k must be between 1 and {MAX_K}")
+    if not 1 <= k <= MAX_HITS:
+        raise ToolFault(f"k must be between 1 and {MAX_HITS}")
     hits = memory.search(query, user, k, filters, reference_date=_day(_arg(args, "today", str), "today"),
                          **_state(args))
     rows = [{**_record(h.record), "score": round(h.score, 6), "signals": dict(h.signals)} for h in hits]
@@ -264,5 +264,5 @@ def recall_prompt(memory: Memory, query: str, user: str, today: str | None = Non
     return memory.recall(query, user, today=_day(today, "today")).text
 
 
-__all__ = ["CALLS", "MAX_K", "SPECS", "TOOLS", "Memory", "ToolFault", "ToolSpec", "call", "recall_prompt",
+__all__ = ["CALLS", "MAX_HITS", "SPECS", "TOOLS", "Memory", "ToolFault", "ToolSpec", "call", "recall_prompt",
            "user_of"]

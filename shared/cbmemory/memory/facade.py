@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date as Date
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..agent import FaultHandler, Recall, read_context, recall, save
 from ..context import ContextConfig, FormattedContext
@@ -25,7 +25,6 @@ from ..embedding.base import CachedEmbedder, Embedder
 from ..embedding.sparse import SparseEncoder
 from ..errors import EmbedderMismatchError, InvalidInputError, RecipeMismatchWarning
 from ..ingest import EnrichConfig, IngestConfig, build_records, validate_messages
-from ..ingest.enrich import Enricher, EnrichReport
 from ..models import (
     ForgetResult,
     Hit,
@@ -45,6 +44,9 @@ from .asyncs import in_thread
 from .sparse import query_encoder, readable, refuse_partial_sparse, sparse_encoder_for
 from .transfer import Transfer
 from .writing import Writing
+
+if TYPE_CHECKING:  # the enrichment modules load only with an enricher: import cbmemory loads none
+    from ..ingest.enrich import Enricher, EnrichReport
 
 DateLike = datetime | Date | str
 

@@ -11,18 +11,21 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from ..embedding.base import CachedEmbedder
 from ..embedding.sparse import SparseEncoder, SparseVector
 from ..errors import InvalidInputError, SparseEncoderBoundError, WriteConflictError
 from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, with_passages
-from ..ingest.enrich import Derivation, Enricher, EnrichReport
 from ..models import IngestResult, MemoryRecord, Message, SearchFilters, Session
 from ..store.base import MemoryStore, WriteMode
 from ..store.turns import writes_allowed
 from ..validation import check_id
 from .reading import linked, plan_append, stored_raw
 from .sparse import bound_encoder, top_up
+
+if TYPE_CHECKING:  # the enrichment modules load when an enrichment runs: import cbmemory loads none
+    from ..ingest.enrich import Derivation, Enricher, EnrichReport
 
 APPEND_TRIES = 100
 PURGE_INTERVAL = timedelta(minutes=1)
@@ -122,6 +125,8 @@ class Writing:
                        config: EnrichConfig | None) -> EnrichReport:
         """``AgentMemory.enrich`` (``user_id`` checked): the enricher's modes over the stored raw records of
         the sessions, then what they derive embedded and written."""
+        from ..ingest.enrich import EnrichReport
+
         if self.enricher is None:
             raise InvalidInputError("no enricher: open the memory with enricher=Enricher(llm)")
         cfg = config or self.ingest.enrich

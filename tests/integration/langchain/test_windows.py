@@ -2,7 +2,7 @@
 adapter. A hit of the ``default`` recipe (window 1) reaches the model with the turn before and the turn after
 it, each once; ``default_no_window`` shows the hit alone; a neighbour the thread already holds is not
 repeated; two users with the same session id never see each other's neighbours. Covers
-``CbMemoryMiddleware`` in a real ``create_agent``, ``not_in_thread`` and the documents' ``memory`` metadata."""
+``CbMemoryMiddleware`` in a real ``create_agent`` and the documents' ``memory`` metadata."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from langchain_cbmemory import CbMemoryMiddleware, CbMemoryRetriever
 from langchain_cbmemory._convert import hit_metadata
-from langchain_cbmemory.middleware import not_in_thread
 from notebooks.scripted_chat_model import ScriptedChatModel
 from tests.support.window_turns import AFTER, ALICE, ALICE_Q, BEFORE, BOB, BOB_Q, HIT, line
 
@@ -68,10 +67,10 @@ def test_a_neighbour_in_the_thread_is_not_repeated(two_users):
 def test_neighbours_in_the_thread_are_matched_by_message_id_too(two_users):
     [hit] = two_users.search(ALICE_Q, "alice", k=1, recipe="default")
     assert [r.turn_id for r in hit.context] == ["a-1", "a-3"]
-    [kept] = not_in_thread([hit], [AIMessage("(edited)", id="a-1"), HumanMessage(ALICE_Q)])
-    assert [r.turn_id for r in kept.context] == ["a-3"] and kept.record == hit.record
-    assert not_in_thread([hit], [HumanMessage(ALICE[2][1])]) == []  # the hit itself in the thread: all gone
-    assert not_in_thread([hit], [HumanMessage("unrelated")]) == [hit]
+    system = system_text(two_users, [AIMessage("(edited)", id="a-1"), HumanMessage(ALICE_Q)], recipe="default", k=1)
+    assert f"{HIT}\n{AFTER}\n" in system and BEFORE not in system  # a-1 is in the thread (by id, edited)
+    gone = system_text(two_users, [HumanMessage(ALICE[2][1]), HumanMessage(ALICE_Q)], recipe="default", k=1)
+    assert HIT not in gone and BEFORE not in gone  # the hit itself in the thread: its passage is not shown
 
 
 @pytest.mark.parametrize("user, question, own, other", [("alice", ALICE_Q, ALICE, BOB), ("bob", BOB_Q, BOB, ALICE)])

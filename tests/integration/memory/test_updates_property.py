@@ -21,7 +21,8 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cbmemory import AgentMemory, anchor_label, get_recipe
+from cbmemory import AgentMemory, get_recipe
+from cbmemory.dates import anchor_label
 
 LINKING = dataclasses.replace(get_recipe("default").ingest, link_updates=True)
 D0 = datetime(2023, 1, 9, 10, tzinfo=timezone.utc)

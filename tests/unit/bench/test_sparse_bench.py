@@ -17,7 +17,8 @@ from cbmemory.recipes import RECIPES
 from cbmemory_eval.bench import runner
 from cbmemory_eval.bench.report import format_table
 from cbmemory_eval.bench.result import BenchConfig, BenchResult
-from cbmemory_eval.bench.sparse import SPARSE_MAX_SIZE, sparse_encoder_of
+from cbmemory_eval.bench.sparse import SPARSE_MAX_SIZE
+from cbmemory_eval.bench.sparse_encoding import sparse_encoder_of
 from tests.unit.bench.samples import CELL, SPARSE, TIMING, bench_result
 
 
