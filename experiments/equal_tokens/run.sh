@@ -7,8 +7,8 @@
 #   experiments/equal_tokens/run.sh --conversations 1     # one conversation, to check the set-up
 #
 # Extra arguments go to `cbmemory eval locomo`. OUT (default /tmp/eqwork/out) holds questions/*.jsonl,
-# summary.json and matrix.md (its "at equal tokens" table is the one experiments/equal_tokens/README.md
-# shows); CACHE (default /tmp/eqwork/stores) the ingested memories, shared between runs so a re-run after the
+# summary.json and matrix.md (its "at equal tokens" table; `table.py OUT` prints the tables that README.md
+# "How it compares (at equal tokens)" and docs/study.md show); CACHE (default /tmp/eqwork/stores) the ingested memories, shared between runs so a re-run after the
 # retrieval changes skips ingest. A killed run goes on where it stopped; after a code change start over with
 # --fresh (the stores are kept). `--ks ...,100` makes the deep list the equal-token list (100 hits), so each
 # row searches twice per question, not three times (recall@20-50 are then prefixes of the 100-hit search).

@@ -133,9 +133,14 @@ class StoreContract(SparseContract, SearchInputContract, LinksContract):
     @pytest.mark.parametrize("query", ['"', '"unbalanced', "*", "NEAR(a b)", "a AND", "OR", "-x", "col:val",
                                        "(((", ")", "^", "' OR 1=1 --", "", "   ", "NOT", "\\", "a NEAR/2 b"])
     def test_hostile_full_text_queries_never_raise(self, bound, query):
+        """Query syntax is plain words: a query never raises, finds only the user's own record, and one
+        without a word character finds nothing."""
         self.write(bound, "u1", "s1", ["near and or not plain words"], [unit(0)])
-        assert isinstance(bound.search(Signal.BM25, "u1", query, 5, now=NOW), list)
-        assert isinstance(bound.search(Signal.ENTITY, "u1", [query], 5, now=NOW), list)
+        self.write(bound, "u2", "s1", ["near and or not plain words of another user"], [unit(1)])
+        hits = [*bound.search(Signal.BM25, "u1", query, 5, now=NOW), *bound.search(Signal.ENTITY, "u1", [query], 5, now=NOW)]
+        assert all((h.record.user_id, h.record.text) == ("u1", "near and or not plain words") for h in hits)
+        if not any(c.isalnum() for c in query):
+            assert hits == []
 
     def test_full_text_covers_both_fields_the_indexed_text_and_the_raw_turn(self, bound):
         """The default recipe's full-text signal searches both fields on every backend: a word or phrase

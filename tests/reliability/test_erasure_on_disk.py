@@ -581,9 +581,10 @@ def forget_seconds(db: Path) -> float:
 
 
 def run_forget_kills(tmp_path: Path, kills: int) -> Counter:
-    """Kill a forgetting child at moments spread over its forget, wipe and close; after each kill the user
-    is all there or all gone, and a forget run again erases every byte. Every kill's problems are gathered
-    and reported together."""
+    """Kill a forgetting child at moments spread over its forget, wipe and close; after each kill the file
+    passes its integrity check, the user is all there or all gone (records, sessions, user row), another user
+    is untouched, and a forget run again erases every byte. Every kill's problems are gathered and reported
+    together."""
     db = tmp_path / "kill.db"
     window = 3 * forget_seconds(tmp_path / "calibrate.db")  # a child's timing varies, either way
     rng = random.Random(4321)
@@ -604,6 +605,10 @@ def run_forget_kills(tmp_path: Path, kills: int) -> Counter:
         p.stdout.close()
         store = SQLiteStore(db)  # the only connection: nothing checkpoints behind the test's back
         try:
+            con = sqlite3.connect(db)  # closed while the store's is open: not the last, so no checkpoint
+            if (check := con.execute("PRAGMA integrity_check").fetchone()[0]) != "ok":
+                problems.append(f"kill {r}: the file fails its integrity check: {check}")
+            con.close()
             state = (store.count(user), {s.session_id for s in store.list_sessions(user)}, user in store.users())
             there, gone = state == (total, set(sessions), True), state == (0, set(), False)
             seen["there" if there else "gone" if gone else "partial"] += 1

@@ -76,14 +76,6 @@ def reader(path: str, rounds: int) -> None:
     print(f"partial {bad}", flush=True)
 
 
-def forgetter(path: str, user: str) -> None:
-    """Forget one user, announcing the start so the parent can kill it inside the erasure."""
-    store = SQLiteStore(path)
-    store.count(user)  # connection and schema checks done before the announcement
-    print("start", flush=True)
-    print(f"forgot {store.forget(user)}", flush=True)
-
-
 def search_reader(path: str, rounds: int, per_call: int) -> None:
     """Search each private session through the store's search paths (vector and full text, filtered to the
     session): a session is seen whole or not at all, and never another user's record."""
@@ -135,8 +127,6 @@ if __name__ == "__main__":
         appender(args[0], int(args[1]), int(args[2]), int(args[3]))
     elif cmd == "read":
         reader(args[0], int(args[1]))
-    elif cmd == "forget":
-        forgetter(args[0], args[1])
     elif cmd == "search-read":
         search_reader(args[0], int(args[1]), int(args[2]))
     elif cmd == "forget-close":

@@ -7,6 +7,7 @@ uses. Read from the sources with ``ast``: no adapter code is run."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import cbmemory
@@ -18,7 +19,8 @@ MAX_ROOT_NAMES = 35
 ALLOWED = {"cbmemory": set(cbmemory.__all__), "cbmemory.integration": set(cbmemory.integration.__all__)}
 
 
-def _cbmemory_imports() -> list[tuple[str, str, tuple[str, ...]]]:
+@functools.cache  # read once for all the tests here
+def _cbmemory_imports() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     """``(where, module, names)`` of each import of a ``cbmemory`` module in the adapters' sources."""
     out = []
     for folder in ADAPTERS:
@@ -29,7 +31,7 @@ def _cbmemory_imports() -> list[tuple[str, str, tuple[str, ...]]]:
                     out.append((where, node.module or "", tuple(a.name for a in node.names)))
                 elif isinstance(node, ast.Import):
                     out += [(where, a.name, ()) for a in node.names if a.name.split(".")[0] == "cbmemory"]
-    return out
+    return tuple(out)
 
 
 def test_the_root_names_at_most_35_things_each_defined_once():

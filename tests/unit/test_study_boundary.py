@@ -7,6 +7,7 @@ the study is run."""
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 from pathlib import Path
 
@@ -19,7 +20,8 @@ PUBLIC = ("cbmemory", "cbmemory.context", "cbmemory.dates", "cbmemory.ingest", "
           "cbmemory.store", "cbmemory.embedding", "cbmemory.llm", "cbmemory.cli")
 
 
-def _imports(path: Path, package: str) -> list[tuple[int, str, tuple[str, ...]]]:
+@functools.cache  # each module is read once for all the tests here
+def _imports(path: Path, package: str) -> tuple[tuple[int, str, tuple[str, ...]], ...]:
     """``(line, absolute module, names)`` of each import of a module (``names`` empty for ``import x``)."""
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -35,7 +37,7 @@ def _imports(path: Path, package: str) -> list[tuple[int, str, tuple[str, ...]]]
         elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
               and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
             out.append((node.lineno, node.args[0].value, ()))
-    return out
+    return tuple(out)
 
 
 def _modules(root: Path, name: str):

@@ -59,7 +59,8 @@ def test_records_become_messages_of_their_role():
     user, tool_msg, system = (to_langchain_message(r) for r in recs)
     assert isinstance(user, HumanMessage) and (user.id, user.name) == ("t1", "Alice")
     assert isinstance(tool_msg, ToolMessage) and tool_msg.tool_call_id == "c1"
-    assert isinstance(system, SystemMessage)
+    assert isinstance(system, SystemMessage) and (system.content, system.id, system.name) == ("be nice", None, None)
+    assert (user.content, tool_msg.content) == ("hi", "42") and tool_msg.id is None
 
 
 def test_hit_document_metadata():
