@@ -1,7 +1,7 @@
 """What a framework adapter needs beside the root namespace: the core's helpers that ``langchain_cbmemory``,
 ``llamaindex_cbmemory`` and other integrations (an agent framework's memory, retriever or tool) build on. An
 application needs none of them (``import cbmemory`` names what it does); an adapter imports from ``cbmemory``
-and from here only (the import rules, ``shared/tools/layers.py``).
+and from here only (``tests/unit/test_public_namespace.py``; ``docs/adapters.md``).
 
 - the context stage's rendering, for adapters that show a memory in their own objects (a node, a document):
   ``memory_line``, ``passage``, ``resolved_text``, ``inline``, ``format_context``, ``memory_prompt``,
