@@ -39,9 +39,10 @@ demo: $(VENV)/.installed-demo
 test: install-dev
 	$(BIN)/python -m pytest -q -m "not slow"
 
-# The fast tier: pure unit tests and the store contract (no model, no subprocess); under a minute.
+# The fast tier: pure unit tests and the store contract (no model, no subprocess), less those marked as over
+# 2 s (heavy; slow, process, packaging are never unit or contract); under a minute on 2 cores.
 test-fast: install-dev
-	$(BIN)/python -m pytest -q -m "unit or contract"
+	$(BIN)/python -m pytest -q -m "(unit or contract) and not (slow or heavy or process or packaging)"
 
 typecheck: install-dev
 	$(BIN)/mypy

@@ -56,6 +56,37 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         raise pytest.UsageError(f"test tiers (tests/conftest.py):\n{lines}")
 
 
+DURATION_MARKS = ("slow", "heavy", "process", "packaging")  # every test over 2 s carries one (pyproject markers)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--unmarked-over", type=float, default=None, metavar="SECONDS",
+                     help="list the tests that took over SECONDS (setup, call and teardown together) with none "
+                          f"of the marks {', '.join(DURATION_MARKS)}")
+
+
+_TOOK: dict[str, float] = {}
+_UNMARKED: set[str] = set()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _UNMARKED.update(i.nodeid for i in session.items if not any(i.get_closest_marker(m) for m in DURATION_MARKS))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _TOOK[report.nodeid] = _TOOK.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    limit = config.getoption("--unmarked-over")
+    if limit is None:
+        return
+    over = sorted(((t, n) for n, t in _TOOK.items() if t > limit and n in _UNMARKED), reverse=True)
+    terminalreporter.section(f"unmarked tests over {limit:g} s: {len(over)}")
+    for took, nodeid in over:
+        terminalreporter.write_line(f"{took:7.2f}s {nodeid}")
+
+
 @pytest.fixture(scope="session")
 def minilm() -> MiniLMEmbedder:
     """The real offline embedder, loaded once per test session."""

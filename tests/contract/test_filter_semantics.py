@@ -308,6 +308,7 @@ _SPEC = {"user_id": "u1", "session_id": "s1", "kind": "turn", "occurred_at": T0,
          "expires_at": None, "annotations": {"a": "b\x1fc"}}
 
 
+@pytest.mark.heavy
 @settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(world=worlds())
 # found in review, kept: a numpy string array drops a trailing NUL ("s1\x00" matched "s1"), and the Search

@@ -31,6 +31,7 @@ def _steps(out: str) -> dict[str, str]:
     return steps
 
 
+@pytest.mark.heavy
 def test_make_demo_runs_the_agent_on_the_package_conversation_offline(no_llm, tmp_path, capsys):
     assert main(["demo"]) == 0  # what `make demo` runs, in a folder with nothing beside it
     out = capsys.readouterr().out
@@ -50,6 +51,7 @@ def test_make_demo_runs_the_agent_on_the_package_conversation_offline(no_llm, tm
     assert "3. Saved: the 10 turns of this session are in memory now" in out
 
 
+@pytest.mark.heavy
 def test_a_second_run_starts_from_the_same_memory_and_prints_the_same(no_llm, tmp_path, capsys):
     out = tmp_path / "d"
     assert demo_main(["--out", str(out)]) == 0  # `make demo`: python -m langchain_cbmemory.demo

@@ -25,6 +25,7 @@ def _reader(messages):
     return next((a for key, a in ANSWERS.items() if key in question), "The information is not available.")
 
 
+@pytest.mark.heavy
 def test_without_a_judge_only_the_reader_runs_and_dates_count_misses(locomo_file, tmp_path, minilm, capsys):
     reader = make_fake_chat(_reader, "scripted-reader")
     out = tmp_path / "nojudge"
@@ -59,6 +60,7 @@ def test_without_a_judge_only_the_reader_runs_and_dates_count_misses(locomo_file
     assert f"QA: {len(es.questions)} answers in " in err and " s per answer" in err
 
 
+@pytest.mark.heavy
 def test_a_named_judge_is_recorded_even_when_it_is_the_reader(locomo_file, tmp_path, minilm):
     model = make_fake_chat(lambda m: "CORRECT" if "CORRECT" in m[0][1] else "7 May 2023", "same-model")
     es = from_locomo(load_locomo(locomo_file))
@@ -71,6 +73,7 @@ def test_a_named_judge_is_recorded_even_when_it_is_the_reader(locomo_file, tmp_p
     assert json.loads((tmp_path / "self" / "run.json").read_text())["qa"]["judge_model"] == "same-model"
 
 
+@pytest.mark.heavy
 def test_readings_are_rows_that_retrieve_alike_and_differ_only_in_what_the_reader_reads(locomo_file, tmp_path,
                                                                                         minilm):
     from cbmemory_eval.cli import _with_readings

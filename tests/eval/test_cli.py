@@ -7,6 +7,7 @@ import pytest
 from cbmemory.cli import main
 
 
+@pytest.mark.heavy
 def test_eval_locomo_command(locomo_file, tmp_path, capsys):
     out = tmp_path / "cli"
     rc = main(["eval", "locomo", "--data", str(locomo_file), "--out", str(out), "--recipes", "vector,hybrid",
@@ -22,6 +23,7 @@ def test_eval_locomo_command(locomo_file, tmp_path, capsys):
     assert rc == 0 and "**session_recall@3**" in capsys.readouterr().out
 
 
+@pytest.mark.heavy
 def test_eval_longmemeval_command_with_limit(lme_file, tmp_path, capsys):
     out = tmp_path / "lme"
     rc = main(["eval", "longmemeval", "--data", str(lme_file), "--out", str(out), "--recipes", "bm25",
@@ -43,6 +45,7 @@ def test_unknown_recipe_is_a_clear_error(locomo_file, tmp_path, capsys):
     assert rc == 2 and "unknown recipe 'nope'" in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 def test_baselines_none_leaves_out_every_extra_row(locomo_file, tmp_path, capsys):
     out = tmp_path / "bare"
     rc = main(["eval", "locomo", "--data", str(locomo_file), "--out", str(out), "--recipes", "vector", "--k", "3",
@@ -57,6 +60,7 @@ def test_baselines_none_leaves_out_every_extra_row(locomo_file, tmp_path, capsys
     assert rc == 2 and "unknown extra row 'oracel'" in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 def test_sample_is_recorded_and_a_resumed_run_must_draw_the_same(locomo_file, tmp_path, capsys):
     out = tmp_path / "sample"
     args = ["eval", "locomo", "--data", str(locomo_file), "--out", str(out), "--recipes", "bm25", "--k", "3",
@@ -86,6 +90,7 @@ def test_sample_and_limit_are_exclusive_and_a_bad_spec_is_a_usage_error(locomo_f
     assert "NAME=N" in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 def test_report_refuses_an_unknown_metric_without_rewriting_the_tables(locomo_file, tmp_path, capsys):
     out = tmp_path / "r"
     assert main(["eval", "locomo", "--data", str(locomo_file), "--out", str(out), "--recipes", "bm25", "--k", "3",
@@ -99,6 +104,7 @@ def test_report_refuses_an_unknown_metric_without_rewriting_the_tables(locomo_fi
     assert (out / "matrix.md").read_bytes() == matrix and (out / "heatmap.png").read_bytes() == heatmap
 
 
+@pytest.mark.heavy
 def test_ingest_progress_names_each_setting_and_a_rerun_stores_nothing_new(locomo_file, tmp_path, capsys):
     args = ["eval", "locomo", "--data", str(locomo_file), "--out", str(tmp_path / "p"), "--recipes",
             "vector,vector_no_dates", "--k", "3", "--ks", "3", "--baselines", "none"]
@@ -115,6 +121,7 @@ def test_ingest_progress_names_each_setting_and_a_rerun_stores_nothing_new(locom
     assert "turns/s" not in err
 
 
+@pytest.mark.heavy
 def test_demo_shows_what_the_model_reads_beside_the_gold_answer_and_a_recall_table(locomo_file, tmp_path,
                                                                                     capsys):
     out = tmp_path / "demo"
@@ -135,6 +142,7 @@ def test_demo_shows_what_the_model_reads_beside_the_gold_answer_and_a_recall_tab
     assert (out / "questions" / "default.jsonl").read_text() == scored
 
 
+@pytest.mark.heavy
 def test_demo_shows_the_answer_of_a_configured_llm(locomo_file, tmp_path, capsys, monkeypatch):
     import cbmemory.llm
 

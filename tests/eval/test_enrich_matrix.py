@@ -3,6 +3,8 @@ real MiniLM embedder and a scripted ingest-time LLM; without an LLM the CLI skip
 
 import json
 
+import pytest
+
 from cbmemory.cli import main
 from cbmemory.ingest.enrich import Enricher
 from cbmemory_eval.datasets import load_locomo
@@ -19,6 +21,7 @@ def _file(tmp_path):
     return path
 
 
+@pytest.mark.heavy
 def test_matrix_rows_for_raw_dates_summary_events_and_facts(tmp_path, minilm):
     es = from_locomo(load_locomo(_file(tmp_path)))
     llm = make_scripted_chat(rule_extractor)
@@ -46,6 +49,7 @@ def test_matrix_rows_for_raw_dates_summary_events_and_facts(tmp_path, minilm):
     assert llm.calls == calls
 
 
+@pytest.mark.heavy
 def test_cli_skips_llm_recipes_without_an_llm(tmp_path, capsys):
     out = tmp_path / "cli"
     rc = main(["eval", "locomo", "--data", str(_file(tmp_path)), "--out", str(out), "--recipes",

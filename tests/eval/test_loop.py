@@ -56,6 +56,7 @@ def _stored(out, embedder, variant="loop"):
                 for r in m.session_records(u)]
 
 
+@pytest.mark.heavy
 def test_two_runs_write_the_same_rows_and_the_cache_stays_clean(locomo_set, tmp_path, minilm):
     cache = tmp_path / "cache"
     _run(locomo_set, tmp_path / "a", cache, minilm)
@@ -71,6 +72,7 @@ def test_two_runs_write_the_same_rows_and_the_cache_stays_clean(locomo_set, tmp_
         assert not [r for u in ("conv-a", "conv-b") for r in m.session_records(u) if r.session_id.startswith("loop-")]
 
 
+@pytest.mark.heavy
 def test_recall_comes_before_the_step_is_saved_and_loop_turns_are_never_evidence(locomo_set, tmp_path, minilm):
     _run(locomo_set, tmp_path / "a", tmp_path / "cache", minilm, recipes=("default", WITH_ECHOES))
     assert not any(r["metrics"]["loop_slots"] for r in _rows(tmp_path / "a"))  # the default: echoes left out
@@ -102,6 +104,7 @@ def loop_session_of(row):
     return "loop-" + row["question_id"].rsplit(":", 1)[-1]
 
 
+@pytest.mark.heavy
 def test_a_killed_run_resumes_to_the_same_rows_and_store(locomo_set, tmp_path, minilm):
     cache = tmp_path / "cache"
     _run(locomo_set, tmp_path / "a", cache, minilm)
@@ -126,6 +129,7 @@ def test_a_killed_run_resumes_to_the_same_rows_and_store(locomo_set, tmp_path, m
     assert _stored(b, minilm) == _stored(tmp_path / "a", minilm)
 
 
+@pytest.mark.heavy
 def test_no_loop_is_the_harness_s_recall(locomo_set, tmp_path, minilm):
     _run(locomo_set, tmp_path / "loop", tmp_path / "cache", minilm, wrong_every=None)
     run_eval(locomo_set, tmp_path / "eval", ["default"], k=3, ks=(1, 3), baselines=(), embedder=minilm,
@@ -136,6 +140,7 @@ def test_no_loop_is_the_harness_s_recall(locomo_set, tmp_path, minilm):
         assert r["metrics"]["tokens"] == harness[r["question_id"]]["tokens@3"]
 
 
+@pytest.mark.heavy
 def test_the_command_and_its_report(locomo_file, tmp_path, capsys):
     out = tmp_path / "cli"
     rc = main(["eval", "locomo-loop", "--data", str(locomo_file), "--out", str(out), "--k", "3", "--wrong-every", "2",

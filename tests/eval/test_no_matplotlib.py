@@ -5,11 +5,14 @@ matplotlib is blocked for the test (``sys.modules["matplotlib"] = None`` makes i
 import json
 import sys
 
+import pytest
+
 from cbmemory.cli import main
 from cbmemory_eval import runner
 from cbmemory_eval.report import PLOT_NOTE, can_plot
 
 
+@pytest.mark.heavy
 def test_eval_without_matplotlib_writes_the_tables_and_says_why_no_picture(locomo_file, tmp_path, capsys,
                                                                            monkeypatch):
     assert can_plot()  # the dev install has it

@@ -23,6 +23,7 @@ def _skip_missing(peer):
         pytest.skip(f"peer {peer} needs {', '.join(missing)} (not installed)")
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("peer", PEERS)
 def test_peer_runs_beside_the_recipes(peer, locomo_file, tmp_path, minilm):
     _skip_missing(peer)

@@ -34,6 +34,7 @@ def locomo_set(locomo_file):
     return from_locomo(load_locomo(locomo_file))
 
 
+@pytest.mark.heavy
 def test_retrieval_run_writes_consistent_records_and_reports(locomo_set, tmp_path, minilm):
     out = tmp_path / "run"
     settings = _run(locomo_set, out, ["vector", "bm25", "hybrid"], minilm)
@@ -95,6 +96,7 @@ def test_retrieval_run_writes_consistent_records_and_reports(locomo_set, tmp_pat
     assert (out / "heatmap.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.heavy
 def test_rerun_resumes_and_other_settings_are_refused(locomo_set, tmp_path, minilm):
     out = tmp_path / "run"
     _run(locomo_set, out, ["bm25"], minilm, baselines=())
@@ -118,6 +120,7 @@ def test_rerun_resumes_and_other_settings_are_refused(locomo_set, tmp_path, mini
     assert not (out / "questions" / "vector.jsonl").exists()
 
 
+@pytest.mark.heavy
 def test_a_custom_recipe_is_stamped_whole_and_a_changed_one_is_refused(locomo_set, tmp_path, minilm):
     out = tmp_path / "run"
     mine = RECIPES["bm25"].with_(name="bm25_wide", text_pool=80, description="BM25 with a wider pool")
@@ -166,6 +169,7 @@ def _judge(messages):
     return "CORRECT" if token_f1(fields["Response"], fields["Gold answer"]) >= 0.3 else "WRONG"
 
 
+@pytest.mark.heavy
 def test_qa_pipeline_with_fake_chat_models(locomo_set, tmp_path, minilm):
     log: list[str] = []
     reader = make_fake_chat(_reader(log), "fake-reader")
@@ -202,6 +206,7 @@ def test_qa_pipeline_with_fake_chat_models(locomo_set, tmp_path, minilm):
     assert summary["results"]["oracle"]["overall"]["J"] >= 0.0
 
 
+@pytest.mark.heavy
 def test_resumption_after_a_killed_run(locomo_set, tmp_path, minilm):
     calls = {"n": 0}
 
@@ -229,6 +234,7 @@ def test_resumption_after_a_killed_run(locomo_set, tmp_path, minilm):
     assert len(json.loads((out / "run.json").read_text())["invocations"]) == 2
 
 
+@pytest.mark.heavy
 def test_haystack_variants_are_separate_rows_and_stores(locomo_file, tmp_path, minilm):
     from cbmemory_eval.scale import scaled_haystacks
 
@@ -246,6 +252,7 @@ def test_haystack_variants_are_separate_rows_and_stores(locomo_file, tmp_path, m
         assert all(h["turn_ids"][0].startswith(("D", "x")) for h in rec["hits"])
 
 
+@pytest.mark.heavy
 def test_longmemeval_run(lme_file, tmp_path, minilm):
     es = from_longmemeval(load_longmemeval(lme_file))
     out = tmp_path / "lme"
@@ -261,6 +268,7 @@ def test_longmemeval_run(lme_file, tmp_path, minilm):
     assert "single-session-user (SSU)" in text and "overall w/o abstention" in text
 
 
+@pytest.mark.heavy
 def test_a_failing_llm_call_skips_that_question_until_the_next_run(locomo_set, tmp_path, minilm, capsys):
     def flaky(messages):
         if "Question: When did Melanie sign up for a pottery class?" in messages[-1][1]:
@@ -277,6 +285,7 @@ def test_a_failing_llm_call_skips_that_question_until_the_next_run(locomo_set, t
     assert len(read_jsonl(out / "questions" / "bm25.jsonl")) == 11
 
 
+@pytest.mark.heavy
 def test_memory_options_reach_every_store(locomo_set, tmp_path, minilm, monkeypatch):
     from cbmemory.memory import AgentMemory
 
@@ -293,6 +302,7 @@ def test_memory_options_reach_every_store(locomo_set, tmp_path, minilm, monkeypa
     assert len(seen) == 2 and all(kw["recipe"] == "bm25" and kw["embedder"] is minilm for kw in seen)
 
 
+@pytest.mark.heavy
 def test_a_windowed_recipe_is_scored_on_what_the_reader_gets_and_on_its_hits_alone(locomo_set, tmp_path, minilm):
     out = tmp_path / "run"
     v2 = all_recipes()["default_v2"]  # a window without skip_shown: the same hits as its ranking alone

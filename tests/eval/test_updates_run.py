@@ -5,6 +5,8 @@ LongMemEval's knowledge-update category (run when present, skipped with the reas
 import dataclasses
 import json
 
+import pytest
+
 from cbmemory.cli import main
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.recipes import get_recipe
@@ -19,6 +21,7 @@ from .conftest import LME_SAMPLE, make_fake_chat
 LINKING = dataclasses.replace(get_recipe("default").ingest, link_updates=True)  # the product's opt-in links
 
 
+@pytest.mark.heavy
 def test_cases_scored_on_what_recall_shows(locomo_file, tmp_path):
     convs = load_locomo(locomo_file)[:1]
     cases = generate(convs, "train", kinds=KINDS[: len(VARIANTS)])
@@ -52,6 +55,7 @@ def run_cases_here(convs, cases, tmp_path, **kw):
                      memory_options={"recipe": "default", "ingest": LINKING}, **kw)
 
 
+@pytest.mark.heavy
 def test_command_writes_per_question_lines_and_tables(locomo_file, lme_file, tmp_path, capsys):
     out = tmp_path / "u"
     rc = main(["eval", "locomo-updates", "--data", str(locomo_file), "--out", str(out), "--conversations", "1",
@@ -73,6 +77,7 @@ def test_longmemeval_without_knowledge_updates_is_skipped_with_the_reason(tmp_pa
     assert qs == [] and "no LongMemEval file" in why
 
 
+@pytest.mark.heavy
 def test_longmemeval_knowledge_update_scored(lme_file, tmp_path):
     qs, why = ku_questions(lme_file)
     assert why is None and [q.question_id for q in qs] == ["q2"]
@@ -98,6 +103,7 @@ def test_labelled_links_are_scored_and_a_bad_label_is_refused(tmp_path, capsys):
         score_labels(path)
 
 
+@pytest.mark.heavy
 def test_links_sampler_reads_every_link_of_a_store(tmp_path):
     from dataclasses import replace
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from cbmemory import AgentMemory
 
 from .workers import HashEmbedder
@@ -27,6 +29,7 @@ m.close()
 """
 
 
+@pytest.mark.process
 def test_appends_from_several_processes_keep_every_turn_at_its_own_position(tmp_path):
     path = tmp_path / "race.db"
     with AgentMemory.open(path, embedder=HashEmbedder()) as m:

@@ -170,6 +170,7 @@ def test_cli_read_commands_never_create_a_file(tmp_path, capsys, argv):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.process
 def test_cli_as_a_process_prints_no_traceback(tmp_path):
     missing = tmp_path / "memroy.db"
     r = subprocess.run([sys.executable, "-m", "cbmemory.cli", "stats", "--db", str(missing)], cwd=ROOT,
@@ -178,6 +179,7 @@ def test_cli_as_a_process_prints_no_traceback(tmp_path):
     assert not missing.exists()
 
 
+@pytest.mark.heavy
 def test_cli_forget_says_what_it_erased_and_warns_when_a_reader_keeps_the_bytes(store_file, capsys):
     reader = sqlite3.connect(store_file, isolation_level=None)
     reader.execute("BEGIN")
@@ -196,6 +198,7 @@ def test_cli_forget_says_what_it_erased_and_warns_when_a_reader_keeps_the_bytes(
     assert json.loads(out)["wiped"] is True and json.loads(out)["forgotten_records"] == SESSIONS - 1
 
 
+@pytest.mark.heavy
 def test_cli_stats_after_a_blocked_wipe_exits_0(store_file, capsys):
     reader = sqlite3.connect(store_file, isolation_level=None)
     reader.execute("BEGIN")
@@ -309,6 +312,7 @@ def restore_modes(tmp_path):
         p.chmod(0o755 if p.is_dir() else 0o644)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("file_mode, dir_mode", [(0o444, 0o755), (0o644, 0o555), (0o444, 0o555)],
                          ids=["read-only file", "read-only directory", "both"])
 def test_read_only_files_and_directories(store_file, restore_modes, file_mode, dir_mode):
@@ -327,6 +331,7 @@ def test_read_only_files_and_directories(store_file, restore_modes, file_mode, d
     assert store_file.read_bytes() == before
 
 
+@pytest.mark.process
 def test_a_read_only_directory_with_unmerged_changes_is_not_read_stale(tmp_path, store_file, restore_modes):
     """Where SQLite cannot open the WAL of a read-only directory, the file alone is read only if no
     committed change waits in the WAL; otherwise the open is refused rather than answer from old data."""

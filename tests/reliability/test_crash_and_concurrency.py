@@ -76,6 +76,7 @@ def run_kills(tmp_path: Path, kills: int) -> None:
     assert batch_sizes(path) == Counter({str(b): BATCH for b in range(kills * PER_RUN)})
 
 
+@pytest.mark.process
 def test_sigkill_mid_batch_leaves_batches_all_or_nothing(tmp_path):
     run_kills(tmp_path, 20)
 
@@ -85,6 +86,7 @@ def test_sigkill_soak(tmp_path):
     run_kills(tmp_path, 200)
 
 
+@pytest.mark.process
 def test_concurrent_writers_lose_nothing_and_readers_never_see_half_a_batch(tmp_path):
     path = tmp_path / "shared.db"
     AgentMemory.open(path, embedder=HashEmbedder()).close()  # create the file once

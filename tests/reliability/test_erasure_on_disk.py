@@ -212,6 +212,7 @@ def test_forget_reaches_another_process_with_a_warm_vector_cache(tmp_path):
     memory.close()
 
 
+@pytest.mark.heavy
 def test_erasure_during_a_long_read_is_wiped_once_the_reader_is_done(tmp_path):
     """A reader in another connection holds an old snapshot while the forget runs, so the WAL cannot be
     checkpointed then; the store finishes the wipe on its next write or close."""
@@ -460,6 +461,7 @@ def quick(db: Path) -> AgentMemory:
     return AgentMemory(SQLiteStore(db, timeout=0.5), embedder=HashEmbedder())
 
 
+@pytest.mark.process
 def test_forget_blocked_by_a_reader_says_so_and_a_write_in_another_process_completes_the_wipe(tmp_path):
     db = tmp_path / "m.db"
     memory = quick(db)
@@ -518,6 +520,7 @@ def test_forget_run_again_by_another_store_finishes_a_pending_wipe_even_with_not
     memory.close()
 
 
+@pytest.mark.heavy
 def test_cli_forget_blocked_by_a_reader_prints_that_the_wipe_is_pending(tmp_path, capsys):
     db = tmp_path / "m.db"
     with AgentMemory.open(db, embedder=HashEmbedder()) as memory:
@@ -632,6 +635,7 @@ def run_forget_kills(tmp_path: Path, kills: int) -> Counter:
     return seen
 
 
+@pytest.mark.process
 def test_sigkill_during_forget_leaves_all_or_nothing_and_a_rerun_erases_every_byte(tmp_path):
     run_forget_kills(tmp_path, 8)
 

@@ -105,6 +105,7 @@ queries = st.one_of(
 )
 
 
+@pytest.mark.heavy
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(user=st.sampled_from(USERS + ["nobody", "ALICE"]), filters=filters_st,
        recipe=st.sampled_from(sorted(RECIPES)), query=queries, k=st.integers(1, 30))

@@ -112,6 +112,7 @@ def folder(tmp_path_factory):
     return tmp_path_factory.mktemp("loops")
 
 
+@pytest.mark.heavy
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=actions())
 def test_every_statement_is_recallable_and_every_turn_not_stored_is_reported(folder, minilm, steps):

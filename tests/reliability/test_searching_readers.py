@@ -4,6 +4,8 @@ process killed inside a forget: test_erasure_on_disk.)"""
 
 from __future__ import annotations
 
+import pytest
+
 from cbmemory import AgentMemory
 from cbmemory.store import SQLiteStore
 
@@ -11,6 +13,7 @@ from .test_crash_and_concurrency import spawn
 from .workers import HashEmbedder
 
 
+@pytest.mark.process
 def test_searching_readers_never_see_half_a_batch_nor_another_user(tmp_path):
     path = tmp_path / "shared.db"
     AgentMemory.open(path, embedder=HashEmbedder()).close()

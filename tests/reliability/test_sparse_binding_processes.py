@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from cbmemory import AgentMemory
 
 from .workers import HashEmbedder
@@ -37,6 +39,7 @@ CAR = "I bought a new car last week, a red Toyota."
 PUPPY = "I also adopted a puppy named Biscuit."
 
 
+@pytest.mark.process
 def test_a_live_writer_keeps_writing_after_another_process_binds_the_sparse_encoder(tmp_path):
     path = tmp_path / "shared.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

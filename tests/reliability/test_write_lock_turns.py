@@ -76,6 +76,7 @@ def test_a_recall_never_writes_so_another_process_holding_the_write_lock_does_no
     assert took < TIMEOUT / 2  # old: the first recall's bind check waited for the lock (a write transaction)
 
 
+@pytest.mark.process
 def test_a_save_waits_a_bounded_time_then_holds_the_turns_for_the_next_save(path):
     holder = Holder(path)
     faults = []

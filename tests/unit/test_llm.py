@@ -9,6 +9,8 @@ import pytest
 from cbmemory.errors import InvalidInputError
 from cbmemory.llm import make_chat_model
 
+pytestmark = pytest.mark.heavy  # langchain-openai's first import alone takes over 2 s on 2 cores
+
 
 class FailingServer:
     """Answers 500 to everything (``retry-after-ms: 1``, so the client's backoff takes a millisecond)."""

@@ -47,6 +47,7 @@ def _modules(root: Path, name: str):
         yield path, package
 
 
+@pytest.mark.heavy
 def test_the_study_imports_only_the_core_s_public_api():
     checked, seen = 0, set()
     for path, package in _modules(STUDY, "cbmemory_eval"):
@@ -63,6 +64,7 @@ def test_the_study_imports_only_the_core_s_public_api():
     assert checked > 50 and {"cbmemory", "cbmemory.retrieval", "cbmemory.store"} <= seen  # the walk saw them
 
 
+@pytest.mark.heavy
 def test_the_core_imports_nothing_of_the_study():
     checked = 0
     for path, package in _modules(CORE, "cbmemory"):

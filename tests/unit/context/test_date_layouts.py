@@ -59,6 +59,7 @@ def test_a_layout_is_checked_and_round_trips():
     assert ContextConfig.from_dict({"dates": True}).layout == ContextConfig().layout  # stamped before layouts
 
 
+@pytest.mark.heavy
 @settings(max_examples=150, deadline=None)
 @given(text=st.text(min_size=1, max_size=200).map(lambda t: t + " yesterday, last week"),
        speaker=st.one_of(st.none(), st.text(min_size=1, max_size=30)))

@@ -5,6 +5,7 @@ arbitrary memory texts, through ``memory_line`` and ``format_context``, in every
 
 from datetime import datetime, timezone
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +34,7 @@ def _memory_texts() -> st.SearchStrategy[str]:
     return st.one_of(st.text(max_size=300), around, st.lists(phrase, min_size=1, max_size=4).map(" and ".join))
 
 
+@pytest.mark.heavy
 @settings(max_examples=200, deadline=None)
 @given(texts=st.lists(_memory_texts(), min_size=1, max_size=3),
        when=st.one_of(st.just(MON_8_MAY), st.datetimes(timezones=st.just(timezone.utc))))

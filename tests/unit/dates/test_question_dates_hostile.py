@@ -78,6 +78,7 @@ def test_arbitrary_unicode_questions_never_raise(question, reference):
     assert span is None or span.start <= span.end
 
 
+@pytest.mark.heavy
 @settings(max_examples=200, deadline=None)
 @given(pair=with_look_alikes(FORMS), template=st.sampled_from(QUESTIONS),
        reference=st.one_of(st.none(), st.just(REF), st.dates()))

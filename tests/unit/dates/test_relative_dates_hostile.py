@@ -135,6 +135,7 @@ def test_arbitrary_unicode_text_never_raises(text, day, version):
     assert out == text if not found else len(out) > len(text)
 
 
+@pytest.mark.heavy
 @settings(max_examples=200, deadline=None)
 @given(pair=with_look_alikes(PHRASES), context=st.sampled_from(CONTEXTS),
        day=st.one_of(st.just(WEDNESDAY), st.dates()), version=st.sampled_from(VERSIONS))

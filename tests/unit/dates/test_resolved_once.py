@@ -6,6 +6,7 @@ rendered again, no phrase gains a second date."""
 import re
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -55,6 +56,7 @@ def test_a_bracket_without_a_date_does_not_count():
 _FILLER = st.sampled_from(["I", "we met", "she said", "and then", "really", "at the park", ",", ".", "ok"])
 
 
+@pytest.mark.heavy
 @settings(max_examples=300, deadline=None)
 @given(words=st.lists(st.one_of(st.sampled_from(PHRASES), _FILLER), min_size=1, max_size=12),
        gap=st.integers(min_value=1, max_value=400), hours=st.integers(min_value=0, max_value=23))

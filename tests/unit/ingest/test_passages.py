@@ -41,6 +41,7 @@ def test_a_fact_anywhere_in_a_long_message_is_whole_in_a_passage(length, depth):
     assert p.index_text.startswith("[Sunday, 7 May 2023] Ana: ") and p.index_text.endswith(p.text)
 
 
+@pytest.mark.heavy
 @settings(max_examples=60, deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab c.\n"), min_size=MAX_SHOWN_CHARS + 1, max_size=9_000))
 def test_passages_cover_the_text_and_overlap_enough(text):

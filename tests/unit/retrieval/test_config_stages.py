@@ -153,6 +153,7 @@ def grouped(flat: dict, pools: dict[Signal, int], weights: dict[Signal, float]) 
     )
 
 
+@pytest.mark.heavy
 @settings(max_examples=200, deadline=None)
 @given(flat_kwargs, st.data())
 def test_flat_names_mean_the_grouped_config(flat, data):

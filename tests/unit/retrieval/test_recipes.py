@@ -87,6 +87,7 @@ def test_every_named_recipe_round_trips_exactly(name):
     assert Recipe.from_json(recipe.to_json(indent=2)) == recipe
 
 
+@pytest.mark.heavy
 @settings(max_examples=300, deadline=None)
 @given(recipes)
 def test_any_recipe_round_trips_exactly(recipe):

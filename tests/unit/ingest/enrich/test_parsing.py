@@ -155,6 +155,7 @@ JSON = st.recursive(
     max_leaves=12)
 
 
+@pytest.mark.heavy
 @settings(max_examples=200, deadline=None, database=None)
 @given(value=JSON, cut=st.integers(0, 400), pretty=st.booleans())
 def test_valid_json_reads_as_itself_and_any_cut_of_it_reads_or_fails_typed(value, cut, pretty):
