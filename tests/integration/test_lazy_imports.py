@@ -8,6 +8,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("langchain", "langchain_core", "llama_index", "onnxruntime", "tokenizers", "tiktoken", "openai",
          "couchbase", "mcp", "matplotlib")
 
@@ -20,6 +22,7 @@ def loaded_by(code: str) -> set[str]:
     return set(json.loads(done.stdout.splitlines()[-1]))
 
 
+@pytest.mark.process
 def test_import_cbmemory_loads_no_enrichment_module_framework_or_runtime():
     loaded = loaded_by("import cbmemory, cbmemory.integration")  # all an adapter imports of the core
     assert {"cbmemory", "cbmemory.memory.facade", "cbmemory.ingest"} <= loaded  # the probe saw the import
@@ -27,6 +30,7 @@ def test_import_cbmemory_loads_no_enrichment_module_framework_or_runtime():
     assert sorted(m for m in loaded if m.split(".")[0] in HEAVY) == []
 
 
+@pytest.mark.process
 def test_enriching_loads_the_enrichment_modules_on_use():
     code = ("import numpy as np\n"
             "from cbmemory import AgentMemory, SQLiteStore\n"

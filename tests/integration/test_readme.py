@@ -4,9 +4,12 @@ quickstart, the LlamaIndex snippet, and the LangChain snippet with a fake model 
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
+@pytest.mark.heavy
 def test_readme_quickstart_runs(tmp_path, monkeypatch, capsys):
     text = README.read_text()
     quickstart = text.split("## Quickstart", 1)[1]
@@ -31,6 +34,7 @@ def _snippet(heading: str) -> str:
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 
+@pytest.mark.heavy
 def test_readme_llamaindex_snippet_runs_as_written_offline(tmp_path, monkeypatch, capsys):
     code = _snippet("LlamaIndex in one line")
     monkeypatch.chdir(tmp_path)

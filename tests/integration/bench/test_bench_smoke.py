@@ -92,6 +92,7 @@ def _sane(lat: Latency, machine: MachineFacts) -> None:
     assert all(x >= 0 for x in machine.load_average)
 
 
+@pytest.mark.process
 def test_bench_rows_alone_with_keep(tmp_path, capsys):
     """The per-size rows off (``--sizes 0``): only the neighbour row; ``--keep`` leaves its file."""
     out = tmp_path / "bench"
@@ -110,6 +111,7 @@ def test_bench_rows_alone_with_keep(tmp_path, capsys):
         rows[0].recipe = "default"  # type: ignore[misc]
 
 
+@pytest.mark.process
 def test_bench_measures_a_sparse_recipe_up_to_its_size_cap(tmp_path, capsys):
     """``default_sparse`` at the sizes: a copy of the 100-record file given real SPLADE-tiny vectors, its searches
     encoding each query with the real encoder; at 200 records (over ``--sparse-max-size``) not measured. The

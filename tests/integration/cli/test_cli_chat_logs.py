@@ -27,6 +27,7 @@ def _jsonl(path, items):
     return str(path)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("fmt", ["json", "jsonl"])
 def test_chat_logs_are_stored_by_user_and_session_and_a_rerun_stores_nothing_twice(tmp_path, capsys, minilm, fmt):
     path = tmp_path / f"log.{fmt}"
@@ -54,6 +55,7 @@ def test_chat_logs_are_stored_by_user_and_session_and_a_rerun_stores_nothing_twi
     assert "Miso" in json.loads(capsys.readouterr().out)[0]["text"]
 
 
+@pytest.mark.heavy
 def test_append_adds_turns_to_a_stored_session_and_skips_those_stored(tmp_path, capsys, minilm):
     db = str(tmp_path / "m.db")
     assert main(["ingest", _jsonl(tmp_path / "a.jsonl", LOG[:2]), "--db", db, "--quiet"]) == 0
@@ -110,6 +112,7 @@ def test_a_json_file_that_is_not_a_list_of_messages_says_what_it_expected(tmp_pa
     assert f"{path} is not JSON" in capsys.readouterr().err
 
 
+@pytest.mark.heavy
 def test_forget_of_a_user_or_session_the_file_lacks_is_an_error_unless_told_to_ignore_it(tmp_path, capsys):
     db = str(tmp_path / "m.db")
     assert main(["ingest", _jsonl(tmp_path / "a.jsonl", LOG), "--db", db, "--quiet"]) == 0

@@ -69,6 +69,7 @@ INGEST_MISTAKES = {
 }
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("argv, says", INGEST_MISTAKES.values(), ids=INGEST_MISTAKES)
 def test_each_mistake_is_one_line_exit_2_and_writes_nothing(tmp_path, capsys, argv, says):
     files = _files(tmp_path)
@@ -106,6 +107,7 @@ SEARCH_MISTAKES = {
 }
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("extra, code, says", SEARCH_MISTAKES.values(), ids=SEARCH_MISTAKES)
 def test_a_search_that_would_say_nothing_says_why_in_one_line(store, capsys, extra, code, says):
     query = extra[extra.index("--query") + 1] if "--query" in extra else "Where did Biscuit learn to sit?"
@@ -121,6 +123,7 @@ def shown(hits):
     return {h["turn_id"] for h in hits} | {c["turn_id"] for h in hits for c in h["context"]}
 
 
+@pytest.mark.heavy
 def test_the_store_s_own_recipe_is_silent_and_as_of_filters_later_memories(store, capsys):
     assert main(["search", "Biscuit", "--db", store, "--user", "conv-1", "--json"]) == 0
     printed = capsys.readouterr()
@@ -134,6 +137,7 @@ def test_the_store_s_own_recipe_is_silent_and_as_of_filters_later_memories(store
     assert printed.err == ""
 
 
+@pytest.mark.heavy
 def test_explain_shows_each_hit_s_text_beside_its_ranks_and_in_json(store, capsys):
     argv = ["search", "Where did Biscuit learn to sit?", "--db", store, "--user", "conv-1", "--k", "2", "--explain"]
     assert main(argv) == 0

@@ -40,6 +40,7 @@ def small_store(tmp_path, minilm) -> Path:
     return path
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("argv", [["recipes"], ["recipes", "--json"], ["stats", "--db", "STORE"]],
                          ids=["recipes", "recipes --json", "stats"])
 def test_a_closed_pipe_ends_quietly(small_store, argv):
@@ -71,6 +72,7 @@ def stored_users(db: Path) -> list[str]:
         return []
 
 
+@pytest.mark.process
 def test_ctrl_c_during_ingest_exits_130_and_keeps_whole_conversations(tmp_path):
     data, db = tmp_path / "many.json", tmp_path / "m.db"
     data.write_text(json.dumps(conversations(200)))

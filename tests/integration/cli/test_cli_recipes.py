@@ -30,6 +30,7 @@ def _cli_hits(capsys, *args):
     return json.loads(capsys.readouterr().out)
 
 
+@pytest.mark.heavy
 @pytest.mark.filterwarnings("ignore::cbmemory.RecipeMismatchWarning")  # the store is made the default way
 def test_search_returns_the_recipe_s_own_k_as_the_api_does(db, capsys, minilm):
     with AgentMemory.open(db, embedder=minilm, read_only=True) as m:

@@ -71,6 +71,7 @@ def test_a_paraphrase_ranks_above_unrelated_text(e5small):
     assert scores[0] > scores[1] and scores[0] > scores[2], scores
 
 
+@pytest.mark.heavy
 def test_batching_and_odd_text_change_nothing_they_should_not(e5small):
     texts = ["short", "a somewhat longer sentence about gardening and tomatoes", "x y z", "word " * 700]
     together = e5small.embed(texts)

@@ -97,6 +97,7 @@ def test_vectors_are_sparse_positive_and_sorted(doc_vectors):
         assert (v.weights > 0).all() and (np.diff(v.ids) > 0).all() and v.ids.max() < 30522
 
 
+@pytest.mark.heavy
 def test_output_is_deterministic_and_independent_of_batching(splade, doc_vectors):
     assert splade.encode_documents(DOCS) == doc_vectors
     for text, together in zip(DOCS, doc_vectors, strict=True):

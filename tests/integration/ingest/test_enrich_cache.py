@@ -5,6 +5,8 @@ extractions or raw replies in the file's bytes; a cache file of the old format i
 import json
 import sqlite3
 
+import pytest
+
 from cbmemory.ingest.enrich.cache import CACHE_SCHEMA_VERSION, Failure, SQLiteCache
 from tests.support.enrich_llm import (
     EVENTS_REPLY,
@@ -45,6 +47,7 @@ def reply_for(messages, kw, n):
     return json.dumps({"events": [{"who": "Mel", "what": f"Mel adopted a cat named {token}", "turns": ["T1"]}]})
 
 
+@pytest.mark.heavy
 def test_forget_leaves_none_of_a_users_extractions_in_the_cache_files_bytes(tmp_path):
     path = tmp_path / "cache.db"
     cache = SQLiteCache(path)

@@ -8,12 +8,14 @@ from __future__ import annotations
 import functools
 
 import httpx
+import pytest
 
 from cbmemory import llm
 from cbmemory.ingest.enrich import factory
 from tests.support.enrich_llm import events_spec
 
 
+@pytest.mark.heavy
 def test_a_failing_call_is_tried_three_times_in_all(tmp_path, monkeypatch):
     requests: list[httpx.Request] = []
 

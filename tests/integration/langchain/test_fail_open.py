@@ -10,6 +10,7 @@ import asyncio
 import logging
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langchain.agents import create_agent
@@ -41,6 +42,7 @@ def system_text(model) -> str:
     return first.content if isinstance(first, SystemMessage) else ""
 
 
+@pytest.mark.heavy
 def test_a_message_over_the_query_limit_is_cut_for_search_and_the_model_still_reads_memories(memory, clock):
     seed(memory, clock)
     agent, model = agent_with(memory)
@@ -106,6 +108,7 @@ _NAME = st.one_of(st.none(), st.text(max_size=20), st.just("bad\nname"))
 _ID = st.one_of(st.none(), st.text(max_size=20), st.just("#7"), st.just("z" * 300))
 
 
+@pytest.mark.heavy
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(thread=st.lists(st.tuples(st.booleans(), _TEXT, _NAME, _ID), max_size=6), last=_TEXT, name=_NAME,
        msg_id=_ID)

@@ -229,6 +229,7 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=8)
 
 
+@pytest.mark.heavy
 @settings(max_examples=25, deadline=None)
 @given(namespace=st.lists(label, min_size=1, max_size=3).map(tuple).filter(lambda n: n[0] != "langgraph"),
        key=st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=20),

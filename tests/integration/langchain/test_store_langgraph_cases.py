@@ -190,6 +190,7 @@ def test_search_with_filters(store):
                                         filter={"score": {"$gte": 4.0}, "color": "green"})] == ["doc3"]
 
 
+@pytest.mark.heavy
 def test_concurrent_async_searches_each_respect_their_filter(store):
     colors, things, scores = ["red", "blue", "green", "yellow", "purple"], ["apple", "car", "house", "book",
                                                                           "phone"], [3.0, 3.5, 4.0, 4.5, 5.0]

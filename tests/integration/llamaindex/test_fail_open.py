@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from llama_index.core.agent.workflow import FunctionAgent
@@ -89,6 +90,7 @@ def test_the_retriever_cuts_long_queries_and_fails_open(seeded):
     assert retriever.retrieve("Where did I move?") == [] and faults[0].stage == "recall"
 
 
+@pytest.mark.heavy
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.one_of(st.text(min_size=1, max_size=200), st.text(max_size=30).map(lambda t: t + "\x00x"),
                       st.just("z" * 11_000)))

@@ -31,6 +31,7 @@ def answer_from(memories: str) -> str:
     return "I don't know."
 
 
+@pytest.mark.process
 def test_a_langchain_agent_remembers_and_recalls_through_mcp(seeded_db, minilm):
     pytest.importorskip("langchain_mcp_adapters", reason="needs langchain-mcp-adapters (the dev extra)")
     from langchain.agents import create_agent
@@ -72,6 +73,7 @@ def test_a_langchain_agent_remembers_and_recalls_through_mcp(seeded_db, minilm):
         assert memory.session_records("bob", "a2") == []
 
 
+@pytest.mark.process
 @pytest.mark.enable_socket
 @pytest.mark.allow_hosts(["127.0.0.1"])
 @pytest.mark.filterwarnings("ignore:The `__fields__` attribute is deprecated:DeprecationWarning")  # llama-index-tools-mcp

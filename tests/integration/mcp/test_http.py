@@ -26,6 +26,7 @@ def calls(url: str, *todo):
     return asyncio.run(main())
 
 
+@pytest.mark.process
 def test_a_scoped_and_an_unscoped_server_over_http(seeded_db):
     with http_server(seeded_db, "--user", "alice") as url:
         own, other = calls(url, ("recall", {"query": "Where do I live?", "today": "2023-06-01"}),

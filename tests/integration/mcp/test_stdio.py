@@ -12,6 +12,7 @@ import os
 import sys
 from datetime import datetime, timezone
 
+import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -39,6 +40,7 @@ def text(result) -> str:
     return "\n".join(c.text for c in result.content)
 
 
+@pytest.mark.process
 def test_a_client_lists_the_tools_remembers_and_recalls_with_dates(seeded_db, minilm):
     async def body(s):
         tools = (await s.list_tools()).tools
@@ -111,6 +113,7 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.process
 def test_hostile_arguments_are_tool_errors_and_the_server_goes_on(seeded_db):
     async def body(s):
         answers = [await s.call_tool(name, args) for name, args in HOSTILE]
@@ -134,6 +137,7 @@ def test_hostile_arguments_are_tool_errors_and_the_server_goes_on(seeded_db):
         assert store.count("alice") == 2
 
 
+@pytest.mark.process
 def test_without_user_every_call_names_its_user(seeded_db):
     async def body(s):
         tools = (await s.list_tools()).tools

@@ -53,6 +53,7 @@ def needles(tmp_path_factory, minilm):
     memory.close()
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("length", LENGTHS)
 @pytest.mark.parametrize("depth", DEPTHS)
 def test_a_fact_deep_in_a_long_message_is_found_and_shown_on_every_path(needles, length, depth):
@@ -74,6 +75,7 @@ def test_a_fact_deep_in_a_long_message_is_found_and_shown_on_every_path(needles,
     assert found.context.tokens <= memory.recipe.context.token_budget
 
 
+@pytest.mark.heavy
 def test_the_message_stays_whole_and_verbatim_and_its_passages_go_with_it(memory):
     text = with_needle(10_000, 0.5, NEEDLES[0])
     memory.add_session("ana", "s1", [{"role": "user", "content": text, "turn_id": "t1"}], date=LONG_SESSION_DATE)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
+import pytest
 
 from cbmemory import AgentMemory, Message
 from cbmemory.memory.sparse import FILL_PER_TURN
@@ -30,6 +31,7 @@ class Hashed:
         return self.embed([text])[0]
 
 
+@pytest.mark.heavy
 def test_an_adopting_save_fills_a_bounded_part_and_later_saves_the_rest(tmp_path):
     path = tmp_path / "shared.db"
     with AgentMemory.open(path, embedder=Hashed()) as a:  # no sparse encoder: its records have no vector

@@ -40,6 +40,7 @@ def path(tmp_path):
 
 
 # ------------------------------------------------------------------ break 2: a binding made by another writer
+@pytest.mark.heavy
 def test_a_writer_opened_before_another_bound_the_sparse_encoder_writes_the_vectors_itself(path, minilm):
     with AgentMemory.open(path, embedder=minilm) as a:  # the default recipe: no sparse encoder at open
         a.add_session("alice", "s1", TURNS, date="2023-05-08")

@@ -94,6 +94,7 @@ def test_a_new_number_in_one_batch_with_the_old_is_linked(memory):
 CITIES = ["Porto", "Glasgow", "Tallinn", "Valencia", "Bergen", "Krakow"]
 
 
+@pytest.mark.heavy
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(CITIES), min_size=2, max_size=4).filter(
     lambda xs: all(a != b for a, b in zip(xs, xs[1:], strict=False))))

@@ -2,9 +2,11 @@
 scripted model (its own asserts check the cross-session recall and the relative-date answer), and shows
 the outputs committed with it."""
 
+import pytest
 from tests.support.notebooks import assert_committed_outputs, run_notebook
 
 
+@pytest.mark.process
 def test_notebook_runs_offline(tmp_path, monkeypatch):
     nb, outputs = run_notebook("langchain_agent.ipynb", tmp_path, monkeypatch, env={"CBMEMORY_LLM": "scripted"})
     assert "Model: ScriptedChatModel" in outputs

@@ -2,12 +2,14 @@
 its scripted LLM (its own asserts check the cross-session, relative-date answer), and shows the outputs
 committed with it."""
 
+import pytest
 import json
 
 from cbmemory.recipes import RECIPES
 from tests.support.notebooks import ROOT, assert_committed_outputs, run_notebook
 
 
+@pytest.mark.process
 def test_notebook_runs_offline(tmp_path, monkeypatch):
     nb, outputs = run_notebook("llamaindex_agent.ipynb", tmp_path, monkeypatch, env={"CBMEMORY_LLM": "scripted"})
     assert "You moved on Saturday, 6 May 2023" in outputs

@@ -12,6 +12,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from .test_wheels import ADAPTERS, JUNK, ROOT, _run, _site, deps  # noqa: F401 - deps is a fixture
 
 README = ROOT / "README.md"
@@ -33,6 +35,7 @@ def clone_line() -> str:
     return line
 
 
+@pytest.mark.packaging
 def test_the_readme_line_installs_the_core_and_both_adapters_from_a_clone(tmp_path, deps):  # noqa: F811
     line = clone_line()
     args = shlex.split(line)

@@ -40,6 +40,7 @@ def _import_without(module: str, *blocked: str) -> dict | None:
     return json.loads(done.stdout)
 
 
+@pytest.mark.packaging
 @pytest.mark.parametrize("missing", ["langchain_core", "langgraph"])
 def test_langchain_adapter_names_its_extra(missing):
     error = _import_without("langchain_cbmemory", missing)
@@ -59,6 +60,7 @@ def test_llamaindex_adapter_names_its_extra(module):
     assert "pip install llama-index-memory-cbmemory" in error["message"]
 
 
+@pytest.mark.packaging
 def test_other_missing_modules_are_not_renamed():
     """Only the frameworks' absence is translated; a missing module of our own stays what it is."""
     error = _import_without("langchain_cbmemory", "langchain_cbmemory.store")

@@ -66,6 +66,7 @@ def _metadata(wheel: Path):
         return Parser().parsestr(z.read(name).decode())
 
 
+@pytest.mark.packaging
 def test_each_wheel_ships_its_own_packages_once(wheels):
     core = {f.split("/")[0] for f in _files(wheels["cbmemory"])}
     assert core == {"cbmemory", "cbmemory-0.1.0.dist-info"}  # the adapters and the study are not shipped twice
@@ -157,6 +158,7 @@ def _where(python: Path, cwd: Path, *modules: str) -> dict[str, str | None]:
     return json.loads(_run([str(python), "-c", PROBE, *modules], cwd=cwd))
 
 
+@pytest.mark.packaging
 def test_core_wheel_alone_installs_with_its_command(wheels, tmp_path, deps):
     venv = tmp_path / "core"
     python = _fresh_env(venv, [wheels["cbmemory"]], deps)
@@ -170,6 +172,7 @@ def test_core_wheel_alone_installs_with_its_command(wheels, tmp_path, deps):
     assert done.returncode == 2 and "pip install cbmemory-eval" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.packaging
 def test_study_wheel_adds_its_commands_and_recipes_to_the_core_s(wheels, tmp_path, deps):
     venv = tmp_path / "study"
     python = _fresh_env(venv, [wheels["cbmemory"], wheels["cbmemory-eval"]], deps)
@@ -182,6 +185,7 @@ def test_study_wheel_adds_its_commands_and_recipes_to_the_core_s(wheels, tmp_pat
     assert "--db" in _run([cbmemory, "ingest-dataset", "--help"], cwd=tmp_path)
 
 
+@pytest.mark.packaging
 @pytest.mark.parametrize("dist", sorted(ADAPTERS))
 def test_adapter_wheel_installs_beside_the_core(wheels, tmp_path, dist, deps):
     python = _fresh_env(tmp_path / dist, [wheels["cbmemory"], wheels[dist]], deps)
