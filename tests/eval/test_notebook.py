@@ -9,6 +9,7 @@ from tests.support.notebooks import assert_committed_outputs, run_notebook
 from .conftest import LOCOMO_DEV
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not LOCOMO_DEV.exists(), reason=f"LoCoMo dev file not at {LOCOMO_DEV}")
 def test_evaluation_notebook_runs_offline(tmp_path, monkeypatch):
     nb, outputs = run_notebook("evaluate_memory.ipynb", tmp_path, monkeypatch, timeout=300,

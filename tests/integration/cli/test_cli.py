@@ -12,6 +12,7 @@ DEV = Path(__file__).resolve().parents[4] / "shared" / "data" / "locomo" / "loco
 needs_dev = pytest.mark.skipif(not DEV.exists(), reason=f"LoCoMo dev file not found at {DEV}")
 
 
+@pytest.mark.heavy
 @needs_dev
 def test_cli_ingest_search_stats_forget(tmp_path, capsys):
     one = tmp_path / "one.json"
