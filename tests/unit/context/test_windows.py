@@ -8,6 +8,7 @@ from cbmemory.context import (
     ContextConfig,
     context_tokens,
     count_tokens,
+    distinct_passages,
     fit,
     format_context,
     header,
@@ -82,3 +83,16 @@ def test_memories_the_prompt_already_shows_are_dropped_from_hits_and_from_their_
     assert [h.record.position for h in kept] == [1]
     assert [r.position for r in kept[0].context] == [0]
     assert unseen(hits, lambda r: False) == hits and kept[0].record is hits[0].record
+
+
+def test_hits_shown_apart_show_each_turn_once_as_in_one_context():
+    # hits 1 and 3 (window 1) share turn 2, and turn 3 is itself a hit: each shows itself and what no
+    # earlier-ranked hit shows (the adapters' nodes and documents)
+    hits = [windowed(1), windowed(3), windowed(4)]
+    apart = distinct_passages(hits)
+    assert [[r.position for r in passage(h)] for h in apart] == [[0, 1, 2], [3], [4, 5]]
+    assert [h.record for h in apart] == [h.record for h in hits] and [h.score for h in apart] == [1.0] * 3
+    shown = [r.position for h in apart for r in passage(h)]
+    assert sorted(shown) == [r.position for r in shown_records(hits)] == list(range(6))  # each once, none lost
+    assert distinct_passages([windowed(2)]) == [windowed(2)]  # alone: untouched
+
