@@ -18,6 +18,7 @@ from cbmemory_eval.bench.rows import GoalCheck, Latency, MachineFacts, Neighbour
 from cbmemory_eval.peers import missing_packages
 
 
+@pytest.mark.process
 def test_bench_smoke_run_writes_bench_json_and_prints_the_table(tmp_path, capsys):
     out = tmp_path / "bench"
     rc = main(["bench", "--out", str(out), "--sizes", "200", "--users", "1,20", "--user-records", "40",
