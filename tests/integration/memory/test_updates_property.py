@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta, timezone
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -87,6 +88,7 @@ def _lines(text: str, said: list[tuple[datetime, str]]) -> dict[int, list[str]]:
     return out
 
 
+@pytest.mark.heavy
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(histories())
 def test_after_random_histories_of_changes_the_newest_value_is_shown_and_every_older_one_marked(
