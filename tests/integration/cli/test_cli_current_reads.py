@@ -20,6 +20,7 @@ def _texts(out: str) -> set[str]:
     return {r["text"] for h in json.loads(out) for r in (h, *h["context"])}
 
 
+@pytest.mark.heavy
 def test_search_takes_current_only_and_as_of(tmp_path, minilm, capsys):
     db = tmp_path / "m.db"
     with AgentMemory.open(db, embedder=minilm, ingest=LINKING) as memory:
