@@ -50,7 +50,12 @@ def cmd_updates(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"recipe": args.recipe}
     if args.link_updates:  # the product's write-time links are opt-in (IngestConfig.link_updates)
         options["ingest"] = dataclasses.replace(get_recipe(args.recipe).ingest, link_updates=True)
-    summary: dict[str, Any] = {"data": str(data), "recipe": args.recipe, "seed": args.seed, "results": {}}
+    recall: dict[str, Any] = {}
+    if args.current_value:  # the read-time current-value stage (RetrievalConfig.current_value) on the recipe
+        recall["recipe"] = get_recipe(args.recipe).with_(current_value=True)
+    summary: dict[str, Any] = {"data": str(data), "recipe": args.recipe, "seed": args.seed, "results": {},
+                               "current_value": bool(get_recipe(args.recipe).retrieval.current_value
+                                                     or args.current_value)}
     texts = []
     answer = None
     if args.llm:
@@ -68,7 +73,7 @@ def cmd_updates(args: argparse.Namespace) -> int:
             label = f"x{factor}"
             ids = fixed_subset(cases, args.llm_questions, args.seed) if answer is not None else set()
             rows = run_cases(hs, cases, out / "work", cache, label=label, embedder=embedder, memory_options=options,
-                             keep_text=args.keep_text, answer=answer, answer_ids=ids)
+                             recall_options=recall, keep_text=args.keep_text, answer=answer, answer_ids=ids)
             path = out / f"cases-{family}-{label}.jsonl"
             path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
             key = f"{family}@{label}"
@@ -176,6 +181,8 @@ def register_updates(sub) -> None:
     p.add_argument("--recipe", default="default", help="the recipe recall uses (default: default)")
     p.add_argument("--link-updates", action="store_true", help="ingest with IngestConfig(link_updates=True): "
                    "the product's write-time supersession links (off by default)")
+    p.add_argument("--current-value", action="store_true", help="recall with the recipe's current_value stage "
+                   "on (the user's latest statement of the fact asked about; RetrievalConfig.current_value)")
     p.add_argument("--cache-dir", help="where the plain haystacks' stores live (default OUT/stores)")
     p.add_argument("--keep-text", action="store_true", help="keep what recall showed in each question's line")
     p.add_argument("--llm", help="reader model (ChatOpenAI): answers a fixed subset; scores whether the answer "

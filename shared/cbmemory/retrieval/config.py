@@ -124,6 +124,9 @@ class RetrievalConfig:
     - ``skip_shown``: with a window, a candidate inside the window of a better one is read there already,
       so it is not returned as a hit of its own: the next candidate takes its place (the k hits show up to
       k windows of new turns, not the same passage twice). Off: the first k candidates, windows and all.
+    - ``current_value``: for a first-person question about a kind of personal fact (where one lives, works,
+      a phone number ...), the user's latest statements of that fact are shown too, in the first hit's
+      context (``current_value``: found by meaning, one extra vector search; off: nothing added).
 
     What the model is then shown, and in how many tokens (``token_budget``), is the context stage's
     (``ContextConfig``, a recipe's ``context``).
@@ -139,6 +142,7 @@ class RetrievalConfig:
     k: int | None = 10
     window: int = 0
     skip_shown: bool = False
+    current_value: bool = False
 
     def __post_init__(self) -> None:
         specs = tuple(s if isinstance(s, SignalSpec) else SignalSpec(check_choice(Signal, s, "signals"))
@@ -157,6 +161,8 @@ class RetrievalConfig:
         check_count(self.window, "window", lo=0)
         if not isinstance(self.skip_shown, bool):
             raise InvalidInputError(f"skip_shown must be True or False, got {self.skip_shown!r}")
+        if not isinstance(self.current_value, bool):
+            raise InvalidInputError(f"current_value must be True or False, got {self.current_value!r}")
         if self.filters.floor is not None and not self.uses(Signal.VECTOR):
             raise InvalidInputError("filters.floor is a cosine similarity: it needs the vector signal among the "
                                     "signals")
@@ -195,7 +201,8 @@ class RetrievalConfig:
         its fields (enums as their strings, tuples as lists)."""
         return {"signals": [s.to_dict() for s in self.signals],
                 **{name: getattr(self, name).to_dict() for name in GROUPS},
-                "k": self.k, "window": self.window, "skip_shown": self.skip_shown}
+                "k": self.k, "window": self.window, "skip_shown": self.skip_shown,
+                **({"current_value": True} if self.current_value else {})}  # written when on: older JSON stays
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RetrievalConfig:

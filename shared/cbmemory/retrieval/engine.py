@@ -23,6 +23,7 @@ from ..store.candidates import Candidates
 from ..text import words
 from .config import DATE, NEIGHBOUR, SESSION, SPEAKER, Order, Rerank, RetrievalConfig, Signal, scale_k
 from .current import DEEPER, Superseded
+from .current_value import with_current
 from .entities import extract_entities
 from .pool import Pool, fused, ranked_order, unite, with_list
 from .ranking import Ranking, apart
@@ -400,6 +401,8 @@ def retrieve(
         else ranked[:k]
     ranked = with_window(store, user_id, ranked, config.window, f, now)
     if changed is None:
+        if config.current_value:  # the user's newest statements of the fact asked about (current_value.py)
+            ranked = with_current(store, embed_query, user_id, query, ranked, f, now)
         ranked = with_updates(store, user_id, ranked, f, now, as_of)  # what changed a shown memory (updates.py)
     else:  # nothing shown was changed: no update to add
         ranked = changed.without_context(ranked)

@@ -1,0 +1,184 @@
+"""Read time: the current value of a fact of the user's that the question asks about (``current_value``).
+
+A question about the user themself ("Which city do I live in these days?") often matches the user's
+earlier statement of the fact better than the later one that changed it, which may share no word with the
+question ("Tomorrow is my first morning as a resident of Porto"). The matter is found by meaning, not by
+words: ``SLOTS`` holds a few generic descriptions per kind of personal fact (written for this module, no
+benchmark sentence), embedded with the memory's own query embedder (its cache keeps them after the first
+search of a user). A text's slot is the slot of its nearest description, when that is close enough
+(``*_FLOOR``) and nearer than any other slot's (``*_MARGIN``).
+
+When the question is in the first person and has a slot, one extra vector search (``DEPTH`` records, the
+slot's mean description as the query) finds the user's statements on that matter: the user's own turns,
+statements, naming no person the question does not ("my cousin moved to Glasgow" is not the user's home),
+whose own words (embedded alone: the stored vector also holds the date and the turn answered) are near the
+slot's descriptions (``on_slot``). The latest ``LATEST`` of them, by conversation date, join the first
+hit's context (as a window's turns do: the ranked hits, their number and order stay as they were; the
+context shows every line in date order), so the newest statements of the matter are in what the reader gets;
+with ``MARK_OLDER``, an older statement of the same slot that the context shows is
+marked as changed on the latest one's date (``Hit.changed``: a later statement on the same matter holds).
+Cost, for such a question only: one vector search of ``DEPTH`` and the embedding of the statements it finds
+(the embedder's cache keeps them for the user's later questions).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from datetime import datetime
+
+import numpy as np
+
+from ..ingest.updates import is_statement, people
+from ..models import Hit, MemoryRecord, SearchFilters, conversation_order, frozen_mapping
+from ..store.base import MemoryStore
+
+# Chosen by leave-one-conversation-out CV on the knowledge-update benchmark's train phrasings (LoCoMo dev, 8
+# conversations; every fold picked these; experiments/knowledge_updates/current_cv.py). LATEST and DEPTH are
+# the largest values tried (more would show more: capped for the context's size and the read's cost).
+QUESTION_FLOOR = 0.5  # cosine of a question to its slot's nearest description
+QUESTION_MARGIN = 0.0  # ... and how much nearer than any other slot's
+STATEMENT_FLOOR = 0.3  # cosine of a statement's own words to the question's slot's nearest description
+STATEMENT_MARGIN = -0.1  # ... minus its cosine to any other slot's (negative: a statement may be nearer another)
+DEPTH = 100  # records the slot's search reads
+LATEST = 5  # newest statements of the slot shown
+MARK_OLDER = False  # mark older same-slot statements shown as changed (off: 7 of ~180 questions per family
+#                     would mark the current statement itself)
+
+FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi['’](?:m|ve|d|ll)\b", re.I)
+
+# Kinds of personal fact that change, each described a few ways (generic: not any benchmark's sentences).
+SLOTS: Mapping[str, tuple[str, ...]] = {
+    "home_city": ("the city or town where I live now", "I moved to another city", "I relocated and live somewhere "
+                  "else now", "my new home town", "I became a resident of a different place"),
+    "home_kind": ("the kind of home I live in: a flat, a house, a boat", "we moved into a new apartment",
+                  "our new house has a garden", "I rent a small studio"),
+    "employer": ("the company I work for, my employer", "I started working at a new company",
+                 "I signed a contract with a new firm", "I got hired by another organisation"),
+    "job_title": ("my job title and position at work", "I was promoted to a new role", "my new title at the office",
+                  "I now manage a team"),
+    "schedule": ("which day of the week my regular class is", "my weekly evening class moved to another day",
+                 "I go to my class every week on the same weekday"),
+    "phone": ("my phone number", "call or text me on this number", "I got a new mobile number"),
+    "email": ("my email address", "write to me at this email", "my new inbox address"),
+    "favourite_food": ("my favourite food or dish", "the meal I love most", "the dish I keep ordering and craving"),
+    "drink": ("my usual coffee or drink order", "what I order at the cafe", "the barista knows my usual drink"),
+    "child_school": ("the school my child goes to", "my kid started at a new school", "my daughter's or son's "
+                     "school and class"),
+    "trip": ("where I am going on my next holiday or trip", "the destination of my upcoming travel",
+             "I booked flights for a vacation abroad"),
+    "morning": ("what I do first thing every morning", "my morning routine before breakfast",
+                "how I start each day"),
+    "partner": ("the person I am dating, my partner", "my boyfriend or girlfriend", "I am in a relationship with "
+                "someone new"),
+    "device": ("the laptop or computer I use", "I got a new computer", "my work laptop"),
+    "household": ("how many people live in my household", "who lives with me at home", "the number of people in "
+                  "our house"),
+    "doctor": ("my doctor, the GP I see", "my new physician", "my appointment with my family doctor"),
+    "language": ("the foreign language I am learning", "my language lessons", "I practise vocabulary in a new "
+                 "language"),
+    "car": ("the car I drive", "I bought a new car", "my vehicle"),
+    "sport": ("the sport I play", "my weekend sport or team", "I joined a club to play a game"),
+    "diet": ("the diet I follow, what I eat and avoid", "I stopped eating meat", "I changed how I eat"),
+    "pet": ("the pet animal I have", "I adopted a new pet", "the animal living with us"),
+    "commute": ("how I travel to work, my commute", "I go to the office by bus, train or bike",
+                "my daily journey to work"),
+    "wake": ("what time I wake up, my alarm", "I get up early on workdays", "my alarm clock time"),
+    "hobby": ("my main hobby these days", "what I do in my free time", "a new pastime I picked up"),
+    "gym": ("the gym or fitness class I go to", "my workout routine"),
+    "bank": ("the bank I use", "my bank account"),
+    "address": ("my street address", "my postal address"),
+    "health": ("a health condition or medication I take", "my allergy"),
+    "music": ("the instrument I play", "the music I listen to"),
+    "reading": ("the book I am reading", "the show I am watching"),
+}
+
+Embed = Callable[[str], np.ndarray]
+Protos = tuple[tuple[str, ...], np.ndarray, np.ndarray]  # slot names, each description's slot, their vectors
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    n = float(np.linalg.norm(v))
+    return v / n if n > 0 else v
+
+
+def prototypes(embed: Embed) -> Protos:
+    """The slot names, each description's slot index and the descriptions' unit vectors (rows)."""
+    names = tuple(SLOTS)
+    owner = np.array([i for i, n in enumerate(names) for _ in SLOTS[n]])
+    rows = np.stack([_unit(np.asarray(embed(t), dtype=np.float32)) for n in names for t in SLOTS[n]])
+    return names, owner, rows
+
+
+def _by_slot(vec: np.ndarray, protos: Protos) -> np.ndarray:
+    """Per slot, the cosine of ``vec`` to its nearest description."""
+    names, owner, rows = protos
+    best = np.full(len(names), -1.0)
+    np.maximum.at(best, owner, rows @ _unit(np.asarray(vec, dtype=np.float32)))
+    return best
+
+
+def slot_of(vec: np.ndarray, protos: Protos, floor: float, margin: float) -> str | None:
+    """The slot of a text's vector: its nearest description's, when at least ``floor`` and ``margin`` above
+    the nearest description of any other slot; else ``None``."""
+    best = _by_slot(vec, protos)
+    order = np.argsort(-best)
+    first = float(best[order[0]])
+    second = float(best[order[1]]) if len(order) > 1 else -1.0
+    return protos[0][int(order[0])] if first >= floor and first - second >= margin else None
+
+
+def on_slot(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: float) -> bool:
+    """Whether a text's vector is on ``slot``: its cosine to the slot's nearest description is at least
+    ``floor`` and at least ``margin`` above its cosine to any other slot's (a negative margin lets a text
+    nearer to another slot count too)."""
+    best = _by_slot(vec, protos)
+    i = protos[0].index(slot)
+    return bool(best[i] >= floor and best[i] - np.max(np.delete(best, i)) >= margin)
+
+
+def _own(r: MemoryRecord, asked: frozenset[str]) -> bool:
+    return r.kind == "turn" and r.role == "user" and is_statement(r.text) and people(r.text) <= asked
+
+
+def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hits: list[Hit],
+                 filters: SearchFilters, now: datetime | None) -> list[Hit]:
+    """``hits`` with, for a first-person question with a slot, the user's latest statements of that slot in
+    the first hit's context (see the module docstring); ``hits`` unchanged otherwise."""
+    if not hits or not FIRST_PERSON.search(query):
+        return hits
+    protos = prototypes(embed)
+    slot = slot_of(embed(query), protos, QUESTION_FLOOR, QUESTION_MARGIN)
+    if slot is None:
+        return hits
+    names, owner, rows = protos
+    probe = _unit(rows[owner == names.index(slot)].mean(axis=0))
+    found = store.vector_search(user_id, probe, DEPTH, replace(filters, kinds=("turn",)), now=now)
+    asked = people(query)
+    shown = {r.record_id: r for h in hits for r in (h.record, *h.context)}
+    pool = {h.record.record_id: h.record for h in found if _own(h.record, asked)}
+    if MARK_OLDER:
+        pool |= {i: r for i, r in shown.items() if _own(r, asked)}
+    # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
+    same = sorted((r for r in pool.values() if on_slot(embed(r.text), protos, slot, STATEMENT_FLOOR, STATEMENT_MARGIN)),
+                  key=conversation_order)
+    if not same:
+        return hits
+    latest = same[-LATEST:]
+    added = tuple(r for r in latest if r.record_id not in shown)
+    out = [replace(hits[0], context=(*hits[0].context, *added)), *hits[1:]] if added and hits else list(hits)
+    if not MARK_OLDER:
+        return out
+    first = latest[0]
+    older = {r.record_id for r in same if r.record_id in shown and conversation_order(r) < conversation_order(first)
+             and r.occurred_at < first.occurred_at}
+    return [_marked(h, older, first.occurred_at) for h in out]
+
+
+def _marked(h: Hit, older: set[str], when: datetime) -> Hit:
+    ids = [r.record_id for r in (h.record, *h.context) if r.record_id in older]
+    if not ids:
+        return h
+    return replace(h, changed=frozen_mapping({**h.changed, **{i: h.changed.get(i, when) for i in ids}}))
+

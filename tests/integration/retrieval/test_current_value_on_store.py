@@ -1,0 +1,80 @@
+"""Integration layer: the read-time current-value stage (``RetrievalConfig.current_value``,
+``cbmemory.retrieval.current_value``) through AgentMemory over a real SQLite file with the real MiniLM embedder.
+A first-person question about a fact the user changed in words the question does not share gets the
+latest statement of that fact shown in the first hit's context; someone else's similar fact is not taken for
+the user's; a question not about the user adds nothing; the recipe's own hits stay as they were."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from cbmemory import AgentMemory, get_recipe
+
+D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
+ON = get_recipe("default")  # the stage is on in the default recipe
+OFF = get_recipe("default").with_(name="default_plain", current_value=False)
+FILLER = ["We watched a film about whales last night.", "The weather has been lovely for walks.",
+          "I baked bread with my neighbour on Sunday.", "My book club picked a mystery novel this month.",
+          "The garden needs weeding again.", "I tried a new recipe for lentil soup.",
+          "Work was busy with the quarterly report.", "I finally fixed the squeaky door.",
+          "The concert on Friday was loud but fun.", "I have been reading about old maps."]
+LEEDS = ["Leeds was grey again today, day {i} of rain.", "The city centre in Leeds was packed on day {i}.",
+         "Living in Leeds means the bus is always late, {i} minutes today.",
+         "Our street in Leeds had a party, {i} neighbours came.", "I walked around Leeds for {i} hours."]
+OLD = "I've been living in Leeds for a few years and I really like my street there."
+NEW = "Tomorrow I start my first week as a local in Porto."
+
+
+def _turns(memory, sid, day, *texts):
+    msgs = []
+    for t in texts:
+        msgs += [{"role": "user", "speaker": "Ana", "content": t},
+                 {"role": "assistant", "speaker": "Bot", "content": "Sounds good, tell me more."}]
+    memory.add_session("ana", sid, msgs, date=D0 + timedelta(days=day))
+
+
+@pytest.fixture
+def memory(tmp_path, minilm):
+    m = AgentMemory.open(tmp_path / "memory.db", embedder=minilm)
+    yield m
+    m.close()
+
+
+def _history(memory, change: str) -> None:
+    """The old city, then much talk that repeats it, ``change`` last."""
+    _turns(memory, "s0", 0, OLD)
+    for i in range(1, 41):
+        _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)], LEEDS[i % len(LEEDS)].format(i=i))
+    _turns(memory, "s_change", 90, change)
+
+
+def _shown(rec) -> set[str]:
+    return {r.text for h in rec.hits for r in (h.record, *h.context)}
+
+
+def test_the_latest_statement_of_the_fact_asked_about_is_shown_after_the_hits(memory):
+    _history(memory, NEW)
+    q = "Which city do I live in these days?"
+    off, on = memory.recall(q, "ana", recipe=OFF), memory.recall(q, "ana", recipe=ON)
+    assert NEW not in _shown(off)  # the question shares no word with the new statement
+    assert NEW in _shown(on) and "Porto" in on.context.text
+    assert [h.record.record_id for h in on.hits] == [h.record.record_id for h in off.hits]  # same hits
+    [with_it] = [h for h in on.hits if NEW in {r.text for r in h.context}]
+    assert with_it is on.hits[0]  # in the first hit's context
+
+
+def test_someone_elses_similar_fact_is_not_taken_for_the_users(memory):
+    cousin = "My cousin just became a resident of Glasgow, she loves it."
+    _history(memory, cousin)
+    on = memory.recall("Which city do I live in these days?", "ana", recipe=ON)
+    off = memory.recall("Which city do I live in these days?", "ana", recipe=OFF)
+    assert cousin not in _shown(on) - _shown(off)  # the user's own later statements on the matter may be added
+
+
+def test_a_question_not_about_the_user_adds_nothing(memory):
+    _history(memory, NEW)
+    q = "Which city does Bot live in?"
+    on, off = memory.recall(q, "ana", recipe=ON), memory.recall(q, "ana", recipe=OFF)
+    assert _shown(on) == _shown(off)

@@ -1,0 +1,56 @@
+"""Unit layer: the current-value stage's pure parts (``cbmemory.retrieval.current_value``): a text's slot by its
+nearest description (floor and margin), whether a text is on a given slot, which questions are about the
+user, and the ``RetrievalConfig.current_value`` switch (checked, written to JSON only when on)."""
+
+import numpy as np
+import pytest
+
+from cbmemory import InvalidInputError
+from cbmemory.retrieval import RetrievalConfig
+from cbmemory.retrieval.current_value import FIRST_PERSON, SLOTS, on_slot, slot_of
+
+
+def protos():
+    """Three slots in 4 dimensions: a has two descriptions (axes 0 and 1), b one (axis 2), c one (axis 3)."""
+    rows = np.eye(4, dtype=np.float32)
+    return ("a", "b", "c"), np.array([0, 0, 1, 2]), rows
+
+
+def test_a_slot_is_the_nearest_descriptions_when_near_and_clear_enough():
+    p = protos()
+    assert slot_of(np.array([0.0, 1.0, 0.2, 0.0]), p, 0.5, 0.1) == "a"  # its second description
+    assert slot_of(np.array([0.1, 0.0, 1.0, 0.0]), p, 0.5, 0.1) == "b"
+    assert slot_of(np.array([0.7, 0.0, 0.7, 0.0]), p, 0.5, 0.1) is None  # as near to a as to b
+    assert slot_of(np.array([0.3, 0.0, 0.0, 0.1]), p, 0.99, 0.0) is None  # near nothing
+
+
+def test_on_slot_compares_the_slot_with_every_other_one():
+    p = protos()
+    v = np.array([0.6, 0.0, 0.8, 0.0])  # cosine 0.6 to a, 0.8 to b
+    assert not on_slot(v, p, "a", 0.5, 0.0)
+    assert on_slot(v, p, "a", 0.5, -0.25)  # a negative margin: near a, if nearer to b
+    assert on_slot(v, p, "b", 0.5, 0.15) and not on_slot(v, p, "b", 0.9, 0.0)
+
+
+@pytest.mark.parametrize("question,about_user", [
+    ("Which city do I live in these days?", True), ("What is my phone number now?", True),
+    ("Where am I going on my next trip?", True), ("What's the name of the car I've got?", True),
+    ("Which city does Caroline live in?", False), ("What did we say about whales?", False),
+    ("Is it raining in Iceland?", False)])
+def test_only_questions_in_the_first_person_are_about_the_user(question, about_user):
+    assert bool(FIRST_PERSON.search(question)) is about_user
+
+
+def test_every_slot_has_descriptions_and_none_names_a_value():
+    assert all(SLOTS[s] and all(d == d.strip() and not any(c.isdigit() for c in d) for d in SLOTS[s])
+               for s in SLOTS)
+
+
+def test_current_value_is_a_checked_switch_written_only_when_on():
+    assert RetrievalConfig().current_value is False
+    assert "current_value" not in RetrievalConfig().to_dict()
+    on = RetrievalConfig().with_(current_value=True)
+    assert on.to_dict()["current_value"] is True
+    assert RetrievalConfig.from_dict(on.to_dict()) == on
+    with pytest.raises(InvalidInputError, match="current_value"):
+        RetrievalConfig(current_value="yes")  # type: ignore[arg-type]
