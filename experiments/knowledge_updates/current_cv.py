@@ -22,6 +22,7 @@ from cbmemory import AgentMemory
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.models import SearchFilters, conversation_order
 from cbmemory.retrieval import current_value as C
+from cbmemory.store.signals import Signal
 from cbmemory_eval.datasets.locomo import load_locomo
 from cbmemory_eval.scale import scaled_haystacks
 from cbmemory_eval.updates.generate import appended, generate
@@ -55,7 +56,7 @@ def features(mem, user, case, protos):
     names, owner, rows = protos
     probe = C._unit(rows[owner == names.index(slot)].mean(axis=0))
     f = SearchFilters(kinds=("turn",), occurred_before=case.question_date.replace(hour=23, minute=59))
-    found = mem.store.vector_search(user, probe, 100, f)
+    found = mem.store.search(Signal.VECTOR, user, probe, 100, f)
     asked = C.people(case.question)
     own = [(i, h.record) for i, h in enumerate(found) if C._own(h.record, asked)]
     cands = []

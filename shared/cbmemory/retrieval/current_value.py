@@ -32,6 +32,7 @@ import numpy as np
 
 from ..models import Hit, MemoryRecord, SearchFilters, conversation_order, frozen_mapping
 from ..store.base import MemoryStore
+from ..store.signals import Signal
 
 # Chosen by leave-one-conversation-out CV on the knowledge-update benchmark's train phrasings (LoCoMo dev, 8
 # conversations; every fold picked these; experiments/knowledge_updates/current_cv.py). LATEST and DEPTH are
@@ -172,7 +173,7 @@ def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hit
         return hits
     names, owner, rows = protos
     probe = _unit(rows[owner == names.index(slot)].mean(axis=0))
-    found = store.vector_search(user_id, probe, DEPTH, replace(filters, kinds=("turn",)), now=now)
+    found = store.search(Signal.VECTOR, user_id, probe, DEPTH, replace(filters, kinds=("turn",)), now=now)
     asked = people(query)
     shown = {r.record_id: r for h in hits for r in (h.record, *h.context)}
     pool = {h.record.record_id: h.record for h in found if _own(h.record, asked)}
