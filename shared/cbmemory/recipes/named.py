@@ -50,8 +50,8 @@ DEFAULT_NO_WINDOW = Recipe(
 RELEVANCE_FLOOR = 0.18
 DEFAULT_NO_FLOOR = DEFAULT_NO_WINDOW.with_(
     name="default_no_floor",
-    description="The default without its relevance floor (nor its current-value stage): every question gets its "
-    "k best memories, however unrelated. Choose it when the reader should always see something (a browser of the memory, a study).",
+    description="The default without its relevance floor: every question gets its k best memories, however "
+    "unrelated. Choose it when the reader should always see something (a browser of the memory, a study).",
     window=1, skip_shown=True, token_budget=READER_BUDGET,
 )
 DEFAULT = DEFAULT_NO_FLOOR.with_(
@@ -59,9 +59,8 @@ DEFAULT = DEFAULT_NO_FLOOR.with_(
     description="Vector + BM25 over turns indexed with the turn they answer, weighted score fusion, turns next "
     "to a strong match and turns of strongly matching sessions lifted; each hit shown with the turns before "
     "and after it (a hit inside another's window gives its place to the next), within 2,048 tokens; memories "
-    "unrelated to the question (below a relevance floor) not shown; a question about the user themself also "
-    "gets the user's newest statements on the matter it asks about. Start here.",
-    floor=RELEVANCE_FLOOR, current_value=True,
+    "unrelated to the question (below a relevance floor) not shown. Start here.",
+    floor=RELEVANCE_FLOOR,
 )
 DEFAULT_SPARSE = DEFAULT.with_(
     name="default_sparse",

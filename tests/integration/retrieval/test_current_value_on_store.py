@@ -13,8 +13,8 @@ import pytest
 from cbmemory import AgentMemory, get_recipe
 
 D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
-ON = get_recipe("default")  # the stage is on in the default recipe
-OFF = get_recipe("default").with_(name="default_plain", current_value=False)
+ON = get_recipe("default").with_(name="default_current", current_value=True)  # opt-in: off in every recipe
+OFF = get_recipe("default")
 FILLER = ["We watched a film about whales last night.", "The weather has been lovely for walks.",
           "I baked bread with my neighbour on Sunday.", "My book club picked a mystery novel this month.",
           "The garden needs weeding again.", "I tried a new recipe for lentil soup.",

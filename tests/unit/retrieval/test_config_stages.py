@@ -77,8 +77,6 @@ ADDED_SINCE = {"default_v2", "default_no_floor"}
 FLOOR_SINCE = {"default", "default_sparse"}
 SKIP_SHOWN_SINCE = {"default", "default_sparse", "default_v2_scale"}
 VECTOR_075_SINCE = {"default", "default_sparse", "default_no_window"}
-# Issue 31 gave the default (and default_sparse, made from it) the read-time current-value stage.
-CURRENT_VALUE_SINCE = {"default", "default_sparse"}
 
 
 def as_it_was(name: str) -> Recipe:
@@ -90,8 +88,6 @@ def as_it_was(name: str) -> Recipe:
         recipe = recipe.with_(weights=weights, description=FLAT[name]["description"])
     if name in FLOOR_SINCE:
         recipe = recipe.with_(floor=None, description=FLAT[name]["description"])
-    if name in CURRENT_VALUE_SINCE:
-        recipe = recipe.with_(current_value=False, description=FLAT[name]["description"])
     return recipe
 
 
@@ -121,7 +117,7 @@ def test_a_recipe_stamped_in_the_flat_form_reads_back_to_the_equal_recipe(name):
 
 def test_the_grouped_json_has_one_object_per_stage():
     d = all_recipes()["default_sparse"].retrieval.to_dict()
-    assert set(d) == {"signals", *GROUPS, "k", "window", "skip_shown", "current_value"}
+    assert set(d) == {"signals", *GROUPS, "k", "window", "skip_shown"}
     assert all_recipes()["default_sparse"].context.to_dict()["token_budget"] == 2048
     assert d["signals"][-1] == {"name": "sparse", "pool": 100, "weight": 0.75}
     assert d["context_boost"] == {"neighbour_weight": 0.5, "session_weight": 0.5}
