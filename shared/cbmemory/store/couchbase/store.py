@@ -69,7 +69,8 @@ from ...dates import utcnow
 from ...embedding.sparse import SparseVector
 from ...errors import CbMemoryError, WriteConflictError
 from ...models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
-from ..base import MemoryStore, WriteMode
+from ..base import WriteMode
+from ..parts import PartsStore
 from ..sessions import leftovers
 from ..signals import Signal
 from ..windows import Window
@@ -82,7 +83,7 @@ from .scorers import SCORERS
 from .sparse import SparseVectors
 
 
-class CouchbaseStore(MemoryStore):
+class CouchbaseStore(PartsStore):
     """Memory in one Couchbase bucket: a scope (``agentmemory``) with ``users``, ``sessions`` and
     ``memory`` collections and one Search index over ``memory``. Batches are not atomic (see the module
     docstring).
@@ -101,6 +102,9 @@ class CouchbaseStore(MemoryStore):
     (``sparse.SparseVectors``) and its searches (``scorers.SCORERS``), each on the bucket; the writes and
     erasures are here.
     """
+
+    _listings: Listings
+    _sparse: SparseVectors
 
     scorers = SCORERS
 
@@ -139,50 +143,13 @@ class CouchbaseStore(MemoryStore):
     def _dimension(self) -> int | None:
         return self._b.dimension()
 
-    def _get_records(self, user_id: str, record_ids: list[str]) -> list[MemoryRecord]:
-        return self._listings.get_records(user_id, record_ids)
-
-    def _superseding(self, user_id: str, record_ids: list[str], now: datetime) -> dict[str, tuple[str, ...]]:
-        return self._listings.superseding(user_id, record_ids, now)
-
-    def _list_records(self, user_id: str, filters: SearchFilters, limit: int | None, newest_first: bool,
-                      now: datetime) -> list[MemoryRecord]:
-        return self._listings.list_records(user_id, filters, limit, newest_first, now)
-
     def _neighbours(self, user_id: str, merged: Sequence[Window], filters: SearchFilters,
                     now: datetime) -> list[MemoryRecord]:
         return self._listings.neighbours(user_id, merged, filters, now)
 
-    def get_session(self, user_id: str, session_id: str) -> Session | None:
-        return self._listings.get_session(user_id, session_id)
-
-    def list_sessions(self, user_id: str) -> list[Session]:
-        return self._listings.list_sessions(user_id)
-
-    def count(self, user_id: str | None = None) -> int:
-        return self._listings.count(user_id)
-
-    def users(self) -> list[str]:
-        return self._listings.users()
-
-    def lookup_vectors(self, user_id: str, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
-        return self._listings.lookup_vectors(user_id, content_hashes)
-
-    def _bind_sparse_encoder(self, name: str) -> None:
-        self._sparse.bind(name)
-
     @property
     def bound_sparse_encoder(self) -> str | None:
         return self._b.bound_sparse_encoder
-
-    def users_missing_sparse(self) -> list[str]:
-        return self._sparse.users_missing()
-
-    def _records_without_sparse(self, user_id: str, limit: int | None) -> list[MemoryRecord]:
-        return self._sparse.records_without(user_id, limit)
-
-    def _set_sparse(self, user_id: str, vectors: dict[str, SparseVector]) -> int:
-        return self._sparse.set(user_id, vectors)
 
     @classmethod
     def connect(cls, connection_string: str, username: str, password: str, bucket: str, *,

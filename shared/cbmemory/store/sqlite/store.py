@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 import numpy as np
@@ -30,8 +30,9 @@ from ...dates import utcnow
 from ...embedding.sparse import SparseVector
 from ...errors import CbMemoryError
 from ...models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
-from ..base import MemoryStore, WriteMode
+from ..base import WriteMode
 from ..candidates import Candidates
+from ..parts import PartsStore
 from ..signals import Signal
 from ..windows import Window
 from . import write as w
@@ -43,7 +44,7 @@ from .scorers import SCORERS, Scoring
 from .sparse import SparseVectors
 
 
-class SQLiteStore(MemoryStore):
+class SQLiteStore(PartsStore):
     """Memory in one local file. ``SQLiteStore("memory.db")``, or ``":memory:"`` for a throwaway store.
 
     Safe to share between threads of one process (one connection behind a lock) and between processes
@@ -58,8 +59,12 @@ class SQLiteStore(MemoryStore):
 
     Composed of parts: the file (``core.SQLiteFile``: connection, transactions, embedder binding, the users'
     columns in memory), its listings (``reads.Listings``) and its sparse vectors (``sparse.SparseVectors``),
-    each on the file; the searches (by ``scorers.SCORERS``), writes and erasures are here.
+    each on the file (``store.parts.PartsStore`` answers from the last two as they are); the searches (by
+    ``scorers.SCORERS``), writes and erasures are here.
     """
+
+    _listings: Listings
+    _sparse: SparseVectors
 
     scorers = SCORERS
 
@@ -92,49 +97,12 @@ class SQLiteStore(MemoryStore):
     def _read_candidates(self, found: Candidates, at: list[int]) -> list[MemoryRecord | None]:
         return self._db.read_candidates(found, at)
 
-    def _get_records(self, user_id: str, record_ids: list[str]) -> list[MemoryRecord]:
-        return self._listings.get_records(user_id, record_ids)
-
-    def _superseding(self, user_id: str, record_ids: list[str], now: datetime) -> dict[str, tuple[str, ...]]:
-        return self._listings.superseding(user_id, record_ids, now)
-
-    def _list_records(self, user_id: str, filters: SearchFilters, limit: int | None, newest_first: bool,
-                      now: datetime) -> list[MemoryRecord]:
-        return self._listings.list_records(user_id, filters, limit, newest_first, now)
-
-    def get_session(self, user_id: str, session_id: str) -> Session | None:
-        return self._listings.get_session(user_id, session_id)
-
-    def list_sessions(self, user_id: str) -> list[Session]:
-        return self._listings.list_sessions(user_id)
-
-    def count(self, user_id: str | None = None) -> int:
-        return self._listings.count(user_id)
-
-    def users(self) -> list[str]:
-        return self._listings.users()
-
-    def lookup_vectors(self, user_id: str, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
-        return self._listings.lookup_vectors(user_id, content_hashes)
-
-    def _bind_sparse_encoder(self, name: str) -> None:
-        self._sparse.bind(name)
-
     @property
     def bound_sparse_encoder(self) -> str | None:
         return self._sparse.bound
 
     def _sparse_terms(self, user_id: str) -> np.ndarray:
         return self._sparse.terms(user_id)
-
-    def users_missing_sparse(self) -> list[str]:
-        return self._sparse.users_missing()
-
-    def _records_without_sparse(self, user_id: str, limit: int | None) -> list[MemoryRecord]:
-        return self._sparse.records_without(user_id, limit)
-
-    def _set_sparse(self, user_id: str, vectors: dict[str, SparseVector]) -> int:
-        return self._sparse.set(user_id, vectors)
 
     # ---------------------------------------------------------------- writes
     def _write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray,
