@@ -17,7 +17,7 @@ def test_readme_quickstart_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README quickstart", "exec"), {})
     out = capsys.readouterr().out
-    assert "[Monday, 8 May 2023] Caroline: I went to the LGBTQ support group yesterday [Sunday, 7 May 2023]." in out
+    assert "Caroline: I went to the LGBTQ support group yesterday [Sunday, 7 May 2023]. [said Monday, 8 May 2023]" in out
     for comment in re.findall(r'# \.\.\. "(.*?)"$', code, re.M):  # the printed-output comments say what it prints
         assert comment in out
     assert (tmp_path / "memory.db").exists()

@@ -60,7 +60,7 @@ def test_legacy_memory_loads_dated_context_and_saves_turns(memory, clock):
         legacy = CbMemoryLegacyMemory(memory=memory, user_id="alice", session_id="s2")
     assert legacy.memory_variables == ["history"]
     loaded = legacy.load_memory_variables({"input": "When did I adopt my puppy?"})["history"]
-    assert "[Sunday, 7 May 2023] user: I adopted a puppy yesterday [Saturday, 6 May 2023]." in loaded
+    assert "user: I adopted a puppy yesterday [Saturday, 6 May 2023]. [said Sunday, 7 May 2023]" in loaded
     assert loaded.endswith("Today is Thursday, 1 June 2023.")
     assert asyncio.run(legacy.aload_memory_variables({"input": "When did I adopt my puppy?"}))["history"] == loaded
 

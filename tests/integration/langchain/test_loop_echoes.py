@@ -5,6 +5,8 @@ an agent that uses its memory does. The agent's own commitments stay findable.""
 
 from __future__ import annotations
 
+import re
+
 from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage, SystemMessage
 
@@ -12,18 +14,24 @@ from langchain_cbmemory import CbMemoryMiddleware
 from notebooks.scripted_chat_model import ScriptedChatModel
 
 PUPPY = "I adopted a puppy yesterday, her name is Biscuit."
+# a memory line starts with its session date or, when it has a relative date (the default layout), ends with it
+_DATED = re.compile(r"^\[\w+, \d{1,2} \w+ \d{4}\] | \[said \w+, \d{1,2} \w+ \d{4}\]")
+
+
+def is_memory_line(line: str) -> bool:
+    return bool(_DATED.search(line))
 
 
 def restating(messages):
     """Replies with the first memory line of its system message, as it read it."""
     system = next((m.content for m in messages if isinstance(m, SystemMessage)), "")
-    first = next((line for line in system.split("\n") if line.startswith("[")), "I don't know.")
+    first = next((line for line in system.split("\n") if is_memory_line(line)), "I don't know.")
     return f"You told me: {first}"
 
 
 def memory_lines(model, call: int = -1) -> list[str]:
     system = next(m.content for m in model.seen[call] if isinstance(m, SystemMessage))
-    return [line for line in system.split("\n") if line.startswith("[")]
+    return [line for line in system.split("\n") if is_memory_line(line)]
 
 
 def ask(agent, text: str, session: str):

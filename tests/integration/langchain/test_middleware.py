@@ -62,7 +62,7 @@ def test_model_sees_dated_memories_of_its_own_user_on_every_call(memory, clock, 
         system = prompt[0]
         assert isinstance(system, SystemMessage)
         assert system.content.startswith("You are a helpful assistant.\n\n")
-        assert "[Sunday, 7 May 2023] user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit." in system.content
+        assert "user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit. [said Sunday, 7 May 2023]" in system.content
         assert system.content.endswith("Today is Thursday, 1 June 2023.")
         assert "Rex" not in system.content  # bob's memory never reaches alice's agent
         assert sum(isinstance(m, SystemMessage) for m in prompt) == 1
@@ -97,7 +97,7 @@ def test_second_session_recalls_the_first_with_its_date(memory, clock, mode):
     run(agent, mode, "When did I adopt my puppy?", context={"user_id": "alice", "session_id": "s2"})
 
     system = model.seen[1][0].content
-    assert "[Sunday, 7 May 2023] user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit." in system
+    assert "user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit. [said Sunday, 7 May 2023]" in system
     assert "Today is Thursday, 1 June 2023." in system
     assert [s.session_id for s in memory.sessions("alice")] == ["s1", "s2"]
     assert memory.sessions("alice")[1].occurred_at == clock.now
@@ -155,8 +155,9 @@ def test_session_date_from_the_runtime_context_sets_today_and_the_stored_date(me
     later = CbMemoryContext(user_id="alice", session_id="s2", session_date="2023-06-01")
     run(agent, mode, "When did I adopt my dog?", context=later)
     system = model.seen[-1][0].content
-    assert "[Sunday, 7 May 2023] user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit." in system
-    assert "the date it means follows it in brackets" in system  # the same date guidance LlamaIndex gives
+    assert "user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit. [said Sunday, 7 May 2023]" in system
+    assert ("ends with it ('said ...'); the date a relative date ('yesterday', 'last week') means follows it in "
+            "brackets." in system)  # the same date guidance LlamaIndex gives
     assert system.endswith("Today is Thursday, 1 June 2023.")
 
 

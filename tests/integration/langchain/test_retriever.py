@@ -73,5 +73,5 @@ def test_memory_tool_shows_each_memory_with_its_date(seeded):
     tool = create_memory_tool(CbMemoryRetriever(memory=seeded, user_id="alice", k=2, session_ids=("s1",)))
     assert tool.name == "search_memory"
     out = tool.invoke({"query": "puppy name"})
-    assert "[Sunday, 7 May 2023] user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit." in out
+    assert "user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit. [said Sunday, 7 May 2023]" in out
     assert asyncio.run(tool.ainvoke({"query": "puppy name"})) == out

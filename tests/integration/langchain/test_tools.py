@@ -18,7 +18,7 @@ from langchain_cbmemory.tools import NOTHING_FOUND
 from notebooks.scripted_chat_model import ScriptedChatModel
 
 MODES = ["invoke", "ainvoke"]
-ALICE_PET = "[Sunday, 7 May 2023] user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit."
+ALICE_PET = "user: I adopted a puppy yesterday [Saturday, 6 May 2023], her name is Biscuit. [said Sunday, 7 May 2023]"
 BOB_PET = "[Sunday, 7 May 2023] user: My cat is called Tom."
 
 

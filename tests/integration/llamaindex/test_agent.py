@@ -18,14 +18,17 @@ from llamaindex_cbmemory import CbMemoryChatMemory, CbMemoryRetriever, make_retr
 
 from .conftest import ticks_during
 
-_MEMORY_LINE = re.compile(r"^\[\w+, (\d{1,2} \w+ \d{4})\] (\w+): (.*)$", re.M)
+# a memory line: its session date first, or, for a memory with a relative date (the default layout), last
+_MEMORY_LINE = re.compile(r"^(?:\[\w+, (\d{1,2} \w+ \d{4})\] )?(\w+): (.*?)(?: \[said \w+, (\d{1,2} \w+ \d{4})\])?$",
+                          re.M)
 
 
 def resolve_yesterday(messages, **_) -> ChatMessage:
     """A scripted LLM: answers a 'when' question from the dated memory that says 'yesterday'."""
     text = "\n".join(m.content or "" for m in messages if m.role in (MessageRole.SYSTEM, MessageRole.TOOL))
-    for day, who, said in _MEMORY_LINE.findall(text):
-        if who == "user" and "yesterday" in said:
+    for first, who, said, last in _MEMORY_LINE.findall(text):
+        day = first or last
+        if day and who == "user" and "yesterday" in said:
             when = datetime.strptime(day, "%d %B %Y") - timedelta(days=1)
             return ChatMessage(role="assistant", content=f"You said it on {day}, so it was {when:%-d %B %Y}.")
     return ChatMessage(role="assistant", content="I don't know.")
@@ -51,8 +54,8 @@ def test_the_llm_sees_the_users_memories_with_dates_and_today(seeded):
     assert [m.role for m in seen] == [MessageRole.SYSTEM, MessageRole.SYSTEM, MessageRole.USER]
     assert seen[0].content == "You are Alice's assistant."
     memories = seen[1].content
-    assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday [Saturday, 6 May 2023], the flat is near the river." in memories
-    assert "[Sunday, 14 May 2023] user: My sister Emma is visiting me next weekend [weekend of 20–21 May 2023]." in memories
+    assert "user: I moved to Lyon yesterday [Saturday, 6 May 2023], the flat is near the river. [said Sunday, 7 May 2023]" in memories
+    assert "user: My sister Emma is visiting me next weekend [weekend of 20–21 May 2023]. [said Sunday, 14 May 2023]" in memories
     assert "Today is Saturday, 20 May 2023." in memories
     assert "Berlin" not in memories and "Rex" not in memories  # Bob's memory stays Bob's
     assert seen[2].content == "When did I move to Lyon?"
@@ -104,7 +107,7 @@ def test_recall_across_sessions_and_processes(memory, tmp_path, embedder):
     try:
         answer = run(agent, "When did I adopt my cat?", session(reopened, "s2", "2023-04-01"))
         memories = llm.last_chat_messages[0].content
-        assert "[Saturday, 4 March 2023] user: I adopted a cat called Miso yesterday [Friday, 3 March 2023]." in memories
+        assert "user: I adopted a cat called Miso yesterday [Friday, 3 March 2023]. [said Saturday, 4 March 2023]" in memories
         assert "Today is Saturday, 1 April 2023." in memories
         assert "3 March 2023" in str(answer)
         # another user of the same store recalls nothing of it

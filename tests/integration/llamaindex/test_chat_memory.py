@@ -41,7 +41,7 @@ def test_put_stores_each_message_once_and_get_returns_memories_then_window(seede
     messages = cm.get()  # no input, as an agent's first step: the latest user message is the query
     assert [m.role for m in messages] == [MessageRole.SYSTEM, MessageRole.USER]
     system = messages[0].content
-    assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday [Saturday, 6 May 2023], the flat is near the river." in system
+    assert "user: I moved to Lyon yesterday [Saturday, 6 May 2023], the flat is near the river. [said Sunday, 7 May 2023]" in system
     assert system.rstrip().endswith("Today is Saturday, 20 May 2023.")
     assert "When did I move to Lyon?" not in system  # already in the window
     assert messages[1].content == "When did I move to Lyon?"

@@ -61,7 +61,7 @@ def test_block_content_in_the_system_message(seeded):
     assert messages[0].role == MessageRole.SYSTEM
     system = messages[0].content
     assert "<cbmemory>" in system
-    assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday [Saturday, 6 May 2023], the flat is near the river." in system
+    assert "user: I moved to Lyon yesterday [Saturday, 6 May 2023], the flat is near the river. [said Sunday, 7 May 2023]" in system
     assert "Today is Saturday, 20 May 2023." in system
     assert "Emma is visiting me next weekend" not in system  # that turn is in the short-term buffer
     assert "Rex" not in system and "Berlin" not in system  # Bob's memory stays Bob's

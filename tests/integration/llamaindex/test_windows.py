@@ -16,7 +16,7 @@ from llama_index.core.schema import MetadataMode
 from llamaindex_cbmemory import CbMemoryBlock, CbMemoryChatMemory, CbMemoryRetriever
 from tests.support.window_turns import AFTER, ALICE, ALICE_Q, BEFORE, BOB, BOB_Q, DAY, HIT, line
 
-LAST = f"[{DAY}] user: Next month [June 2023] I start pottery classes downtown."  # its relative date resolved
+LAST = f"user: Next month [June 2023] I start pottery classes downtown. [said {DAY}]"  # its relative date resolved
 
 
 @pytest.fixture

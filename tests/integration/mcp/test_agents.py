@@ -19,14 +19,16 @@ from cbmemory import AgentMemory
 from .conftest import http_server, server_args
 
 # a memory line; llama-index-tools-mcp shows the model the repr of the tool's result (its line breaks as "\\n")
-_LINE = re.compile(r"\[\w+, (\d{1,2} \w+ \d{4})\] user: ([^\n\\]*)")
+# (its session date first, or, for a memory with a relative date as the default layout shows it, last)
+_LINE = re.compile(r"(?:\[\w+, (\d{1,2} \w+ \d{4})\] )?user: ([^\n\\]*?)(?: \[said \w+, (\d{1,2} \w+ \d{4})\])?(?=\\n|\n|$)")
 
 
 def answer_from(memories: str) -> str:
     """What a model would answer to "when did I move?" from the recall block: the day before the dated
     memory that says 'yesterday'."""
-    for day, said in _LINE.findall(memories):
-        if "moved" in said and "yesterday" in said:
+    for first, said, last in _LINE.findall(memories):
+        day = first or last
+        if day and "moved" in said and "yesterday" in said:
             return f"You moved on {datetime.strptime(day, '%d %B %Y') - timedelta(days=1):%-d %B %Y}."
     return "I don't know."
 
@@ -65,7 +67,7 @@ def test_a_langchain_agent_remembers_and_recalls_through_mcp(seeded_db, minilm):
     assert {t.name for t in tools} == {"remember", "recall", "search", "forget", "sessions"}
     seen = [m for m in model.seen[-1] if isinstance(m, ToolMessage)]
     assert "stored in session a2 dated 2023-06-01" in seen[0].text
-    assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday [Saturday, 6 May 2023]" in seen[1].text
+    assert "user: I moved to Lyon yesterday [Saturday, 6 May 2023], the flat is near the river. [said Sunday, 7 May 2023]" in seen[1].text
     assert "Today is Thursday, 1 June 2023." in seen[1].text and "Berlin" not in seen[1].text
     assert result["messages"][-1].content == "You moved on 6 May 2023."
     with AgentMemory.open(seeded_db, embedder=minilm) as memory:
@@ -107,7 +109,7 @@ def test_a_llamaindex_agent_remembers_and_recalls_through_mcp_over_http(seeded_d
     assert {t.metadata.name for t in tools} == {"remember", "recall", "search", "forget", "sessions"}
     seen = [m.content or "" for m in llm.last_chat_messages if m.role == MessageRole.TOOL]
     assert "stored in session a2 dated 2023-06-01" in seen[0]
-    assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday [Saturday, 6 May 2023]" in seen[1]
+    assert "user: I moved to Lyon yesterday [Saturday, 6 May 2023], the flat is near the river. [said Sunday, 7 May 2023]" in seen[1]
     assert "Berlin" not in seen[1]
     assert str(answer) == "You moved on 6 May 2023."
     with AgentMemory.open(seeded_db, embedder=minilm) as memory:

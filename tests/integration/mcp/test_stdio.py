@@ -66,7 +66,7 @@ def test_a_client_lists_the_tools_remembers_and_recalls_with_dates(seeded_db, mi
     assert "dated 2023-05-07" in text(got["into_a1"]) and "a date applies to a new session" in text(got["into_a1"])
     recalled = text(got["recall"])
     assert not got["recall"].isError
-    assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday [Saturday, 6 May 2023]" in recalled
+    assert "user: I moved to Lyon yesterday [Saturday, 6 May 2023], the flat is near the river. [said Sunday, 7 May 2023]" in recalled
     assert "Today is Thursday, 1 June 2023." in recalled
     assert "Berlin" not in recalled  # bob's memory stays bob's
     hits = got["search"].structuredContent["hits"]

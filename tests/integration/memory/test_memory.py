@@ -25,7 +25,7 @@ def test_add_and_search_returns_dated_hits_with_recipe(memory):
     assert hits[0].record.turn_id == "D1:3"
     assert hits[0].recipe == "default" and hits[0].record.occurred_at.date().isoformat() == "2023-05-08"
     ctx = memory.context("support group", "alice", k=1)
-    assert "[Monday, 8 May 2023] Caroline: I went to the LGBTQ support group yesterday [Sunday, 7 May 2023]." in ctx.text
+    assert "Caroline: I went to the LGBTQ support group yesterday [Sunday, 7 May 2023]. [said Monday, 8 May 2023]" in ctx.text
     assert ctx.tokens > 10
 
 

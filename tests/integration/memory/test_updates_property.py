@@ -83,7 +83,11 @@ def _lines(text: str, said: list[tuple[datetime, str]]) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
     for line in text.splitlines():
         for i, (day, statement) in enumerate(said):
-            if line.startswith(f"[{anchor_label(day)}] user: {statement.rstrip('.')}"):  # a date may follow
+            said_on = anchor_label(day)
+            stated = statement.rstrip('.')  # a resolved date may follow
+            # its session date first, or, when it has a relative date (the default layout), after its text
+            if (line.startswith(f"[{said_on}] user: {stated}")
+                    or (line.startswith(f"user: {stated}") and f"[said {said_on}]" in line)):
                 out.setdefault(i, []).append(line)
     return out
 

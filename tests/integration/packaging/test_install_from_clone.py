@@ -55,5 +55,5 @@ def test_the_readme_line_installs_the_core_and_both_adapters_from_a_clone(tmp_pa
     import json
 
     out = json.loads(_run([str(python), "-c", USE], cwd=tmp_path, timeout=300).strip().splitlines()[-1])
-    assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday [Saturday, 6 May 2023]." in out["text"]
+    assert "user: I moved to Lyon yesterday [Saturday, 6 May 2023]. [said Sunday, 7 May 2023]" in out["text"]
     assert all(path.startswith(str(_site(python))) for path in out["adapters"])  # installed, not the repo's
