@@ -12,6 +12,6 @@ def test_notebook_runs_offline(tmp_path, monkeypatch):
     assert "Model: ScriptedChatModel" in outputs
     assert "agent: On Sunday, 7 May 2023 you told me: I adopted a puppy yesterday [Saturday, 6 May 2023]! Her name is Biscuit.\n" in outputs
     assert "agent: On Saturday, 6 May 2023: on Sunday, 7 May 2023 you told me it was the day before." in outputs
-    assert "[Sunday, 7 May 2023] user: I adopted a puppy yesterday [Saturday, 6 May 2023]! Her name is Biscuit." in outputs
+    assert "user: I adopted a puppy yesterday [Saturday, 6 May 2023]! Her name is Biscuit. [said Sunday, 7 May 2023]\n" in outputs
     assert "Today is Thursday, 1 June 2023." in outputs
     assert_committed_outputs(nb, "langchain_agent.ipynb")

@@ -14,7 +14,8 @@ def test_notebook_runs_offline(tmp_path, monkeypatch):
     nb, outputs = run_notebook("llamaindex_agent.ipynb", tmp_path, monkeypatch, env={"CBMEMORY_LLM": "scripted"})
     assert "You moved on Saturday, 6 May 2023" in outputs
     assert "Today is Saturday, 20 May 2023." in outputs
-    assert "[Sunday, 7 May 2023] user: I moved to Lyon yesterday [Saturday, 6 May 2023]!" in outputs
+    assert ("user: I moved to Lyon yesterday [Saturday, 6 May 2023]! The new flat is right by the Saône. "
+            "[said Sunday, 7 May 2023]\n") in outputs
     default = RECIPES["default"]
     assert f"recipe default: {default.description}" in outputs  # what the retriever ran with
     assert_committed_outputs(nb, "llamaindex_agent.ipynb")
