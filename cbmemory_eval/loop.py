@@ -9,7 +9,7 @@ last session + 1 day + (n-1) × 10 min). One agent step is what an adapter does,
 1. **recall** (``AgentMemory.recall``; ``today`` = ``asked_at``; ``shown`` = the user turn in the prompt),
    before anything of this step is stored;
 2. **the model**, replaced by a deterministic reply that restates the top memory it was shown as the model
-   read it (the rendered line of ``Recall``'s first hit, date prefix and resolved dates included) and gives
+   read it (the rendered line of ``Recall``'s first hit, session date and resolved dates included) and gives
    the answer: ``You told me: <line> So: <answer>``. The answer is the gold one (``that was never
    mentioned`` for LoCoMo's unanswerable questions); in a ``loop_wrong<N>`` variant every N-th reply of a
    conversation (n = N, 2N, ...) gives a wrong one instead: the gold answer of the next question of the same

@@ -96,10 +96,10 @@ def test_readings_are_rows_that_retrieve_alike_and_differ_only_in_what_the_reade
     tokens = {name: sum(q["tokens"] for q in recs.values()) for name, recs in rows.items()}
     assert tokens["bm25-undated"] < tokens["bm25-dated"] < tokens["bm25-resolved"] == tokens["bm25-resolved_no_today"]
 
-    def reading(system: str) -> str:
-        if "relative to that date" not in system:
-            return "undated"
-        return ("resolved" if "in brackets" in system else "dated") + ("" if "Today is" in system else "_no_today")
+    def reading(system: str) -> str:  # by the date guidance: none, the session date's, the resolved dates'
+        if "in brackets" in system:
+            return "resolved" + ("" if "Today is" in system else "_no_today")
+        return ("dated" if "relative to that date" in system else "undated") + ("" if "Today is" in system else "_no_today")
 
     by_reading: dict[str, list[str]] = {}
     for system, messages in seen.items():

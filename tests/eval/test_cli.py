@@ -130,8 +130,8 @@ def test_demo_shows_what_the_model_reads_beside_the_gold_answer_and_a_recall_tab
     assert main(args) == 0
     shown = capsys.readouterr().out
     assert "Q (temporal): When did Caroline go to the LGBTQ support group?" in shown
-    assert ("[Monday, 8 May 2023] Caroline: Hey Melanie! I went to the LGBTQ support group yesterday [Sunday, 7 May "
-            "2023] and it was so powerful.  <- evidence") in shown  # dated, resolved, the evidence marked
+    assert ("Caroline: Hey Melanie! I went to the LGBTQ support group yesterday [Sunday, 7 May 2023] and it was so "
+            "powerful. [said Monday, 8 May 2023]  <- evidence") in shown  # dated, resolved, the evidence marked
     assert "gold answer: 7 May 2023" in shown and "to see an LLM answer" in shown
     table = [line for line in shown.splitlines() if line.startswith("| `")]
     assert [line.split("`")[1] for line in table] == ["default", "bm25", "vector"]

@@ -6,6 +6,7 @@ cache never written, and the command with its report."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -97,7 +98,18 @@ def test_recall_comes_before_the_step_is_saved_and_loop_turns_are_never_evidence
     assert all(r["reply"]["answer"] != (r["gold"] or "") for r in wrong)
     stored = _stored(tmp_path / "a", minilm)
     agent = [s for s in stored if s[1] and s[1].endswith(":agent")]
-    assert len(agent) == 11 and all(t.startswith("You told me: [") and " So: " in t for _, _, t, _ in agent)
+    assert len(agent) == 11 and all(restates_a_dated_line(t) for _, _, t, _ in agent)
+
+
+def restates_a_dated_line(reply: str) -> bool:
+    """``You told me: <line> So: <answer>``, the line as the model read it: its session date first, or, when it
+    has a relative date (the default layout), last."""
+    line, so, _ = reply.removeprefix("You told me: ").partition(" So: ")
+    dated = bool(re.match(rf"\[{_DAY}\] ", line) or re.search(rf" \[said {_DAY}\]", line))
+    return reply.startswith("You told me: ") and bool(so) and dated
+
+
+_DAY = r"\w+, \d{1,2} \w+ \d{4}"
 
 
 def loop_session_of(row):
