@@ -72,6 +72,9 @@ def test_the_scripted_reader_quotes_the_user_line_sharing_most_words_newest_firs
     assert scripted_answer("When did Lena visit?", "no memories") == "I have no memory of that."
     undated_first = "user: Lena came last weekend [weekend of 1–2 March 2025; said Saturday, 8 March 2025]."
     assert scripted_answer("Which weekend did Lena visit?", undated_first) == f"From memory: {undated_first}"
+    said_last = "user: Lena came last weekend [weekend of 1–2 March 2025]. [said Saturday, 8 March 2025]"  # the default
+    assert scripted_answer("Which weekend did Lena visit?", f"[Monday, 3 February 2025] user: Hi.\n{said_last}"
+                           ) == f"From memory: {said_last}"
 
 
 @pytest.mark.llm
