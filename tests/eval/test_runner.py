@@ -3,6 +3,7 @@ embedder and SQLite stores; QA with fake chat models (verdict parsing, sufficien
 after a run is killed mid-way)."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -151,8 +152,12 @@ def _reader(log):
     def respond(messages):
         system, user = messages[0][1], messages[-1][1]
         log.append(system)
-        lines = [x for x in user.split("\n") if x.startswith("[")]
-        return lines[0].split("] ", 1)[1] if lines else "The information is not available."
+        # the first memory: its session date first, or, with a relative date (the default layout), last
+        lines = [x for x in user.split("\n") if x.startswith("[") or " [said " in x]
+        if not lines:
+            return "The information is not available."
+        line = re.sub(r" \[said [^\]]*\]$", "", lines[0])
+        return line.split("] ", 1)[1] if line.startswith("[") else line
     return respond
 
 
