@@ -2,9 +2,12 @@
 
 A context is a header line and one line per memory. What a memory holds can never add a line, a date or
 an instruction of its own: its text and speaker are shown *inline* (``inline``: line breaks of any kind
-folded to `` / ``, square brackets shown as round ones, other control characters dropped), so every line
-the model reads starts with a date prefix written here, and every ``[...]`` it reads is cbmemory's (the
-date prefix, a resolved date, the cut mark). The stored text stays verbatim; only what is shown changes.
+folded to `` / ``, square brackets shown as round ones, other control characters dropped), so every memory
+is one line and every ``[...]`` the model reads is cbmemory's (a session date, a resolved date, the cut and
+change marks). A line starts with its session date, except, in the default layout (``session_last``), a
+memory with a relative date, which starts with its speaker and ends with ``[said DATE]`` (as every line
+does with dates off): a speaker name can then begin a line with words of its own, never with a date in
+brackets. The stored text stays verbatim; only what is shown changes.
 A memory longer than ``MAX_SHOWN_CHARS`` characters or ``MAX_SHOWN_TOKENS`` tokens is shown cut, with a
 visible mark saying how much is left out, and its relative dates are resolved only in what is shown; a
 passage of a long message (its own record, ``cbmemory.ingest.passages``) is shown with marks saying how much
