@@ -1,9 +1,9 @@
 """Write-time links of a user's statements to the earlier ones they change (``MemoryRecord.supersedes``),
 from cheap evidence (``cbmemory.ingest.updates.changes``): no LLM call. For each new statement of the user,
-the candidates are the user's nearest earlier turns by embedding: ``MAX_CANDIDATES`` from the store (one
-exact vector search over the user's turns, before the new turn's date) and as many from the batch itself
-(earlier turns written with it, e.g. a whole conversation at once). The cost per user turn is one vector
-search of ``MAX_CANDIDATES`` and one rule check per candidate."""
+the candidates are the user's nearest earlier statements by embedding: ``MAX_CANDIDATES`` from the store
+(one exact vector search of ``SEARCHED`` of the user's turns before the new turn's date, the assistant's
+left out) and as many from the batch itself (earlier turns written with it, e.g. a whole conversation at
+once). The cost per user turn is one vector search of ``SEARCHED`` and one rule check per candidate."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MAX_LINKS, MemoryStore
 from ..store.signals import Signal
 
+SEARCHED = 4 * MAX_CANDIDATES  # turns searched for the user's MAX_CANDIDATES nearest earlier statements
 
 def _is_statement(r: MemoryRecord) -> bool:
     return r.kind == "turn" and r.role == "user" and is_statement(r.text)
@@ -46,11 +47,17 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
             earlier = np.argsort(-sims[j, :j], kind="stable")[:MAX_CANDIDATES]
             for e in earlier.tolist():
                 found[records[rows[e]].record_id] = (records[rows[e]], float(sims[j, e]))
-            for hit in store.search(Signal.VECTOR, user, vecs[i], MAX_CANDIDATES, SearchFilters(
+            # the nearest turns are often the assistant's replies (indexed with the turn they answer): search
+            # deeper and keep the first MAX_CANDIDATES statements of the user
+            kept = 0
+            for hit in store.search(Signal.VECTOR, user, vecs[i], SEARCHED, SearchFilters(
                     kinds=("turn",), occurred_before=rec.occurred_at), now=now):
                 old = hit.record
                 if old.record_id not in ids and _is_statement(old) and conversation_order(old) < conversation_order(rec):
                     found.setdefault(old.record_id, (old, hit.score))
+                    kept += 1
+                    if kept == MAX_CANDIDATES:
+                        break
             links = [rid for rid, (old, score) in sorted(found.items(), key=lambda kv: -kv[1][1])
                      if changes(rec.text, old.text, score)]
             if links:
