@@ -72,3 +72,23 @@ def stems(text: str) -> set[str]:
 def content_hash(text: str) -> str:
     """The sha256 hex digest of ``text`` (UTF-8): a record's ``content_hash`` and the embedding cache's key."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# Relatives and friends a turn names ("my cousin", "her daughter"): someone else's fact is not the user's
+# (the write-time supersession rules, ``cbmemory.ingest.updates``, and the read-time current-value stage,
+# ``cbmemory.retrieval.current_value``).
+_PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|children|"
+           r"wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|co-?worker|boss|aunt|"
+           r"uncle|niece|nephew|grand\w+|roommate|flatmate|parents?|in-laws?|family|team ?mate|classmate")
+PEOPLE = re.compile(rf"\b({_PEOPLE})(?:['’]s)?\b", re.I)
+
+
+def people(text: str) -> frozenset[str]:
+    """The relatives and friends a text names, lower case."""
+    return frozenset(m.group(1).lower() for m in PEOPLE.finditer(text))
+
+
+def is_statement(text: str) -> bool:
+    """A statement, not a question (questions change nothing)."""
+    t = text.strip()
+    return bool(t) and not t.endswith("?")

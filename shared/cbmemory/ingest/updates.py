@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import re
 
+from ..text import is_statement, people
+
 CHANGE_SIMILARITY = 0.9  # cosine of two turns' embeddings, with a change word in the newer (no slot rule)
 SLOT_SIMILARITY = 0.2  # two turns one slot rule matches, each with a value the other lacks
 SLOT_CHANGE_SIMILARITY = 0.4  # two turns one slot rule matches, a change word in the newer
@@ -37,10 +39,6 @@ CHANGE = re.compile(
     r"\b(?:moved|moving (?:back )?to|relocat\w*|switch\w*|chang\w*|no longer|not anymore|any ?more|instead|"
     r"from now on|these days|nowadays|quit|swapped|upgraded|transferred|promoted|replaced|new (?:job|number|address|home|"
     r"flat|place|school|doctor|phone|laptop|car|partner|plan|role|title)|(?:is|are|it's) \w+ now)\b", re.I)
-_PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|children|"
-           r"wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|co-?worker|boss|aunt|"
-           r"uncle|niece|nephew|grand\w+|roommate|flatmate|parents?|in-laws?|family|team ?mate|classmate")
-PEOPLE = re.compile(rf"\b({_PEOPLE})(?:['’]s)?\b", re.I)
 VALUE = re.compile(r"(?<![\w@.])(?:[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*|\d[\d:.,\s]*\d|\d|[\w.+-]+@[\w.-]+)")
 _STARTS = {"I", "I'm", "I've", "I'll", "I'd", "My", "We", "Our", "The", "A", "An", "It", "It's", "So", "And",
            "But", "Big", "Oh", "Yes", "No", "Hey", "Hi", "Well", "Just", "Also", "Now", "Since", "Before", "After",
@@ -80,15 +78,6 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
 }.items()}
 
 
-def is_statement(text: str) -> bool:
-    """A statement, not a question (questions change nothing)."""
-    t = text.strip()
-    return bool(t) and not t.endswith("?")
-
-
-def people(text: str) -> frozenset[str]:
-    """The relatives and friends a turn names ("my cousin", "her daughter"), lower case."""
-    return frozenset(m.group(1).lower() for m in PEOPLE.finditer(text))
 
 
 _SENTENCE = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)[.!?]+\s+")

@@ -33,6 +33,7 @@ import numpy as np
 from ..models import Hit, MemoryRecord, SearchFilters, conversation_order, frozen_mapping
 from ..store.base import MemoryStore
 from ..store.signals import Signal
+from ..text import is_statement, people
 
 # Chosen by leave-one-conversation-out CV on the knowledge-update benchmark's train phrasings (LoCoMo dev, 8
 # conversations; every fold picked these; experiments/knowledge_updates/current_cv.py). LATEST and DEPTH are
@@ -45,25 +46,6 @@ DEPTH = 100  # records the slot's search reads
 LATEST = 5  # newest statements of the slot shown
 MARK_OLDER = False  # mark older same-slot statements shown as changed (off: 7 of ~180 questions per family
 #                     would mark the current statement itself)
-
-# Relatives and friends a turn names ("my cousin", "her daughter"): the same words as the write-time rules'
-# (``cbmemory.ingest.updates.PEOPLE``; retrieval does not import ingest).
-_PEOPLE = re.compile(r"\b(sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|"
-                     r"children|wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|"
-                     r"co-?worker|boss|aunt|uncle|niece|nephew|grand\w+|roommate|flatmate|parents?|in-laws?|family|"
-                     r"team ?mate|classmate)(?:['’]s)?\b", re.I)
-
-
-def people(text: str) -> frozenset[str]:
-    """The relatives and friends a text names, lower case."""
-    return frozenset(m.group(1).lower() for m in _PEOPLE.finditer(text))
-
-
-def is_statement(text: str) -> bool:
-    """A statement, not a question."""
-    t = text.strip()
-    return bool(t) and not t.endswith("?")
-
 
 FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi['’](?:m|ve|d|ll)\b", re.I)
 
