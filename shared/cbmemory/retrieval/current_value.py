@@ -24,7 +24,7 @@ Cost, for such a question only: one vector search of ``DEPTH`` and the embedding
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
@@ -52,40 +52,59 @@ FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi['’](?:m|ve|d|ll)\b
 # Kinds of personal fact that change, each described a few ways (generic: not any benchmark's sentences).
 SLOTS: Mapping[str, tuple[str, ...]] = {
     "home_city": ("the city or town where I live now", "I moved to another city", "I relocated and live somewhere "
-                  "else now", "my new home town", "I became a resident of a different place"),
+                  "else now", "my new home town", "I became a resident of a different place",
+                  "unpacking boxes after the move to a new city", "my new neighbourhood and my new address",
+                  "I live near the centre of town now", "since we moved here the commute is different"),
     "home_kind": ("the kind of home I live in: a flat, a house, a boat", "we moved into a new apartment",
-                  "our new house has a garden", "I rent a small studio"),
+                  "our new house has a garden", "I rent a small studio", "we got the keys to our new place",
+                  "living in a cottage, a cabin or a loft"),
     "employer": ("the company I work for, my employer", "I started working at a new company",
-                 "I signed a contract with a new firm", "I got hired by another organisation"),
+                 "I signed a contract with a new firm", "I got hired by another organisation",
+                 "my first week at the new job", "my colleagues and my boss at the office",
+                 "I left my old job for a new employer", "the team at work I just joined"),
     "job_title": ("my job title and position at work", "I was promoted to a new role", "my new title at the office",
-                  "I now manage a team"),
+                  "I now manage a team", "my responsibilities in my new position", "I became the lead of my team"),
     "schedule": ("which day of the week my regular class is", "my weekly evening class moved to another day",
-                 "I go to my class every week on the same weekday"),
-    "phone": ("my phone number", "call or text me on this number", "I got a new mobile number"),
-    "email": ("my email address", "write to me at this email", "my new inbox address"),
-    "favourite_food": ("my favourite food or dish", "the meal I love most", "the dish I keep ordering and craving"),
-    "drink": ("my usual coffee or drink order", "what I order at the cafe", "the barista knows my usual drink"),
+                 "I go to my class every week on the same weekday", "my lesson is on a different night now",
+                 "the class time changed to another evening"),
+    "phone": ("my phone number", "call or text me on this number", "I got a new mobile number",
+              "my contact number changed", "reach me on my new mobile"),
+    "email": ("my email address", "write to me at this email", "my new inbox address", "send messages to my new "
+              "email account"),
+    "favourite_food": ("my favourite food or dish", "the meal I love most", "the dish I keep ordering and craving",
+                       "the food I enjoy the most these days", "I could eat this dish every day"),
+    "drink": ("my usual coffee or drink order", "what I order at the cafe", "the barista knows my usual drink",
+              "the coffee I always get in the morning"),
     "child_school": ("the school my child goes to", "my kid started at a new school", "my daughter's or son's "
-                     "school and class"),
+                     "school and class", "dropping my child off at school", "my child's teacher and classmates",
+                     "we enrolled our kid in another school"),
     "trip": ("where I am going on my next holiday or trip", "the destination of my upcoming travel",
-             "I booked flights for a vacation abroad"),
+             "I booked flights for a vacation abroad", "packing for my trip", "planning my journey to another "
+             "country", "our holiday plans changed to a new destination"),
     "morning": ("what I do first thing every morning", "my morning routine before breakfast",
-                "how I start each day"),
+                "how I start each day", "every day when I wake up I do this first", "my new daily habit"),
     "partner": ("the person I am dating, my partner", "my boyfriend or girlfriend", "I am in a relationship with "
-                "someone new"),
-    "device": ("the laptop or computer I use", "I got a new computer", "my work laptop"),
+                "someone new", "my husband or wife", "we have been together for a while", "date night with my "
+                "partner"),
+    "device": ("the laptop or computer I use", "I got a new computer", "my work laptop", "I switched to a "
+               "different laptop", "typing this on my new machine"),
     "household": ("how many people live in my household", "who lives with me at home", "the number of people in "
-                  "our house"),
-    "doctor": ("my doctor, the GP I see", "my new physician", "my appointment with my family doctor"),
+                  "our house", "our family at home grew", "cooking dinner for everyone in the house"),
+    "doctor": ("my doctor, the GP I see", "my new physician", "my appointment with my family doctor",
+               "I registered with a different doctor", "my check-up at the clinic"),
     "language": ("the foreign language I am learning", "my language lessons", "I practise vocabulary in a new "
-                 "language"),
-    "car": ("the car I drive", "I bought a new car", "my vehicle"),
-    "sport": ("the sport I play", "my weekend sport or team", "I joined a club to play a game"),
-    "diet": ("the diet I follow, what I eat and avoid", "I stopped eating meat", "I changed how I eat"),
-    "pet": ("the pet animal I have", "I adopted a new pet", "the animal living with us"),
+                 "language", "I am studying grammar in another language", "my language course and tutor"),
+    "car": ("the car I drive", "I bought a new car", "my vehicle", "driving my new car", "I traded in my old car"),
+    "sport": ("the sport I play", "my weekend sport or team", "I joined a club to play a game",
+              "my matches on Saturday or Sunday", "training with my team"),
+    "diet": ("the diet I follow, what I eat and avoid", "I stopped eating meat", "I changed how I eat",
+             "I cut out certain foods", "my new eating plan"),
+    "pet": ("the pet animal I have", "I adopted a new pet", "the animal living with us", "feeding my pet",
+            "taking care of my new animal"),
     "commute": ("how I travel to work, my commute", "I go to the office by bus, train or bike",
-                "my daily journey to work"),
-    "wake": ("what time I wake up, my alarm", "I get up early on workdays", "my alarm clock time"),
+                "my daily journey to work", "getting to work every morning", "I walk or cycle to the office now"),
+    "wake": ("what time I wake up, my alarm", "I get up early on workdays", "my alarm clock time",
+             "I set my alarm for a different time", "getting out of bed in the morning"),
     "hobby": ("my main hobby these days", "what I do in my free time", "a new pastime I picked up"),
     "gym": ("the gym or fitness class I go to", "my workout routine"),
     "bank": ("the bank I use", "my bank account"),
@@ -96,6 +115,7 @@ SLOTS: Mapping[str, tuple[str, ...]] = {
 }
 
 Embed = Callable[[str], np.ndarray]
+EmbedMany = Callable[[Sequence[str]], np.ndarray]
 Protos = tuple[tuple[str, ...], np.ndarray, np.ndarray]  # slot names, each description's slot, their vectors
 
 
@@ -104,12 +124,27 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / n if n > 0 else v
 
 
+_MADE: dict[bytes, Protos] = {}  # prototypes by the embedder's vector of the first description (one per model)
+_MADE_MAX = 8
+
+
 def prototypes(embed: Embed) -> Protos:
-    """The slot names, each description's slot index and the descriptions' unit vectors (rows)."""
+    """The slot names, each description's slot index and the descriptions' unit vectors (rows). Made once per
+    embedding model and process: the model is told by its vector of the first description (one embedding per
+    call, which the caller's cache answers after the first), so a new user's first question does not embed the
+    descriptions again."""
     names = tuple(SLOTS)
-    owner = np.array([i for i, n in enumerate(names) for _ in SLOTS[n]])
-    rows = np.stack([_unit(np.asarray(embed(t), dtype=np.float32)) for n in names for t in SLOTS[n]])
-    return names, owner, rows
+    first = np.asarray(embed(SLOTS[names[0]][0]), dtype=np.float32)
+    key = first.tobytes()
+    made = _MADE.get(key)
+    if made is None:
+        owner = np.array([i for i, n in enumerate(names) for _ in SLOTS[n]])
+        rows = np.stack([_unit(np.asarray(embed(t), dtype=np.float32)) for n in names for t in SLOTS[n]])
+        made = names, owner, rows
+        if len(_MADE) >= _MADE_MAX:
+            _MADE.pop(next(iter(_MADE)))
+        _MADE[key] = made
+    return made
 
 
 def _by_slot(vec: np.ndarray, protos: Protos) -> np.ndarray:
@@ -144,9 +179,11 @@ def _own(r: MemoryRecord, asked: frozenset[str]) -> bool:
 
 
 def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hits: list[Hit],
-                 filters: SearchFilters, now: datetime | None) -> list[Hit]:
+                 filters: SearchFilters, now: datetime | None, embed_texts: EmbedMany | None = None) -> list[Hit]:
     """``hits`` with, for a first-person question with a slot, the user's latest statements of that slot in
-    the first hit's context (see the module docstring); ``hits`` unchanged otherwise."""
+    the first hit's context (see the module docstring); ``hits`` unchanged otherwise. ``embed_texts``: the
+    same embedder for many texts at once (the found statements are embedded in one batch; ``None``: one by
+    one with ``embed``)."""
     if not hits or not FIRST_PERSON.search(query):
         return hits
     protos = prototypes(embed)
@@ -162,8 +199,10 @@ def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hit
     if MARK_OLDER:
         pool |= {i: r for i, r in shown.items() if _own(r, asked)}
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
-    same = sorted((r for r in pool.values() if on_slot(embed(r.text), protos, slot, STATEMENT_FLOOR, STATEMENT_MARGIN)),
-                  key=conversation_order)
+    texts = [r.text for r in pool.values()]
+    vecs = (embed_texts(texts) if embed_texts is not None and texts else [embed(t) for t in texts])
+    same = sorted((r for r, v in zip(pool.values(), vecs, strict=True)
+                   if on_slot(v, protos, slot, STATEMENT_FLOOR, STATEMENT_MARGIN)), key=conversation_order)
     if not same:
         return hits
     latest = same[-LATEST:]

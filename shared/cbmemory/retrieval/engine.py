@@ -6,7 +6,7 @@ Each signal's search is one entry of ``SEARCHES``. The token budget is the conte
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta, timezone
 from types import MappingProxyType
@@ -31,6 +31,7 @@ from .rerank import bm25_rerank
 from .updates import with_updates
 
 QueryEmbedder = Callable[[str], np.ndarray]
+TextsEmbedder = Callable[[Sequence[str]], np.ndarray]  # many texts at once (the current-value stage)
 SparseQueryEncoder = Callable[[str], SparseVector]
 
 
@@ -336,6 +337,7 @@ def retrieve(
     encode_sparse: SparseQueryEncoder | None = None,
     current_only: bool = False,
     as_of: datetime | None = None,
+    embed_texts: TextsEmbedder | None = None,
 ) -> list[Hit]:
     """``recipe``'s top hits for ``query`` within ``user_id``'s memory, each stamped with the recipe name.
     ``encode_sparse``: the query's sparse vector, for recipes with the ``sparse`` signal (required by them).
@@ -402,7 +404,7 @@ def retrieve(
     ranked = with_window(store, user_id, ranked, config.window, f, now)
     if changed is None:
         if config.current_value:  # the user's newest statements of the fact asked about (current_value.py)
-            ranked = with_current(store, embed_query, user_id, query, ranked, f, now)
+            ranked = with_current(store, embed_query, user_id, query, ranked, f, now, embed_texts)
         ranked = with_updates(store, user_id, ranked, f, now, as_of)  # what changed a shown memory (updates.py)
     else:  # nothing shown was changed: no update to add
         ranked = changed.without_context(ranked)

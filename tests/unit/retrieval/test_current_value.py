@@ -54,3 +54,29 @@ def test_current_value_is_a_checked_switch_written_only_when_on():
     assert RetrievalConfig.from_dict(on.to_dict()) == on
     with pytest.raises(InvalidInputError, match="current_value"):
         RetrievalConfig(current_value="yes")  # type: ignore[arg-type]
+
+
+def test_the_descriptions_are_embedded_once_per_model():
+    """A new user's first question does not embed every description again: the prototypes are kept per model,
+    told apart by the model's vector of the first description (a counting stand-in embedder: the vectors are not
+    under test)."""
+    from cbmemory.retrieval.current_value import prototypes
+
+    calls: list[str] = []
+
+    def model(seed: int):
+        def embed(text: str) -> np.ndarray:
+            calls.append(text)
+            rng = np.random.default_rng(abs(hash((seed, text))) % 2**32)
+            return rng.standard_normal(8).astype(np.float32)
+        return embed
+
+    every = sum(len(d) for d in SLOTS.values())
+    first = prototypes(model(1))
+    assert len(calls) == 1 + every  # the key, then each description
+    calls.clear()
+    again = prototypes(model(1))
+    assert len(calls) == 1 and again[2] is first[2]  # only the key
+    calls.clear()
+    other = prototypes(model(2))  # another model: its own vectors
+    assert len(calls) == 1 + every and not np.allclose(other[2], first[2])
