@@ -11,7 +11,10 @@ LLM). The modes add to them, and can be combined:
   rule-based resolver first and the model's own date second, as ``event`` records linked to the turns
   they came from;
 - ``facts``: the same extraction, added to the *index text* of the raw record each fact came from
-  (LongMemEval's key = value + fact), while the stored and returned text stays raw.
+  (LongMemEval's key = value + fact), while the stored and returned text stays raw; with
+  ``IngestConfig(link_updates=True)``, the slot keys of the user's facts about themself also become the
+  user turn's reserved annotations (``cbmemory.ingest.slots``), which link it to the earlier statement it
+  changes when it is written.
 
 The two steps, in the order ``AgentMemory`` runs them around its raw write:
 
