@@ -142,3 +142,16 @@ def test_slot_keys_need_the_facts_mode(tmp_path, minilm):
         say(memory, "ana", "s1", 0, PARIS)
         say(memory, "ana", "s2", 30, PORTO)
         assert all(r.supersedes == () and slots_of(r) == {} for r in memory.session_records("ana"))
+
+
+def test_an_enrichment_run_later_over_stored_turns_links_them(tmp_path, minilm):
+    """``AgentMemory.enrich`` after the writes: the turns are rewritten with their keys and linked then."""
+    ingest = dataclasses.replace(get_recipe("default").ingest, link_updates=True)
+    with AgentMemory.open(tmp_path / "later.db", embedder=minilm, ingest=ingest,
+                          enricher=Enricher(scripted(), sleep=lambda s: None)) as memory:
+        say(memory, "ana", "s1", 0, PARIS)
+        say(memory, "ana", "s2", 30, PORTO)
+        assert all(r.supersedes == () for r in memory.session_records("ana"))
+        report = memory.enrich("ana", config=EnrichConfig(modes=("facts",)))
+        assert report.augmented == 2
+        assert turn(memory, "ana", PORTO).supersedes == (turn(memory, "ana", PARIS).record_id,)
