@@ -26,6 +26,9 @@ RecordKind = Literal["turn", "round", "summary", "event", "passage"]
 RAW_KINDS: tuple[str, ...] = ("turn", "round")  # kinds made from messages; the others are derived from them
 # A passage record's place in its message (``cbmemory.ingest.passages``): ``kind:start:end:total``.
 PASSAGE_KEY = "cbmemory.passage"
+# The annotations an LLM enricher's slot keys are stored in (``cbmemory.ingest.slots``): reserved, a message's
+# or a session's annotations may not use a key starting with it (``validation.check_annotations``).
+SLOT_PREFIX = "cbmemory.slot"
 
 _V = TypeVar("_V")
 

@@ -16,6 +16,9 @@ and every record's are read back with it and matched by annotation filters. Limi
   64 keys with 1 KB values. A session's annotations are stored with each of its records, so a 20-turn
   session holds at most 1.3 MB of them (without the limit, 10,000 keys of 4 KB made 823 MB and one search
   read gigabytes);
+- a key starting with ``SLOT_PREFIX`` (``cbmemory.slot``) is cbmemory's own: where an LLM enricher stores
+  the slot keys of the user's facts (``cbmemory.ingest.slots``), which link a statement to the earlier ones
+  it changes, so a message's or a session's annotations cannot forge one;
 - a search filter (``SearchFilters.annotations``, checked by the model itself): at most
   ``MAX_FILTER_ANNOTATIONS`` (16) pairs; each pair is one exact match every backend evaluates (one lookup
   in the embedded store's pair index, one term query in Couchbase Search, one SQL++ condition), and an
@@ -37,7 +40,7 @@ import numpy as np
 from .dates import MAX_INSTANT, MIN_INSTANT, to_utc
 from .errors import InvalidDateError, InvalidInputError, InvalidVectorError
 from .models import MAX_FILTER_ANNOTATIONS as MAX_FILTER_ANNOTATIONS  # re-exported: every limit is named here
-from .models import ROLES, Message
+from .models import ROLES, SLOT_PREFIX, Message
 from .text import LONE_SURROGATE
 
 if TYPE_CHECKING:
@@ -107,6 +110,9 @@ def check_annotations(value: object, what: str = "annotations") -> dict[str, str
     out: dict[str, str] = {}
     for key, val in value.items():
         check_id(key, f"{what} key")
+        if key.startswith(SLOT_PREFIX):
+            raise InvalidInputError(f"{what} key {key!r} starts with {SLOT_PREFIX!r}, which cbmemory reserves for "
+                                    "the slot keys its enricher stores; choose another key")
         if not isinstance(val, str):
             raise InvalidInputError(f"{what}[{key!r}] must be a string, got {type(val).__name__}")
         if len(val) > MAX_ANNOTATION_CHARS:

@@ -13,7 +13,7 @@ from ..errors import InvalidInputError
 from ..models import RAW_KINDS
 from ..validation import known_fields
 
-PROMPT_VERSION = "enrich-v1"
+PROMPT_VERSION = "enrich-v2"  # v2: the extraction asks each fact about the speaker for a slot key
 MODES = ("summary", "events", "facts")
 UNITS = RAW_KINDS  # a record is made of one message (turn) or of a round
 SUMMARY_UNITS = ("session", "round")
@@ -107,7 +107,9 @@ class IngestConfig:
     - ``link_updates``: link each user statement to the earlier ones it changes (``MemoryRecord.supersedes``,
       by rules, no LLM; ``cbmemory.memory.updates``), so recall shows the later one beside the older and marks
       the older as changed. Off by default: on plain LoCoMo dev the rules' links were not real changes (0 of 6
-      labelled), so they would mark true memories as no longer current; see docs/recipes.md.
+      labelled), so they would mark true memories as no longer current; see docs/recipes.md. With an
+      ``Enricher`` and the ``facts`` mode, the slot keys the extraction gives the user's facts link too
+      (``cbmemory.ingest.slots``; docs/guarantees.md).
     """
 
     anchor_dates: bool = True

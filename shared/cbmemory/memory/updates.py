@@ -3,7 +3,11 @@ from cheap evidence (``cbmemory.ingest.updates.changes``): no LLM call. For each
 the candidates are the user's nearest earlier statements by embedding: ``MAX_CANDIDATES`` from the store
 (one exact vector search of ``SEARCHED`` of the user's turns before the new turn's date, the assistant's
 left out) and as many from the batch itself (earlier turns written with it, e.g. a whole conversation at
-once). The cost per user turn is one vector search of ``SEARCHED`` and one rule check per candidate."""
+once). The cost per user turn is one vector search of ``SEARCHED`` and one rule check per candidate.
+
+With an LLM enricher in ``facts`` mode, a statement may also carry slot keys (``cbmemory.ingest.slots``):
+then it supersedes, per key, the user's latest earlier statement with the same key and another value
+(``keyed``: one ``list_records`` per key), those links joining the rules' (the same field, ``MAX_LINKS``)."""
 
 from __future__ import annotations
 
@@ -14,12 +18,15 @@ from datetime import datetime
 import numpy as np
 
 from ..ingest.config import IngestConfig
+from ..ingest.slots import marker, same_value, slots_of
 from ..ingest.updates import MAX_CANDIDATES, changes, is_statement
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MAX_LINKS, MemoryStore
 from ..store.signals import Signal
 
 SEARCHED = 4 * MAX_CANDIDATES  # turns searched for the user's MAX_CANDIDATES nearest earlier statements
+SLOT_SEARCHED = 8  # the user's latest turns with a slot key read per key (later turns of the same day among them)
+
 
 def _is_statement(r: MemoryRecord) -> bool:
     return r.kind == "turn" and r.role == "user" and is_statement(r.text)
@@ -40,6 +47,7 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
     vecs = np.asarray(vectors, dtype=np.float32)
     for user in sorted({records[i].user_id for i in mine}):
         rows = sorted((i for i in mine if records[i].user_id == user), key=lambda i: conversation_order(records[i]))
+        stated = [r for r in records if r.user_id == user and _is_statement(r)]  # linked already or not
         sims = vecs[rows] @ vecs[rows].T
         for j, i in enumerate(rows):
             rec = records[i]
@@ -60,6 +68,30 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
                         break
             links = [rid for rid, (old, score) in sorted(found.items(), key=lambda kv: -kv[1][1])
                      if changes(rec.text, old.text, score)]
+            if slots_of(rec):
+                before = [r for r in stated if conversation_order(r) < conversation_order(rec)]
+                links += [rid for rid in keyed(store, rec, before, ids, now) if rid not in links]
             if links:
                 out[i] = dataclasses.replace(rec, supersedes=tuple(links[:MAX_LINKS]))
+    return out
+
+
+def keyed(store: MemoryStore, rec: MemoryRecord, earlier: Sequence[MemoryRecord], batch: set[str],
+          now: datetime) -> list[str]:
+    """The ids of the statements ``rec`` supersedes by the slot keys an LLM enricher gave its facts
+    (``cbmemory.ingest.slots``; none without them): for each key K of ``rec``, the user's latest earlier
+    statement with key K, when its value differs. ``earlier``: the user's statements of the same write
+    before ``rec``; the store is asked for its latest ``SLOT_SEARCHED`` turns with K (one ``list_records``
+    per key), those of the write left out (the write's version is newer)."""
+    out: list[str] = []
+    for key, value in sorted(slots_of(rec).items()):
+        found = [r for r in earlier if key in slots_of(r)]
+        found += [r for r in store.list_records(
+            rec.user_id, SearchFilters(kinds=("turn",), annotations=marker(key), occurred_before=rec.occurred_at),
+            limit=SLOT_SEARCHED, newest_first=True, now=now)
+            if r.record_id not in batch and _is_statement(r) and conversation_order(r) < conversation_order(rec)]
+        if found:
+            latest = max(found, key=conversation_order)
+            if not same_value(slots_of(latest)[key], value) and latest.record_id not in out:
+                out.append(latest.record_id)
     return out

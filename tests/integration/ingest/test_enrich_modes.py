@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 
 from cbmemory import AgentMemory, IngestConfig, SearchFilters
-from cbmemory.ingest import EnrichConfig
+from cbmemory.ingest import PROMPT_VERSION, EnrichConfig
 from cbmemory.ingest.enrich import FACTS_MARK, Enricher, SQLiteCache, base_index_text
 from tests.support.enrich_llm import file_bytes, make_scripted_chat, rule_extractor
 
@@ -52,7 +52,7 @@ def test_events_are_stored_linked_to_their_turns_with_absolute_dates(tmp_path, m
                           "When: yesterday [= 6 May 2023].")
     assert first.index_text.startswith("[Sunday, 7 May 2023] Event: Caroline went")
     assert first.annotations["event_date"] == "2023-05-06" and first.annotations["event_date_source"] == "rule"
-    assert first.annotations["prompt_version"] == "enrich-v1" and first.annotations["model"] == "scripted-llm"
+    assert first.annotations["prompt_version"] == PROMPT_VERSION and first.annotations["model"] == "scripted-llm"
     assert events[2].annotations["event_date"] == "2023-04-24"  # last week -> the ISO week before
     assert all(e.session_id == "s1" and e.occurred_at == first.occurred_at for e in events)
     report = enricher.last_report

@@ -77,6 +77,8 @@ ADDED_SINCE = {"default_v2", "default_no_floor"}
 FLOOR_SINCE = {"default", "default_sparse"}
 SKIP_SHOWN_SINCE = {"default", "default_sparse", "default_v2_scale"}
 VECTOR_075_SINCE = {"default", "default_sparse", "default_no_window"}
+# Issue 31 gave the extraction prompt slot keys (enrich-v2): the enriched recipes' old stamps name enrich-v1.
+PROMPT_SINCE = "enrich-v1"
 
 
 def as_it_was(name: str) -> Recipe:
@@ -88,6 +90,9 @@ def as_it_was(name: str) -> Recipe:
         recipe = recipe.with_(weights=weights, description=FLAT[name]["description"])
     if name in FLOOR_SINCE:
         recipe = recipe.with_(floor=None, description=FLAT[name]["description"])
+    if recipe.ingest.enrich is not None:  # issue 31 bumped the extraction prompt (enrich-v2: slot keys)
+        enrich = dataclasses.replace(recipe.ingest.enrich, prompt_version=PROMPT_SINCE)
+        recipe = dataclasses.replace(recipe, ingest=dataclasses.replace(recipe.ingest, enrich=enrich))
     return recipe
 
 

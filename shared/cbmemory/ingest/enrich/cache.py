@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ...dates import utcnow
+from ..slots import clean_key, clean_value
 from .parsing import ExtractedEvent
 
 CACHE_SCHEMA_VERSION = 2  # 1 (user_version 0): keyed by (prompt version, input hash) only, for every user
@@ -258,14 +259,20 @@ class SQLiteCache:
 def _encode(value: Any) -> Any:
     if isinstance(value, list) and all(isinstance(v, ExtractedEvent) for v in value):
         return [{"who": e.who, "what": e.what, "when": e.when, "date": e.date, "where": e.where,
-                 "turns": list(e.turns)} for e in value]
+                 "turns": list(e.turns), **({"key": e.key, "value": e.value} if e.key else {})} for e in value]
     return value
 
 
 def _decode(task: str, value: Any) -> Any:
+    """A cached result as the runner returned it; an entry written before slot keys reads without them, and
+    a key that is not one (a file edited by hand) is dropped, as the parser drops it."""
     if task == "events":
-        return [ExtractedEvent(e["who"], e["what"], e.get("when"), e.get("date"), e.get("where"),
-                               tuple(e.get("turns") or ())) for e in value]
+        out = []
+        for e in value:
+            key, val = clean_key(e.get("key")), clean_value(e.get("value"))
+            out.append(ExtractedEvent(e["who"], e["what"], e.get("when"), e.get("date"), e.get("where"),
+                                      tuple(e.get("turns") or ()), key if val else None, val if key else None))
+        return out
     return value
 
 

@@ -11,7 +11,10 @@ LLM). The modes add to them, and can be combined:
   rule-based resolver first and the model's own date second, as ``event`` records linked to the turns
   they came from;
 - ``facts``: the same extraction, added to the *index text* of the raw record each fact came from
-  (LongMemEval's key = value + fact), while the stored and returned text stays raw.
+  (LongMemEval's key = value + fact), while the stored and returned text stays raw; with
+  ``IngestConfig(link_updates=True)``, the slot keys of the user's facts about themself also become the
+  user turn's reserved annotations (``cbmemory.ingest.slots``), which link it to the earlier statement it
+  changes when it is written.
 
 The two steps, in the order ``AgentMemory`` runs them around its raw write:
 
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict
@@ -38,7 +41,16 @@ from ..config import RAW_KINDS, EnrichConfig, IngestConfig
 from .batches import Batch, failure_of, plan_batches
 from .cache import ExtractionCache, Failure
 from .extraction import LLMRunner
-from .records import augment_with_facts, event_records, facts_by_line, link_events, source_ids, summary_record
+from .parsing import ExtractedEvent
+from .records import (
+    augment_with_facts,
+    event_records,
+    facts_by_line,
+    link_events,
+    slots_by_line,
+    source_ids,
+    summary_record,
+)
 
 
 class _Stamp(TypedDict):
@@ -95,6 +107,21 @@ def by_session(records: Sequence[MemoryRecord], stored: Sequence[MemoryRecord]
     for key, recs in written.items():
         kinds = {r.kind for r in recs}
         yield recs, [r for r in stored if (r.user_id, r.session_id) == key and r.kind in kinds]
+
+
+def _add_slots(slots: dict[str, dict[str, str]], linked: Sequence[tuple[ExtractedEvent, tuple[str, ...]]],
+               batch: Batch, ingest: IngestConfig) -> None:
+    """The slot keys of one call's facts, by record, when links are made (``ingest.link_updates``)."""
+    if ingest.link_updates:
+        for rid, keyed in slots_by_line(linked, batch.lines).items():
+            slots.setdefault(rid, {}).update(keyed)
+
+
+def _slots(slots: Mapping[str, Mapping[str, str]], record: MemoryRecord, ingest: IngestConfig
+           ) -> Mapping[str, str] | None:
+    """What ``augment_with_facts`` sets as ``record``'s slot keys: those found (none: they are cleared) when
+    links are made; ``None`` (annotations untouched) otherwise, so without ``link_updates`` nothing changes."""
+    return slots.get(record.record_id, {}) if ingest.link_updates else None
 
 
 class Enricher:
@@ -166,14 +193,18 @@ class Enricher:
         if cfg is None or not cfg.rewrites_raw:
             return list(records)
         facts: dict[str, list[str]] = {}
+        slots: dict[str, dict[str, str]] = {}
         for batch in self.plan(cfg, records, stored, ingest.index_annotation_keys)[1]:
             if batch.spec.task != "events":
                 continue
             hit = self.runner.cached(batch.spec)
             if hit is not None:
-                for rid, fs in facts_by_line(link_events(hit, batch.lines), batch.lines).items():
+                linked = link_events(hit, batch.lines)
+                for rid, fs in facts_by_line(linked, batch.lines).items():
                     facts.setdefault(rid, []).extend(fs)
-        return [augment_with_facts(r, facts[r.record_id]) if r.record_id in facts else r for r in records]
+                _add_slots(slots, linked, batch, ingest)
+        return [augment_with_facts(r, facts[r.record_id], _slots(slots, r, ingest)) if r.record_id in facts else r
+                for r in records]
 
     # -- after the raw write
     def derive(self, records: Sequence[MemoryRecord], *, ingest: IngestConfig, now: datetime,
@@ -188,6 +219,7 @@ class Enricher:
         anchor = ingest.anchor_dates
         derived: list[MemoryRecord] = []
         facts: dict[str, list[str]] = {}
+        slots: dict[str, dict[str, str]] = {}
         extracted: set[str] = set()  # raw records whose extraction call succeeded
         failures: list[Failure] = []
         meta: _Stamp = {"ingested_at": now, "prompt_version": cfg.prompt_version, "model": self.model}
@@ -213,10 +245,11 @@ class Enricher:
                     extracted |= {r.record_id for r in batch.lines.values()}
                     for rid, fs in facts_by_line(linked, batch.lines).items():
                         facts.setdefault(rid, []).extend(fs)
+                    _add_slots(slots, linked, batch, ingest)
         augmented = []
         for r in records:
             if r.record_id in extracted:
-                new = augment_with_facts(r, facts.get(r.record_id, []))
+                new = augment_with_facts(r, facts.get(r.record_id, []), _slots(slots, r, ingest))
                 if new is not r:
                     augmented.append(new)
         report = EnrichReport(

@@ -55,10 +55,14 @@ EVENTS_SYSTEM = (
     "family, home, plans, likes, possessions). " + _JSON_ONLY + " Shape:\n"
     '{"events": [{"who": "name", "what": "one self-contained sentence", "when": "the time words as '
     'written, or null", "date": "YYYY-MM-DD, YYYY-MM or YYYY, or null", "where": "place or null", '
-    '"turns": ["T1"]}]}\n'
+    '"key": "snake_case name of the matter, or null", "value": "what it is now, or null", "turns": ["T1"]}]}\n'
     "Rules: keep names, titles, places and numbers exactly as said. 'when' copies the time words from "
     "the line ('yesterday', 'last week', 'in June'); 'date' is what they mean counted from the session "
-    "date. 'turns' lists the labels of the lines the event comes from. Extract only from lines labelled "
+    "date. 'turns' lists the labels of the lines the event comes from. 'key' and 'value' only for a "
+    "lasting fact about the speaker of the line themself, not about someone they mention: 'key' names the "
+    "matter, never its value, and the same matter always gets the same key (home_city, employer, job_title, "
+    "phone, email, partner, school, pet, car, diet); 'value' is what it is now ('Porto'); otherwise both "
+    "null. Extract only from lines labelled "
     'T1, T2, ...; lines labelled C are earlier context. Nothing to extract: {"events": []}.'
 )
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import CbMemoryError
+from ..slots import clean_key, clean_value
 
 
 class MalformedReplyError(CbMemoryError, ValueError):
@@ -271,7 +272,8 @@ def parse_reply(text: str) -> Parsed:
 # ---------------------------------------------------------------------------- validation
 @dataclass(frozen=True, slots=True)
 class ExtractedEvent:
-    """One event or fact as the model gave it (``turns`` are the prompt's line labels)."""
+    """One event or fact as the model gave it (``turns`` are the prompt's line labels). ``key`` and
+    ``value``: a lasting fact's slot key and value (``cbmemory.ingest.slots``), both or neither."""
 
     who: str
     what: str
@@ -279,6 +281,8 @@ class ExtractedEvent:
     date: str | None = None
     where: str | None = None
     turns: tuple[str, ...] = ()
+    key: str | None = None
+    value: str | None = None
 
 
 def _text(value: Any) -> str | None:
@@ -315,7 +319,8 @@ def _first(d: Mapping[str, Any], *names: str) -> Any:
 
 def validate_events(value: Any, labels: Sequence[str]) -> tuple[list[ExtractedEvent], int]:
     """Events from a parsed reply (``{"events": [...]}``, a bare list, or one event object), with the
-    number of items dropped because they had no ``what``. Labels not in ``labels`` are dropped."""
+    number of items dropped because they had no ``what``. Labels not in ``labels`` are dropped; so is a slot
+    key that is not a short snake_case name, or has no value (the event is kept without it)."""
     if isinstance(value, Mapping):
         items = _first(value, "events", "facts", "items", "results")
         if items is None and _first(value, "what", "event", "fact") is not None:
@@ -341,6 +346,7 @@ def validate_events(value: Any, labels: Sequence[str]) -> tuple[list[ExtractedEv
         if not what:
             dropped += 1
             continue
+        key, value = clean_key(_first(item, "key", "slot", "slot_key")), clean_value(_first(item, "value", "slot_value"))
         out.append(ExtractedEvent(
             who=_text(_first(item, "who", "person", "subject", "speaker")) or "",
             what=what,
@@ -348,6 +354,7 @@ def validate_events(value: Any, labels: Sequence[str]) -> tuple[list[ExtractedEv
             date=_text(_first(item, "date", "absolute_date", "resolved_date")),
             where=_text(_first(item, "where", "place", "location")),
             turns=_labels(_first(item, "turns", "turn", "lines", "line", "source", "sources"), labels),
+            key=key if value else None, value=value if key else None,
         ))
     return out, dropped
 

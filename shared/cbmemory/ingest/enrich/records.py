@@ -15,6 +15,7 @@ from ...dates.relative import DateSpan, find_relative_dates, resolve_relative_da
 from ...models import MemoryRecord, frozen_mapping
 from ...text import content_hash, content_words
 from ..records import record_id
+from ..slots import same_value, with_slots
 from .parsing import ExtractedEvent
 
 FACTS_MARK = "\n[facts] "
@@ -176,15 +177,55 @@ def event_records(key: str, linked: Sequence[tuple[ExtractedEvent, tuple[str, ..
     return out
 
 
-def augment_with_facts(record: MemoryRecord, facts: Sequence[str]) -> MemoryRecord:
+def augment_with_facts(record: MemoryRecord, facts: Sequence[str],
+                       slots: Mapping[str, str] | None = None) -> MemoryRecord:
     """``record`` with ``facts`` appended to its index text (what is embedded and full-text indexed);
-    ``text`` (what is stored and returned) stays raw. Facts already there are replaced, not stacked."""
+    ``text`` (what is stored and returned) stays raw. Facts already there are replaced, not stacked.
+    ``slots`` (key -> value), when given, become the record's slot annotations in place of any it had
+    (``cbmemory.ingest.slots``); ``None`` leaves its annotations as they are."""
     base = base_index_text(record)
     unique = list(dict.fromkeys(f.strip() for f in facts if f.strip()))
     index_text = base + (FACTS_MARK + " ".join(unique) if unique else "")
-    if index_text == record.index_text:
+    annotations = record.annotations if slots is None else with_slots(record.annotations, slots)
+    if index_text == record.index_text and annotations == record.annotations:
         return record
-    return dataclasses.replace(record, index_text=index_text, content_hash=content_hash(index_text))
+    return dataclasses.replace(record, index_text=index_text, content_hash=content_hash(index_text),
+                               annotations=frozen_mapping(dict(annotations)))
+
+
+def about_speaker(who: str, record: MemoryRecord) -> bool:
+    """Whether a fact's ``who`` is the speaker of ``record`` (the line the fact came from): the speaker's
+    name or its first name, the role, or a word for oneself; not someone the speaker mentions ("cousin",
+    "Caroline's cousin") and not an empty ``who`` (precision first)."""
+    w = " ".join(who.casefold().split())
+    speaker = " ".join((record.speaker or "").casefold().split())
+    return bool(w) and (w in _SELF or w == record.role or (bool(speaker) and w in (speaker, speaker.split()[0])))
+
+
+_SELF = frozenset({"i", "me", "myself", "user", "the user", "speaker", "the speaker"})
+
+
+def slots_by_line(linked: Sequence[tuple[ExtractedEvent, tuple[str, ...]]],
+                  lines: Mapping[str, MemoryRecord]) -> dict[str, dict[str, str]]:
+    """Record id -> slot key -> value, for the user's lines, from the facts about their speaker that carry a
+    key. A key given two different values for one line (a move told with both cities) is left out: which
+    one holds now cannot be told."""
+    out: dict[str, dict[str, str]] = {}
+    clashes: set[tuple[str, str]] = set()
+    for event, labels in linked:
+        if event.key is None or event.value is None:
+            continue
+        for lb in labels:
+            rec = lines[lb]
+            if rec.role != "user" or not about_speaker(event.who, rec):
+                continue
+            mine = out.setdefault(rec.record_id, {})
+            if event.key in mine and not same_value(mine[event.key], event.value):
+                clashes.add((rec.record_id, event.key))
+            mine.setdefault(event.key, event.value)
+    for rid, key in clashes:
+        del out[rid][key]
+    return out
 
 
 def facts_by_line(linked: Sequence[tuple[ExtractedEvent, tuple[str, ...]]],
@@ -200,5 +241,6 @@ def facts_by_line(linked: Sequence[tuple[ExtractedEvent, tuple[str, ...]]],
     return out
 
 
-__all__ = ["FACTS_MARK", "ResolvedWhen", "augment_with_facts", "base_index_text", "event_records",
-           "event_sentence", "facts_by_line", "link_events", "resolve_when", "source_ids", "summary_record"]
+__all__ = ["FACTS_MARK", "ResolvedWhen", "about_speaker", "augment_with_facts", "base_index_text", "event_records",
+           "event_sentence", "facts_by_line", "link_events", "resolve_when", "slots_by_line", "source_ids",
+           "summary_record"]
