@@ -1,4 +1,4 @@
-"""Issue 31: per-question recall time with the current-value stage on (default) and off, on one benchmark
+"""Issue 31: per-question recall time with the current-value stage on and off (whatever the default), on one benchmark
 store (a ``cbmemory eval locomo-updates`` run's ``work/<conv>-x1-<family>.db``), the `test` questions of that
 conversation, each three times (the first pass embeds the statements the stage finds; later ones hit the
 embedder's cache).
@@ -22,8 +22,8 @@ shutil.copyfile(src, copy)
 convs = load_locomo(sys.argv[3] if len(sys.argv) > 3 else "../shared/data/locomo/locomo-dev.json")
 cases = [c for c in generate(convs, "test") if c.user_id == user]
 mem = AgentMemory.open(copy, embedder=MiniLMEmbedder())
-on = get_recipe("default")
-off = on.with_(name="default_off", current_value=False)
+on = get_recipe("default").with_(name="default_on", current_value=True)
+off = get_recipe("default").with_(name="default_off", current_value=False)
 t0 = time.perf_counter()
 mem.recall(cases[0].question, user, recipe=on, today=cases[0].question_date)
 cold = time.perf_counter() - t0

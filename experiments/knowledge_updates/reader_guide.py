@@ -41,10 +41,11 @@ def main():
     ap.add_argument("--base-url", default="http://127.0.0.1:8765/v1")
     ap.add_argument("--model", default="local-gguf")
     ap.add_argument("--n", type=int, default=20)
+    ap.add_argument("--first", type=int, help="only the first N of the draw, in case-id order")
     args = ap.parse_args()
     cases = generate(load_locomo(args.data), args.family, seed=0)
     ids = fixed_subset(cases, args.n, 0)
-    chosen = sorted((c for c in cases if c.case_id in ids), key=lambda c: c.case_id)
+    chosen = sorted((c for c in cases if c.case_id in ids), key=lambda c: c.case_id)[: args.first]
     llm = make_chat_model(args.model, args.base_url, max_tokens=64)
     out = Path(args.out)
     done = set()
