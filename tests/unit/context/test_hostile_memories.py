@@ -6,7 +6,7 @@ recipe has a token budget, and relative dates are resolved only in what is shown
 from datetime import datetime, timezone
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from cbmemory.context import (
@@ -77,12 +77,17 @@ def test_look_alike_brackets_are_shown_round_too():
 
 @settings(max_examples=200, deadline=None)
 @given(text=st.text(min_size=1, max_size=300), speaker=st.one_of(st.none(), st.text(min_size=1, max_size=40)))
+@example(text="TOMORROW", speaker=None)  # a relative date: under session_last the session date ends the line
 def test_any_text_and_speaker_make_exactly_one_line_with_one_prefix(text, speaker):
     for reading in READINGS.values():
         line = memory_line(hit(text, speaker=speaker), reading)
         assert len(line.splitlines()) <= 1 and "\n" not in line
-        if reading.dates:
-            assert line.startswith("[Monday, 8 May 2023] ")
+        if reading.dates:  # the session date once: first, or (session_last, a relative date resolved) last
+            said_last = reading.resolve_dates and reading.layout == "session_last" and not line.startswith("[")
+            if said_last:
+                assert line.endswith(" [said Monday, 8 May 2023]") and line.count("[said ") == 1
+            else:
+                assert line.startswith("[Monday, 8 May 2023] ") and "[said " not in line
         if not reading.resolve_dates:  # no resolved dates: the prefix is the only bracket
             assert line.count("[") == (1 if reading.dates else 0)
 
