@@ -1,9 +1,12 @@
 """Write-time links of a user's statements to the earlier ones they change (``MemoryRecord.supersedes``),
 from cheap evidence (``cbmemory.ingest.updates.changes``): no LLM call. For each new statement of the user,
-the candidates are the user's nearest earlier statements by embedding: ``MAX_CANDIDATES`` from the store
-(one exact vector search of ``SEARCHED`` of the user's turns before the new turn's date, the assistant's
-left out) and as many from the batch itself (earlier turns written with it, e.g. a whole conversation at
-once). The cost per user turn is one vector search of ``SEARCHED`` and one rule check per candidate."""
+only a statement that makes a claim (``cbmemory.ingest.updates.claims``: the user's own plain statement of a
+kind of fact) is looked at, and its candidates are the user's nearest earlier statements that make one too,
+by embedding: ``MAX_CANDIDATES`` from the store (one exact vector search of ``SEARCHED`` of the user's turns
+before the new turn's date, the assistant's left out) and as many from the batch itself (earlier turns
+written with it, e.g. a whole conversation at once). The cost per user turn is a few regular expressions;
+per claim (a few in a hundred LoCoMo statements), one vector search of ``SEARCHED`` and one rule check per
+candidate."""
 
 from __future__ import annotations
 
@@ -14,12 +17,13 @@ from datetime import datetime
 import numpy as np
 
 from ..ingest.config import IngestConfig
-from ..ingest.updates import MAX_CANDIDATES, changes, is_statement
+from ..ingest.updates import MAX_CANDIDATES, changes, claims, is_statement
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MAX_LINKS, MemoryStore
 from ..store.signals import Signal
 
-SEARCHED = 4 * MAX_CANDIDATES  # turns searched for the user's MAX_CANDIDATES nearest earlier statements
+SEARCHED = 16 * MAX_CANDIDATES  # turns searched for the user's MAX_CANDIDATES nearest earlier claims
+
 
 def _is_statement(r: MemoryRecord) -> bool:
     return r.kind == "turn" and r.role == "user" and is_statement(r.text)
@@ -33,7 +37,8 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
     out = list(records)
     if not ingest.link_updates:
         return out
-    mine = [i for i, r in enumerate(records) if _is_statement(r) and not r.supersedes]
+    # only a statement that claims a fact of the user can change one (ingest.updates.claims): no search else
+    mine = [i for i, r in enumerate(records) if _is_statement(r) and not r.supersedes and claims(r.text)]
     if not mine:
         return out
     ids = {r.record_id for r in records}
@@ -47,13 +52,14 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
             earlier = np.argsort(-sims[j, :j], kind="stable")[:MAX_CANDIDATES]
             for e in earlier.tolist():
                 found[records[rows[e]].record_id] = (records[rows[e]], float(sims[j, e]))
-            # the nearest turns are often the assistant's replies (indexed with the turn they answer): search
-            # deeper and keep the first MAX_CANDIDATES statements of the user
+            # the nearest turns are often the assistant's replies (indexed with the turn they answer) or the
+            # user's chat: search deeper and keep the first MAX_CANDIDATES statements of the user that claim a fact
             kept = 0
             for hit in store.search(Signal.VECTOR, user, vecs[i], SEARCHED, SearchFilters(
                     kinds=("turn",), occurred_before=rec.occurred_at), now=now):
                 old = hit.record
-                if old.record_id not in ids and _is_statement(old) and conversation_order(old) < conversation_order(rec):
+                if (old.record_id not in ids and _is_statement(old) and conversation_order(old) < conversation_order(rec)
+                        and claims(old.text)):
                     found.setdefault(old.record_id, (old, hit.score))
                     kept += 1
                     if kept == MAX_CANDIDATES:
