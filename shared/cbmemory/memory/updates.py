@@ -1,12 +1,12 @@
 """Write-time links of a user's statements to the earlier ones they change (``MemoryRecord.supersedes``),
-from cheap evidence (``cbmemory.ingest.updates.changes``): no LLM call. For each new statement of the user,
-only a statement that makes a claim (``cbmemory.ingest.updates.claims``: the user's own plain statement of a
-kind of fact) is looked at, and its candidates are the user's nearest earlier statements that make one too,
-by embedding: ``MAX_CANDIDATES`` from the store (one exact vector search of ``SEARCHED`` of the user's turns
-before the new turn's date, the assistant's left out) and as many from the batch itself (earlier turns
-written with it, e.g. a whole conversation at once). The cost per user turn is a few regular expressions;
-per claim (a few in a hundred LoCoMo statements), one vector search of ``SEARCHED`` and one rule check per
-candidate."""
+from cheap evidence (``cbmemory.ingest.updates.changes``): no LLM call. Only a user statement that makes a
+claim (``cbmemory.ingest.updates.claims``: the user's own plain statement of a kind of fact) is looked at,
+and its candidates are the user's nearest earlier statements, by embedding, that claim a fact of the same
+kind: ``MAX_CANDIDATES`` from the store (one exact vector search of ``SEARCHED`` of the user's turns before
+the new turn's date, the assistant's left out) and as many from the batch itself (earlier turns written
+with it, e.g. a whole conversation at once). The cost per user turn is a few regular expressions; per claim
+(about 1 in 40 LoCoMo user statements), one vector search of ``SEARCHED`` and one rule check per candidate.
+"""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
     if not ingest.link_updates:
         return out
     # only a statement that claims a fact of the user can change one (ingest.updates.claims): no search else
-    mine = [i for i, r in enumerate(records) if _is_statement(r) and not r.supersedes and claims(r.text)]
+    kinds_of = {i: claims(r.text).keys() for i, r in enumerate(records) if _is_statement(r) and not r.supersedes}
+    mine = [i for i, k in kinds_of.items() if k]
     if not mine:
         return out
     ids = {r.record_id for r in records}
@@ -48,18 +49,20 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
         sims = vecs[rows] @ vecs[rows].T
         for j, i in enumerate(rows):
             rec = records[i]
+            kinds = kinds_of[i]  # the kinds of fact it claims: only a claim of one of them can change
             found: dict[str, tuple[MemoryRecord, float]] = {}
-            earlier = np.argsort(-sims[j, :j], kind="stable")[:MAX_CANDIDATES]
-            for e in earlier.tolist():
+            earlier = [e for e in np.argsort(-sims[j, :j], kind="stable").tolist() if kinds_of[rows[e]] & kinds]
+            for e in earlier[:MAX_CANDIDATES]:
                 found[records[rows[e]].record_id] = (records[rows[e]], float(sims[j, e]))
             # the nearest turns are often the assistant's replies (indexed with the turn they answer) or the
-            # user's chat: search deeper and keep the first MAX_CANDIDATES statements of the user that claim a fact
+            # user's chat or claims of other facts: search deeper and keep the user's first MAX_CANDIDATES
+            # statements that claim a fact of the same kind
             kept = 0
             for hit in store.search(Signal.VECTOR, user, vecs[i], SEARCHED, SearchFilters(
                     kinds=("turn",), occurred_before=rec.occurred_at), now=now):
                 old = hit.record
                 if (old.record_id not in ids and _is_statement(old) and conversation_order(old) < conversation_order(rec)
-                        and claims(old.text)):
+                        and claims(old.text).keys() & kinds):
                     found.setdefault(old.record_id, (old, hit.score))
                     kept += 1
                     if kept == MAX_CANDIDATES:
