@@ -56,11 +56,12 @@ def family_pairs(convs, family: str):
             yield c.user_id, c.kind, c.variant, True, inj["new"], inj["old"]
 
 
-def plain_links(convs, vec: Vectors, k: int):
-    """(conversation, similarity, new, old) per link the rules make on the plain conversations."""
+def plain_links(convs, vec: Vectors, k: int, role: str = "user"):
+    """(conversation, similarity, new, old) per link the rules make on the plain conversations, the turns of
+    ``role`` taken as the user's (``assistant``: LoCoMo's other speaker, more ordinary chat to test on)."""
     for conv in convs:
         turns = sorted((s.date, s.session_id, i, m.content) for s in conv.sessions
-                       for i, m in enumerate(s.messages) if m.role == "user")
+                       for i, m in enumerate(s.messages) if m.role == role)
         texts = [t[3] for t in turns]
         S = vec(texts) @ vec(texts).T
         for j, new in enumerate(texts):
@@ -97,6 +98,8 @@ def main() -> None:
     ap.add_argument("--family", default="train")
     ap.add_argument("--k", type=int, default=16)
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--speaker", choices=("user", "assistant"), default="user",
+                    help="whose turns are the user's on plain LoCoMo (assistant: the other speaker)")
     ap.add_argument("--grid", help="similarity floors to choose from leaving one conversation out, e.g. 0,0.1,0.2")
     args = ap.parse_args()
     U.claims = functools.lru_cache(maxsize=None)(U.claims)  # the harness asks each text many times
@@ -124,7 +127,7 @@ def main() -> None:
     floor = U.SIMILARITY
     if args.grid:
         U.SIMILARITY = -1.0  # every link, with its similarity; the floors are applied below
-    for conv, s, new, old in plain_links(convs, vec, args.k):
+    for conv, s, new, old in plain_links(convs, vec, args.k, args.speaker):
         links[conv].append((s, new, old))
     if args.grid:
         loco(grid_rows, links, [float(x) for x in args.grid.split(",")])

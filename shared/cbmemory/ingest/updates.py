@@ -25,6 +25,7 @@ LoCoMo dev (x1, 4,805 turns), FIGURES_PLAIN; the benchmark's train phrasings, FI
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ..text import is_statement, people
 
@@ -43,6 +44,9 @@ _STARTS = {"I", "I'm", "I've", "I'll", "I'd", "My", "We", "Our", "The", "A", "An
            "New", "Quick", "Guess", "Anyway", "Honestly", "Actually", "Sure", "Thanks", "Noted", "Ok", "Okay", "Here",
            "Here's", "There", "There's", "Let's", "What", "When", "Wow", "Yeah", "Thank", "You", "Your"}
 _MONTHS_DAYS = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
+_CALENDAR = frozenset({d.lower() for d in _MONTHS_DAYS} | {
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december", "last", "next"})
 
 SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "home": r"\b(?:live[sd]? in|living in|mov(?:ed|ing|e) (?:back )?to|relocat\w+ to|resident of|based in|settled "
@@ -57,7 +61,9 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "title": r"\b(?:title|promoted|my role|made (?:a |the )?\w+ (?:lead|manager|head)|work as|(?:new|my) position|"
              r"i(?:'m| am) (?:now )?an? (?:\w+ ){1,3}(?:at|for)\b)",
     "trip": r"\b(?:trip|holiday|vacation|flights?|travel(?:l?ing)? to|heading to|going to \w+ (?:in|next|this))\b",
-    "partner": r"\b(?:partner|boyfriend|girlfriend|seeing someone|dating|been together|relationship)\b",
+    # the partner named ("my partner Rafael"), not only mentioned ("my partner and I went ...")
+    "partner": r"\b(?:(?:partner|boyfriend|girlfriend|wife|husband|fianc[eé]e?)(?:,| is| named| called)? (?-i:[A-Z])\w*|"
+               r"seeing someone|dating|been together|in a relationship|relationship with|married to)\b",
     "device": r"\b(?:laptop|computer|macbook|thinkpad|notebook|pc|phone model)\b",
     "car": r"\b(?:(?:my|new|old|the) car|drive an?|driving an?|bought an?)\b",
     "pet": r"\b(?:pet|dog|cat|puppy|kitten|adopted|parrot|rabbit|hamster|ferret|tortoise)\b",
@@ -143,11 +149,22 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE.split(text) if s.strip()]
 
 
-def _clause(sentence: str, start: int, end: int) -> str:
-    """The clause of ``sentence`` around the slot phrase at ``start:end`` (to a few words after it)."""
+class Claim(NamedTuple):
+    """Where a turn states one of the user's facts: the ``sentence`` and the ``span`` that holds its value (the
+    clause of the slot phrase and the clause after it: "I changed my number, it's 0752 ...")."""
+
+    sentence: str
+    span: str
+
+
+def _clauses(sentence: str, start: int, end: int) -> tuple[str, str]:
+    """The clause of ``sentence`` around the slot phrase at ``start:end`` (to a few words after it), and the
+    span from that clause's start to the end of the clause after it."""
     lo = max((m.end() for m in _CLAUSE.finditer(sentence, 0, start)), default=0)
     after = _CLAUSE.search(sentence, end)
-    return sentence[lo:min(after.start() if after else len(sentence), end + 24)]
+    clause = sentence[lo:min(after.start() if after else len(sentence), end + 24)]
+    following = _CLAUSE.search(sentence, after.end()) if after else None
+    return clause, sentence[lo:following.start() if following else len(sentence)]
 
 
 def _stated(clause: str, slot: str) -> bool:
@@ -157,23 +174,29 @@ def _stated(clause: str, slot: str) -> bool:
             and not NEGATED.search(clause) and (slot == "trip" or not FUTURE.search(clause)))
 
 
-def claims(text: str) -> dict[str, list[str]]:
-    """Per slot, the sentences of ``text`` (not questions) where the user states their own fact of that
+def claims(text: str) -> dict[str, list[Claim]]:
+    """Per slot, where ``text`` (its sentences that are not questions) states the user's own fact of that
     kind: a slot rule matches and the clause around it is ``_stated``."""
-    out: dict[str, list[str]] = {}
+    out: dict[str, list[Claim]] = {}
     for sentence in sentences(text):
         if sentence.rstrip().endswith("?"):
             continue
         for name, rule in SLOTS.items():
-            if any(_stated(_clause(sentence, m.start(), m.end()), name) for m in rule.finditer(sentence)):
-                out.setdefault(name, []).append(sentence)
+            for m in rule.finditer(sentence):
+                clause, span = _clauses(sentence, m.start(), m.end())
+                if _stated(clause, name):
+                    out.setdefault(name, []).append(Claim(sentence, span))
+                    break
     return out
 
 
-def _values(sentence: str, slot: str) -> frozenset[str]:
-    """The value words of a claim: ``values`` and, for a slot whose values are ordinary words, those."""
+def _values(claim: Claim, slot: str) -> frozenset[str]:
+    """The values a claim names: its sentence's ``values`` in its span (days and months only for a schedule) and, for a
+    slot whose values are ordinary words, those."""
+    span = claim.span.lower()
+    found = frozenset(v for v in values(claim.sentence) if v in span and (slot == "schedule" or v not in _CALENDAR))
     rule = VALUE_TERMS.get(slot)
-    return values(sentence) | ({m.group(0).lower() for m in rule.finditer(sentence)} if rule else set())
+    return found | ({m.group(0).lower() for m in rule.finditer(claim.span)} if rule else set())
 
 
 def changes(new: str, old: str, similarity: float) -> bool:
@@ -194,12 +217,12 @@ def changes(new: str, old: str, similarity: float) -> bool:
         for n in new_claims[slot]:
             n_values = _values(n, slot)
             for o in old_claims[slot]:
-                if people(n) - own != people(o) - own:
+                if people(n.sentence) - own != people(o.sentence) - own:
                     continue  # one is about someone else (my daughter's school, my school)
                 o_values = _values(o, slot)
                 if n_values and n_values <= o_values | old_values:
                     continue  # nothing new
-                if CHANGE.search(n):
+                if CHANGE.search(n.sentence):
                     return True  # a change word where the user states the fact, and something new
                 if slot in SINGLE and n_values - o_values - old_values and o_values - n_values - new_values:
                     return True  # a fact of one value, another value

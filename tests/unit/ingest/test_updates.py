@@ -3,7 +3,7 @@ Pure: the similarity a caller measures is given."""
 
 import pytest
 
-from cbmemory.ingest.updates import changes, claims, people, slots, values
+from cbmemory.ingest.updates import Claim, changes, claims, people, slots, values
 
 LINKS = [  # (new, old, similarity): the user's new statement changes the old one
     ("Big news: I moved to Porto last week.", "I live in Paris and love it.", 0.25),  # lives in / moved
@@ -42,6 +42,13 @@ NOT_LINKS = [
     ("I had a tough exam. But instead of giving up, I turned it into a learning experience.",
      "I've also started learning how to play the piano.", 0.44),  # 'instead of' doing something
     ("I may have found a job at a tech company I like.", "I lost my job at the mechanical engineering company.", 0.6),
+    # LoCoMo's other speakers: a partner mentioned, not named; a value outside the claim (a day, the diet's own word)
+    ("Last weekend my partner and I traveled to a meditation retreat for a few weeks in Phuket.",
+     "Yesterday my partner and I got back from an awesome trip to Rio de Janeiro.", 0.52),
+    ("Hey, Audrey! My girlfriend, Toby and I are going camping.",
+     "Last Friday was amazing - I had a picnic with my girlfriend and it was so much fun!", 0.62),
+    ("Last Monday I got to teach people vegan ice cream recipes on my own cooking show!",
+     "I made vegan ice cream last Friday and shared it with some people in my vegan diet group.", 0.74),
 ]
 
 
@@ -61,8 +68,11 @@ def test_without_a_slot_rule_nothing_links():
 
 
 def test_a_claim_is_the_users_own_statement_of_a_slot():
-    assert claims("My daughter goes to St Brigid's, she loves her teacher.") == {
-        "school": ["My daughter goes to St Brigid's, she loves her teacher."]}  # 'she' is another clause
+    said = "My daughter goes to St Brigid's, she loves her teacher."
+    assert claims(said) == {"school": [Claim(said, said)]}  # 'she' is another clause
+    # the value is looked for in the claim's clause and the next one, not in the whole sentence
+    assert claims("I changed my number, it's 0752 119 3387 now, and Maria says hi.")["phone"][0].span == (
+        "I changed my number, it's 0752 119 3387 now")
     assert "home" in claims("Hey Maria! Big news: I moved to Porto.")
     assert claims("Have you moved to Porto?") == {}
     assert claims("If I moved to Porto, I'd miss you.") == {}
