@@ -5,7 +5,7 @@ and its candidates are the user's nearest earlier statements, by embedding, that
 kind: ``MAX_CANDIDATES`` from the store (one exact vector search of ``SEARCHED`` of the user's turns before
 the new turn's date, the assistant's left out) and as many from the batch itself (earlier turns written
 with it, e.g. a whole conversation at once). The cost per user turn is a few regular expressions; per claim
-(about 1 in 40 LoCoMo user statements), one vector search of ``SEARCHED`` and one rule check per candidate.
+(88 of the 1,826 user statements of LoCoMo dev), one vector search of ``SEARCHED`` and one rule check per candidate.
 """
 
 from __future__ import annotations
