@@ -76,7 +76,7 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "diet": r"\b(?:diet|vegan|vegetarian|pescatarian|keto|gluten|eat(?:ing)? (?:no|only))\b",
     "sport": r"\b(?:sport|court|league|weekend games?|play (?:\w+ ){1,2}on weekends|weekends i play|leisure "
              r"cent(?:re|er))\b",
-    "coffee": r"\b(?:coffee|latte|espresso|cortado|brew|barista)\b",
+    "coffee": r"\b(?:coffees?|lattes?|espressos?|cortados?|cappuccinos?|flat whites?|brew|barista)\b",
     "language": r"\b(?:learning(?! (?:curve|experience|process|opportunit))|studying|language|lessons?|course|duolingo|vocab\w*)\b",
     "doctor": r"\b(?:doctors?|gp|dr|physician|check-?up|clinic)\b",
     "wake": r"\b(?:wake|woke|alarm|get up|up at)\b",
@@ -114,7 +114,7 @@ THIRD_PERSON = re.compile(r"\b(?:he|she|they|he's|she's|they're|they've|your|you
                           r"(?:live|lived|moved|work|worked|started|got|have|had|are|were|go|went|play|drive)\b", re.I)
 HEDGE = re.compile(r"\b(?:if|would|could|might|may|maybe|perhaps|someday|one day|wish\w*|hop(?:e|es|ed|ing)|wanna|"
                    r"(?:want|wanted|wants|plan|plans|planning|thinking|think|considering|dream\w*|trying|try) "
-                   r"(?:to|of|about)|used to|can't wait|should|imagine|pretend)\b", re.I)
+                   r"(?:to|of|about)|used to|can't wait|should|imagine|pretend)\b|['’]d\b", re.I)
 NEGATED = re.compile(r"\b(?:not|never|no one|nobody)\b|n['’]t\b(?! stop)", re.I)
 FUTURE = re.compile(r"\b(?:will|going to|gonna|soon|next (?:week|month|year))\b|['’]ll\b", re.I)
 _CLAUSE = re.compile(r"[,;:—–]\s*|\s-\s|\b(?:and|but|so|because|while|when|after|before)\s", re.I)

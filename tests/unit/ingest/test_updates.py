@@ -17,6 +17,7 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     ("I'm seeing someone new, Tobias, and it's going really well.", "My partner Rafael says hi, by the way.", 0.3),
     ("I went pescatarian last month.", "I'm vegetarian, have been for a while.", 0.5),  # values in ordinary words
     ("I've started commuting by bus instead.", "I get to work by bike.", 0.4),
+    ("I've switched to oat milk lattes.", "My usual coffee is an espresso.", 0.5),
     ("With the new baby there are four of us in the house now.", "There are five of us living in the house.", 0.6),
     # LoCoMo (conv-41): losing the job changes the job the user enjoyed
     ("Crazy thing happened since we last talked. I lost my job at the mechanical engineering company.",
@@ -31,6 +32,7 @@ NOT_LINKS = [
     ("I moved the sofa to the window.", "I live in Paris and love it.", 0.1),  # far apart
     ("Thanks, Maria. Working together would be great!", "Yeah Maria! We did it together.", 0.6),  # chat
     ("I would love to live in Lisbon one day.", "I live in Paris and love it.", 0.5),  # a wish
+    ("I'd love to move to Rome.", "I live in Paris and love it.", 0.5),
     ("I'm going to move to Porto next year.", "I live in Paris and love it.", 0.5),  # a plan
     ("I don't live in Porto, I only work there.", "I live in Paris and love it.", 0.5),  # negated
     ("She moved to Porto last week, I miss her.", "I live in Paris and love it.", 0.5),  # someone else
