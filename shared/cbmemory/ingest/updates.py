@@ -91,11 +91,8 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
                 r"(?:evenings?|nights?|mornings?)|weekly)\b",
 }.items()}
 
-
-
-
 # Slots of one value at a time (a home city, an employer): another value replaces the old one. The others
-# (pets, trips, languages, sports, routines, devices) can hold several, so a new one needs a change word.
+# (pets, trips, languages, sports, routines, devices, favourites) can hold several: a new one needs a change word.
 SINGLE = frozenset({"home", "work", "school", "phone", "email", "title", "partner", "doctor", "car", "diet",
                     "coffee", "wake", "commute", "household"})
 # relatives a slot's own claims name (my partner): not someone else
