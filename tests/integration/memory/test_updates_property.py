@@ -40,7 +40,7 @@ SLOTS = {
     "doctor": ("Who is my doctor?", "My doctor is Dr. {}, she's very thorough.",
                "I switched doctors, I see Dr. {} now.", ["Okafor", "Haddad", "Lindqvist", "Moreau"]),
     "trip": ("Where is my next big trip?", "My next big trip is to {}.",
-             "Change of plans, the big trip is going to be {} instead.", ["Iceland", "Peru", "Japan", "Kenya"]),
+             "Change of plans, my big trip is going to be {} instead.", ["Iceland", "Peru", "Japan", "Kenya"]),
 }
 FILLER = ["We watched a film about whales.", "The weather has been lovely for walks.",
           "I baked bread with my neighbour on Sunday.", "My book club picked a mystery novel.",
