@@ -37,11 +37,17 @@ def today_line(today: datetime) -> str:
     return f"Today is {anchor_label(today)}."
 
 
+# What is true now (issue 31): which of two dated statements holds. Shipped by a rule written before the run
+# (experiments/knowledge_updates/README.md): with the local 1.5B reader it changed none of 12 answers.
+LATEST_HOLDS = " When the user's statements on the same matter differ, the latest one holds now."
+
+
 def date_guidance(config: ContextConfig = DEFAULT_CONTEXT) -> str:
-    """How to read the dates shown (empty for undated memories)."""
+    """How to read the dates shown, and that the latest of the user's statements on one matter holds (empty
+    for undated memories)."""
     if not config.dates:
         return ""
-    return RESOLVED_LAYOUTS[config.layout] if config.resolve_dates else DATED
+    return (RESOLVED_LAYOUTS[config.layout] if config.resolve_dates else DATED) + LATEST_HOLDS
 
 
 def memory_prompt(context: FormattedContext, today: datetime | None,

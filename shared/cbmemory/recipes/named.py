@@ -59,8 +59,9 @@ DEFAULT = DEFAULT_NO_FLOOR.with_(
     description="Vector + BM25 over turns indexed with the turn they answer, weighted score fusion, turns next "
     "to a strong match and turns of strongly matching sessions lifted; each hit shown with the turns before "
     "and after it (a hit inside another's window gives its place to the next), within 2,048 tokens; memories "
-    "unrelated to the question (below a relevance floor) not shown. Start here.",
-    floor=RELEVANCE_FLOOR,
+    "unrelated to the question (below a relevance floor) not shown; a question about the user themself also "
+    "gets the user's latest statements on the matter it asks about. Start here.",
+    floor=RELEVANCE_FLOOR, current_value=True,
 )
 DEFAULT_SPARSE = DEFAULT.with_(
     name="default_sparse",

@@ -77,8 +77,10 @@ ADDED_SINCE = {"default_v2", "default_no_floor"}
 FLOOR_SINCE = {"default", "default_sparse"}
 SKIP_SHOWN_SINCE = {"default", "default_sparse", "default_v2_scale"}
 VECTOR_075_SINCE = {"default", "default_sparse", "default_no_window"}
-# Issue 31 gave the extraction prompt slot keys (enrich-v2): the enriched recipes' old stamps name enrich-v1.
+# Issue 31 gave the extraction prompt slot keys (enrich-v2): the enriched recipes' old stamps name enrich-v1;
+# and the default (and recipes made from it) the current-value stage.
 PROMPT_SINCE = "enrich-v1"
+CURRENT_VALUE_SINCE = {n for n, r in all_recipes().items() if r.retrieval.current_value}
 
 
 def as_it_was(name: str) -> Recipe:
@@ -90,6 +92,8 @@ def as_it_was(name: str) -> Recipe:
         recipe = recipe.with_(weights=weights, description=FLAT[name]["description"])
     if name in FLOOR_SINCE:
         recipe = recipe.with_(floor=None, description=FLAT[name]["description"])
+    if name in CURRENT_VALUE_SINCE:
+        recipe = recipe.with_(current_value=False, description=FLAT[name]["description"])
     if recipe.ingest.enrich is not None:  # issue 31 bumped the extraction prompt (enrich-v2: slot keys)
         enrich = dataclasses.replace(recipe.ingest.enrich, prompt_version=PROMPT_SINCE)
         recipe = dataclasses.replace(recipe, ingest=dataclasses.replace(recipe.ingest, enrich=enrich))
@@ -100,6 +104,7 @@ def test_the_fixture_holds_every_recipe():
     assert set(FLAT) == set(all_recipes()) - ADDED_SINCE and len(FLAT) >= 24
     assert all(all_recipes()[n].retrieval.skip_shown for n in SKIP_SHOWN_SINCE)
     assert all(all_recipes()[n].retrieval.spec("vector").weight == 0.75 for n in VECTOR_075_SINCE)
+    assert {"default", "default_sparse"} <= CURRENT_VALUE_SINCE
 
 
 @pytest.mark.parametrize("name", sorted(FLAT))
@@ -122,7 +127,7 @@ def test_a_recipe_stamped_in_the_flat_form_reads_back_to_the_equal_recipe(name):
 
 def test_the_grouped_json_has_one_object_per_stage():
     d = all_recipes()["default_sparse"].retrieval.to_dict()
-    assert set(d) == {"signals", *GROUPS, "k", "window", "skip_shown"}
+    assert set(d) == {"signals", *GROUPS, "k", "window", "skip_shown", "current_value"}
     assert all_recipes()["default_sparse"].context.to_dict()["token_budget"] == 2048
     assert d["signals"][-1] == {"name": "sparse", "pool": 100, "weight": 0.75}
     assert d["context_boost"] == {"neighbour_weight": 0.5, "session_weight": 0.5}

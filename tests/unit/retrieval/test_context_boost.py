@@ -78,7 +78,8 @@ def test_the_weights_are_off_by_default_and_in_every_recipe_but_the_v2_ones():
                                                  session_weight=0.5, weights={"vector": 0.75, "bm25": 1.0})
     assert RECIPES["default_no_floor"].retrieval == v2.retrieval.with_(window=1, skip_shown=True)
     assert RECIPES["default_no_floor"].context == v2.context.with_(token_budget=2048)
-    assert RECIPES["default"].retrieval == RECIPES["default_no_floor"].retrieval.with_(floor=RELEVANCE_FLOOR)
+    assert RECIPES["default"].retrieval == RECIPES["default_no_floor"].retrieval.with_(floor=RELEVANCE_FLOOR,
+                                                                                      current_value=True)
     scale = RECIPES["default_v2_scale"]
     assert scale.context == v2.context.with_(token_budget=2048)
     assert scale.retrieval == v2.retrieval.with_(window=1, skip_shown=True, vector_pool=200, text_pool=200, session_weight=1.0,

@@ -19,7 +19,8 @@ def test_the_default_has_a_floor_and_default_no_floor_is_the_same_recipe_without
     default, bare = RECIPES["default"], RECIPES["default_no_floor"]
     assert default.retrieval.filters.floor is not None and 0 < default.retrieval.filters.floor < 1
     assert bare.retrieval.filters.floor is None
-    assert bare.with_(name="default", description=default.description, floor=default.retrieval.filters.floor) == default
+    assert bare.with_(name="default", description=default.description, floor=default.retrieval.filters.floor,
+                      current_value=True) == default  # and the current-value stage (issue 31)
     assert RECIPES["default_sparse"].retrieval.filters.floor == default.retrieval.filters.floor
 
 
