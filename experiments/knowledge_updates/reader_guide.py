@@ -4,7 +4,9 @@ changes of a family, seed 0, drawn from the case ids alone) under three conditio
 
 - ``off``: the default recipe with the current-value stage off, cbmemory's answer prompt;
 - ``on``: the stage on (``RetrievalConfig.current_value``), the same prompt;
-- ``guide``: the stage on, the prompt with ``GUIDE`` after the date guidance.
+- ``guide``: the stage on, the prompt with ``GUIDE`` after the date guidance (run before the sentence shipped);
+- ``before``: the product before issue 31's read-time changes (the stage off, no sentence on the latest
+  statement); ``default``: the default recipe and prompt as they are.
 
 One JSON line per (question, condition) as it is answered, so an interrupted run keeps what it has and a rerun
 skips what is there. The rule for the decision was written before the run (README in this folder).
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from cbmemory import AgentMemory
 from cbmemory.context import DEFAULT_CONTEXT, answer_messages
+from cbmemory.context.prompt import LATEST_HOLDS
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.llm import make_chat_model
 from cbmemory.recipes import get_recipe
@@ -53,7 +56,7 @@ def main():
         done = {(r["case_id"], r["condition"]) for r in map(json.loads, out.read_text().splitlines())}
     base = get_recipe("default")
     recipes = {"off": base.with_(current_value=False), "on": base.with_(current_value=True),
-               "guide": base.with_(current_value=True)}
+               "guide": base.with_(current_value=True), "before": base.with_(current_value=False), "default": base}
     emb = MiniLMEmbedder()
     mems = {}
     for c in chosen:
@@ -66,6 +69,8 @@ def main():
             msgs = answer_messages(c.question, rec.context.text, c.question_date, rec.config or DEFAULT_CONTEXT)
             if cond == "guide":
                 msgs[0] = (msgs[0][0], msgs[0][1] + "\n" + GUIDE)
+            if cond == "before":  # the product before this stop: no stage, no sentence on the latest statement
+                msgs[0] = (msgs[0][0], msgs[0][1].replace(LATEST_HOLDS, ""))
             t0 = time.perf_counter()
             text = invoke_text(llm, msgs)
             row = {"case_id": c.case_id, "variant": c.variant, "condition": cond, "current": c.current,
