@@ -13,8 +13,8 @@ import pytest
 from cbmemory import AgentMemory, get_recipe
 
 D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
-ON = get_recipe("default").with_(name="default_current", current_value=True)  # opt-in: off in every recipe
-OFF = get_recipe("default")
+ON = get_recipe("default")  # on in the default since issue 31
+OFF = get_recipe("default").with_(name="default_no_current", current_value=False)
 FILLER = ["We watched a film about whales last night.", "The weather has been lovely for walks.",
           "I baked bread with my neighbour on Sunday.", "My book club picked a mystery novel this month.",
           "The garden needs weeding again.", "I tried a new recipe for lentil soup.",
