@@ -51,11 +51,12 @@ def cmd_updates(args: argparse.Namespace) -> int:
     if args.link_updates:  # the product's write-time links are opt-in (IngestConfig.link_updates)
         options["ingest"] = dataclasses.replace(get_recipe(args.recipe).ingest, link_updates=True)
     recall: dict[str, Any] = {}
-    if args.current_value:  # the read-time current-value stage (RetrievalConfig.current_value) on the recipe
-        recall["recipe"] = get_recipe(args.recipe).with_(current_value=True)
+    stage = get_recipe(args.recipe).retrieval.current_value
+    if args.current_value is not None:  # the read-time current-value stage (RetrievalConfig.current_value) set
+        recall["recipe"] = get_recipe(args.recipe).with_(current_value=args.current_value)
+        stage = args.current_value
     summary: dict[str, Any] = {"data": str(data), "recipe": args.recipe, "seed": args.seed, "results": {},
-                               "current_value": bool(get_recipe(args.recipe).retrieval.current_value
-                                                     or args.current_value)}
+                               "current_value": stage}
     texts = []
     answer = None
     if args.llm:
@@ -181,8 +182,9 @@ def register_updates(sub) -> None:
     p.add_argument("--recipe", default="default", help="the recipe recall uses (default: default)")
     p.add_argument("--link-updates", action="store_true", help="ingest with IngestConfig(link_updates=True): "
                    "the product's write-time supersession links (off by default)")
-    p.add_argument("--current-value", action="store_true", help="recall with the recipe's current_value stage "
-                   "on (the user's latest statement of the fact asked about; RetrievalConfig.current_value)")
+    p.add_argument("--current-value", action=argparse.BooleanOptionalAction, default=None,
+                   help="recall with the recipe's current_value stage on or off (the user's latest statements of the "
+                   "fact asked about; RetrievalConfig.current_value; default: as the recipe has it, on in default)")
     p.add_argument("--cache-dir", help="where the plain haystacks' stores live (default OUT/stores)")
     p.add_argument("--keep-text", action="store_true", help="keep what recall showed in each question's line")
     p.add_argument("--llm", help="reader model (ChatOpenAI): answers a fixed subset; scores whether the answer "
