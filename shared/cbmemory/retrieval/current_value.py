@@ -12,13 +12,15 @@ When the question is in the first person and has a slot, one extra vector search
 slot's mean description as the query) finds the user's statements on that matter: the user's own turns,
 statements, naming no person the question does not ("my cousin moved to Glasgow" is not the user's home),
 whose own words (embedded alone: the stored vector also holds the date and the turn answered) are near the
-slot's descriptions (``on_slot``). The latest ``LATEST`` of them, by conversation date, join the first
+slot's descriptions (``on_slot``). Of those, the ``TOP`` nearest the slot are kept (``nearest``: in a long
+memory many statements touch the matter, and the newest of them would crowd out the one that changed it),
+and the latest ``LATEST`` of them, by conversation date, join the first
 hit's context (as a window's turns do: the ranked hits, their number and order stay as they were; the
 context shows every line in date order), so the newest statements of the matter are in what the reader gets;
 with ``MARK_OLDER``, an older statement of the same slot that the context shows is
 marked as changed on the latest one's date (``Hit.changed``: a later statement on the same matter holds).
-Cost, for such a question only: one vector search of ``DEPTH`` and the embedding of the statements it finds
-(the embedder's cache keeps them for the user's later questions).
+Cost, for such a question only: one vector search of ``DEPTH`` and the embedding of up to ``EMBEDDED``
+statements it finds (the embedder's cache keeps them for the user's later questions).
 """
 
 from __future__ import annotations
@@ -36,14 +38,19 @@ from ..store.signals import Signal
 from ..text import is_statement, people
 
 # Chosen by leave-one-conversation-out CV on the knowledge-update benchmark's train phrasings (LoCoMo dev, 8
-# conversations; every fold picked these; experiments/knowledge_updates/current_cv.py). LATEST and DEPTH are
-# the largest values tried (more would show more: capped for the context's size and the read's cost).
+# conversations): the floors and margins at x1 (every fold; experiments/knowledge_updates/current_cv.py), DEPTH,
+# EMBEDDED, TOP and LATEST at x1 and x10 together (experiments/knowledge_updates/scale_cv.py: the folds chose
+# DEPTH 800 and EMBEDDED 200 (6 of 8) or 400 and 100 (2); this is the cheaper, within 0.01 of it on train). At
+# x10 the newest of all the statements near the matter were mostly other talk, newer than the change: keeping
+# the TOP nearest first took held-out train newest shown at x10 from 0.45 to 0.66.
 QUESTION_FLOOR = 0.5  # cosine of a question to its slot's nearest description
 QUESTION_MARGIN = 0.0  # ... and how much nearer than any other slot's
 STATEMENT_FLOOR = 0.3  # cosine of a statement's own words to the question's slot's nearest description
 STATEMENT_MARGIN = -0.1  # ... minus its cosine to any other slot's (negative: a statement may be nearer another)
-DEPTH = 100  # records the slot's search reads
-LATEST = 5  # newest statements of the slot shown
+DEPTH = 400  # records the slot's search reads
+EMBEDDED = 100  # of the user's statements among them, the first (nearest by the stored vectors) looked at
+TOP = 10  # the statements looked at nearest the slot's descriptions ...
+LATEST = 6  # ... of which the newest are shown
 MARK_OLDER = False  # mark older same-slot statements shown as changed (off: 7 of ~180 questions per family
 #                     would mark the current statement itself)
 
@@ -174,6 +181,15 @@ def on_slot(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: fl
     return bool(best[i] >= floor and best[i] - np.max(np.delete(best, i)) >= margin)
 
 
+def nearest(scored: Sequence[tuple[MemoryRecord, float]], top: int | None) -> list[MemoryRecord]:
+    """The ``top`` records of ``scored`` (record, cosine to the slot) nearest the slot (all: ``None``; a tie
+    keeps the earlier in ``scored``), in conversation order: the newest of those most clearly on the matter,
+    not the newest of every statement that touches it (in a long memory many do, and the newest of them crowd
+    out the statement that changed the fact)."""
+    kept = sorted(scored, key=lambda rs: -rs[1])[:top] if top is not None else scored
+    return sorted((r for r, _ in kept), key=conversation_order)
+
+
 def _own(r: MemoryRecord, asked: frozenset[str]) -> bool:
     return r.kind == "turn" and r.role == "user" and is_statement(r.text) and people(r.text) <= asked
 
@@ -196,13 +212,16 @@ def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hit
     asked = people(query)
     shown = {r.record_id: r for h in hits for r in (h.record, *h.context)}
     pool = {h.record.record_id: h.record for h in found if _own(h.record, asked)}
+    pool = dict(list(pool.items())[:EMBEDDED])  # the nearest by their stored vectors: their own words are embedded
     if MARK_OLDER:
         pool |= {i: r for i, r in shown.items() if _own(r, asked)}
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     texts = [r.text for r in pool.values()]
     vecs = (embed_texts(texts) if embed_texts is not None and texts else [embed(t) for t in texts])
-    same = sorted((r for r, v in zip(pool.values(), vecs, strict=True)
-                   if on_slot(v, protos, slot, STATEMENT_FLOOR, STATEMENT_MARGIN)), key=conversation_order)
+    i = names.index(slot)
+    scored = [(r, b) for r, b in ((r, _by_slot(v, protos)) for r, v in zip(pool.values(), vecs, strict=True))
+              if b[i] >= STATEMENT_FLOOR and b[i] - np.max(np.delete(b, i)) >= STATEMENT_MARGIN]
+    same = nearest([(r, float(b[i])) for r, b in scored], TOP)
     if not same:
         return hits
     latest = same[-LATEST:]

@@ -80,3 +80,27 @@ def test_the_descriptions_are_embedded_once_per_model():
     calls.clear()
     other = prototypes(model(2))  # another model: its own vectors
     assert len(calls) == 1 + every and not np.allclose(other[2], first[2])
+
+
+def test_the_newest_of_the_statements_nearest_the_slot_are_kept_not_the_newest_of_all():
+    """``nearest``: the ``top`` statements of highest cosine to the slot, in conversation order; ties keep the earlier
+    one given; ``None`` keeps all (in conversation order)."""
+    from datetime import datetime, timedelta, timezone
+
+    from cbmemory.models import MemoryRecord
+    from cbmemory.retrieval.current_value import nearest
+
+    day = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+    def rec(n: int) -> MemoryRecord:
+        return MemoryRecord(record_id=f"r{n}", user_id="u", session_id="s", kind="turn", text=f"turn {n}",
+                            index_text=f"turn {n}", role="user", occurred_at=day + timedelta(days=n),
+                            ingested_at=day, content_hash=f"h{n}", position=n)
+
+    # the change (day 2) is clearly on the matter; later chat (days 3-5) only touches it
+    scored = [(rec(5), 0.31), (rec(1), 0.6), (rec(2), 0.7), (rec(4), 0.33), (rec(3), 0.32)]
+    assert [r.record_id for r in nearest(scored, 2)] == ["r1", "r2"]
+    assert [r.record_id for r in nearest(scored, 2)[-1:]] == ["r2"]  # the newest of the nearest: the change
+    assert [r.record_id for r in nearest(scored, None)] == ["r1", "r2", "r3", "r4", "r5"]
+    assert [r.record_id for r in nearest([(rec(3), 0.5), (rec(1), 0.5), (rec(2), 0.4)], 1)] == ["r3"]
+    assert nearest([], 3) == []
