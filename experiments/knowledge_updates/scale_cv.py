@@ -1,0 +1,157 @@
+"""Issue 31: how the current-value stage picks the statements it shows, chosen at x1 and x10 together by
+leave-one-conversation-out CV on the ``train`` phrasings, offline; then ``test`` once with the choice.
+
+Per conversation of two ``cbmemory eval locomo-updates`` runs' ``work`` folders (``<conv>-x1-<family>.db`` and
+``<conv>-x10-<family>.db``, the injected turns in them) it reads once (cached in ``--features``): every turn's
+stored vector, the own words of each user statement embedded alone, and per question its vector and the turns
+the default recipe shows with the stage off. The stage's outcome for any ``DEPTH`` (turns the slot's search
+reads), ``EMBEDDED`` (of the user's statements among them, the first looked at), ``TOP`` (of those on the slot,
+the nearest kept) and ``LATEST`` (of those, the newest shown) is then computed without a store. The floors and
+margins are the module's (chosen at x1 by ``current_cv.py``). With (100, all, all, 5), the stage before this
+script, the figures equal the benchmark's (x1 train 0.81 / 0.16; x10 train 0.45 / 0.32).
+
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/scale_cv.py \
+        --data ../shared/data/locomo/locomo-dev.json --work x1=RUN1/work --work x10=RUN10/work \
+        --features /tmp/ku/scale-features.pkl
+"""
+
+import argparse
+import collections
+import itertools
+import pickle
+from pathlib import Path
+
+import numpy as np
+
+from cbmemory import AgentMemory, get_recipe
+from cbmemory.embedding import MiniLMEmbedder
+from cbmemory.models import SearchFilters, conversation_order
+from cbmemory.retrieval import current_value as C
+from cbmemory.text import is_statement, people
+from cbmemory_eval.datasets.locomo import load_locomo
+from cbmemory_eval.updates.generate import generate
+from cbmemory_eval.updates.run import ranked_turns
+
+GRID = {"depth": (100, 200, 400, 800), "embedded": (None, 50, 100, 150, 200), "top": (None, 8, 10),
+        "latest": (5, 6)}
+BEFORE = (100, None, None, 5)  # the stage before: the newest 5 of every statement on the slot among 100 turns
+
+
+def unit(m):
+    m = np.asarray(m, np.float32)
+    return m / np.linalg.norm(m, axis=-1, keepdims=True)
+
+
+def collect(work: Path, label: str, data: str, emb) -> dict:
+    off = get_recipe("default").with_(current_value=False)
+    out = {}
+    for family in ("train", "test"):
+        by = collections.defaultdict(list)
+        for c in generate(load_locomo(data), family, seed=0):
+            by[c.user_id].append(c)
+        for user, cases in by.items():
+            mem = AgentMemory.open(work / f"{user}-{label}-{family}.db", embedder=emb)
+            recs = sorted(mem.store.list_records(user, SearchFilters(kinds=("turn",))), key=conversation_order)
+            vecs = mem.store.lookup_vectors(user, [r.content_hash for r in recs])
+            own = [i for i, r in enumerate(recs) if r.role == "user" and is_statement(r.text)]
+            out[(family, user)] = {
+                "V": unit(np.stack([vecs[r.content_hash] for r in recs])), "own": own,
+                "O": np.asarray(emb.embed([recs[i].text for i in own]), np.float32),
+                "tid": [r.turn_id for r in recs], "people": [people(r.text) for r in recs],
+                "cases": [{"variant": c.variant, "q": np.asarray(emb.embed_query(c.question), np.float32),
+                           "qpeople": people(c.question), "cur": set(c.current_turns), "stale": set(c.stale_turns),
+                           "shown": set().union(*ranked_turns(list(mem.recall(
+                               c.question, user, today=c.question_date, recipe=off).hits)))} for c in cases]}
+            mem.close()
+    return out
+
+
+def by_slot(m, protos):
+    names, owner, rows = protos
+    s = unit(m) @ rows.T
+    return np.stack([s[:, owner == j].max(axis=1) for j in range(len(names))], axis=1)
+
+
+def outcomes(feats: dict, protos, params) -> list[dict]:
+    """Per question: its conversation, family, whether a change, and whether the current / stale turns are shown
+    with the stage's additions under ``params`` (depth, embedded, top, latest), and how many turns it added."""
+    depth, embedded, top, latest = params
+    names, owner, rows = protos
+    res = []
+    for (family, user), d in feats.items():
+        own_slot = d.setdefault("_own_slot", by_slot(d["O"], protos))
+        pos = {k: j for j, k in enumerate(d["own"])}
+        for c in d["cases"]:
+            qs = by_slot(c["q"][None, :], protos)[0]
+            added: set[str] = set()
+            order = np.argsort(-qs)
+            if qs[order[0]] >= C.QUESTION_FLOOR and qs[order[0]] - qs[order[1]] >= C.QUESTION_MARGIN:
+                i = int(order[0])
+                ranked = d.setdefault(("_rank", i), np.argsort(-(d["V"] @ unit(rows[owner == i].mean(axis=0)))))
+                found = [pos[k] for k in ranked[:depth].tolist() if k in pos and d["people"][k] <= c["qpeople"]]
+                found = found[:embedded] if embedded is not None else found
+                s = own_slot[:, i]
+                margin = s - np.max(np.delete(own_slot, i, axis=1), axis=1)
+                on = [j for j in found if s[j] >= C.STATEMENT_FLOOR and margin[j] >= C.STATEMENT_MARGIN]
+                on = sorted(on, key=lambda j: -s[j])[:top] if top is not None else on
+                added = {d["tid"][d["own"][j]] for j in sorted(on)[-latest:]}
+            shown = c["shown"] | added
+            res.append({"user": user, "family": family, "change": c["variant"] != "other",
+                        "new": bool(c["cur"] & shown), "stale_only": bool(c["stale"] & shown) and not c["cur"] & shown,
+                        "added": len(added - c["shown"])})
+    return res
+
+
+def summary(rows: list[dict]) -> dict[str, float]:
+    ch, other = [r for r in rows if r["change"]], [r for r in rows if not r["change"]]
+    return {"new": round(float(np.mean([r["new"] for r in ch])), 3),
+            "stale_only": round(float(np.mean([r["stale_only"] for r in ch])), 3),
+            "own": round(float(np.mean([r["new"] for r in other])), 3),
+            "added": round(float(np.mean([r["added"] for r in rows])), 2)}
+
+
+def objective(rows: list[dict]) -> float:
+    s = summary(rows)
+    return s["new"] - s["stale_only"] - 0.01 * s["added"]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", required=True)
+    p.add_argument("--work", action="append", required=True, help="LABEL=DIR, e.g. x1=RUN/work (x1 and x10)")
+    p.add_argument("--features", required=True, help="cache of what is read from the stores")
+    args = p.parse_args()
+    path = Path(args.features)
+    if path.exists():
+        feats = pickle.loads(path.read_bytes())
+    else:
+        emb = MiniLMEmbedder()
+        feats = {label: collect(Path(d), label, args.data, emb) for label, d in (w.split("=", 1) for w in args.work)}
+        path.write_bytes(pickle.dumps(feats))
+    emb = MiniLMEmbedder()
+    protos = C.prototypes(lambda t: emb.embed_query(t))
+    grid = list(itertools.product(*GRID.values()))
+    rows = {g: {label: outcomes(f, protos, g) for label, f in feats.items()} for g in grid}
+
+    def part(g, label, family, keep=lambda u: True):
+        return [r for r in rows[g][label] if r["family"] == family and keep(r["user"])]
+
+    for g in grid:
+        print(dict(zip(GRID, g)), {label: summary(part(g, label, "train")) for label in feats})
+    users = sorted({r["user"] for r in rows[grid[0]]["x1"]})
+    held: dict[str, list[dict]] = {label: [] for label in feats}
+    for u in users:
+        best = max(grid, key=lambda g: sum(objective(part(g, label, "train", lambda x: x != u)) for label in feats))
+        print(u, "chose", dict(zip(GRID, best)))
+        for label in feats:
+            held[label] += part(best, label, "train", lambda x: x == u)
+    for label in feats:
+        print("held-out train", label, summary(held[label]))
+    shipped = (C.DEPTH, C.EMBEDDED, C.TOP, C.LATEST)
+    for name, g in (("before", BEFORE), ("shipped", shipped)):
+        if g in rows:
+            print("test", name, dict(zip(GRID, g)), {label: summary(part(g, label, "test")) for label in feats})
+
+
+if __name__ == "__main__":
+    main()
