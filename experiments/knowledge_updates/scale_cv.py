@@ -133,24 +133,25 @@ def main() -> None:
     grid = list(itertools.product(*GRID.values()))
     rows = {g: {label: outcomes(f, protos, g) for label, f in feats.items()} for g in grid}
 
-    def part(g, label, family, keep=lambda u: True):
-        return [r for r in rows[g][label] if r["family"] == family and keep(r["user"])]
+    def part(g, label, family, without=None, only=None):
+        return [r for r in rows[g][label] if r["family"] == family and r["user"] != without
+                and (only is None or r["user"] == only)]
 
     for g in grid:
-        print(dict(zip(GRID, g)), {label: summary(part(g, label, "train")) for label in feats})
+        print(dict(zip(GRID, g, strict=True)), {label: summary(part(g, label, "train")) for label in feats})
     users = sorted({r["user"] for r in rows[grid[0]]["x1"]})
     held: dict[str, list[dict]] = {label: [] for label in feats}
     for u in users:
-        best = max(grid, key=lambda g: sum(objective(part(g, label, "train", lambda x: x != u)) for label in feats))
-        print(u, "chose", dict(zip(GRID, best)))
+        best = max(grid, key=lambda g: sum(objective(part(g, label, "train", without=u)) for label in feats))
+        print(u, "chose", dict(zip(GRID, best, strict=True)))
         for label in feats:
-            held[label] += part(best, label, "train", lambda x: x == u)
+            held[label] += part(best, label, "train", only=u)
     for label in feats:
         print("held-out train", label, summary(held[label]))
     shipped = (C.DEPTH, C.EMBEDDED, C.TOP, C.LATEST)
     for name, g in (("before", BEFORE), ("shipped", shipped)):
         if g in rows:
-            print("test", name, dict(zip(GRID, g)), {label: summary(part(g, label, "test")) for label in feats})
+            print("test", name, dict(zip(GRID, g, strict=True)), {label: summary(part(g, label, "test")) for label in feats})
 
 
 if __name__ == "__main__":
