@@ -42,10 +42,12 @@ def unit(m):
     return m / np.linalg.norm(m, axis=-1, keepdims=True)
 
 
-def collect(work: Path, label: str, data: str, emb) -> dict:
+def collect(work: Path, label: str, data: str, emb, families: tuple[str, ...] = ("train", "test")) -> dict:
+    """Per (family, conversation): what the stage's outcome needs, read once from the run's store (the turns the
+    default recipe shows are read with the stage off: the stage's additions are computed offline)."""
     off = get_recipe("default").with_(current_value=False)
     out = {}
-    for family in ("train", "test"):
+    for family in families:
         by = collections.defaultdict(list)
         for c in generate(load_locomo(data), family, seed=0):
             by[c.user_id].append(c)

@@ -1,56 +1,29 @@
 """Issue 31: the current-value stage's descriptions (``SLOTS``) and constants, by leave-one-conversation-out CV
 on the ``train`` phrasings, offline. Per conversation of a ``cbmemory eval locomo-updates`` run's ``work`` folder
 (``<conv>-x1-<family>.db``, the injected turns in it) it reads once: every turn's stored vector, the own words of
-each user statement embedded alone, and per question its vector and the default recipe's shown turns (cached in
-``--features``). The stage's outcome for any descriptions and constants is then computed without a store: the
+each user statement embedded alone, and per question its vector and the default recipe's shown turns with the
+stage off (``scale_cv.collect``; cached in ``--features``). The stage's outcome for any descriptions and constants is then computed without a store: the
 slot search (``DEPTH`` turns nearest the slot's mean description among the stored vectors), the user's own
 statements on the slot (``STATEMENT_FLOOR``/``MARGIN``), the latest ``LATEST`` added to what was shown. The
-figures with the module's own constants equal the benchmark's (train x1: 0.81 newest shown, 0.16 stale only).
+figures with the constants of its time (depth 100, newest 5, no ``TOP``) equal the benchmark's then (train x1:
+0.81 newest shown, 0.16 stale only); the selection since is ``scale_cv.py``'s.
 
     PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/slots_cv.py --work OUT/work \
         --data ../shared/data/locomo/locomo-dev.json --features /tmp/ku/features.pkl [--family train]
 """
 
 import argparse
-import collections
 import itertools
 import pickle
 from pathlib import Path
 
 import numpy as np
+from scale_cv import collect  # this folder's: the same features, read with the stage off
 
-from cbmemory import AgentMemory
 from cbmemory.embedding import MiniLMEmbedder
-from cbmemory.models import SearchFilters, conversation_order
 from cbmemory.retrieval import current_value as C
-from cbmemory.text import is_statement, people
-from cbmemory_eval.datasets.locomo import load_locomo
-from cbmemory_eval.updates.generate import generate
-from cbmemory_eval.updates.run import ranked_turns
 
 GRID = {"sfloor": (0.3, 0.35, 0.4), "smargin": (-0.1, -0.05, 0.0), "depth": (100, 200, None), "latest": (3, 5)}
-
-
-def collect(work: Path, data: str, family: str, emb) -> dict:
-    out = {}
-    by = collections.defaultdict(list)
-    for c in generate(load_locomo(data), family, seed=0):
-        by[c.user_id].append(c)
-    for user, cases in by.items():
-        mem = AgentMemory.open(work / f"{user}-x1-{family}.db", embedder=emb)
-        recs = sorted(mem.store.list_records(user, SearchFilters(kinds=("turn",))), key=conversation_order)
-        vecs = mem.store.lookup_vectors(user, [r.content_hash for r in recs])
-        own = [i for i, r in enumerate(recs) if r.role == "user" and is_statement(r.text)]
-        out[user] = {
-            "V": np.stack([vecs[r.content_hash] for r in recs]).astype(np.float32), "own": own,
-            "O": np.asarray(emb.embed([recs[i].text for i in own]), np.float32),
-            "tid": [r.turn_id for r in recs], "people": [people(r.text) for r in recs],
-            "cases": [{"variant": c.variant, "q": np.asarray(emb.embed_query(c.question), np.float32),
-                       "qpeople": people(c.question), "cur": set(c.current_turns), "stale": set(c.stale_turns),
-                       "shown": set().union(*ranked_turns(list(mem.recall(c.question, user, today=c.question_date).hits)))}
-                      for c in cases]}
-        mem.close()
-    return out
 
 
 def unit(m):
@@ -113,7 +86,7 @@ def main():
     if path.exists():
         feats = pickle.loads(path.read_bytes())
     else:
-        feats = collect(Path(args.work), args.data, args.family, emb)
+        feats = {user: d for (_, user), d in collect(Path(args.work), "x1", args.data, emb, (args.family,)).items()}
         path.write_bytes(pickle.dumps(feats))
     protos = C.prototypes(emb.embed_query)
     print("the module's constants:", summary(outcomes(feats, protos, C.STATEMENT_FLOOR, C.STATEMENT_MARGIN, C.DEPTH,
