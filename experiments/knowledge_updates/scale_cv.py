@@ -104,6 +104,32 @@ def outcomes(feats: dict, protos, params) -> list[dict]:
     return res
 
 
+def reach(feats: dict, protos, depths=(100, 400, 800)) -> dict[str, int]:
+    """Over the ``train`` changes whose current statement is a user statement: how many the slot's search reaches
+    within each depth, by the stored vectors (what the stage searches: the text with its date and the turn it
+    answers) and by the statement's own words (its rank among the user's statements)."""
+    names, owner, rows = protos
+    out: dict[str, int] = collections.Counter()
+    for (family, _), d in feats.items():
+        if family != "train":
+            continue
+        pos = {k: j for j, k in enumerate(d["own"])}
+        turn = {t: k for k, t in enumerate(d["tid"])}
+        for c in d["cases"]:
+            cur = [turn[t] for t in c["cur"] if t in turn and turn[t] in pos]
+            if c["variant"] == "other" or not cur:
+                continue
+            i = int(np.argmax(by_slot(c["q"][None, :], protos)[0]))
+            probe = unit(rows[owner == i].mean(axis=0))
+            stored = int(np.sum(d["V"] @ probe > d["V"][cur[0]] @ probe))
+            own = int(np.sum(unit(d["O"]) @ probe > unit(d["O"][pos[cur[0]]]) @ probe))
+            out["changes"] += 1
+            for n in depths:
+                out[f"stored<{n}"] += stored < n
+                out[f"own<{n}"] += own < n
+    return dict(out)
+
+
 def summary(rows: list[dict]) -> dict[str, float]:
     ch, other = [r for r in rows if r["change"]], [r for r in rows if not r["change"]]
     return {"new": round(float(np.mean([r["new"] for r in ch])), 3),
@@ -150,6 +176,8 @@ def main() -> None:
             held[label] += part(best, label, "train", only=u)
     for label in feats:
         print("held-out train", label, summary(held[label]))
+    for label, f in feats.items():
+        print("reach of the slot search", label, reach(f, protos))
     shipped = (C.DEPTH, C.EMBEDDED, C.TOP, C.LATEST)
     for name, g in (("before", BEFORE), ("shipped", shipped)):
         if g in rows:
