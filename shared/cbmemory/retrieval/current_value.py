@@ -16,9 +16,9 @@ slot's descriptions (``on_slot``). Of those, the ``TOP`` nearest the slot are ke
 memory many statements touch the matter, and the newest of them would crowd out the one that changed it),
 and the latest ``LATEST`` of them, by conversation date, join the first
 hit's context (as a window's turns do: the ranked hits, their number and order stay as they were; the
-context shows every line in date order), so the newest statements of the matter are in what the reader gets;
-with ``MARK_OLDER``, an older statement of the same slot that the context shows is
-marked as changed on the latest one's date (``Hit.changed``: a later statement on the same matter holds).
+context shows every line in date order), so the newest statements of the matter are in what the reader gets.
+Nothing is marked as changed here (marking the older statements of the slot was measured and left off: it
+would mark the current statement itself in 7 of ~180 questions per family); marks come from write-time links.
 Cost, for such a question only: one vector search of ``DEPTH`` and the embedding of up to ``EMBEDDED``
 statements it finds (the embedder's cache keeps them for the user's later questions).
 """
@@ -29,10 +29,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from itertools import islice
 
 import numpy as np
 
-from ..models import Hit, MemoryRecord, SearchFilters, conversation_order, frozen_mapping
+from ..models import Hit, MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
 from ..text import is_statement, people
@@ -51,8 +52,6 @@ DEPTH = 400  # records the slot's search reads
 EMBEDDED = 100  # of the user's statements among them, the first (nearest by the stored vectors) looked at
 TOP = 10  # the statements looked at nearest the slot's descriptions ...
 LATEST = 6  # ... of which the newest are shown
-MARK_OLDER = False  # mark older same-slot statements shown as changed (off: 7 of ~180 questions per family
-#                     would mark the current statement itself)
 
 FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi['’](?:m|ve|d|ll)\b", re.I)
 
@@ -172,13 +171,18 @@ def slot_of(vec: np.ndarray, protos: Protos, floor: float, margin: float) -> str
     return protos[0][int(order[0])] if first >= floor and first - second >= margin else None
 
 
-def on_slot(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: float) -> bool:
-    """Whether a text's vector is on ``slot``: its cosine to the slot's nearest description is at least
-    ``floor`` and at least ``margin`` above its cosine to any other slot's (a negative margin lets a text
-    nearer to another slot count too)."""
+def slot_score(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: float) -> float | None:
+    """A text's cosine to ``slot``'s nearest description when the text is on the slot: that cosine is at
+    least ``floor`` and at least ``margin`` above its cosine to any other slot's (a negative margin lets a
+    text nearer to another slot count too); else ``None``."""
     best = _by_slot(vec, protos)
     i = protos[0].index(slot)
-    return bool(best[i] >= floor and best[i] - np.max(np.delete(best, i)) >= margin)
+    return float(best[i]) if best[i] >= floor and best[i] - np.max(np.delete(best, i)) >= margin else None
+
+
+def on_slot(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: float) -> bool:
+    """Whether a text's vector is on ``slot`` (``slot_score``)."""
+    return slot_score(vec, protos, slot, floor, margin) is not None
 
 
 def nearest(scored: Sequence[tuple[MemoryRecord, float]], top: int | None) -> list[MemoryRecord]:
@@ -210,34 +214,15 @@ def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hit
     probe = _unit(rows[owner == names.index(slot)].mean(axis=0))
     found = store.search(Signal.VECTOR, user_id, probe, DEPTH, replace(filters, kinds=("turn",)), now=now)
     asked = people(query)
-    shown = {r.record_id: r for h in hits for r in (h.record, *h.context)}
-    pool = {h.record.record_id: h.record for h in found if _own(h.record, asked)}
-    pool = dict(list(pool.items())[:EMBEDDED])  # the nearest by their stored vectors: their own words are embedded
-    if MARK_OLDER:
-        pool |= {i: r for i, r in shown.items() if _own(r, asked)}
+    # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
+    pool = list(islice((h.record for h in found if _own(h.record, asked)), EMBEDDED))
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
-    texts = [r.text for r in pool.values()]
+    texts = [r.text for r in pool]
     vecs = (embed_texts(texts) if embed_texts is not None and texts else [embed(t) for t in texts])
-    i = names.index(slot)
-    scored = [(r, b) for r, b in ((r, _by_slot(v, protos)) for r, v in zip(pool.values(), vecs, strict=True))
-              if b[i] >= STATEMENT_FLOOR and b[i] - np.max(np.delete(b, i)) >= STATEMENT_MARGIN]
-    same = nearest([(r, float(b[i])) for r, b in scored], TOP)
-    if not same:
-        return hits
-    latest = same[-LATEST:]
+    scored = [(r, slot_score(v, protos, slot, STATEMENT_FLOOR, STATEMENT_MARGIN))
+              for r, v in zip(pool, vecs, strict=True)]
+    latest = nearest([(r, s) for r, s in scored if s is not None], TOP)[-LATEST:]
+    shown = {r.record_id for h in hits for r in (h.record, *h.context)}
     added = tuple(r for r in latest if r.record_id not in shown)
-    out = [replace(hits[0], context=(*hits[0].context, *added)), *hits[1:]] if added and hits else list(hits)
-    if not MARK_OLDER:
-        return out
-    first = latest[0]
-    older = {r.record_id for r in same if r.record_id in shown and conversation_order(r) < conversation_order(first)
-             and r.occurred_at < first.occurred_at}
-    return [_marked(h, older, first.occurred_at) for h in out]
-
-
-def _marked(h: Hit, older: set[str], when: datetime) -> Hit:
-    ids = [r.record_id for r in (h.record, *h.context) if r.record_id in older]
-    if not ids:
-        return h
-    return replace(h, changed=frozen_mapping({**h.changed, **{i: h.changed.get(i, when) for i in ids}}))
+    return [replace(hits[0], context=(*hits[0].context, *added)), *hits[1:]] if added else hits
 
