@@ -1,0 +1,106 @@
+"""Issue 31: the local reader with the current-value stage's statements in a block of their own just before the
+question (the rule and its result: README in this folder). The context is the default recipe's with the stage
+off; the block holds the stage's selection (``current_value.latest``'s records: the newest ``LATEST`` of the
+``TOP`` statements nearest the matter, shown elsewhere or not), in date order, each as the context shows a
+memory. Answers are compared with ``reader-guide-*-nearest.jsonl`` (the default: the stage's statements inside
+the first hit's context), from the same stores.
+
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/reader_block.py WORK_DIR OUT.jsonl \
+        --family train --first 12
+"""
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from cbmemory import AgentMemory
+from cbmemory.context import DEFAULT_CONTEXT, answer_messages
+from cbmemory.context.render import memory_line
+from cbmemory.embedding import MiniLMEmbedder
+from cbmemory.llm import make_chat_model
+from cbmemory.models import SearchFilters
+from cbmemory.recipes import get_recipe
+from cbmemory.retrieval import current_value as C
+from cbmemory_eval.datasets.locomo import load_locomo
+from cbmemory_eval.qa import invoke_text
+from cbmemory_eval.updates.generate import generate
+from cbmemory_eval.updates.reader import answer_verdict, fixed_subset
+
+BLOCK = "The user's latest statements on this matter (in date order; a later one replaces an earlier one):"
+
+
+def latest(mem: AgentMemory, user: str, question: str) -> list:
+    emb = mem.embedder
+    records = []
+
+    def embed(t):
+        return emb.embed_query(t, user_id=user)
+
+    def embed_texts(ts):
+        return emb.embed(ts, user_id=user)
+
+    # the stage's own selection: run it on a placeholder hit list and read what it would add to an empty context
+    from cbmemory.models import Hit
+    probe = mem.store.list_records(user, SearchFilters(kinds=("turn",)), limit=1)
+    if not probe:
+        return records
+    fake = [Hit(record=probe[0], score=0.0)]
+    out = C.with_current(mem.store, embed, user, question, fake, SearchFilters(), None, embed_texts)
+    return [r for r in out[0].context]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("work")
+    ap.add_argument("out")
+    ap.add_argument("--family", default="train")
+    ap.add_argument("--data", default="../shared/data/locomo/locomo-dev.json")
+    ap.add_argument("--base-url", default="http://127.0.0.1:8765/v1")
+    ap.add_argument("--model", default="local-gguf")
+    ap.add_argument("--n", type=int, default=20)
+    ap.add_argument("--first", type=int)
+    ap.add_argument("--dry", action="store_true", help="print the prompts, ask nothing")
+    args = ap.parse_args()
+    cases = generate(load_locomo(args.data), args.family, seed=0)
+    ids = fixed_subset(cases, args.n, 0)
+    chosen = sorted((c for c in cases if c.case_id in ids), key=lambda c: c.case_id)[: args.first]
+    llm = None if args.dry else make_chat_model(args.model, args.base_url, max_tokens=64)
+    out = Path(args.out)
+    done = set()
+    if out.exists():
+        done = {r["case_id"] for r in map(json.loads, out.read_text().splitlines())}
+    off = get_recipe("default").with_(current_value=False)
+    emb = MiniLMEmbedder()
+    mems = {}
+    for c in chosen:
+        if c.case_id in done:
+            continue
+        if c.user_id not in mems:
+            mems[c.user_id] = AgentMemory.open(Path(args.work) / f"{c.user_id}-x1-{args.family}.db", embedder=emb)
+        mem = mems[c.user_id]
+        rec = mem.recall(c.question, c.user_id, recipe=off, today=c.question_date)
+        block = latest(mem, c.user_id, c.question)
+        text = rec.context.text
+        if block:
+            text += "\n\n" + BLOCK + "\n" + "\n".join(memory_line(r, rec.config or DEFAULT_CONTEXT) for r in block)
+        msgs = answer_messages(c.question, text, c.question_date, rec.config or DEFAULT_CONTEXT)
+        if args.dry:
+            print("=====", c.case_id, c.current, "/", c.stale)
+            print(msgs[-1][1][-1500:])
+            continue
+        t0 = time.perf_counter()
+        answer = invoke_text(llm, msgs)
+        row = {"case_id": c.case_id, "variant": c.variant, "condition": "block", "current": c.current,
+               "stale": c.stale, "answer": answer, "verdict": answer_verdict(answer, c.current, c.stale),
+               "current_in_text": c.current.lower() in text.lower(), "stale_in_text": c.stale.lower() in text.lower(),
+               "block": len(block), "seconds": round(time.perf_counter() - t0, 1)}
+        with out.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        print(row["case_id"], row["verdict"], row["seconds"], flush=True)
+    for m in mems.values():
+        m.close()
+
+
+if __name__ == "__main__":
+    main()
