@@ -30,6 +30,17 @@ from cbmemory_eval.updates.reader import answer_verdict, fixed_subset
 BLOCK = "The user's latest statements on this matter (in date order; a later one replaces an earlier one):"
 
 
+WHO = "In the memories, the user is {name}: the lines of {name} are the user's own words."
+GUIDANCE_END = "the latest one holds now."
+
+
+def user_speaker(mem: AgentMemory, user: str) -> str:
+    """The speaker name of the user's own turns (the most common one)."""
+    names = [r.speaker for r in mem.store.list_records(user, SearchFilters(kinds=("turn",)))
+             if r.role == "user" and r.speaker]
+    return max(set(names), key=names.count)
+
+
 def latest(mem: AgentMemory, user: str, question: str) -> list:
     emb = mem.embedder
     records = []
@@ -61,6 +72,9 @@ def main():
     ap.add_argument("--n", type=int, default=20)
     ap.add_argument("--first", type=int)
     ap.add_argument("--dry", action="store_true", help="print the prompts, ask nothing")
+    ap.add_argument("--layout", choices=("block", "who"), default="block",
+                    help="block: the stage's statements before the question; who: the default's context, the user "
+                         "named after the date guidance")
     args = ap.parse_args()
     cases = generate(load_locomo(args.data), args.family, seed=0)
     ids = fixed_subset(cases, args.n, 0)
@@ -79,22 +93,30 @@ def main():
         if c.user_id not in mems:
             mems[c.user_id] = AgentMemory.open(Path(args.work) / f"{c.user_id}-x1-{args.family}.db", embedder=emb)
         mem = mems[c.user_id]
-        rec = mem.recall(c.question, c.user_id, recipe=off, today=c.question_date)
-        block = latest(mem, c.user_id, c.question)
-        text = rec.context.text
-        if block:
-            text += "\n\n" + BLOCK + "\n" + "\n".join(memory_line(r, rec.config or DEFAULT_CONTEXT) for r in block)
+        if args.layout == "block":
+            rec = mem.recall(c.question, c.user_id, recipe=off, today=c.question_date)
+            block = latest(mem, c.user_id, c.question)
+            text = rec.context.text
+            if block:
+                text += "\n\n" + BLOCK + "\n" + "\n".join(memory_line(r, rec.config or DEFAULT_CONTEXT) for r in block)
+        else:
+            rec = mem.recall(c.question, c.user_id, today=c.question_date)
+            block, text = [], rec.context.text
         msgs = answer_messages(c.question, text, c.question_date, rec.config or DEFAULT_CONTEXT)
+        if args.layout == "who":
+            name = user_speaker(mem, c.user_id)
+            msgs[0] = (msgs[0][0], msgs[0][1].replace(GUIDANCE_END, GUIDANCE_END + " " + WHO.format(name=name), 1))
         if args.dry:
             print("=====", c.case_id, c.current, "/", c.stale)
+            print(msgs[0][1])
             print(msgs[-1][1][-1500:])
             continue
         t0 = time.perf_counter()
         answer = invoke_text(llm, msgs)
-        row = {"case_id": c.case_id, "variant": c.variant, "condition": "block", "current": c.current,
+        row = {"case_id": c.case_id, "variant": c.variant, "condition": args.layout, "current": c.current,
                "stale": c.stale, "answer": answer, "verdict": answer_verdict(answer, c.current, c.stale),
                "current_in_text": c.current.lower() in text.lower(), "stale_in_text": c.stale.lower() in text.lower(),
-               "block": len(block), "seconds": round(time.perf_counter() - t0, 1)}
+               "block": len(block), "layout": args.layout, "seconds": round(time.perf_counter() - t0, 1)}
         with out.open("a") as f:
             f.write(json.dumps(row) + "\n")
         print(row["case_id"], row["verdict"], row["seconds"], flush=True)
