@@ -10,6 +10,11 @@ statement of the user changed (the write-time links ``MemoryRecord.supersedes``)
   times as deep, so k hits still come back when some are hidden and their successors rank anyway (past k
   such, fewer than k: the trade-off of reading a bounded depth).
 
+A derived memory (an event an LLM enricher extracted, a summary, a passage of a long message) stands for the
+records it was made from (``source_ids``): it counts as changed when every one of them was, by the records that
+changed them (``changes_of``), so ``current_only`` does not show "Ana lives in Paris" as an event once the turn
+it came from was changed; one made from a changed turn and another is not.
+
 Whether a memory was changed does not depend on the search's other filters (sessions, kinds, annotations): a
 fact changed in a session the search leaves out is no longer current all the same (its stand-in must pass
 the filters to be shown). Links come from live records of the queried user only
@@ -18,12 +23,12 @@ the filters to be shown). Links come from live records of the queried user only
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
 from ..dates import utcnow
-from ..models import Hit, SearchFilters
+from ..models import RAW_KINDS, Hit, MemoryRecord, SearchFilters
 from ..store.base import MemoryStore
 from ..store.filters import admits
 
@@ -43,6 +48,21 @@ def changes_at(store: MemoryStore, user_id: str, ids: list[str], now: datetime |
     return {old: kept for old, v in links.items() if (kept := tuple(n for n in v if n in held))}
 
 
+def changes_of(store: MemoryStore, user_id: str, records: Sequence[MemoryRecord], now: datetime | None,
+               as_of: datetime | None) -> dict[str, tuple[str, ...]]:
+    """``changes_at`` of ``records``: a raw record's own links; a derived record (``source_ids``) counts as
+    changed when every record it was made from was, by the records that changed them (in the order found). One
+    ``superseding`` lookup for the records and their sources together."""
+    sources = {r.record_id: r.source_ids for r in records if r.kind not in RAW_KINDS and r.source_ids}
+    ids = list(dict.fromkeys([*(r.record_id for r in records), *(s for v in sources.values() for s in v)]))
+    links = changes_at(store, user_id, ids, now, as_of)
+    out = {r.record_id: links[r.record_id] for r in records if r.record_id in links}
+    for rid, made_from in sources.items():
+        if rid not in out and all(s in links for s in made_from):
+            out[rid] = tuple(dict.fromkeys(n for s in made_from for n in links[s]))
+    return out
+
+
 class Superseded:
     """Which records of ``user_id`` a later one changed (as of ``as_of``), each asked of the store once."""
 
@@ -57,11 +77,14 @@ class Superseded:
             self._links.update(changes_at(self.store, self.user_id, fresh, self.now, self.as_of))
             self._asked.update(fresh)
 
-    def of(self, ids: Iterable[str]) -> set[str]:
-        """The ids among ``ids`` that were changed."""
-        ids = list(ids)
-        self._ask(ids)
-        return {i for i in ids if i in self._links}
+    def of(self, records: Iterable[MemoryRecord]) -> set[str]:
+        """The ids of the records among ``records`` that were changed (a derived one: ``changes_of``)."""
+        records = list(records)
+        fresh = [r for r in dict((r.record_id, r) for r in records).values() if r.record_id not in self._asked]
+        if fresh:
+            self._links.update(changes_of(self.store, self.user_id, fresh, self.now, self.as_of))
+            self._asked.update(r.record_id for r in fresh)
+        return {r.record_id for r in records if r.record_id in self._links}
 
     def current(self, record_id: str) -> tuple[str, ...]:
         """The records that hold now in place of ``record_id``: those that changed it, each followed on to
@@ -88,7 +111,7 @@ class Superseded:
         its stead (``current``) that ``filters`` admits: one ranked further down moves up to that place (as
         its own hit), another comes with the changed hit's score and signals; a changed hit with none is left
         out."""
-        gone = self.of(h.record.record_id for h in ranked)
+        gone = self.of(h.record for h in ranked)
         if not gone:
             return ranked
         kept = {h.record.record_id: h for h in reversed(ranked) if h.record.record_id not in gone}
@@ -109,10 +132,10 @@ class Superseded:
 
     def without_context(self, hits: list[Hit]) -> list[Hit]:
         """``hits`` with the changed records left out of their context (windows)."""
-        changed = self.of(r.record_id for h in hits for r in h.context)
+        changed = self.of(r for h in hits for r in h.context)
         if not changed:
             return hits
         return [replace(h, context=tuple(r for r in h.context if r.record_id not in changed)) for h in hits]
 
 
-__all__ = ["DEEPER", "MAX_STEPS", "Superseded", "changes_at"]
+__all__ = ["DEEPER", "MAX_STEPS", "Superseded", "changes_at", "changes_of"]

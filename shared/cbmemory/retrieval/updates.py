@@ -3,7 +3,9 @@ later statement of the user, the later one is recalled too, in the hit's context
 neighbours: the hits and their order stay those the recipe ranked),
 and the hit says which records it shows were changed and when (``Hit.superseded_by``, ``Hit.changed``) so
 the context marks them (``cbmemory.context.render``). Links are followed up to ``MAX_STEPS`` changes on
-(A -> B -> C). One ``superseding`` lookup per step, one read of the records not shown yet."""
+(A -> B -> C). A derived memory (an event, a summary, a passage) counts as changed when all the records it was
+made from were (``current.changes_of``). One ``superseding`` lookup per step, one read of the records not shown
+yet."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from ..dates import utcnow
 from ..models import Hit, MemoryRecord, SearchFilters, frozen_mapping
 from ..store.base import MemoryStore
 from ..store.filters import admits
-from .current import changes_at
+from .current import changes_of
 
 MAX_STEPS = 3  # changes followed from a recalled memory (A -> B -> C -> D)
 
@@ -34,14 +36,14 @@ def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: Sea
     at = now if now is not None else utcnow()
     when: dict[str, datetime] = {}  # id of a record shown -> the date of its change
     later: dict[str, tuple[str, ...]] = {}
-    ids = [r.record_id for h in out for r in _shown(h)]
+    records = [r for h in out for r in _shown(h)]
     asked: set[str] = set()
     for _ in range(MAX_STEPS):
-        fresh = [i for i in dict.fromkeys(ids) if i not in asked]
+        fresh = [r for r in {r.record_id: r for r in records}.values() if r.record_id not in asked]
         if not fresh:
             break
-        asked.update(fresh)
-        links = changes_at(store, user_id, fresh, now, as_of)
+        asked.update(r.record_id for r in fresh)
+        links = changes_of(store, user_id, fresh, now, as_of)
         if not links:
             break
         later.update(links)
@@ -58,7 +60,7 @@ def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: Sea
             pulled = [got.pop(n) for r in _shown(h) for n in links.get(r.record_id, ()) if n in got]
             placed.append(replace(h, context=(*h.context, *pulled)) if pulled else h)
         out = placed
-        ids = [r.record_id for h in out for r in _shown(h)]
+        records = [r for h in out for r in _shown(h)]
     return [replace(h, superseded_by=later.get(h.record.record_id, ()),
                     changed=frozen_mapping({r.record_id: when[r.record_id] for r in _shown(h) if r.record_id in when}))
             if any(r.record_id in when for r in _shown(h)) else h for h in out]

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from cbmemory import AgentMemory, IngestConfig, get_recipe
+from cbmemory import AgentMemory, IngestConfig, SearchFilters, get_recipe
 from cbmemory.errors import InvalidInputError
 from cbmemory.ingest import EnrichConfig
 from cbmemory.ingest.enrich import Enricher
@@ -155,3 +155,28 @@ def test_an_enrichment_run_later_over_stored_turns_links_them(tmp_path, minilm):
         report = memory.enrich("ana", config=EnrichConfig(modes=("facts",)))
         assert report.augmented == 2
         assert turn(memory, "ana", PORTO).supersedes == (turn(memory, "ana", PARIS).record_id,)
+
+
+def test_the_event_extracted_from_a_changed_statement_is_changed_with_it(tmp_path, minilm):
+    """The ``events`` mode's record of a statement ("Ana lives in Paris", made from the Paris turn) counts as
+    changed when that turn is: ``current_only`` leaves it out, and shown otherwise it is marked, with the
+    statement that changed it pulled in."""
+    with open_memory(tmp_path, minilm, scripted()) as memory:
+        say(memory, "ana", "s1", 0, PARIS)
+        say(memory, "ana", "s2", 30, PORTO)
+        paris, porto = turn(memory, "ana", PARIS), turn(memory, "ana", PORTO)
+        events = {r.text: r for r in memory.store.list_records("ana", SearchFilters(kinds=("event",)))}
+        [old] = [r for t, r in events.items() if "Paris" in t]
+        [new] = [r for t, r in events.items() if "Porto" in t]
+        assert old.source_ids == (paris.record_id,) and new.source_ids == (porto.record_id,)
+        only = SearchFilters(kinds=("event",))
+        everything = memory.search("Where does Ana live?", "ana", k=5, filters=only)
+        assert {h.record.record_id for h in everything} == {old.record_id, new.record_id}
+        now = memory.search("Where does Ana live?", "ana", k=5, filters=only, current_only=True)
+        assert [h.record.record_id for h in now] == [new.record_id]
+        shown = memory.recall("Where does Ana live?", "ana", recipe="events_raw", k=5).text
+        [line] = [ln for ln in shown.splitlines() if old.text in ln]
+        assert "[changed on" in line and "no longer current" in line
+        assert PORTO.rstrip(".") in shown
+        events_now = memory.recall("Where does Ana live?", "ana", recipe="events_raw", k=5, current_only=True).text
+        assert old.text not in events_now and new.text in events_now and PARIS.rstrip(".") not in events_now

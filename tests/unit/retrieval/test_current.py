@@ -1,7 +1,7 @@
 """Unit layer (retrieval.current): which memories a later one changed, as of a date, and what takes a hidden
 hit's place. A stand-in store holds the links (``superseding``, as the store contract answers it from the
 newer records' ``supersedes``) and the records: the backends' own answers are the contract tests' to check;
-here, the read logic over them (chains, reverts, as_of, places)."""
+here, the read logic over them (chains, reverts, as_of, places, derived records)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from cbmemory.errors import InvalidDateError, InvalidInputError
 from cbmemory.models import Hit, MemoryRecord, SearchFilters
-from cbmemory.retrieval.current import Superseded, changes_at
+from cbmemory.retrieval.current import Superseded, changes_at, changes_of
 from cbmemory.validation import check_reads
 
 D0 = datetime(2023, 5, 7, tzinfo=timezone.utc)
@@ -38,6 +38,12 @@ class Links:
         return [self.records[i] for i in ids if i in self.records]
 
 
+def derived(rid: str, day: int, sources: tuple[str, ...], kind: str = "event") -> MemoryRecord:
+    when = D0 + timedelta(days=day)
+    return MemoryRecord(rid, "ana", "s", kind, day, "user", rid, rid, when, when, rid,  # type: ignore[arg-type]
+                        source_ids=sources)
+
+
 def superseded(store: Links, as_of: datetime | None = None) -> Superseded:
     return Superseded(store, "ana", D0 + timedelta(days=365), as_of)  # type: ignore[arg-type]  # a stand-in
 
@@ -45,27 +51,31 @@ def superseded(store: Links, as_of: datetime | None = None) -> Superseded:
 HISTORY = Links(rec("paris", 0), rec("porto", 30, ("paris",)), rec("paris2", 60, ("porto",)), rec("chat", 5))
 
 
+def records(*ids: str) -> list[MemoryRecord]:
+    return [HISTORY.records[i] for i in ids]
+
+
 def test_a_chain_of_changes_ends_at_what_holds_now():
     s = superseded(HISTORY)
-    assert s.of(["paris", "porto", "paris2", "chat"]) == {"paris", "porto"}
+    assert s.of(records("paris", "porto", "paris2", "chat")) == {"paris", "porto"}
     assert s.current("paris") == ("paris2",)  # A -> B -> A: the revert holds
     assert s.current("porto") == ("paris2",) and s.current("chat") == ()
 
 
 def test_as_of_counts_only_the_changes_said_by_then():
     between = superseded(HISTORY, D0 + timedelta(days=40))
-    assert between.of(["paris", "porto"]) == {"paris"}  # Porto held on day 40
+    assert between.of(records("paris", "porto")) == {"paris"}  # Porto held on day 40
     assert between.current("paris") == ("porto",)
     before = superseded(HISTORY, D0 + timedelta(days=10))
-    assert before.of(["paris", "porto"]) == set()
+    assert before.of(records("paris", "porto")) == set()
     assert changes_at(HISTORY, "ana", ["paris"], None, D0 + timedelta(days=10)) == {}  # type: ignore[arg-type]
 
 
 def test_each_record_is_asked_of_the_store_once():
     store = Links(*HISTORY.records.values())
     s = superseded(store)
-    s.of(["paris", "chat"])
-    s.of(["paris", "chat", "porto"])
+    s.of(records("paris", "chat"))
+    s.of(records("paris", "chat", "porto"))
     assert store.asked == [["paris", "chat"], ["porto"]]
 
 
@@ -113,3 +123,21 @@ def test_check_reads_refuses_what_is_not_a_bool_or_a_date():
         check_reads(False, 20230520)
     with pytest.raises(InvalidDateError, match="as_of"):
         check_reads(False, "someday")
+
+
+def test_a_derived_record_is_changed_when_every_record_it_was_made_from_was():
+    event = derived("ev-paris", 0, ("paris",))  # "Ana lives in Paris", extracted from the turn "paris"
+    both = derived("ev-both", 5, ("paris", "chat"))  # made from a changed turn and one that holds
+    summary = derived("sum", 60, ("paris", "porto"), kind="summary")  # every source changed (A -> B -> A)
+    store = Links(*HISTORY.records.values(), event, both, summary)
+    assert changes_of(store, "ana", [event, both, summary, HISTORY.records["chat"]], None, None) == {  # type: ignore[arg-type]
+        "ev-paris": ("porto",), "sum": ("porto", "paris2")}
+    s = superseded(store)
+    assert s.of([event, both, summary]) == {"ev-paris", "sum"}
+    assert s.current("ev-paris") == ("paris2",)  # followed on from the turns that changed its source
+    out = s.instead([Hit(event, 0.9), Hit(both, 0.5)], SearchFilters())
+    assert [h.record.record_id for h in out] == ["paris2", "ev-both"]
+    # as of day 40 Porto had changed Paris, not yet Porto: the event of Paris is changed, the summary is not
+    between = superseded(store, D0 + timedelta(days=40))
+    assert between.of([event, summary]) == {"ev-paris"}
+    assert changes_of(store, "ana", [derived("orphan", 0, ())], None, None) == {}  # type: ignore[arg-type]
