@@ -2,7 +2,7 @@
 ``cbmemory.retrieval.current_value``) through AgentMemory over a real SQLite file with the real MiniLM embedder.
 A first-person question about a fact the user changed in words the question does not share gets the
 latest statement of that fact shown in the first hit's context; someone else's similar fact is not taken for
-the user's; a question not about the user adds nothing; the recipe's own hits stay as they were."""
+the user's, unless the kind of fact is about the people one lives with; a question not about the user adds nothing; the recipe's own hits stay as they were."""
 
 from __future__ import annotations
 
@@ -78,3 +78,16 @@ def test_a_question_not_about_the_user_adds_nothing(memory):
     q = "Which city does Bot live in?"
     on, off = memory.recall(q, "ana", recipe=ON), memory.recall(q, "ana", recipe=OFF)
     assert _shown(on) == _shown(off)
+
+
+def test_on_who_lives_with_the_user_a_statement_naming_a_relative_is_the_users_own(memory):
+    """``ABOUT_PEOPLE``: for the people one lives with, a relative named is the matter, not someone else's fact
+    (on where one lives it is: the test above)."""
+    grown = "Since my grandmother joined us, dinner is set for five every evening."
+    _turns(memory, "s0", 0, "It's just the four of us at home, me, my husband and the two kids.")
+    for i in range(1, 41):
+        _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)], LEEDS[i % len(LEEDS)].format(i=i))
+    _turns(memory, "s_change", 90, grown)
+    q = "How many people live in my household?"
+    assert grown not in _shown(memory.recall(q, "ana", recipe=OFF))
+    assert grown in _shown(memory.recall(q, "ana", recipe=ON))
