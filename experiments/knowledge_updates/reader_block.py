@@ -1,6 +1,6 @@
 """Issue 31: the local reader with the current-value stage's statements in a block of their own just before the
 question (the rule and its result: README in this folder). The context is the default recipe's with the stage
-off; the block holds the stage's selection (``current_value.latest``'s records: the newest ``LATEST`` of the
+off; the block holds the stage's selection (``current_value.latest_statements``: the newest ``LATEST`` of the
 ``TOP`` statements nearest the matter, shown elsewhere or not), in date order, each as the context shows a
 memory. Answers are compared with ``reader-guide-*-nearest.jsonl`` (the default: the stage's statements inside
 the first hit's context), from the same stores.
@@ -42,23 +42,10 @@ def user_speaker(mem: AgentMemory, user: str) -> str:
 
 
 def latest(mem: AgentMemory, user: str, question: str) -> list:
+    """The stage's selection for ``question`` (shown elsewhere or not)."""
     emb = mem.embedder
-    records = []
-
-    def embed(t):
-        return emb.embed_query(t, user_id=user)
-
-    def embed_texts(ts):
-        return emb.embed(ts, user_id=user)
-
-    # the stage's own selection: run it on a placeholder hit list and read what it would add to an empty context
-    from cbmemory.models import Hit
-    probe = mem.store.list_records(user, SearchFilters(kinds=("turn",)), limit=1)
-    if not probe:
-        return records
-    fake = [Hit(record=probe[0], score=0.0)]
-    out = C.with_current(mem.store, embed, user, question, fake, SearchFilters(), None, embed_texts)
-    return [r for r in out[0].context]
+    return C.latest_statements(mem.store, lambda t: emb.embed_query(t, user_id=user), user, question,
+                               SearchFilters(), None, lambda ts: emb.embed(ts, user_id=user))
 
 
 def main():

@@ -207,18 +207,18 @@ def _own(r: MemoryRecord, asked: frozenset[str] | None) -> bool:
             and (asked is None or people(r.text) <= asked))
 
 
-def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hits: list[Hit],
-                 filters: SearchFilters, now: datetime | None, embed_texts: EmbedMany | None = None) -> list[Hit]:
-    """``hits`` with, for a first-person question with a slot, the user's latest statements of that slot in
-    the first hit's context (see the module docstring); ``hits`` unchanged otherwise. ``embed_texts``: the
-    same embedder for many texts at once (the found statements are embedded in one batch; ``None``: one by
-    one with ``embed``)."""
-    if not hits or not FIRST_PERSON.search(query):
-        return hits
+def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str, filters: SearchFilters,
+                      now: datetime | None, embed_texts: EmbedMany | None = None) -> list[MemoryRecord]:
+    """For a first-person question with a slot, the user's latest statements of that slot, in conversation
+    order (the newest ``LATEST`` of the ``TOP`` nearest the slot; see the module docstring); none otherwise.
+    ``embed_texts``: the same embedder for many texts at once (the found statements are embedded in one batch;
+    ``None``: one by one with ``embed``)."""
+    if not FIRST_PERSON.search(query):
+        return []
     protos = prototypes(embed)
     slot = slot_of(embed(query), protos, QUESTION_FLOOR, QUESTION_MARGIN)
     if slot is None:
-        return hits
+        return []
     names, owner, rows = protos
     probe = _unit(rows[owner == names.index(slot)].mean(axis=0))
     found = store.search(Signal.VECTOR, user_id, probe, DEPTH, replace(filters, kinds=("turn",)), now=now)
@@ -230,8 +230,16 @@ def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hit
     vecs = (embed_texts(texts) if embed_texts is not None and texts else [embed(t) for t in texts])
     scored = [(r, slot_score(v, protos, slot, STATEMENT_FLOOR, STATEMENT_MARGIN))
               for r, v in zip(pool, vecs, strict=True)]
-    latest = nearest([(r, s) for r, s in scored if s is not None], TOP)[-LATEST:]
+    return nearest([(r, s) for r, s in scored if s is not None], TOP)[-LATEST:]
+
+
+def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hits: list[Hit],
+                 filters: SearchFilters, now: datetime | None, embed_texts: EmbedMany | None = None) -> list[Hit]:
+    """``hits`` with the user's latest statements of the fact asked about (``latest_statements``) that no hit
+    shows yet added to the first hit's context; ``hits`` unchanged when there are none."""
+    if not hits:
+        return hits
+    latest = latest_statements(store, embed, user_id, query, filters, now, embed_texts)
     shown = {r.record_id for h in hits for r in (h.record, *h.context)}
     added = tuple(r for r in latest if r.record_id not in shown)
     return [replace(hits[0], context=(*hits[0].context, *added)), *hits[1:]] if added else hits
-
