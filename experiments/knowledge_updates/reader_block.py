@@ -9,10 +9,11 @@ the first hit's context), from the same stores.
         --family train --first 12
 """
 
-import argparse
 import json
 import time
 from pathlib import Path
+
+from reader_guide import drawn, reader_args  # this folder's: the same draw and arguments
 
 from cbmemory import AgentMemory
 from cbmemory.context import DEFAULT_CONTEXT, answer_messages
@@ -22,10 +23,8 @@ from cbmemory.llm import make_chat_model
 from cbmemory.models import SearchFilters
 from cbmemory.recipes import get_recipe
 from cbmemory.retrieval import current_value as C
-from cbmemory_eval.datasets.locomo import load_locomo
 from cbmemory_eval.qa import invoke_text
-from cbmemory_eval.updates.generate import generate
-from cbmemory_eval.updates.reader import answer_verdict, fixed_subset
+from cbmemory_eval.updates.reader import answer_verdict
 
 BLOCK = "The user's latest statements on this matter (in date order; a later one replaces an earlier one):"
 
@@ -49,23 +48,13 @@ def latest(mem: AgentMemory, user: str, question: str) -> list:
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("work")
-    ap.add_argument("out")
-    ap.add_argument("--family", default="train")
-    ap.add_argument("--data", default="../shared/data/locomo/locomo-dev.json")
-    ap.add_argument("--base-url", default="http://127.0.0.1:8765/v1")
-    ap.add_argument("--model", default="local-gguf")
-    ap.add_argument("--n", type=int, default=20)
-    ap.add_argument("--first", type=int)
+    ap = reader_args()
     ap.add_argument("--dry", action="store_true", help="print the prompts, ask nothing")
     ap.add_argument("--layout", choices=("block", "who"), default="block",
                     help="block: the stage's statements before the question; who: the default's context, the user "
                          "named after the date guidance")
     args = ap.parse_args()
-    cases = generate(load_locomo(args.data), args.family, seed=0)
-    ids = fixed_subset(cases, args.n, 0)
-    chosen = sorted((c for c in cases if c.case_id in ids), key=lambda c: c.case_id)[: args.first]
+    chosen = drawn(args)
     llm = None if args.dry else make_chat_model(args.model, args.base_url, max_tokens=64)
     out = Path(args.out)
     done = set()

@@ -34,21 +34,32 @@ from cbmemory_eval.updates.reader import answer_verdict, fixed_subset
 GUIDE = "When the user's statements on the same matter differ, the one said latest holds now."
 
 
-def main():
+def reader_args() -> argparse.ArgumentParser:
+    """The arguments of a reader run over the fixed draw (this script's and ``reader_block.py``'s)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("work")
     ap.add_argument("out")
     ap.add_argument("--family", default="train")
     ap.add_argument("--data", default="../shared/data/locomo/locomo-dev.json")
-    ap.add_argument("--conditions", default="off,on,guide")
     ap.add_argument("--base-url", default="http://127.0.0.1:8765/v1")
     ap.add_argument("--model", default="local-gguf")
     ap.add_argument("--n", type=int, default=20)
     ap.add_argument("--first", type=int, help="only the first N of the draw, in case-id order")
-    args = ap.parse_args()
+    return ap
+
+
+def drawn(args: argparse.Namespace) -> list:
+    """The fixed draw of ``args.family`` (``--n`` changes, seed 0), in case-id order, its first ``--first``."""
     cases = generate(load_locomo(args.data), args.family, seed=0)
     ids = fixed_subset(cases, args.n, 0)
-    chosen = sorted((c for c in cases if c.case_id in ids), key=lambda c: c.case_id)[: args.first]
+    return sorted((c for c in cases if c.case_id in ids), key=lambda c: c.case_id)[: args.first]
+
+
+def main():
+    ap = reader_args()
+    ap.add_argument("--conditions", default="off,on,guide")
+    args = ap.parse_args()
+    chosen = drawn(args)
     llm = make_chat_model(args.model, args.base_url, max_tokens=64)
     out = Path(args.out)
     done = set()
