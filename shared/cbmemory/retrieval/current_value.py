@@ -11,8 +11,8 @@ search of a user). A text's slot is the slot of its nearest description, when th
 When the question is in the first person and has a slot, one extra vector search (``DEPTH`` records, the
 slot's mean description as the query) finds the user's statements on that matter: the user's own turns,
 statements, naming no person the question does not ("my cousin moved to Glasgow" is not the user's home; but
-for the kinds of fact about the people one lives with, ``ABOUT_PEOPLE``, the people are the matter: "since my mum
-moved in we are six at dinner"),
+for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those people are the matter: "since my mum
+moved in we are six at dinner", "my boyfriend cooked tonight"),
 whose own words (embedded alone: the stored vector also holds the date and the turn answered) are near the
 slot's descriptions (``on_slot``). Of those, the ``TOP`` nearest the slot are kept (``nearest``: in a long
 memory many statements touch the matter, and the newest of them would crowd out the one that changed it),
@@ -55,10 +55,17 @@ EMBEDDED = 100  # of the user's statements among them, the first (nearest by the
 TOP = 10  # the statements looked at nearest the slot's descriptions ...
 LATEST = 6  # ... of which the newest are shown
 
-# Kinds of fact whose matter is other people (who lives with the user, a partner, a child's school): a statement
-# naming a relative is still the user's own on them. Chosen by what the kinds are about; on train it took x1 newest
-# shown 0.851 -> 0.870 and x10 0.675 -> 0.695 (experiments/knowledge_updates/README.md).
-ABOUT_PEOPLE = frozenset({"household", "partner", "child_school"})
+# Kinds of fact whose matter is other people, with the people words that are that matter (``None``: any relative,
+# as one moving in changes the household): a statement naming them is still the user's own on that kind ("my
+# boyfriend cooked tonight"), one naming anyone else is not ("my sister is dating Tom now"). Chosen by what the
+# kinds are about; on train it took x1 newest shown 0.851 -> 0.870 and x10 0.675 -> 0.695
+# (experiments/knowledge_updates/README.md).
+ABOUT_PEOPLE: Mapping[str, frozenset[str] | None] = {
+    "household": None,
+    "partner": frozenset({"boyfriend", "girlfriend", "husband", "wife", "partner", "fiance", "fiancee", "fiancé",
+                          "fiancée"}),
+    "child_school": frozenset({"son", "daughter", "kid", "kids", "child", "children"}),
+}
 
 FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi['’](?:m|ve|d|ll)\b", re.I)
 
@@ -201,10 +208,11 @@ def nearest(scored: Sequence[tuple[MemoryRecord, float]], top: int | None) -> li
     return sorted((r for r, _ in kept), key=conversation_order)
 
 
-def _own(r: MemoryRecord, asked: frozenset[str] | None) -> bool:
-    """A statement of the user's own, naming no person but those ``asked`` (any: ``None``)."""
+def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None) -> bool:
+    """A statement of the user's own, naming no person but those ``asked`` and those of the ``matter`` (any
+    relative: ``None``)."""
     return (r.kind == "turn" and r.role == "user" and is_statement(r.text)
-            and (asked is None or people(r.text) <= asked))
+            and (matter is None or people(r.text) - matter <= asked))
 
 
 def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str, filters: SearchFilters,
@@ -222,9 +230,9 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     names, owner, rows = protos
     probe = _unit(rows[owner == names.index(slot)].mean(axis=0))
     found = store.search(Signal.VECTOR, user_id, probe, DEPTH, replace(filters, kinds=("turn",)), now=now)
-    asked = None if slot in ABOUT_PEOPLE else people(query)
+    asked, matter = people(query), ABOUT_PEOPLE.get(slot, frozenset())
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
-    pool = list(islice((h.record for h in found if _own(h.record, asked)), EMBEDDED))
+    pool = list(islice((h.record for h in found if _own(h.record, asked, matter)), EMBEDDED))
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     texts = [r.text for r in pool]
     vecs = (embed_texts(texts) if embed_texts is not None and texts else [embed(t) for t in texts])

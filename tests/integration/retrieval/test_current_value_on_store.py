@@ -2,7 +2,8 @@
 ``cbmemory.retrieval.current_value``) through AgentMemory over a real SQLite file with the real MiniLM embedder.
 A first-person question about a fact the user changed in words the question does not share gets the
 latest statement of that fact shown in the first hit's context; someone else's similar fact is not taken for
-the user's, unless the kind of fact is about the people one lives with; a question not about the user adds nothing; the recipe's own hits stay as they were."""
+the user's, unless the person is the matter (a relative on the household, "my boyfriend" on a partner); a
+question not about the user adds nothing; the recipe's own hits stay as they were."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from cbmemory import AgentMemory, get_recipe
+from cbmemory import AgentMemory, SearchFilters, get_recipe
+from cbmemory.retrieval.current_value import latest_statements
 
 D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
 ON = get_recipe("default")  # on in the default since issue 31
@@ -91,3 +93,21 @@ def test_on_who_lives_with_the_user_a_statement_naming_a_relative_is_the_users_o
     q = "How many people live in my household?"
     assert grown not in _shown(memory.recall(q, "ana", recipe=OFF))
     assert grown in _shown(memory.recall(q, "ana", recipe=ON))
+
+
+@pytest.mark.parametrize(("said", "taken"), [
+    ("My new boyfriend Sam and I had our first date night at the harbour.", True),  # the matter's own word
+    ("My sister has a new boyfriend, Sam, and they had a date night at the harbour.", False),  # her partner
+])
+def test_on_a_partner_only_the_partner_is_the_matter(memory, said, taken):
+    """The stage's selection itself (``latest_statements``): a partner named by the matter's own word is the
+    user's; a sister's partner is not, though her statement is as near the matter."""
+    _turns(memory, "s0", 0, "I have been single for a while and I like it that way.")
+    for i in range(1, 41):
+        _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)], LEEDS[i % len(LEEDS)].format(i=i))
+    _turns(memory, "s_change", 90, said)
+    emb = memory.embedder
+    chosen = latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana",
+                               "Who am I in a relationship with?", SearchFilters(), None)
+    assert chosen  # the question has a kind (partner) and the user's statements on it are found
+    assert (said in {r.text for r in chosen}) is taken
