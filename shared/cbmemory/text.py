@@ -92,3 +92,32 @@ def is_statement(text: str) -> bool:
     """A statement, not a question (questions change nothing)."""
     t = text.strip()
     return bool(t) and not t.endswith("?")
+
+
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+# Where a sentence's question begins after a statement in the same sentence: a comma (semicolon, colon) and a
+# question word or a verb that opens a question ("I moved to Porto, how about you?"; "... and anyway, how was
+# your concert?").
+_ASKS = re.compile(r"[,;:]\s+(?:(?:and|but|so|anyway|also|oh|well|btw|plus|then)\b[,\s]*)*(?=(?:how|what|when|"
+                   r"where|which|who|whom|whose|why|do|does|did|are|is|was|were|have|has|had|can|could|will|would|"
+                   r"should|shall|may|might)\b)", re.I)
+
+
+def _said(sentence: str) -> str:
+    """A sentence's statement: the sentence itself when it is not a question; the words before its question
+    when it holds both, unless that question is only a tag ("..., didn't you?", which asks about them: an echo
+    of what the other side said); else ""."""
+    if not sentence.endswith("?"):
+        return sentence
+    m = _ASKS.search(sentence)
+    return sentence[:m.start()] if m and len(words(sentence[m.end():])) > 2 else ""
+
+
+def stated(text: str) -> str:
+    """What a message states: its sentences without the questions (a chat turn often tells news and then asks
+    back: "I moved to Porto last week! How have you been?"). ``text`` itself when it asks nothing; "" when it
+    only asks ("So you moved to Porto?")."""
+    if "?" not in text:
+        return text
+    kept = [said for s in _SENTENCES.split(text.strip()) if (said := _said(s.strip()))]
+    return " ".join(kept)

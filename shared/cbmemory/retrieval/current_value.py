@@ -38,7 +38,7 @@ import numpy as np
 from ..models import Hit, MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
-from ..text import is_statement, people
+from ..text import people, stated
 
 # Chosen by leave-one-conversation-out CV on the knowledge-update benchmark's train phrasings (LoCoMo dev, 8
 # conversations): the floors and margins at x1 (every fold; experiments/knowledge_updates/current_cv.py), DEPTH,
@@ -208,11 +208,11 @@ def nearest(scored: Sequence[tuple[MemoryRecord, float]], top: int | None) -> li
     return sorted((r for r, _ in kept), key=conversation_order)
 
 
-def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None) -> bool:
-    """A statement of the user's own, naming no person but those ``asked`` and those of the ``matter`` (any
-    relative: ``None``)."""
-    return (r.kind == "turn" and r.role == "user" and is_statement(r.text)
-            and (matter is None or people(r.text) - matter <= asked))
+def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None) -> str:
+    """What the user's own turn ``r`` states (``text.stated``: its questions left out), when it states something
+    and names no person but those ``asked`` and those of the ``matter`` (any relative: ``None``); else ""."""
+    said = stated(r.text) if r.kind == "turn" and r.role == "user" else ""
+    return said if said and (matter is None or people(said) - matter <= asked) else ""
 
 
 def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str, filters: SearchFilters,
@@ -232,12 +232,12 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     found = store.search(Signal.VECTOR, user_id, probe, DEPTH, replace(filters, kinds=("turn",)), now=now)
     asked, matter = people(query), ABOUT_PEOPLE.get(slot, frozenset())
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
-    pool = list(islice((h.record for h in found if _own(h.record, asked, matter)), EMBEDDED))
+    pool = list(islice(((h.record, said) for h in found if (said := _own(h.record, asked, matter))), EMBEDDED))
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
-    texts = [r.text for r in pool]
+    texts = [said for _, said in pool]
     vecs = (embed_texts(texts) if embed_texts is not None and texts else [embed(t) for t in texts])
     scored = [(r, slot_score(v, protos, slot, STATEMENT_FLOOR, STATEMENT_MARGIN))
-              for r, v in zip(pool, vecs, strict=True)]
+              for (r, _), v in zip(pool, vecs, strict=True)]
     return nearest([(r, s) for r, s in scored if s is not None], TOP)[-LATEST:]
 
 
