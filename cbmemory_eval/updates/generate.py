@@ -12,7 +12,8 @@ conversations every kind is told in every way:
   ("my cousin just moved to Glasgow"); A still holds.
 
 Statements are user turns (the conversation's first speaker), each followed by an assistant turn (the second
-speaker), appended at the end of a session: the first statement in the first ~40 % of the sessions, the
+speaker), appended at the end of a session (with ``asks_back``, each statement ends with a question back, as a
+chat turn often does: "..., how have you been?"): the first statement in the first ~40 % of the sessions, the
 change in the middle, a revert's return near the end. The question is asked after the last session.
 Phrasings come from one family (``train`` or ``test``), never both.
 """
@@ -99,13 +100,16 @@ def _turn(role: str, speaker: str, text: str, turn_id: str) -> Message:
 class _Teller:
     """Makes the injected turns of one case."""
 
-    def __init__(self, family: str, kind: Kind, conv, rng: random.Random):
+    def __init__(self, family: str, kind: Kind, conv, rng: random.Random, asks_back: bool = False):
         self.mod, self.family, self.kind, self.conv, self.rng = _FAMILY[family], family, kind, conv, rng
+        self.asks_back = asks_back
 
     def say(self, session_id: str, step: str, slot: str, value: str, *, confirm: bool = False,
             who: str = "") -> Injection:
         base = f"upd|{self.kind.name}|{step}"
         text = phrasing(self.family, self.kind.name, slot).format(v=value, who=who)
+        if self.asks_back:  # its own draw: the case's values and replies stay as without it
+            text += " " + random.Random(f"{self.conv.sample_id}:{base}").choice(self.mod.ASKS)
         reply = (self.rng.choice(self.mod.CONFIRMS).format(v=value) if confirm
                  else self.rng.choice(self.mod.REPLIES))
         msgs = (_turn("user", self.conv.speaker_a, text, f"{base}|0"),
@@ -114,9 +118,11 @@ class _Teller:
 
 
 def make_case(conv, kind: Kind, variant: str, family: str, seed: int, index: int,
-              sessions: Sequence | None = None, question_date: datetime | None = None) -> UpdateCase:
+              sessions: Sequence | None = None, question_date: datetime | None = None,
+              asks_back: bool = False) -> UpdateCase:
     """The case of ``kind`` told as ``variant`` in conversation ``conv`` (a ``LocomoConversation``);
-    ``sessions``: the haystack's sessions (default the conversation's), ``index`` spreads kinds over them."""
+    ``sessions``: the haystack's sessions (default the conversation's), ``index`` spreads kinds over them;
+    ``asks_back``: each statement ends with a question back."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
     ordered = sorted(sessions if sessions is not None else conv.sessions, key=lambda s: (s.date, s.session_id))
@@ -124,7 +130,7 @@ def make_case(conv, kind: Kind, variant: str, family: str, seed: int, index: int
     rng = random.Random(f"{seed}:{family}:{conv.sample_id}:{kind.name}")
     text = " ".join(m.content.lower() for s in conv.sessions for m in s.messages)
     a, b = _values(kind, rng, text)
-    t = _Teller(family, kind, conv, rng)
+    t = _Teller(family, kind, conv, rng, asks_back)
     old_s, new_s, back_s = _slot(own, 0.1, 0.4, index), _slot(own, 0.5, 0.8, index), _slot(own, 0.85, 1.0, index)
     first = t.say(old_s, "old", "state", a)
     injections: tuple[Injection, ...]
@@ -147,10 +153,10 @@ def make_case(conv, kind: Kind, variant: str, family: str, seed: int, index: int
 
 
 def generate(conversations: Sequence, family: str = "train", *, seed: int = 0,
-             haystacks: dict | None = None, kinds: Sequence[Kind] = KINDS) -> list[UpdateCase]:
+             haystacks: dict | None = None, kinds: Sequence[Kind] = KINDS, asks_back: bool = False) -> list[UpdateCase]:
     """Every case for ``conversations`` in one phrasing ``family``: one per (conversation, kind), the
     variant rotating with the conversation's index. ``haystacks``: scaled haystacks by user (their last
-    date is when the question is asked)."""
+    date is when the question is asked); ``asks_back``: each statement ends with a question back."""
     if family not in FAMILIES:
         raise ValueError(f"unknown phrasing family {family!r}; known: {', '.join(FAMILIES)}")
     out = []
@@ -159,7 +165,7 @@ def generate(conversations: Sequence, family: str = "train", *, seed: int = 0,
         when = max(s.date for s in hs.sessions) if hs is not None else conv.last_date
         for ki, kind in enumerate(kinds):
             variant = VARIANTS[(ki + ci) % len(VARIANTS)]
-            out.append(make_case(conv, kind, variant, family, seed, ki, question_date=when))
+            out.append(make_case(conv, kind, variant, family, seed, ki, question_date=when, asks_back=asks_back))
     return out
 
 

@@ -169,3 +169,5 @@ PHRASINGS: dict[str, dict[str, str]] = {
 REPLIES = ("That's exciting.", "Thanks for the update!", "I'll remember that.", "Wow, how does it feel?")
 CONFIRMS = ("Understood, {v} it is.", "Okay, I've got {v} down for you now.")
 WHO = ("sister", "colleague", "brother-in-law")
+# Questions back that end a statement with --asks-back (a chat turn often tells news and then asks).
+ASKS = ("And how are things with you?", "Did you end up going to that gig?", "What have you been up to lately?")

@@ -175,3 +175,5 @@ REPLIES = ("Oh, nice!", "That sounds like quite a change.", "Good to know, thank
            "How are you finding it so far?")
 CONFIRMS = ("Got it: {v} from now on.", "Noted, so it's {v} now.")
 WHO = ("cousin", "friend", "neighbour")
+# Questions back that end a statement with --asks-back (a chat turn often tells news and then asks).
+ASKS = ("How have you been?", "Anyway, how was your weekend?", "What about you, anything new?")

@@ -113,6 +113,19 @@ def test_statements_are_dated_in_order_and_asked_after_the_last_session():
         assert case.question_date == conv.last_date >= days[-1]
 
 
+def test_asks_back_ends_every_statement_with_a_question_and_changes_nothing_else():
+    plain, asking = generate(CONVS, "train", seed=1), generate(CONVS, "train", seed=1, asks_back=True)
+    assert [(c.current, c.stale, c.current_turns) for c in plain] == [(c.current, c.stale, c.current_turns)
+                                                                      for c in asking]
+    for p, a in zip(plain, asking, strict=True):
+        for pi, ai in zip(p.injections, a.injections, strict=True):
+            said, asked = pi.messages[0].content, ai.messages[0].content
+            assert asked.startswith(said + " ") and asked.endswith("?")
+            assert asked[len(said) + 1:] in phrasings_train.ASKS
+            assert pi.messages[1] == ai.messages[1]  # the assistant's turn is as without it
+    assert not set(phrasings_train.ASKS) & set(phrasings_test.ASKS)
+
+
 def test_values_the_conversation_mentions_are_avoided():
     kind = BY_NAME["city"]
     conv = _conv("m", mention=" ".join(kind.values[:-2]))  # only the last two are free

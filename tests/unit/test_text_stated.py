@@ -1,0 +1,44 @@
+"""Unit layer (pure function, no store, no model): ``cbmemory.text.stated``, what a chat turn states once its
+questions are left out. A turn that tells news and then asks back is a statement of the news; a turn that only
+asks, or echoes the other side's words back as a question, states nothing; a turn that asks nothing is itself."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cbmemory.text import stated
+
+
+@pytest.mark.parametrize(("turn", "says"), [
+    ("I moved to Porto last week! How have you been?", "I moved to Porto last week!"),
+    ("Really? I had no idea. I live in Oslo now.", "I had no idea. I live in Oslo now."),
+    ("I moved to Porto, how about you?", "I moved to Porto"),
+    ("The new flat is lovely; anyway, what did you think of the film?", "The new flat is lovely"),
+    ("I'm swamped with work.\nWhat's up with you? Anything new?", "I'm swamped with work."),
+])
+def test_the_news_before_a_question_is_stated(turn, says):
+    assert stated(turn) == says
+
+
+@pytest.mark.parametrize("turn", [
+    "So you moved to Porto?",  # an echo of the other side's words
+    "Wait, you moved to Porto?",  # no question opens after the comma: the whole sentence asks
+    "So you moved to Porto, didn't you?",  # a tag question: it asks about them
+    "Is this your own painting? Did you make it?",
+])
+def test_a_turn_that_only_asks_states_nothing(turn):
+    assert stated(turn) == ""
+
+
+@given(st.text(alphabet=st.characters(blacklist_characters="?"), max_size=80))
+def test_a_turn_that_asks_nothing_is_itself(turn):
+    assert stated(turn) == turn
+
+
+@given(st.text(max_size=120))
+def test_what_is_stated_never_ends_in_a_question_and_comes_from_the_turn(turn):
+    said = stated(turn)
+    assert not said.endswith("?") or "?" not in turn  # a "?" is left only when the turn had none to ask
+    assert set(said) <= set(turn) | {" "}
