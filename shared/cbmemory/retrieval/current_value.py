@@ -9,13 +9,14 @@ search of a user). A text's slot is the slot of its nearest description, when th
 (``*_FLOOR``) and nearer than any other slot's (``*_MARGIN``).
 
 When the question is in the first person and has a slot, one extra vector search (``DEPTH`` records, the
-slot's mean description as the query) finds the user's statements on that matter: the user's own turns,
-statements, naming no person the question does not ("my cousin moved to Glasgow" is not the user's home; but
-for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those people are the matter: "since my mum
-moved in we are six at dinner", "my boyfriend cooked tonight"),
-whose own words (embedded alone: the stored vector also holds the date and the turn answered) are near the
-slot's descriptions (``on_slot``). Of those, the ``TOP`` nearest the slot are kept (``nearest``: in a long
-memory many statements touch the matter, and the newest of them would crowd out the one that changed it),
+slot's mean description as the query) finds the user's statements on that matter: what the user's own turns
+state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you been?", states
+the news; one that only asks states nothing), naming no person the question does not ("my cousin moved to
+Glasgow" is not the user's home; but for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those
+people are the matter: "since my mum moved in we are six at dinner", "my boyfriend cooked tonight"),
+whose own words (what they state, embedded alone: the stored vector also holds the date and the turn answered)
+are near the slot's descriptions (``on_slot``). Of those, the ``TOP`` nearest the slot are kept (``nearest``: in
+a long memory many statements touch the matter, and the newest of them would crowd out the one that changed it),
 and the latest ``LATEST`` of them, by conversation date, join the first
 hit's context (as a window's turns do: the ranked hits, their number and order stay as they were; the
 context shows every line in date order), so the newest statements of the matter are in what the reader gets.

@@ -111,3 +111,17 @@ def test_on_a_partner_only_the_partner_is_the_matter(memory, said, taken):
                                "Who am I in a relationship with?", SearchFilters(), None)
     assert chosen  # the question has a kind (partner) and the user's statements on it are found
     assert (said in {r.text for r in chosen}) is taken
+
+
+def test_news_told_before_a_question_back_is_the_users_statement(memory):
+    """``text.stated``: a turn that tells the news and then asks back is taken for what it states (before, a
+    turn ending in a question was no statement, and the stage never showed it); one that only asks is not."""
+    asks_back = NEW + " How have you been lately?"
+    _history(memory, asks_back)
+    _turns(memory, "s_echo", 91, "So you think I should become a local in Porto too?")
+    q = "Which city do I live in these days?"
+    emb = memory.embedder
+    chosen = {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana", q,
+                                                SearchFilters(), None)}
+    assert asks_back in chosen
+    assert "So you think I should become a local in Porto too?" not in chosen
