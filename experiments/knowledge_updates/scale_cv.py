@@ -1,6 +1,10 @@
 """Issue 31: how the current-value stage picks the statements it shows, chosen at x1 and x10 together by
 leave-one-conversation-out CV on the ``train`` phrasings, offline; then ``test`` once with the choice.
 
+(Re-run after ``text.stated``, with the stage's statements as the product reads them, ``ABOUT_PEOPLE`` applied,
+and runs with ``--asks-back`` too: ``--work x1+ask=DIR``; the grid then was narrowed to the costs shipped before
+and widened in ``TOP`` and ``LATEST``.)
+
 Per conversation of two ``cbmemory eval locomo-updates`` runs' ``work`` folders (``<conv>-x1-<family>.db`` and
 ``<conv>-x10-<family>.db``, the injected turns in them) it reads once (cached in ``--features``): every turn's
 stored vector, the own words of each user statement embedded alone, and per question its vector and the turns
@@ -27,14 +31,17 @@ from cbmemory import AgentMemory, get_recipe
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.models import SearchFilters, conversation_order
 from cbmemory.retrieval import current_value as C
-from cbmemory.text import is_statement, people
+from cbmemory.text import people, stated
 from cbmemory_eval.datasets.locomo import load_locomo
 from cbmemory_eval.updates.generate import generate
 from cbmemory_eval.updates.run import ranked_turns
 
-GRID = {"depth": (100, 200, 400, 800), "embedded": (None, 50, 100, 150, 200), "top": (None, 8, 10),
-        "latest": (5, 6)}
+GRID = {"depth": (400, 800), "embedded": (100, 200), "top": (8, 10, 12, 15, 20), "latest": (5, 6, 8)}
 BEFORE = (100, None, None, 5)  # the stage before: the newest 5 of every statement on the slot among 100 turns
+# A --work label ending in ASKS (e.g. x1+ask) is a run with --asks-back; with such labels each scale's objective
+# weighs them ASKING and the plain runs 1 - ASKING: LoCoMo dev's own share of turns that ask back after a
+# sentence (1,132 of 4,805).
+ASKS, ASKING = "+ask", 1132 / 4805
 
 
 def unit(m):
@@ -55,11 +62,12 @@ def collect(work: Path, label: str, data: str, emb, families: tuple[str, ...] = 
             mem = AgentMemory.open(work / f"{user}-{label}-{family}.db", embedder=emb)
             recs = sorted(mem.store.list_records(user, SearchFilters(kinds=("turn",))), key=conversation_order)
             vecs = mem.store.lookup_vectors(user, [r.content_hash for r in recs])
-            own = [i for i, r in enumerate(recs) if r.role == "user" and is_statement(r.text)]
+            said = [stated(r.text) if r.role == "user" else "" for r in recs]  # what the product's stage reads
+            own = [i for i, t in enumerate(said) if t]
             out[(family, user)] = {
                 "V": unit(np.stack([vecs[r.content_hash] for r in recs])), "own": own,
-                "O": np.asarray(emb.embed([recs[i].text for i in own]), np.float32),
-                "tid": [r.turn_id for r in recs], "people": [people(r.text) for r in recs],
+                "O": np.asarray(emb.embed([said[i] for i in own]), np.float32),
+                "tid": [r.turn_id for r in recs], "people": [people(t) for t in said],
                 "cases": [{"variant": c.variant, "q": np.asarray(emb.embed_query(c.question), np.float32),
                            "qpeople": people(c.question), "cur": set(c.current_turns), "stale": set(c.stale_turns),
                            "shown": set().union(*ranked_turns(list(mem.recall(
@@ -90,7 +98,9 @@ def outcomes(feats: dict, protos, params) -> list[dict]:
             if qs[order[0]] >= C.QUESTION_FLOOR and qs[order[0]] - qs[order[1]] >= C.QUESTION_MARGIN:
                 i = int(order[0])
                 ranked = d.setdefault(("_rank", i), np.argsort(-(d["V"] @ unit(rows[owner == i].mean(axis=0)))))
-                found = [pos[k] for k in ranked[:depth].tolist() if k in pos and d["people"][k] <= c["qpeople"]]
+                matter = C.ABOUT_PEOPLE.get(names[i], frozenset())
+                found = [pos[k] for k in ranked[:depth].tolist()
+                         if k in pos and (matter is None or d["people"][k] - matter <= c["qpeople"])]
                 found = found[:embedded] if embedded is not None else found
                 s = own_slot[:, i]
                 margin = s - np.max(np.delete(own_slot, i, axis=1), axis=1)
@@ -154,7 +164,8 @@ def main() -> None:
         feats = pickle.loads(path.read_bytes())
     else:
         emb = MiniLMEmbedder()
-        feats = {label: collect(Path(d), label, args.data, emb) for label, d in (w.split("=", 1) for w in args.work)}
+        feats = {label: collect(Path(d), label.split("+")[0], args.data, emb)
+                 for label, d in (w.split("=", 1) for w in args.work)}
         path.write_bytes(pickle.dumps(feats))
     emb = MiniLMEmbedder()
     protos = C.prototypes(lambda t: emb.embed_query(t))
@@ -167,10 +178,13 @@ def main() -> None:
 
     for g in grid:
         print(dict(zip(GRID, g, strict=True)), {label: summary(part(g, label, "train")) for label in feats})
+    asking = any(label.endswith(ASKS) for label in feats)
+    weight = {label: (ASKING if label.endswith(ASKS) else 1 - ASKING) if asking else 1.0 for label in feats}
     users = sorted({r["user"] for r in rows[grid[0]]["x1"]})
     held: dict[str, list[dict]] = {label: [] for label in feats}
     for u in users:
-        best = max(grid, key=lambda g: sum(objective(part(g, label, "train", without=u)) for label in feats))
+        best = max(grid, key=lambda g: sum(weight[label] * objective(part(g, label, "train", without=u))
+                                           for label in feats))
         print(u, "chose", dict(zip(GRID, best, strict=True)))
         for label in feats:
             held[label] += part(best, label, "train", only=u)
