@@ -69,6 +69,7 @@ def test_command_writes_per_question_lines_and_tables(locomo_file, lme_file, tmp
     assert summary["results"]["test@x1"]["all"]["n"] + summary["results"]["test@x1"]["all"]["n_other"] == len(KINDS)
     assert summary["longmemeval"]["n"] == 1
     assert summary["current_value"] is True  # as the default recipe has it
+    assert summary["asks_back"] is False
 
 
 def test_the_current_value_stage_is_set_either_way_or_left_to_the_recipe():
@@ -82,6 +83,7 @@ def test_the_current_value_stage_is_set_either_way_or_left_to_the_recipe():
     assert parser.parse_args(base).current_value is None  # the recipe's own setting
     assert parser.parse_args([*base, "--current-value"]).current_value is True
     assert parser.parse_args([*base, "--no-current-value"]).current_value is False
+    assert parser.parse_args(base).asks_back is False and parser.parse_args([*base, "--asks-back"]).asks_back is True
 
 
 def test_longmemeval_without_knowledge_updates_is_skipped_with_the_reason(tmp_path):
