@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..text import is_statement, people
+from ..text import people, stated
 
 SIMILARITY = 0.1  # the least cosine of two turns' embeddings for a link (leave-one-conversation-out, pairs.py)
 MAX_CANDIDATES = 8  # earlier claims considered per new claim (the nearest by embedding)
@@ -204,8 +204,10 @@ def _values(claim: Claim, slot: str) -> frozenset[str]:
 
 def changes(new: str, old: str, similarity: float) -> bool:
     """Whether the user's statement ``new`` changes the user's earlier statement ``old`` (both user turns of
-    one user; ``similarity``: the cosine of their embeddings). The rules are the module docstring's."""
-    if not (is_statement(new) and is_statement(old)) or similarity < SIMILARITY:
+    one user; ``similarity``: the cosine of their embeddings). The rules are the module docstring's, on what
+    each states (``text.stated``: a turn's questions left out)."""
+    new, old = stated(new), stated(old)
+    if not (new and old) or similarity < SIMILARITY:
         return False
     if not people(new) <= people(old):
         return False

@@ -21,17 +21,23 @@ import numpy as np
 
 from ..ingest.config import IngestConfig
 from ..ingest.slots import marker, same_value, slots_of
-from ..ingest.updates import MAX_CANDIDATES, changes, claims, is_statement
+from ..ingest.updates import MAX_CANDIDATES, Claim, changes, claims
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MAX_LINKS, MemoryStore
 from ..store.signals import Signal
+from ..text import stated
 
 SEARCHED = 16 * MAX_CANDIDATES  # turns searched for the user's MAX_CANDIDATES nearest earlier claims
 SLOT_SEARCHED = 8  # the user's latest turns with a slot key read per key (later turns of the same day among them)
 
 
 def _is_statement(r: MemoryRecord) -> bool:
-    return r.kind == "turn" and r.role == "user" and is_statement(r.text)
+    return r.kind == "turn" and r.role == "user" and bool(stated(r.text))
+
+
+def _claims(r: MemoryRecord) -> dict[str, list[Claim]]:
+    """The kinds of fact a user's turn claims, in what it states."""
+    return claims(stated(r.text))
 
 
 def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndarray,
@@ -44,7 +50,7 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
         return out
     # only a statement that claims a fact of the user (ingest.updates.claims) or carries an enricher's slot keys
     # (ingest.slots) can change one: no search else
-    kinds_of = {i: claims(r.text).keys() for i, r in enumerate(records) if _is_statement(r) and not r.supersedes}
+    kinds_of = {i: _claims(r).keys() for i, r in enumerate(records) if _is_statement(r) and not r.supersedes}
     mine = [i for i, k in kinds_of.items() if k or slots_of(records[i])]
     if not mine:
         return out
@@ -70,7 +76,7 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
                         kinds=("turn",), occurred_before=rec.occurred_at), now=now):
                     old = hit.record
                     if (old.record_id not in ids and _is_statement(old) and conversation_order(old) < conversation_order(rec)
-                            and claims(old.text).keys() & kinds):
+                            and _claims(old).keys() & kinds):
                         found.setdefault(old.record_id, (old, hit.score))
                         kept += 1
                         if kept == MAX_CANDIDATES:
