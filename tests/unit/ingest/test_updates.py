@@ -22,6 +22,10 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     # LoCoMo (conv-41): losing the job changes the job the user enjoyed
     ("Crazy thing happened since we last talked. I lost my job at the mechanical engineering company.",
      "A lot has changed since last time. I'm really enjoying my new job.", 0.5),
+    # news told before a question back (text.stated): the news is the statement
+    ("Big news: I moved to Porto last week! How have you been?", "I live in Paris and love it.", 0.25),
+    ("I changed my phone number, it's 0752 119 3387 now, did you get my text?",
+     "You can reach me on 0745 330 8172. How about you?", 0.4),
 ]
 
 NOT_LINKS = [
@@ -29,6 +33,7 @@ NOT_LINKS = [
     ("My friend's daughter just started at Riverside Academy.", "My daughter goes to St Brigid's.", 0.55),
     ("Still in Paris, it's raining again.", "I live in Paris and love it.", 0.5),  # a restatement
     ("Should I move to Porto?", "I live in Paris and love it.", 0.5),  # a question
+    ("So you moved to Porto, didn't you?", "I live in Paris and love it.", 0.5),  # an echo with a tag
     ("I moved the sofa to the window.", "I live in Paris and love it.", 0.1),  # far apart
     ("Thanks, Maria. Working together would be great!", "Yeah Maria! We did it together.", 0.6),  # chat
     ("I would love to live in Lisbon one day.", "I live in Paris and love it.", 0.5),  # a wish
