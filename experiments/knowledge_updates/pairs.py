@@ -21,6 +21,7 @@ import numpy as np
 
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.ingest import updates as U
+from cbmemory.text import stated
 from cbmemory_eval.datasets.locomo import load_locomo
 from cbmemory_eval.updates.generate import generate
 
@@ -65,10 +66,10 @@ def plain_links(convs, vec: Vectors, k: int, role: str = "user"):
         texts = [t[3] for t in turns]
         S = vec(texts) @ vec(texts).T
         for j, new in enumerate(texts):
-            if not U.is_statement(new):
+            if not stated(new):
                 continue
             for e in np.argsort(-S[j, :j], kind="stable")[:k].tolist():
-                if U.is_statement(texts[e]) and U.changes(new, texts[e], float(S[j, e])):
+                if stated(texts[e]) and U.changes(new, texts[e], float(S[j, e])):
                     yield conv.sample_id, float(S[j, e]), new, texts[e]
 
 

@@ -1,5 +1,7 @@
 """Tokenising and stopwords shared by the full-text query builders and the BM25 re-rank; the lone-surrogate
-pattern shared by the input checks; the content hash that keys records' index texts and the embedding cache."""
+pattern shared by the input checks; the content hash that keys records' index texts and the embedding cache; the
+people a text names and what a chat turn states (its questions left out), shared by the write-time link rules and
+the read-time current-value stage."""
 
 from __future__ import annotations
 
@@ -86,12 +88,6 @@ PEOPLE = re.compile(rf"\b({_PEOPLE})(?:['’]s)?\b", re.I)
 def people(text: str) -> frozenset[str]:
     """The relatives and friends a text names, lower case."""
     return frozenset(m.group(1).lower() for m in PEOPLE.finditer(text))
-
-
-def is_statement(text: str) -> bool:
-    """A statement, not a question (questions change nothing)."""
-    t = text.strip()
-    return bool(t) and not t.endswith("?")
 
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")

@@ -58,7 +58,7 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
     vecs = np.asarray(vectors, dtype=np.float32)
     for user in sorted({records[i].user_id for i in mine}):
         rows = sorted((i for i in mine if records[i].user_id == user), key=lambda i: conversation_order(records[i]))
-        stated = [r for r in records if r.user_id == user and _is_statement(r)]  # linked already or not
+        statements = [r for r in records if r.user_id == user and _is_statement(r)]  # linked already or not
         sims = vecs[rows] @ vecs[rows].T
         for j, i in enumerate(rows):
             rec = records[i]
@@ -84,7 +84,7 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
             links = [rid for rid, (old, score) in sorted(found.items(), key=lambda kv: -kv[1][1])
                      if changes(rec.text, old.text, score)]
             if slots_of(rec):
-                before = [r for r in stated if conversation_order(r) < conversation_order(rec)]
+                before = [r for r in statements if conversation_order(r) < conversation_order(rec)]
                 links += [rid for rid in keyed(store, rec, before, ids, now) if rid not in links]
             if links:
                 out[i] = dataclasses.replace(rec, supersedes=tuple(links[:MAX_LINKS]))
