@@ -21,7 +21,7 @@ import numpy as np
 
 from ..ingest.config import IngestConfig
 from ..ingest.slots import marker, same_value, slots_of
-from ..ingest.updates import MAX_CANDIDATES, Claim, changes, claims
+from ..ingest.updates import MAX_CANDIDATES, changes, claims
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MAX_LINKS, MemoryStore
 from ..store.signals import Signal
@@ -31,13 +31,13 @@ SEARCHED = 16 * MAX_CANDIDATES  # turns searched for the user's MAX_CANDIDATES n
 SLOT_SEARCHED = 8  # the user's latest turns with a slot key read per key (later turns of the same day among them)
 
 
+def _said(r: MemoryRecord) -> str:
+    """What a user's turn states (``text.stated``: its questions left out); "" for any other record."""
+    return stated(r.text) if r.kind == "turn" and r.role == "user" else ""
+
+
 def _is_statement(r: MemoryRecord) -> bool:
-    return r.kind == "turn" and r.role == "user" and bool(stated(r.text))
-
-
-def _claims(r: MemoryRecord) -> dict[str, list[Claim]]:
-    """The kinds of fact a user's turn claims, in what it states."""
-    return claims(stated(r.text))
+    return bool(_said(r))
 
 
 def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndarray,
@@ -50,7 +50,7 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
         return out
     # only a statement that claims a fact of the user (ingest.updates.claims) or carries an enricher's slot keys
     # (ingest.slots) can change one: no search else
-    kinds_of = {i: _claims(r).keys() for i, r in enumerate(records) if _is_statement(r) and not r.supersedes}
+    kinds_of = {i: claims(said).keys() for i, r in enumerate(records) if not r.supersedes and (said := _said(r))}
     mine = [i for i, k in kinds_of.items() if k or slots_of(records[i])]
     if not mine:
         return out
@@ -75,8 +75,8 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
                 for hit in store.search(Signal.VECTOR, user, vecs[i], SEARCHED, SearchFilters(
                         kinds=("turn",), occurred_before=rec.occurred_at), now=now):
                     old = hit.record
-                    if (old.record_id not in ids and _is_statement(old) and conversation_order(old) < conversation_order(rec)
-                            and _claims(old).keys() & kinds):
+                    if (old.record_id not in ids and conversation_order(old) < conversation_order(rec)
+                            and (said := _said(old)) and claims(said).keys() & kinds):
                         found.setdefault(old.record_id, (old, hit.score))
                         kept += 1
                         if kept == MAX_CANDIDATES:
