@@ -177,14 +177,15 @@ def _stated(clause: str, slot: str) -> bool:
             and not NEGATED.search(clause) and (slot == "trip" or not FUTURE.search(clause)))
 
 
-def claims(text: str) -> dict[str, list[Claim]]:
-    """Per slot, where ``text`` (its sentences that are not questions) states the user's own fact of that
-    kind: a slot rule matches and the clause around it is ``_stated``."""
+def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:
+    """Per slot (``only`` that one), where ``text`` (its sentences that are not questions) states the user's own
+    fact of that kind: a slot rule matches and the clause around it is ``_stated``."""
     out: dict[str, list[Claim]] = {}
+    rules = SLOTS.items() if only is None else ((only, SLOTS[only]),)
     for sentence in sentences(text):
         if sentence.rstrip().endswith("?"):
             continue
-        for name, rule in SLOTS.items():
+        for name, rule in rules:
             for m in rule.finditer(sentence):
                 clause, span = _clauses(sentence, m.start(), m.end())
                 if _stated(clause, name):
