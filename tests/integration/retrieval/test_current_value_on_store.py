@@ -3,7 +3,8 @@
 A first-person question about a fact the user changed in words the question does not share gets the
 latest statement of that fact shown in the first hit's context; someone else's similar fact is not taken for
 the user's, unless the person is the matter (a relative on the household, "my boyfriend" on a partner); a
-question not about the user adds nothing; the recipe's own hits stay as they were."""
+question not about the user adds nothing; the recipe's own hits stay as they were; a plain claim of the kind
+(the write-time rules) is taken though its words are far from the matter, a wish in the same words is not."""
 
 from __future__ import annotations
 
@@ -125,3 +126,22 @@ def test_news_told_before_a_question_back_is_the_users_statement(memory):
                                                 SearchFilters(), None)}
     assert asks_back in chosen
     assert "So you think I should become a local in Porto too?" not in chosen
+
+
+@pytest.mark.parametrize(("said", "taken"), [
+    ("I work for Globex these days.", True),  # the user's own claim of the kind, though its words are far from it
+    ("I would love to work for Globex these days.", False),  # a wish: no claim, and as far from the matter
+])
+def test_a_plain_claim_of_the_kind_is_taken_though_its_words_are_far_from_the_matter(memory, said, taken):
+    """``statement_score``: "I work for Globex these days" is below the statement floor by MiniLM alone (its words
+    are near no description of an employer); the write-time rules read it as the user's claim of where they work,
+    so the stage takes it. A wish in the same words is no claim and stays off the matter."""
+    _turns(memory, "s0", 0, "I work at Initech as an engineer.")
+    for i in range(1, 21):
+        _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
+    _turns(memory, "s_change", 60, said)
+    emb = memory.embedder
+    chosen = {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana",
+                                                "Which company do I work for now?", SearchFilters(), None)}
+    assert "I work at Initech as an engineer." in chosen  # the question has its kind, and the old claim is found
+    assert (said in chosen) is taken

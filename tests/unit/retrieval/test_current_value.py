@@ -1,6 +1,7 @@
 """Unit layer: the current-value stage's pure parts (``cbmemory.retrieval.current_value``): a text's slot by its
 nearest description (floor and margin), whether a text is on a given slot, which questions are about the
-user, and the ``RetrievalConfig.current_value`` switch (checked, written to JSON only when on)."""
+user, the ``RetrievalConfig.current_value`` switch (checked, written to JSON only when on), and how a statement
+ranks toward the slot (``statement_score``: a claim of the kind and a change word count nearer)."""
 
 import numpy as np
 import pytest
@@ -104,3 +105,29 @@ def test_the_newest_of_the_statements_nearest_the_slot_are_kept_not_the_newest_o
     assert [r.record_id for r in nearest(scored, None)] == ["r1", "r2", "r3", "r4", "r5"]
     assert [r.record_id for r in nearest([(rec(3), 0.5), (rec(1), 0.5), (rec(2), 0.4)], 1)] == ["r3"]
     assert nearest([], 3) == []
+
+
+def test_a_statement_that_claims_the_kind_ranks_nearer_and_counts_below_the_floor():
+    """``statement_score``: the cosine to the slot, ``CLAIMED`` more for a statement that claims the slot's kind of
+    fact (the write-time rules, ``ingest.updates.claims``; ``KINDS`` maps the stage's kinds to the rules'), ``CHANGED``
+    more for a change word; a claim counts even below the statement floor, anything else there is off the slot; a
+    slot with no rule gives no bonus."""
+    from cbmemory.retrieval.current_value import CHANGED, CLAIMED, KINDS, STATEMENT_FLOOR, statement_score
+
+    assert KINDS["employer"] == "work" and "bank" not in KINDS
+    p = (("employer", "home_city", "bank"), np.array([0, 0, 1, 2]), np.eye(4, dtype=np.float32))
+    near = np.array([1.0, 0, 0, 0], dtype=np.float32)
+    far = np.array([0.2, 0, 0.98, 0], dtype=np.float32)  # cosine 0.2 to employer, nearer home_city
+    assert statement_score(near, "Lunch with the team was nice.", p, "employer") == pytest.approx(1.0)
+    assert statement_score(near, "I work for Globex.", p, "employer") == pytest.approx(1.0 + CLAIMED)
+    assert statement_score(near, "I switched jobs and I work for Globex.", p, "employer") == pytest.approx(
+        1.0 + CLAIMED + CHANGED)
+    assert statement_score(near, "The team switched desks.", p, "employer") == pytest.approx(1.0 + CHANGED)
+    cosine = float(far[0] / np.linalg.norm(far))
+    assert cosine < STATEMENT_FLOOR
+    assert statement_score(far, "Lunch with the team was nice.", p, "employer") is None
+    assert statement_score(far, "I work for Globex.", p, "employer") == pytest.approx(cosine + CLAIMED)
+    for not_a_claim in ("I would love to work for Globex.", "I don't work for Globex.", "She works for Globex."):
+        assert statement_score(far, not_a_claim, p, "employer") is None
+    assert statement_score(np.array([0, 0, 0, 1.0], dtype=np.float32), "I work for Globex.", p, "bank") == \
+        pytest.approx(1.0)  # no rule for the kind: no bonus
