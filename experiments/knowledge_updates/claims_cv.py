@@ -1,9 +1,9 @@
 """Issue 31: in the current-value stage's ``TOP`` ranking, statements that claim the question's kind of fact first.
 
 Offline on ``scale_cv.py``'s features (the same stores' ``work`` folders give the statements' texts): a statement
-that claims the question's kind (``ingest.updates.claims``, the stage's kinds mapped to the rules' by ``KINDS``) gets
+that claims the question's kind (``cbmemory.claims``, the stage's kinds mapped to the rules' by ``KINDS``) gets
 β added to its cosine to the slot, with ``union`` it is on the slot even below the floor or margin, and one with a
-change word (``ingest.updates.CHANGE``) gets γ. Leave-one-conversation-out on ``train`` over ``GRID`` (objective,
+change word (``cbmemory.claims.CHANGE``) gets γ. Leave-one-conversation-out on ``train`` over ``GRID`` (objective,
 weights and folds as ``scale_cv.py``), then ``test`` for the choice.
 
     PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/claims_cv.py --features FEAT.pkl \
@@ -20,8 +20,8 @@ import numpy as np
 import scale_cv as S
 
 from cbmemory import AgentMemory
+from cbmemory.claims import CHANGE, claims
 from cbmemory.embedding import MiniLMEmbedder
-from cbmemory.ingest.updates import CHANGE, claims
 from cbmemory.models import SearchFilters, conversation_order
 from cbmemory.retrieval import current_value as C
 from cbmemory.text import stated

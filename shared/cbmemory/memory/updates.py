@@ -1,6 +1,6 @@
 """Write-time links of a user's statements to the earlier ones they change (``MemoryRecord.supersedes``),
 from cheap evidence (``cbmemory.ingest.updates.changes``): no LLM call. Only a user statement that makes a
-claim (``cbmemory.ingest.updates.claims``: the user's own plain statement of a kind of fact) is looked at,
+claim (``cbmemory.claims.claims``: the user's own plain statement of a kind of fact) is looked at,
 and its candidates are the user's nearest earlier statements, by embedding, that claim a fact of the same
 kind: ``MAX_CANDIDATES`` from the store (one exact vector search of ``SEARCHED`` of the user's turns before
 the new turn's date, the assistant's left out) and as many from the batch itself (earlier turns written
@@ -19,9 +19,10 @@ from datetime import datetime
 
 import numpy as np
 
+from ..claims import claims
 from ..ingest.config import IngestConfig
 from ..ingest.slots import marker, same_value, slots_of
-from ..ingest.updates import MAX_CANDIDATES, changes, claims
+from ..ingest.updates import MAX_CANDIDATES, changes
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MAX_LINKS, MemoryStore
 from ..store.signals import Signal
@@ -48,7 +49,7 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
     out = list(records)
     if not ingest.link_updates:
         return out
-    # only a statement that claims a fact of the user (ingest.updates.claims) or carries an enricher's slot keys
+    # only a statement that claims a fact of the user (cbmemory.claims) or carries an enricher's slot keys
     # (ingest.slots) can change one: no search else
     kinds_of = {i: claims(said).keys() for i, r in enumerate(records) if not r.supersedes and (said := _said(r))}
     mine = [i for i, k in kinds_of.items() if k or slots_of(records[i])]

@@ -16,7 +16,7 @@ Glasgow" is not the user's home; but for the kinds of fact about the people in o
 people are the matter: "since my mum moved in we are six at dinner", "my boyfriend cooked tonight"),
 whose own words (what they state, embedded alone: the stored vector also holds the date and the turn answered)
 are near the slot's descriptions (``on_slot``) or that claim the slot's kind of fact by the write-time rules
-(``ingest.updates.claims``, a precise first-person statement of it). Of those, the ``TOP`` nearest the slot are
+(``cbmemory.claims``, a precise first-person statement of it). Of those, the ``TOP`` nearest the slot are
 kept, a claim or a change word counting nearer (``statement_score``: in a long memory many statements touch the
 matter, and the newest of them would crowd out the one that changed it),
 and the latest ``LATEST`` of them, by conversation date, join the first
@@ -39,7 +39,7 @@ from itertools import islice
 
 import numpy as np
 
-from ..ingest.updates import CHANGE, claims
+from ..claims import CHANGE, claims
 from ..models import Hit, MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
@@ -60,9 +60,9 @@ DEPTH = 400  # records the slot's search reads
 EMBEDDED = 200  # of the user's statements among them, the first (nearest by the stored vectors) looked at
 TOP = 15  # the statements looked at nearest the slot's descriptions ...
 LATEST = 8  # ... of which the newest are shown
-# In that ranking a statement that claims the question's kind of fact (``ingest.updates.claims``: a slot phrase in a
+# In that ranking a statement that claims the question's kind of fact (``cbmemory.claims``: a slot phrase in a
 # first-person clause with no hedge, negation or future) counts CLAIMED nearer, and is on the slot even below the
-# floor or margin; one with a change word (``ingest.updates.CHANGE``) counts CHANGED nearer. Chosen by the same CV
+# floor or margin; one with a change word (``cbmemory.claims.CHANGE``) counts CHANGED nearer. Chosen by the same CV
 # (experiments/knowledge_updates/claims_cv.py; every fold chose a bonus): held-out train x10 newest shown 0.682 ->
 # 0.734, stale only 0.169 -> 0.143; test once: x10 0.474 -> 0.487 and 0.182 -> 0.162, x1 0.747 -> 0.740 (the rules
 # were written looking at train's phrasings).
@@ -148,7 +148,7 @@ SLOTS: Mapping[str, tuple[str, ...]] = {
     "reading": ("the book I am reading", "the show I am watching"),
 }
 
-# The stage's kinds of fact -> the kinds of the write-time rules (``ingest.updates.SLOTS``); the others have no rule.
+# The stage's kinds of fact -> the kinds of the write-time rules (``cbmemory.claims.SLOTS``); the others have no rule.
 KINDS: Mapping[str, str] = {
     "home_city": "home", "home_kind": "home", "employer": "work", "job_title": "title", "schedule": "schedule",
     "phone": "phone", "email": "email", "favourite_food": "favourite", "drink": "coffee", "child_school": "school",
@@ -229,7 +229,7 @@ def _claims(said: str, kind: str) -> bool:
 def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> float | None:
     """How near the slot a user's statement ranks (``nearest``): its cosine to the slot's nearest description, when
     it is on the slot (``slot_score`` with the statement floor and margin) or claims the slot's kind of fact
-    (``KINDS``, ``ingest.updates.claims``), plus ``CLAIMED`` when it claims it and ``CHANGED`` when it has a change
+    (``KINDS``, ``cbmemory.claims``), plus ``CLAIMED`` when it claims it and ``CHANGED`` when it has a change
     word; ``None`` when it is neither on the slot nor claims it. ``vec``: what it states (``said``), embedded."""
     kind = KINDS.get(slot)
     claimed = kind is not None and _claims(said, kind)

@@ -3,7 +3,8 @@ Pure: the similarity a caller measures is given."""
 
 import pytest
 
-from cbmemory.ingest.updates import Claim, changes, claims, people, slots, values
+from cbmemory.claims import Claim, claims, slots
+from cbmemory.ingest.updates import changes, people, values
 
 LINKS = [  # (new, old, similarity): the user's new statement changes the old one
     ("Big news: I moved to Porto last week.", "I live in Paris and love it.", 0.25),  # lives in / moved

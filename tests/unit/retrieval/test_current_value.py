@@ -109,7 +109,7 @@ def test_the_newest_of_the_statements_nearest_the_slot_are_kept_not_the_newest_o
 
 def test_a_statement_that_claims_the_kind_ranks_nearer_and_counts_below_the_floor():
     """``statement_score``: the cosine to the slot, ``CLAIMED`` more for a statement that claims the slot's kind of
-    fact (the write-time rules, ``ingest.updates.claims``; ``KINDS`` maps the stage's kinds to the rules'), ``CHANGED``
+    fact (the write-time rules, ``cbmemory.claims``; ``KINDS`` maps the stage's kinds to the rules'), ``CHANGED``
     more for a change word; a claim counts even below the statement floor, anything else there is off the slot; a
     slot with no rule gives no bonus."""
     from cbmemory.retrieval.current_value import CHANGED, CLAIMED, KINDS, STATEMENT_FLOOR, statement_score
