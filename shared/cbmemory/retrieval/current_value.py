@@ -213,7 +213,13 @@ def slot_score(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin:
     text nearer to another slot count too); else ``None``."""
     best = _by_slot(vec, protos)
     i = protos[0].index(slot)
-    return float(best[i]) if best[i] >= floor and best[i] - np.max(np.delete(best, i)) >= margin else None
+    return float(best[i]) if _clear(best, i, floor, margin) else None
+
+
+def _clear(best: np.ndarray, i: int, floor: float, margin: float) -> bool:
+    """Whether slot ``i``'s cosine in ``best`` (per slot, ``_by_slot``) is at least ``floor`` and ``margin`` above
+    every other slot's."""
+    return bool(best[i] >= floor and best[i] - np.max(np.delete(best, i)) >= margin)
 
 
 def on_slot(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: float) -> bool:
@@ -233,18 +239,18 @@ def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> fl
     word; ``None`` when it is neither on the slot nor claims it. ``vec``: what it states (``said``), embedded."""
     kind = KINDS.get(slot)
     claimed = kind is not None and _claims(said, kind)
-    on = slot_score(vec, protos, slot, STATEMENT_FLOOR, STATEMENT_MARGIN)
-    if on is None and not claimed:
+    best = _by_slot(vec, protos)
+    i = protos[0].index(slot)
+    if not (claimed or _clear(best, i, STATEMENT_FLOOR, STATEMENT_MARGIN)):
         return None
-    cosine = on if on is not None else float(_by_slot(vec, protos)[protos[0].index(slot)])
-    return cosine + CLAIMED * claimed + CHANGED * bool(CHANGE.search(said))
+    return float(best[i]) + CLAIMED * claimed + CHANGED * bool(CHANGE.search(said))
 
 
 def nearest(scored: Sequence[tuple[MemoryRecord, float]], top: int | None) -> list[MemoryRecord]:
-    """The ``top`` records of ``scored`` (record, its rank toward the slot: ``statement_score``) nearest the slot (all: ``None``; a tie
-    keeps the earlier in ``scored``), in conversation order: the newest of those most clearly on the matter,
-    not the newest of every statement that touches it (in a long memory many do, and the newest of them crowd
-    out the statement that changed the fact)."""
+    """The ``top`` records of ``scored`` (record, its rank toward the slot: ``statement_score``) nearest the
+    slot (all: ``None``; a tie keeps the earlier in ``scored``), in conversation order: the newest of those most
+    clearly on the matter, not the newest of every statement that touches it (in a long memory many do, and the
+    newest of them crowd out the statement that changed the fact)."""
     kept = sorted(scored, key=lambda rs: -rs[1])[:top] if top is not None else scored
     return sorted((r for r, _ in kept), key=conversation_order)
 
