@@ -270,7 +270,8 @@ def fit(hits: Sequence[Hit], budget: int | None, config: ContextConfig = DEFAULT
     shown: set[str] = set()
     kept: list[Hit] = []
     for h in hits:
-        for option in (h, replace(h, context=())) if h.context else (h,):
+        for alone in (False, True) if h.context else (False,):
+            option = replace(h, context=()) if alone else h
             new = [r for r in passage(option) if r.record_id not in shown]
             cost = sum(line_tokens(r, config) for r in new)
             if used + cost <= budget:

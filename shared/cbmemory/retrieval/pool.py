@@ -151,8 +151,17 @@ def ranked_order(scores: np.ndarray, best_rank: np.ndarray, ids: np.ndarray) -> 
     order = np.lexsort((best_rank, -scores))
     s, r = scores[order], best_rank[order]
     if order.size > 1 and ((s[1:] == s[:-1]) & (r[1:] == r[:-1])).any():
-        order = np.lexsort((np.argsort(np.argsort(ids)), best_rank, -scores))
+        order = np.lexsort((_id_rank(ids), best_rank, -scores))
     return order
+
+
+def _id_rank(ids: np.ndarray) -> np.ndarray:
+    """Each row's place among ``ids`` in order (Python's string order: sorting the list is about twice as
+    fast as numpy's sort of an object array)."""
+    keys = ids.tolist()
+    rank = np.empty(len(keys), np.int64)
+    rank[sorted(range(len(keys)), key=keys.__getitem__)] = np.arange(len(keys))
+    return rank
 
 
 def with_list(pool: Pool, name: str, rows: np.ndarray, method: Fusion) -> Pool:

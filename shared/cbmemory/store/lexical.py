@@ -197,19 +197,20 @@ class LexicalIndex:
         if n_live == 0 or not phrases:
             return scores
         k1, b, delta = variant.k1, variant.b, variant.delta
-        avgdl = max(float(self.lengths[live].mean()), 1e-9)
-        norm = k1 * (1.0 - b + b * self.lengths / avgdl)
+        lengths = self.lengths[: self.n]
+        avgdl = max(float((lengths if n_live == self.n else lengths[live]).mean()), 1e-9)
         for ids in phrases:
             docs, tf = self._phrase_counts(ids)
             df = int(np.count_nonzero(live[docs])) if docs.size else 0
             if df == 0:
                 continue
             idf = variant.idf(n_live, df)
+            norm = k1 * (1.0 - b + b * lengths[docs] / avgdl)  # the length norm of the records found alone
             if delta:  # as rank_bm25 computes it, operation for operation
                 rest = live.copy()
                 rest[docs] = False
                 scores[rest] += idf * delta
-                scores[docs] += idf * (delta + tf * (k1 + 1.0) / (tf + norm[docs]))
+                scores[docs] += idf * (delta + tf * (k1 + 1.0) / (tf + norm))
             else:
-                scores[docs] += idf * tf * (k1 + 1.0) / (tf + norm[docs])
+                scores[docs] += idf * tf * (k1 + 1.0) / (tf + norm)
         return scores
