@@ -59,7 +59,10 @@ class Pool:
 
     def records(self, store: MemoryStore | None, rows: Sequence[int]) -> list[MemoryRecord | None]:
         """The records of ``rows`` (``None`` for one deleted since the search): those the lists hold, the
-        others read from ``store``, once per list."""
+        others read from ``store``, once per list (once in all when no list holds records: the columns' keys
+        are the lists' own)."""
+        if store is not None and all(found.records is None for found in self.lists):  # one read for all
+            return store.read_candidates(self.columns, [int(row) for row in rows]) if len(rows) else []
         out: list[MemoryRecord | None] = [None] * len(rows)
         wanted: dict[int, list[int]] = {}
         for i, row in enumerate(rows):
