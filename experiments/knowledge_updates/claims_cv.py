@@ -26,12 +26,7 @@ from cbmemory.models import SearchFilters, conversation_order
 from cbmemory.retrieval import current_value as C
 from cbmemory.text import stated
 
-# the stage's kinds of fact -> the write-time rules' (the seven others have no rule)
-KINDS = {"home_city": "home", "home_kind": "home", "employer": "work", "job_title": "title", "schedule": "schedule",
-         "phone": "phone", "email": "email", "favourite_food": "favourite", "drink": "coffee",
-         "child_school": "school", "trip": "trip", "morning": "habit", "partner": "partner", "device": "device",
-         "household": "household", "doctor": "doctor", "language": "language", "car": "car", "sport": "sport",
-         "diet": "diet", "pet": "pet", "commute": "commute", "wake": "wake"}
+KINDS = C.KINDS  # the stage's kinds of fact -> the write-time rules' (the seven others have no rule)
 GRID = {"beta": (0, 0.05, 0.1, 0.2, 1), "gamma": (0, 0.05, 0.1), "union": (False, True), "top": (10, 15, 20),
         "latest": (6, 8)}
 PRESENT = (0, 0, False, C.TOP, C.LATEST)

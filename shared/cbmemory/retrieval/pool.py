@@ -59,23 +59,20 @@ class Pool:
 
     def records(self, store: MemoryStore | None, rows: Sequence[int]) -> list[MemoryRecord | None]:
         """The records of ``rows`` (``None`` for one deleted since the search): those the lists hold, the
-        others read from ``store``, once per list (once in all when no list holds records: the columns' keys
-        are the lists' own)."""
-        if store is not None and all(found.records is None for found in self.lists):  # one read for all
-            return store.read_candidates(self.columns, [int(row) for row in rows]) if len(rows) else []
+        others read from ``store`` in one read (by the columns' keys, which are the lists' own)."""
         out: list[MemoryRecord | None] = [None] * len(rows)
-        wanted: dict[int, list[int]] = {}
+        unread: list[int] = []
         for i, row in enumerate(rows):
-            wanted.setdefault(int(self.source[row]), []).append(i)
-        for src, slots in wanted.items():
-            found, at = self.lists[src], [int(self.at[rows[i]]) for i in slots]
-            if found.records is not None:
-                records: list[MemoryRecord | None] = [found.records[j] for j in at]
-            elif store is None:
-                raise ValueError("these candidates hold no records: give the store they came from")
+            held = self.lists[int(self.source[row])].records
+            if held is not None:
+                out[i] = held[int(self.at[row])]
             else:
-                records = store.read_candidates(found, at)
-            for i, record in zip(slots, records, strict=True):
+                unread.append(i)
+        if unread:
+            if store is None:
+                raise ValueError("these candidates hold no records: give the store they came from")
+            read = store.read_candidates(self.columns, [int(rows[i]) for i in unread])
+            for i, record in zip(unread, read, strict=True):
                 out[i] = record
         return out
 

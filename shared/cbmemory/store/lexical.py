@@ -198,7 +198,7 @@ class LexicalIndex:
             return scores
         k1, b, delta = variant.k1, variant.b, variant.delta
         lengths = self.lengths[: self.n]
-        avgdl = max(float((lengths if n_live == self.n else lengths[live]).mean()), 1e-9)
+        avgdl = max(float(lengths[live].mean()), 1e-9)
         for ids in phrases:
             docs, tf = self._phrase_counts(ids)
             df = int(np.count_nonzero(live[docs])) if docs.size else 0
