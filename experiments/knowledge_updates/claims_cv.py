@@ -33,8 +33,8 @@ PRESENT = (0, 0, False, C.TOP, C.LATEST)
 
 
 def texts(feats: dict, work: dict[str, Path]) -> dict:
-    """Per label and (family, conversation): each user statement's claimed kinds and change word, in the features'
-    order (checked against them)."""
+    """Per label and (family, conversation): each user statement's words, claimed kinds and change word, in the
+    features' order (checked against them)."""
     emb = MiniLMEmbedder()
     out: dict = {}
     for label, by in feats.items():
@@ -46,7 +46,8 @@ def texts(feats: dict, work: dict[str, Path]) -> dict:
             said = [stated(r.text) if r.role == "user" else "" for r in recs]
             own = [i for i, t in enumerate(said) if t]
             assert own == d["own"] and [r.turn_id for r in recs] == d["tid"], (label, family, user)
-            out[label][(family, user)] = {"claims": [frozenset(claims(said[i])) for i in own],
+            out[label][(family, user)] = {"text": [said[i] for i in own],
+                                          "claims": [frozenset(claims(said[i])) for i in own],
                                           "change": [bool(CHANGE.search(said[i])) for i in own]}
     return out
 

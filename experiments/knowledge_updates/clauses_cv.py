@@ -1,0 +1,155 @@
+"""Issue 31: a user statement is on the question's matter also when one of its clauses is (a change told in
+passing: "The drive was long, but the new flat in Valencia made it worth it").
+
+Offline on ``scale_cv.py``'s features and ``claims_cv.py``'s claims (the stage as it ships: floors, margins, the
+claims' bonuses). Each statement of two or more clauses (``clauses``) has every clause embedded alone; a clause is
+on the slot by its own floor and margin (``cfloor``, ``cmargin``), and the statement is then on the slot with the
+larger of its whole's and that clause's cosine as its score in the ``TOP`` ranking. Leave-one-conversation-out on
+``train`` over ``GRID`` (objective, weights and folds as ``scale_cv.py``), then ``test`` once for the choice. The
+rule: ``README.md``, "A statement whose clause is on the matter".
+
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/clauses_cv.py --features FEAT.pkl \
+        --texts TEXTS.pkl --work x1=RUN1/work --work x10=RUN10/work --work x1+ask=RUNA1/work --work x10+ask=RUNA10/work
+"""
+
+import argparse
+import collections
+import pickle
+import re
+from pathlib import Path
+
+import claims_cv as K
+import numpy as np
+import scale_cv as S
+
+from cbmemory.embedding import MiniLMEmbedder
+from cbmemory.retrieval import current_value as C
+
+SPLIT = re.compile(r"\s*(?:[,;:!?.()\"]|\s[-–—]\s|\b(?:but|and|so|because|which|while|though|although|whereas)\b)"
+                   r"\s*", re.I)
+MIN_WORDS = 3
+OFF = (False, None, None, C.TOP, 0.0)
+GRID = [OFF] + [(True, f, m, t, 0.0) for f in (0.45, 0.4, 0.35, 0.3) for m in (0.05, 0, -0.1) for t in (15, 20)]
+# the second variant (its rule written after the first's train result): the clause's cosine less δ in the ranking
+# (inf: the whole's cosine alone), TOP as shipped
+SECOND = [OFF] + [(True, f, m, C.TOP, d) for d in (np.inf, 0.2, 0.1, 0.0) for f in (0.45, 0.4, 0.35, 0.3)
+                  for m in (0.05, 0, -0.1)]
+
+
+def clauses(text: str) -> list[str]:
+    """A statement's clauses of ``MIN_WORDS`` words or more, when it has two or more such; else none."""
+    parts = [p for p in (q.strip() for q in SPLIT.split(text)) if len(p.split()) >= MIN_WORDS]
+    return parts if len(parts) > 1 else []
+
+
+def clause_features(kin: dict, emb, protos) -> dict:
+    """Per label and (family, conversation): every clause's per-slot cosine (rows) and its statement's index."""
+    unique = sorted({c for by in kin.values() for k in by.values() for t in k["text"] for c in clauses(t)})
+    vec = dict(zip(unique, np.asarray(emb.embed(unique), np.float32), strict=True))
+    out: dict = {}
+    for label, by in kin.items():
+        out[label] = {}
+        for key, k in by.items():
+            pieces = [(j, c) for j, t in enumerate(k["text"]) for c in clauses(t)]
+            m = S.by_slot(np.stack([vec[c] for _, c in pieces]), protos) if pieces else np.zeros((0, len(protos[0])))
+            out[label][key] = (m, np.array([j for j, _ in pieces], dtype=int))
+    return out
+
+
+def clause_score(cf, n: int, i: int, floor: float, margin: float) -> np.ndarray:
+    """Per statement, its best on-slot clause's cosine to slot ``i`` (-inf: none)."""
+    m, owner = cf
+    best = np.full(n, -np.inf)
+    if len(owner):
+        s = m[:, i]
+        ok = (s >= floor) & (s - np.max(np.delete(m, i, axis=1), axis=1) >= margin)
+        np.maximum.at(best, owner[ok], s[ok])
+    return best
+
+
+def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params) -> list[dict]:
+    """``claims_cv.outcomes`` with the shipped claims setting, and clauses under ``params`` (on, cfloor,
+    cmargin, top, δ)."""
+    on_, cfloor, cmargin, top, less = params
+    names, owner, rows = protos
+    own_slot = d.setdefault("_own_slot", S.by_slot(d["O"], protos))
+    pos = {t: j for j, t in enumerate(d["own"])}
+    res = []
+    for c in d["cases"]:
+        qs = c.setdefault("_qs", S.by_slot(c["q"][None, :], protos)[0])
+        order = np.argsort(-qs)
+        added: set[str] = set()
+        if qs[order[0]] >= C.QUESTION_FLOOR and qs[order[0]] - qs[order[1]] >= C.QUESTION_MARGIN:
+            i = int(order[0])
+            ranked = d.setdefault(("_rank", i), np.argsort(-(d["V"] @ S.unit(rows[owner == i].mean(axis=0)))))
+            matter = C.ABOUT_PEOPLE.get(names[i], frozenset())
+            found = [pos[t] for t in ranked[:C.DEPTH].tolist()
+                     if t in pos and (matter is None or d["people"][t] - matter <= c["qpeople"])][:C.EMBEDDED]
+            s = own_slot[:, i]
+            margin = s - np.max(np.delete(own_slot, i, axis=1), axis=1)
+            cs = clause_score(cf, len(s), i, cfloor, cmargin) if on_ else np.full(len(s), -np.inf)
+            kind = C.KINDS.get(names[i])
+            claim = [kind is not None and kind in k["claims"][j] for j in range(len(s))]
+            whole = [bool(s[j] >= C.STATEMENT_FLOOR and margin[j] >= C.STATEMENT_MARGIN) for j in range(len(s))]
+            on = [j for j in found if whole[j] or claim[j] or cs[j] > -np.inf]
+            on = sorted(on, key=lambda j: -(max(s[j], cs[j] - less) + C.CLAIMED * claim[j] + C.CHANGED * k["change"][j]))
+            added = {d["tid"][d["own"][j]] for j in sorted(on[:top])[-C.LATEST:]}
+        shown = c["shown"] | added
+        res.append({"user": user, "family": family, "change": c["variant"] != "other", "variant": c["variant"],
+                    "new": bool(c["cur"] & shown), "stale_only": bool(c["stale"] & shown) and not c["cur"] & shown,
+                    "added": len(added - c["shown"])})
+    return res
+
+
+def run(feats: dict, kin: dict, cfs: dict, protos, params, family: str) -> dict[str, list[dict]]:
+    return {label: [r for (fam, user), d in by.items() if fam == family
+                    for r in outcomes(d, kin[label][(fam, user)], cfs[label][(fam, user)], fam, user, protos, params)]
+            for label, by in feats.items()}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--features", required=True, help="scale_cv.py's cache")
+    p.add_argument("--texts", required=True, help="cache of the statements' texts and claims (made when missing)")
+    p.add_argument("--work", action="append", default=[], help="LABEL=DIR, the runs the features were read from")
+    p.add_argument("--second", action="store_true", help="the second variant's grid (SECOND)")
+    p.add_argument("--test", action="store_true", help="also run the folds' choice on test (once, by the rule)")
+    args = p.parse_args()
+    feats = pickle.loads(Path(args.features).read_bytes())
+    cache = Path(args.texts)
+    if not cache.exists():
+        cache.write_bytes(pickle.dumps(K.texts(feats, {label: Path(d) for label, d in (w.split("=", 1) for w in args.work)})))
+    kin = pickle.loads(cache.read_bytes())
+    emb = MiniLMEmbedder()
+    protos = C.prototypes(lambda t: emb.embed_query(t))
+    cfs = clause_features(kin, emb, protos)
+    grid = SECOND if args.second else GRID
+    rows = {g: run(feats, kin, cfs, protos, g, "train") for g in grid}
+    weight = {label: S.ASKING if label.endswith(S.ASKS) else 1 - S.ASKING for label in feats}
+
+    def part(g, label, without=None, only=None):
+        return [r for r in rows[g][label] if r["user"] != without and (only is None or r["user"] == only)]
+
+    for g in grid:
+        print(g, {label: S.summary(part(g, label)) for label in feats}, flush=True)
+    users = sorted({r["user"] for r in rows[grid[0]]["x1"]})
+    held: dict[str, list[dict]] = {label: [] for label in feats}
+    chosen: collections.Counter = collections.Counter()
+    for u in users:
+        best = max(grid, key=lambda g: (round(sum(weight[label] * S.objective(part(g, label, without=u))
+                                                  for label in feats), 6), g == OFF, g[4], g[1] or 0, g[2] or 0, -g[3]))
+        print(u, "chose", best)
+        chosen[best] += 1
+        for label in feats:
+            held[label] += part(best, label, only=u)
+    for label in feats:
+        print("held-out train", label, S.summary(held[label]), "off:", S.summary(part(OFF, label)))
+    print("folds", chosen.most_common())
+    if args.test:
+        choice = chosen.most_common(1)[0][0]
+        for name, g in (("off", OFF), ("chosen", choice)):
+            print("test", name, g, {label: S.summary(r) for label, r in run(feats, kin, cfs, protos, g, "test").items()})
+
+
+if __name__ == "__main__":
+    main()
