@@ -9,7 +9,9 @@ days ...).
 Read by the write-time supersession rules (``cbmemory.ingest.updates``: which earlier statement a new one
 changes) and by the read-time current-value stage (``cbmemory.retrieval.current_value``: a statement that claims
 the question's kind of fact ranks first). Pure functions over text; below both. The rules were written looking at
-the knowledge-update benchmark's train phrasings and at plain LoCoMo dev (``experiments/knowledge_updates``).
+the knowledge-update benchmark's train phrasings and at plain LoCoMo dev, and narrowed (cars, habits, wake-up times,
+change words, hedges) after reading the links they made in LongMemEval's sample haystack
+(``experiments/knowledge_updates``).
 """
 
 from __future__ import annotations
@@ -18,10 +20,15 @@ import re
 from typing import NamedTuple
 
 CHANGE = re.compile(
-    r"\b(?:moved|moving (?:back )?to|relocat\w*|switch\w*|chang\w*|no longer|not anymore|any ?more|"
+    r"\b(?:moved|moving (?:back )?to|relocat\w*|switch\w*|(?<!-)chang(?:e|ed|es|ing)\b(?!-)|no longer|not anymore|any ?more|"
     r"instead(?! of \w+ing)|lost my job|laid off|got fired|resigned|retired|left (?:my|the) (?:job|company|firm)|"
     r"from now on|these days|nowadays|quit|swapped|upgraded|transferred|promoted|replaced|new (?:job|number|address|home|"
     r"flat|place|school|doctor|phone|laptop|car|partner|plan|role|title)|(?:is|are|it's) \w+ now)\b", re.I)
+
+# car makes, for a purchase that is a car ("bought a Kia"; "bought a new Instant Pot" is not)
+MAKES = (r"toyota|honda|ford|tesla|volkswagen|vw|skoda|škoda|bmw|audi|mercedes|kia|hyundai|nissan|mazda|subaru|volvo|"
+         r"fiat|renault|peugeot|citro[eë]n|jeep|chevrolet|chevy|mini|lexus|porsche|jaguar|land rover|range rover|dacia|"
+         r"seat|opel|vauxhall|suzuki|mitsubishi|polestar|rivian|dodge|cadillac|alfa romeo|saab|byd|lada")
 
 SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "home": r"\b(?:live[sd]? in|living in|mov(?:ed|ing|e) (?:back )?to|relocat\w+ to|resident of|based in|settled "
@@ -40,7 +47,8 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "partner": r"\b(?:(?:partner|boyfriend|girlfriend|wife|husband|fianc[eé]e?)(?:,| is| named| called)? (?-i:[A-Z])\w*|"
                r"seeing someone|dating|been together|in a relationship|relationship with|married to)\b",
     "device": r"\b(?:laptop|computer|macbook|thinkpad|notebook|pc|phone model)\b",
-    "car": r"\b(?:(?:my|new|old|the) car|drive an?|driving an?|bought an?)\b",
+    "car": r"\b(?:(?:my|new|old|the) car|drive an?|driving an?|bought an? (?:(?:new|used|second-?hand|electric) )?"
+           r"(?:car|suv|hatchback|saloon|sedan|estate|convertible|pick-?up|van|" + MAKES + r"))\b",
     "pet": r"\b(?:pet|dog|cat|puppy|kitten|adopted|parrot|rabbit|hamster|ferret|tortoise)\b",
     "diet": r"\b(?:diet|vegan|vegetarian|pescatarian|keto|gluten|eat(?:ing)? (?:no|only))\b",
     "sport": r"\b(?:sport|court|league|weekend games?|play (?:\w+ ){1,2}on weekends|weekends i play|leisure "
@@ -54,16 +62,24 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
                r"(?:cycle|cycling|ride|walk) to)\b",
     "household": r"\b(?:household|live with|living with|under (?:one|our) roof|people (?:at|in) (?:home|the house)|"
                  r"\w+ of us (?:living )?(?:in|at|under))\b",
-    "habit": r"\b(?:every morning|first thing|routine|mornings?|start (?:my|the) day|before breakfast)\b",
+    "habit": r"\b(?:every morning|each morning|first thing|(?:my|our|morning|daily|new) routine|my mornings|start (?:my|the) "
+             r"day|before breakfast)\b",
     "favourite": r"\b(?:favou?rite|crave|craving|obsessed|best food|top food|can't stop)\b",
     "schedule": r"\b(?:every (?:mon|tue|wed|thu|fri|sat|sun)\w*|(?:mon|tues|wednes|thurs|fri|satur|sun)day "
                 r"(?:evenings?|nights?|mornings?)|weekly)\b",
 }.items()}
 
+# kinds whose claim must name its value where it is stated: a wake-up time is a time ("adjusting my wake-up time" is
+# no claim of one)
+NAMES_VALUE: dict[str, re.Pattern[str]] = {
+    "wake": re.compile(r"\b\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}[:.]\d{2}\b|\b(?:o'clock|noon|"
+                       r"dawn|sunrise|half past|quarter (?:past|to))\b", re.I)}
+
 FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|we've|us|our)\b|\bI['’]", re.I)
 THIRD_PERSON = re.compile(r"\b(?:he|she|they|he's|she's|they're|they've|your|you're|you've|you'd)\b|\byou (?:\w+ )?"
                           r"(?:live|lived|moved|work|worked|started|got|have|had|are|were|go|went|play|drive)\b", re.I)
 HEDGE = re.compile(r"\b(?:if|would|could|might|may|maybe|perhaps|someday|one day|wish\w*|hop(?:e|es|ed|ing)|wanna|"
+                   r"worr(?:y|ies|ied|ying)|afraid|desir\w*|"
                    r"(?:want|wanted|wants|plan|plans|planning|thinking|think|considering|dream\w*|trying|try) "
                    r"(?:to|of|about)|used to|can't wait|should|imagine|pretend)\b|['’]d\b", re.I)
 NEGATED = re.compile(r"\b(?:not|never|no one|nobody)\b|n['’]t\b(?! stop)", re.I)
@@ -109,7 +125,8 @@ def _stated(clause: str, slot: str) -> bool:
 
 def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:
     """Per slot (``only`` that one), where ``text`` (its sentences that are not questions) states the user's own
-    fact of that kind: a slot rule matches and the clause around it is ``_stated``."""
+    fact of that kind: a slot rule matches, the clause around it is ``_stated`` and, for a kind in ``NAMES_VALUE``,
+    the claim's span names a value of it."""
     out: dict[str, list[Claim]] = {}
     rules = SLOTS.items() if only is None else ((only, SLOTS[only]),)
     for sentence in sentences(text):
@@ -118,7 +135,8 @@ def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:
         for name, rule in rules:
             for m in rule.finditer(sentence):
                 clause, span = _clauses(sentence, m.start(), m.end())
-                if _stated(clause, name):
+                value = NAMES_VALUE.get(name)
+                if _stated(clause, name) and (value is None or value.search(span)):
                     out.setdefault(name, []).append(Claim(sentence, span))
                     break
     return out

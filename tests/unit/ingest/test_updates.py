@@ -3,7 +3,7 @@ Pure: the similarity a caller measures is given."""
 
 import pytest
 
-from cbmemory.claims import Claim, claims, slots
+from cbmemory.claims import CHANGE, Claim, claims, slots
 from cbmemory.ingest.updates import changes, people, values
 
 LINKS = [  # (new, old, similarity): the user's new statement changes the old one
@@ -19,6 +19,8 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     ("I went pescatarian last month.", "I'm vegetarian, have been for a while.", 0.5),  # values in ordinary words
     ("I've started commuting by bus instead.", "I get to work by bike.", 0.4),
     ("I've switched to oat milk lattes.", "My usual coffee is an espresso.", 0.5),
+    ("I sold the old car and bought a Kia Niro.", "I drive a Skoda Octavia.", 0.5),  # a car by its make
+    ("I bought a Toyota Prius last week.", "I drive a Skoda Octavia.", 0.5),
     ("With the new baby there are four of us in the house now.", "There are five of us living in the house.", 0.6),
     # LoCoMo (conv-41): losing the job changes the job the user enjoyed
     ("Crazy thing happened since we last talked. I lost my job at the mechanical engineering company.",
@@ -57,6 +59,12 @@ NOT_LINKS = [
      "Last Friday was amazing - I had a picnic with my girlfriend and it was so much fun!", 0.62),
     ("Last Monday I got to teach people vegan ice cream recipes on my own cooking show!",
      "I made vegan ice cream last Friday and shared it with some people in my vegan diet group.", 0.74),
+    # a user asking an assistant for help (LongMemEval's kind of talk): a purchase is no car, "game-changer" no
+    # change, a worry no fact
+    ("I recently bought a new pair of running shoes, a real game-changer for my morning jogs.",
+     "I just bought a new vacuum cleaner online with a 15% coupon.", 0.3),
+    ("I bought a new Instant Pot and some kitchen knives.", "I bought a new vacuum cleaner in the Amazon sale.", 0.4),
+    ("I'm worried about waking up at 7:00 am on days with meetings.", "I wake up at 6:45 on weekdays.", 0.6),
 ]
 
 
@@ -86,6 +94,14 @@ def test_a_claim_is_the_users_own_statement_of_a_slot():
     assert claims("If I moved to Porto, I'd miss you.") == {}
     assert claims("She lives in Porto now.") == {}  # no first person at the phrase
     assert claims("The new flat in Porto made it worth it.") == {}  # nobody's: not linked either
+    # a claim of a kind that is a value names it: no wake-up time, no claim of one
+    assert "wake" not in claims("I'm slowly adjusting my wake-up time on non-yoga days.")
+    assert "wake" in claims("I've been waking up at 7:30 am lately.")
+    # a morning mentioned is no habit; a routine of the user's is
+    assert "habit" not in claims("My new shoes are great for my morning jogs.")
+    assert "habit" in claims("I switched my morning routine, now it's journaling first thing.")
+    assert "car" not in claims("I just bought a new vacuum cleaner.")
+    assert CHANGE.search("I changed my number") and not CHANGE.search("The shoes were a game-changer for me.")
 
 
 def test_the_evidence_the_rules_read():
