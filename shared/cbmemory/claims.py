@@ -17,6 +17,7 @@ change words, hedges) after reading the links they made in LongMemEval's sample 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from typing import NamedTuple
 
 CHANGE = re.compile(
@@ -84,6 +85,7 @@ HEDGE = re.compile(r"\b(?:if|would|could|might|may|maybe|perhaps|someday|one day
                    r"(?:to|of|about)|used to|can't wait|should|imagine|pretend)\b|['’]d\b", re.I)
 NEGATED = re.compile(r"\b(?:not|never|no one|nobody)\b|n['’]t\b(?! stop)", re.I)
 FUTURE = re.compile(r"\b(?:will|going to|gonna|soon|next (?:week|month|year))\b|['’]ll\b", re.I)
+CLAUSE_CHARS = 400  # the most of a clause read before its slot phrase (a clause is a few dozen characters)
 _CLAUSE = re.compile(r"[,;:—–]\s*|\s-\s|\b(?:and|but|so|because|while|when|after|before)\s", re.I)
 
 _SENTENCE = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)[.!?]+\s+")
@@ -106,14 +108,24 @@ class Claim(NamedTuple):
     span: str
 
 
-def _clauses(sentence: str, start: int, end: int) -> tuple[str, str]:
-    """The clause of ``sentence`` around the slot phrase at ``start:end`` (to a few words after it), and the
-    span from that clause's start to the end of the clause after it."""
-    lo = max((m.end() for m in _CLAUSE.finditer(sentence, 0, start)), default=0)
-    after = _CLAUSE.search(sentence, end)
-    clause = sentence[lo:min(after.start() if after else len(sentence), end + 24)]
-    following = _CLAUSE.search(sentence, after.end()) if after else None
-    return clause, sentence[lo:following.start() if following else len(sentence)]
+def _boundaries(sentence: str) -> tuple[list[int], list[int]]:
+    """Where each clause boundary (``_CLAUSE``) of ``sentence`` starts and ends, in order."""
+    found = [(m.start(), m.end()) for m in _CLAUSE.finditer(sentence)]
+    return [a for a, _ in found], [b for _, b in found]
+
+
+def _clauses(sentence: str, bounds: tuple[list[int], list[int]], start: int, end: int) -> tuple[str, str]:
+    """The clause of ``sentence`` around the slot phrase at ``start:end`` (to a few words after it; at most
+    ``CLAUSE_CHARS`` before it), and the span from that clause's start to the end of the clause after it. ``bounds``:
+    the sentence's ``_boundaries``, found once (a long message with many slot phrases stays linear)."""
+    starts, ends = bounds
+    i = bisect_right(ends, start)  # the boundaries that end by the phrase's start
+    lo = max(ends[i - 1] if i else 0, start - CLAUSE_CHARS)
+    j = bisect_left(starts, end)  # the first boundary after the phrase
+    stop = starts[j] if j < len(starts) else len(sentence)
+    clause = sentence[lo:min(stop, end + 24)]
+    k = bisect_left(starts, ends[j]) if j < len(starts) else len(starts)
+    return clause, sentence[lo:starts[k] if k < len(starts) else len(sentence)]
 
 
 def _stated(clause: str, slot: str) -> bool:
@@ -132,9 +144,10 @@ def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:
     for sentence in sentences(text):
         if sentence.rstrip().endswith("?"):
             continue
+        bounds = _boundaries(sentence)
         for name, rule in rules:
             for m in rule.finditer(sentence):
-                clause, span = _clauses(sentence, m.start(), m.end())
+                clause, span = _clauses(sentence, bounds, m.start(), m.end())
                 value = NAMES_VALUE.get(name)
                 if _stated(clause, name) and (value is None or value.search(span)):
                     out.setdefault(name, []).append(Claim(sentence, span))

@@ -3,7 +3,7 @@ Pure: the similarity a caller measures is given."""
 
 import pytest
 
-from cbmemory.claims import CHANGE, Claim, claims, slots
+from cbmemory.claims import CHANGE, CLAUSE_CHARS, Claim, claims, slots
 from cbmemory.ingest.updates import changes, people, values
 
 LINKS = [  # (new, old, similarity): the user's new statement changes the old one
@@ -101,6 +101,9 @@ def test_a_claim_is_the_users_own_statement_of_a_slot():
     assert "habit" not in claims("My new shoes are great for my morning jogs.")
     assert "habit" in claims("I switched my morning routine, now it's journaling first thing.")
     assert "car" not in claims("I just bought a new vacuum cleaner.")
+    # a clause is read at most CLAUSE_CHARS before its slot phrase: the first person must be near the phrase
+    assert "home" in claims("I " + "really " * 20 + "live in Porto.")
+    assert "home" not in claims("I " + "really " * (CLAUSE_CHARS // 7 + 1) + "live in Porto.")
     assert CHANGE.search("I changed my number") and not CHANGE.search("The shoes were a game-changer for me.")
 
 
