@@ -21,6 +21,9 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     ("I've switched to oat milk lattes.", "My usual coffee is an espresso.", 0.5),
     ("I sold the old car and bought a Kia Niro.", "I drive a Skoda Octavia.", 0.5),  # a car by its make
     ("I bought a Toyota Prius last week.", "I drive a Skoda Octavia.", 0.5),
+    # the same days told for a habit, or a day that is a date ("on Monday"), not a scope
+    ("I've started getting up at 5:30 on weekdays.", "I wake up at 7:00 on workdays.", 0.6),
+    ("Big news: I started at Globex on Monday.", "I work at Initech.", 0.3),
     ("With the new baby there are four of us in the house now.", "There are five of us living in the house.", 0.6),
     # LoCoMo (conv-41): losing the job changes the job the user enjoyed
     ("Crazy thing happened since we last talked. I lost my job at the mechanical engineering company.",
@@ -65,6 +68,8 @@ NOT_LINKS = [
      "I just bought a new vacuum cleaner online with a 15% coupon.", 0.3),
     ("I bought a new Instant Pot and some kitchen knives.", "I bought a new vacuum cleaner in the Amazon sale.", 0.4),
     ("I'm worried about waking up at 7:00 am on days with meetings.", "I wake up at 6:45 on weekdays.", 0.6),
+    # told for other days: a habit of some days is not changed by one told for none
+    ("I've been waking up at 7:30 am lately.", "I've been waking up at 6:45 on Tuesdays and Thursdays for yoga.", 0.6),
 ]
 
 
