@@ -26,10 +26,11 @@ CHANGE = re.compile(
     r"from now on|these days|nowadays|quit|swapped|upgraded|transferred|promoted|replaced|new (?:job|number|address|home|"
     r"flat|place|school|doctor|phone|laptop|car|partner|plan|role|title)|(?:is|are|it's) \w+ now)\b", re.I)
 
-# car makes, for a purchase that is a car ("bought a Kia"; "bought a new Instant Pot" is not)
+# car makes, for a purchase that is a car ("bought a Kia"; "bought a new Instant Pot" is not); makes that are also
+# common words (Mini, Seat) are left out: "bought a mini fridge" is no car
 MAKES = (r"toyota|honda|ford|tesla|volkswagen|vw|skoda|škoda|bmw|audi|mercedes|kia|hyundai|nissan|mazda|subaru|volvo|"
-         r"fiat|renault|peugeot|citro[eë]n|jeep|chevrolet|chevy|mini|lexus|porsche|jaguar|land rover|range rover|dacia|"
-         r"seat|opel|vauxhall|suzuki|mitsubishi|polestar|rivian|dodge|cadillac|alfa romeo|saab|byd|lada")
+         r"fiat|renault|peugeot|citro[eë]n|jeep|chevrolet|chevy|lexus|porsche|jaguar|land rover|range rover|dacia|"
+         r"opel|vauxhall|suzuki|mitsubishi|polestar|rivian|dodge|cadillac|alfa romeo|saab|byd|lada")
 
 SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "home": r"\b(?:live[sd]? in|living in|mov(?:ed|ing|e) (?:back )?to|relocat\w+ to|resident of|based in|settled "
@@ -49,7 +50,7 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
                r"seeing someone|dating|been together|in a relationship|relationship with|married to)\b",
     "device": r"\b(?:laptop|computer|macbook|thinkpad|notebook|pc|phone model)\b",
     "car": r"\b(?:(?:my|new|old|the) car|drive an?|driving an?|bought an? (?:(?:new|used|second-?hand|electric) )?"
-           r"(?:car|suv|hatchback|saloon|sedan|estate|convertible|pick-?up|van|" + MAKES + r"))\b",
+           r"(?:car|suv|hatchback|saloon|sedan|estate car|convertible|pick-?up|van|" + MAKES + r"))\b",
     "pet": r"\b(?:pet|dog|cat|puppy|kitten|adopted|parrot|rabbit|hamster|ferret|tortoise)\b",
     "diet": r"\b(?:diet|vegan|vegetarian|pescatarian|keto|gluten|eat(?:ing)? (?:no|only))\b",
     "sport": r"\b(?:sport|court|league|weekend games?|play (?:\w+ ){1,2}on weekends|weekends i play|leisure "

@@ -106,8 +106,9 @@ class IngestConfig:
       offline SPLADE-tiny encoder for its names (``cbmemory.embedding.splade.encoder_named``). ``None``: none.
     - ``link_updates``: link each user statement to the earlier ones it changes (``MemoryRecord.supersedes``,
       by rules, no LLM; ``cbmemory.memory.updates``), so recall shows the later one beside the older and marks
-      the older as changed. Off by default: on plain LoCoMo dev the rules' links were not real changes (0 of 6
-      labelled), so they would mark true memories as no longer current; see docs/recipes.md. With an
+      the older as changed. Off by default: their precision is not shown (plain LoCoMo dev: 1 link, a real
+      change; LongMemEval's sample haystack: 1 link, not one), and a false link marks a true memory as no longer
+      current; see docs/guarantees.md. With an
       ``Enricher`` and the ``facts`` mode, the slot keys the extraction gives the user's facts link too
       (``cbmemory.ingest.slots``; docs/guarantees.md).
     """
