@@ -23,6 +23,7 @@ from pathlib import Path
 from cbmemory import AgentMemory
 from cbmemory.ingest.config import EnrichConfig, IngestConfig
 from cbmemory.ingest.enrich.factory import make_enricher
+from cbmemory.ingest.slots import slots_of
 from cbmemory_eval.datasets.locomo import load_locomo
 from cbmemory_eval.updates.generate import generate
 
@@ -33,6 +34,11 @@ def linked(mem: AgentMemory, user: str, newer: tuple[str, ...], older: tuple[str
     return any(old_ids & set(recs[t].supersedes) for t in newer if t in recs)
 
 
+def keys(mem: AgentMemory, user: str, turns: tuple[str, ...]) -> dict[str, str]:
+    """The slot keys the extraction gave the records of ``turns`` (key: value)."""
+    return {k: v for r in mem.session_records(user, kinds=None) if r.turn_id in turns for k, v in slots_of(r).items()}
+
+
 def run_case(case, dates: dict[str, object], ingest: IngestConfig, enricher, folder: Path) -> dict:
     path = folder / f"{case.case_id.replace(':', '-')}-{'llm' if enricher else 'rules'}.db"
     mem = AgentMemory.open(path, ingest=ingest, enricher=enricher)
@@ -41,9 +47,11 @@ def run_case(case, dates: dict[str, object], ingest: IngestConfig, enricher, fol
             mem.add_session(case.user_id, f"{inj.session_id}-{inj.step}-{i}", list(inj.messages),
                             date=dates[inj.session_id])
         cur, stale = case.current_turns, case.stale_turns
+        seen = {"keys_current": keys(mem, case.user_id, cur), "keys_stale": keys(mem, case.user_id, stale)} \
+            if enricher else {}
         if case.is_change:
-            return {"linked": linked(mem, case.user_id, cur, stale)}
-        return {"false_link": linked(mem, case.user_id, cur, stale) or linked(mem, case.user_id, stale, cur)}
+            return {"linked": linked(mem, case.user_id, cur, stale), **seen}
+        return {"false_link": linked(mem, case.user_id, cur, stale) or linked(mem, case.user_id, stale, cur), **seen}
     finally:
         mem.close()
 
@@ -80,7 +88,8 @@ def main() -> None:
         by: dict[str, list[bool]] = collections.defaultdict(list)
         for r in rows:
             for k, v in r[path].items():
-                by[k].append(v)
+                if isinstance(v, bool):
+                    by[k].append(v)
         print(path, {k: f"{sum(v)}/{len(v)}" for k, v in by.items()})
 
 
