@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from itertools import islice
 from typing import NamedTuple
 
 CHANGE = re.compile(
@@ -86,10 +87,12 @@ HEDGE = re.compile(r"\b(?:if|would|could|might|may|maybe|perhaps|someday|one day
                    r"(?:to|of|about)|used to|can't wait|should|imagine|pretend)\b|['’]d\b", re.I)
 NEGATED = re.compile(r"\b(?:not|never|no one|nobody)\b|n['’]t\b(?! stop)", re.I)
 FUTURE = re.compile(r"\b(?:will|going to|gonna|soon|next (?:week|month|year))\b|['’]ll\b", re.I)
-CLAUSE_CHARS = 400  # the most of a clause read before its slot phrase (a clause is a few dozen characters)
+MAX_PHRASES = 32  # a kind's phrases read per sentence (a sentence has a few; a pasted text may have thousands)
+CLAUSE_CHARS = 400  # the most of a claim read before and after its slot phrase (a clause is a few dozen characters)
 _CLAUSE = re.compile(r"[,;:—–]\s*|\s-\s|\b(?:and|but|so|because|while|when|after|before)\s", re.I)
 
-_SENTENCE = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)[.!?]+\s+")
+# a run of marks ("...", "?!") is tried from its start only: from inside a long run every try would scan the rest
+_SENTENCE = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<![.!?])[.!?]+\s+")
 
 
 def slots(text: str) -> frozenset[str]:
@@ -117,8 +120,9 @@ def _boundaries(sentence: str) -> tuple[list[int], list[int]]:
 
 def _clauses(sentence: str, bounds: tuple[list[int], list[int]], start: int, end: int) -> tuple[str, str]:
     """The clause of ``sentence`` around the slot phrase at ``start:end`` (to a few words after it; at most
-    ``CLAUSE_CHARS`` before it), and the span from that clause's start to the end of the clause after it. ``bounds``:
-    the sentence's ``_boundaries``, found once (a long message with many slot phrases stays linear)."""
+    ``CLAUSE_CHARS`` before it), and the span from that clause's start to the end of the clause after it (at most
+    ``CLAUSE_CHARS`` after the phrase). ``bounds``: the sentence's ``_boundaries``, found once (a long message with
+    many slot phrases stays linear)."""
     starts, ends = bounds
     i = bisect_right(ends, start)  # the boundaries that end by the phrase's start
     lo = max(ends[i - 1] if i else 0, start - CLAUSE_CHARS)
@@ -126,7 +130,7 @@ def _clauses(sentence: str, bounds: tuple[list[int], list[int]], start: int, end
     stop = starts[j] if j < len(starts) else len(sentence)
     clause = sentence[lo:min(stop, end + 24)]
     k = bisect_left(starts, ends[j]) if j < len(starts) else len(starts)
-    return clause, sentence[lo:starts[k] if k < len(starts) else len(sentence)]
+    return clause, sentence[lo:min(starts[k] if k < len(starts) else len(sentence), end + CLAUSE_CHARS)]
 
 
 def _stated(clause: str, slot: str) -> bool:
@@ -147,7 +151,7 @@ def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:
             continue
         bounds = _boundaries(sentence)
         for name, rule in rules:
-            for m in rule.finditer(sentence):
+            for m in islice(rule.finditer(sentence), MAX_PHRASES):
                 clause, span = _clauses(sentence, bounds, m.start(), m.end())
                 value = NAMES_VALUE.get(name)
                 if _stated(clause, name) and (value is None or value.search(span)):

@@ -93,8 +93,9 @@ def people(text: str) -> frozenset[str]:
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 # Where a sentence's question begins after a statement in the same sentence: a comma (semicolon, colon) and a
 # question word or a verb that opens a question ("I moved to Porto, how about you?"; "... and anyway, how was
-# your concert?").
-_ASKS = re.compile(r"[,;:]\s+(?:(?:and|but|so|anyway|also|oh|well|btw|plus|then)\b[,\s]*)*(?=(?:how|what|when|"
+# your concert?"). At most four such words are read before the question word: a longer chain is no question's
+# start, and reading it from every comma of a long message would take quadratic time.
+_ASKS = re.compile(r"[,;:]\s+(?:(?:and|but|so|anyway|also|oh|well|btw|plus|then)\b[,\s]*){0,4}(?=(?:how|what|when|"
                    r"where|which|who|whom|whose|why|do|does|did|are|is|was|were|have|has|had|can|could|will|would|"
                    r"should|shall|may|might)\b)", re.I)
 

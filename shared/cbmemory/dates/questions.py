@@ -213,6 +213,7 @@ _ANCHORED = re.compile(
     rf"\b(?:(?:the|last|that) (?P<week>week|weekend)|(?:the |last |that )?(?-i:(?P<wd>{'|'.join(_WEEKDAYS)}))"
     rf"|the (?P<day>day|night|evening|morning)|{_NUM} (?P<unit>day|week|month)s?)"
     rf" (?P<dir>before|after)(?: the)?(?: on)?\s*$", re.IGNORECASE)
+BEFORE_CHARS = 120  # the words before a date read for a bound or an anchor ("the Saturday after the", "since")
 _VAGUE_ANCHOR = re.compile(r"\b(?:a few|several|some|few) \w+ (?:before|after)(?: on)?\s*$", re.IGNORECASE)
 
 
@@ -249,11 +250,18 @@ def _plain(words: str) -> bool:
     return all(c.isascii() or c.isspace() for c in words)
 
 
+def _before(pattern: re.Pattern[str], question: str, start: int) -> re.Match[str] | None:
+    """``pattern`` (one that ends with ``$``) matched at the end of the words before ``start``: only their last
+    ``BEFORE_CHARS`` are read (a long question with many dates would otherwise be read again for each)."""
+    return pattern.search(question, max(0, start - BEFORE_CHARS), start)
+
+
 def _absolute(question: str, today: date | None) -> list[_Found]:
     taken: list[_Found] = []
+    covered = bytearray(len(question) + 1)  # where a date already taken is
     for form in _FORMS:
         for m in form.pattern.finditer(question):
-            if not _plain(m.group(0)) or any(m.start() < f.end and f.start < m.end() for f in taken):
+            if not _plain(m.group(0)) or any(covered[m.start():m.end()]):
                 continue
             try:
                 days = form.resolve(m, today)
@@ -261,19 +269,20 @@ def _absolute(question: str, today: date | None) -> list[_Found]:
                 raise _Unresolvable(m.group(0)) from None    # no span (not the month's); or unreadable words
             if days is None:
                 continue
-            start, granularity, before = m.start(), form.granularity, question[: m.start()]
-            anchored = _ANCHORED.search(before)
-            if form.is_day and anchored and _plain(anchored.group(0)):
+            start, granularity = m.start(), form.granularity
+            anchored = _before(_ANCHORED, question, start) if form.is_day else None
+            if anchored and _plain(anchored.group(0)):
                 try:
                     days, start, granularity = _anchored(anchored, days[0]), anchored.start(), "range"
                 except (LookupError, OverflowError, ValueError):
                     raise _Unresolvable(anchored.group(0)) from None
-            elif form.is_day and _VAGUE_ANCHOR.search(before):
+            elif form.is_day and _before(_VAGUE_ANCHOR, question, m.start()):
                 raise _Unresolvable(m.group(0))
-            elif form.granularity != "range" and _BOUND.search(before):
+            elif form.granularity != "range" and _before(_BOUND, question, m.start()):
                 raise _Unresolvable(m.group(0))
             span = QuestionSpan(days[0], days[1], granularity, question[start:m.end()])
             taken.append(_Found(start, m.end(), span))
+            covered[start:m.end()] = b"\x01" * (m.end() - start)
     return taken
 
 
@@ -282,7 +291,7 @@ def _relative(question: str, today: date) -> list[_Found]:
     for rel in find_relative_dates(question, today):
         if rel.span.granularity == "vague":  # "a few weeks ago": no calendar period
             continue
-        if _BOUND.search(question[: rel.start]):  # "since last year", "until next week"
+        if _before(_BOUND, question, rel.start):  # "since last year", "until next week"
             raise _Unresolvable(rel.expression)
         found.append(_Found(rel.start, rel.end, QuestionSpan(rel.span.start, rel.span.end, rel.span.granularity,
                                                              rel.expression)))
@@ -290,11 +299,11 @@ def _relative(question: str, today: date) -> list[_Found]:
 
 
 def _widest_holding_all(found: list[_Found]) -> QuestionSpan | None:
-    """The span that holds every other one, or ``None`` when there is no such span."""
-    for f in sorted(found, key=lambda f: (f.span.end - f.span.start), reverse=True):
-        if all(f.span.start <= g.span.start and g.span.end <= f.span.end for g in found):
-            return f.span
-    return None
+    """The span that holds every other one, or ``None`` when there is no such span: the first found from the
+    earliest start to the latest end (a span holding all the others is that wide; one pass, however many)."""
+    first = min(f.span.start for f in found)
+    last = max(f.span.end for f in found)
+    return next((f.span for f in found if f.span.start == first and f.span.end == last), None)
 
 
 def question_span(question: str, reference: datetime | date | None = None) -> QuestionSpan | None:

@@ -44,8 +44,11 @@ from ..text import people, stated
 
 SIMILARITY = 0.1  # the least cosine of two turns' embeddings for a link (leave-one-conversation-out, pairs.py)
 MAX_CANDIDATES = 8  # earlier claims considered per new claim (the nearest by embedding)
+MAX_CLAIMS = 8  # claims of one kind compared per message (a message holds a few; a pasted text may hold thousands)
 
-VALUE = re.compile(r"(?<![\w@.])(?:[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*|\d[\d:.,\s]*\d|\d|[\w.+-]+@[\w.-]+)")
+# an email is tried from the start of its run of name characters only (from inside a long run of "-" or "+" every
+# try would scan the rest)
+VALUE = re.compile(r"(?<![\w@.])(?:[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*|\d[\d:.,\s]*\d|\d|(?<![+-])[\w.+-]+@[\w.-]+)")
 _STARTS = {"I", "I'm", "I've", "I'll", "I'd", "My", "We", "Our", "The", "A", "An", "It", "It's", "So", "And",
            "But", "Big", "Oh", "Yes", "No", "Hey", "Hi", "Well", "Just", "Also", "Now", "Since", "Before", "After",
            "These", "This", "That", "Speaking", "Tomorrow", "Today", "Yesterday", "Change", "Booked", "Signed",
@@ -137,18 +140,21 @@ def changes(new: str, old: str, similarity: float) -> bool:
     new_claims, old_claims = claims(new), claims(old)
     for slot in new_claims.keys() & old_claims.keys():
         own = OWN.get(slot, frozenset())
-        for n in new_claims[slot]:
-            n_values = _values(n, slot)
-            for o in old_claims[slot]:
-                if people(n.sentence) - own != people(o.sentence) - own:
+        # each claim's evidence is read once; a message's first MAX_CLAIMS claims of a kind are compared
+        olds = [(people(o.sentence) - own, _days(o.span), _values(o, slot)) for o in old_claims[slot][:MAX_CLAIMS]]
+        for n in new_claims[slot][:MAX_CLAIMS]:
+            n_people, n_days, n_values = people(n.sentence) - own, _days(n.span), _values(n, slot)
+            changed = CHANGE.search(n.sentence) is not None
+            for o_people, o_days, o_values in olds:
+                if n_people != o_people:
                     continue  # one is about someone else (my daughter's school, my school)
-                if slot != "schedule" and _days(n.span) != _days(o.span):
+                if slot != "schedule" and n_days != o_days:
                     continue  # told for other days: another matter
-                o_values = _values(o, slot)
-                if n_values and n_values <= o_values | old_values:
+                new_here = n_values - o_values - old_values
+                if n_values and not new_here:
                     continue  # nothing new
-                if CHANGE.search(n.sentence):
+                if changed:
                     return True  # a change word where the user states the fact, and something new
-                if slot in SINGLE and n_values - o_values - old_values and o_values - n_values - new_values:
+                if slot in SINGLE and new_here and o_values - n_values - new_values:
                     return True  # a fact of one value, another value
     return False

@@ -1,0 +1,60 @@
+"""Unit layer: the text rules on pasted text of hostile shapes, four times the longest message (256 KB), read in
+time that grows with the text, not with its square. Each shape below once took time quadratic in its length in
+the function named (at 64 KB: 35 s to split "...." into sentences, minutes to find the statement of ", so, so ...?",
+23 s to read the claims of "I wake at 7 " repeated, 107 s to compare two messages of many claims at 25 KB): a
+memory's read path runs these on stored turns, so one pasted message stalled a recall. Pure functions; each test is a
+hang guard (its timeout is tens of times what the linear code takes on 2 cores) and checks what is returned."""
+
+from datetime import date
+
+import pytest
+
+from cbmemory.claims import claims, sentences
+from cbmemory.dates.questions import question_span
+from cbmemory.ingest.updates import changes, values
+from cbmemory.text import stated
+
+pytestmark = [pytest.mark.heavy, pytest.mark.timeout(60)]
+
+N = 256_000
+
+
+def _repeated(piece: str) -> str:
+    return (piece * (N // len(piece) + 1))[:N]
+
+
+@pytest.mark.parametrize("text", [_repeated("...."), "!" * N, _repeated("?!")])
+def test_a_run_of_marks_is_one_sentence_end(text):
+    # a run that ends the text (no space after it) was tried from each of its marks
+    assert sentences("I moved to Porto. " + text) == ["I moved to Porto", text]
+    assert sentences("I moved to Porto" + text[:10] + " Hello") == ["I moved to Porto", "Hello"]
+
+
+@pytest.mark.parametrize("chain", [", so", ", and", ", well"])
+def test_a_long_chain_of_connectors_is_read_once(chain):
+    assert stated("I moved to Porto" + _repeated(chain) + "?") == ""  # no question word: a question, nothing stated
+    assert stated("I moved to Porto, so, how are you?") == "I moved to Porto"
+
+
+@pytest.mark.parametrize(("piece", "kind"), [("I wake at 7 ", "wake"), ("she has my car, ", "car"),
+                                             ("you live in Paris and ", "home"), ("a@b.c ", "email")])
+def test_many_slot_phrases_in_one_sentence(piece, kind):
+    assert kind not in claims(_repeated(piece))  # none is the user's claim (no time; another subject; no first person)
+
+
+def test_a_long_run_of_name_characters_is_no_value():
+    assert values(_repeated("a-")) == frozenset()
+    assert values("+" * N + " mail me at ana@example.org") >= {"ana@example.org"}
+
+
+def test_two_messages_of_many_claims_are_compared_in_linear_time():
+    towns = " ".join(f"I live in Town{chr(97 + i % 26)}{chr(97 + i // 26 % 26)}{chr(97 + i // 676 % 26)}."
+                     for i in range(N // 20))
+    # the same homes in both, and something new elsewhere: every pair of claims was compared, each saying nothing new
+    assert not changes(towns + " I met Zed.", towns + " I met Quinn.", 0.5)
+    assert changes("I live in Porto now. " + towns, "I live in Lisbon.", 0.5)  # the first claims tell a change
+
+
+def test_a_question_of_many_dates():
+    span = question_span(_repeated("May 7th "), date(2023, 8, 1))
+    assert span is not None and span.start == span.end == date(2023, 5, 7)
