@@ -60,14 +60,20 @@ def linked(store: MemoryStore, records: Sequence[MemoryRecord], vectors: np.ndar
     for user in sorted({records[i].user_id for i in mine}):
         rows = sorted((i for i in mine if records[i].user_id == user), key=lambda i: conversation_order(records[i]))
         statements = [r for r in records if r.user_id == user and _is_statement(r)]  # linked already or not
-        sims = vecs[rows] @ vecs[rows].T
+        # each claim's kinds as bits, so that the earlier claims of a kind are found without a loop; each row's
+        # similarities are computed for those alone (no rows x rows matrix: a bulk import may hold thousands)
+        bit = {k: 1 << n for n, k in enumerate(sorted({k for i in rows for k in kinds_of[i]}))}
+        bits = np.array([sum(bit[k] for k in kinds_of[i]) for i in rows], dtype=np.int64)
+        block = vecs[rows]
         for j, i in enumerate(rows):
             rec = records[i]
             kinds = kinds_of[i]  # the kinds of fact it claims: only a claim of one of them can change
             found: dict[str, tuple[MemoryRecord, float]] = {}
-            earlier = [e for e in np.argsort(-sims[j, :j], kind="stable").tolist() if kinds_of[rows[e]] & kinds]
-            for e in earlier[:MAX_CANDIDATES]:
-                found[records[rows[e]].record_id] = (records[rows[e]], float(sims[j, e]))
+            same = np.flatnonzero(bits[:j] & bits[j])  # the earlier claims of a kind it claims
+            sims = block[same] @ block[j]
+            nearest = np.argsort(-sims, kind="stable")[:MAX_CANDIDATES]
+            for e, sim in zip(same[nearest].tolist(), sims[nearest].tolist(), strict=True):
+                found[records[rows[e]].record_id] = (records[rows[e]], sim)
             # the nearest turns are often the assistant's replies (indexed with the turn they answer) or the
             # user's chat or claims of other facts: search deeper and keep the user's first MAX_CANDIDATES
             # statements that claim a fact of the same kind

@@ -240,10 +240,13 @@ class CouchbaseStore(PartsStore):
         replaced or its stored date differs."""
         stale: list[str] = []
         dates = {(s.user_id, s.session_id): s.occurred_at for s in sessions}  # the last one given is written
+        by_session: dict[tuple[str, str], set[str]] = {}  # grouped once: a batch of many sessions
+        for r in records:
+            by_session.setdefault((r.user_id, r.session_id), set()).add(r.record_id)
         for key, date in dates.items():
             old = old_sessions.get(d.session_key(*key))
             changed = key in written or (old is not None and d.session_date(old) != date)
-            batch = {r.record_id for r in records if (r.user_id, r.session_id) == key}
+            batch = by_session.get(key, set())
             rows = self._c.query(q.session_records(self.memory_collection, *key))
             stored = [(row["record_id"], row["kind"]) for row in rows if isinstance(row, Mapping)]
             stale += [d.record_key(rid) for rid in leftovers(stored, batch, changed)]

@@ -126,9 +126,12 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
         ))
     dropped: set[str] = set()
     if mode == "replace":
+        by_session: dict[tuple[str, str], dict[str, MemoryRecord]] = {}  # grouped once: a batch of many sessions
+        for r in records:
+            by_session.setdefault((r.user_id, r.session_id), {})[r.record_id] = r
         for s in sessions:
             key = (s.user_id, s.session_id)
-            batch = {r.record_id: r for r in records if (r.user_id, r.session_id) == key}
+            batch = by_session.get(key, {})
             changed = key in written_sessions or old_dates[key] not in (None, s.occurred_at.timestamp())
             stored = c.execute("SELECT record_id, kind, rowid FROM records WHERE user_id = ? AND session_id = ?",
                                key).fetchall()
