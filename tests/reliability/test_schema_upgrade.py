@@ -225,6 +225,7 @@ def test_a_schema_4_store_is_upgraded_keeps_its_data_and_takes_links(tmp_path):
         assert again.stats()["schema_version"] == "5" and again.count() == 3
     con = sqlite3.connect(path)
     assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'records_supersedes'").fetchone()[0] == 1
+    assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'records_session_order'").fetchone()[0] == 1
     con.close()
 
 

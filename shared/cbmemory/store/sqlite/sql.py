@@ -25,6 +25,9 @@ SCHEMA_VERSION = "5"
 APPLICATION_ID = 0x43424D45  # "CBME": marks a SQLite file as a cbmemory store
 
 # the records that supersede another, per user: few, so finding who supersedes a record reads this index only
+# one session's records in the order lists give (date, position): the last turn of a long session, which every
+# append reads, is found without sorting the session (stores made before it sort; the results are the same)
+SESSION_ORDER_INDEX = "CREATE INDEX IF NOT EXISTS records_session_order ON records (user_id, session_id, occurred_at, position)"
 SUPERSEDES_INDEX = "CREATE INDEX IF NOT EXISTS records_supersedes ON records (user_id) WHERE supersedes != '[]'"
 
 SCHEMA = [
@@ -63,6 +66,7 @@ SCHEMA = [
         sparse_weights BLOB,
         supersedes TEXT NOT NULL DEFAULT '[]')""",
     "CREATE INDEX IF NOT EXISTS records_user ON records (user_id, session_id, position)",
+    SESSION_ORDER_INDEX,
     "CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at) WHERE expires_at IS NOT NULL",
     # the embedding cache looks vectors up by content hash within one user only
     "CREATE INDEX IF NOT EXISTS records_user_hash ON records (user_id, content_hash)",
@@ -91,6 +95,7 @@ MIGRATE_FROM_3 = [
 MIGRATE_FROM_4 = [
     "ALTER TABLE records ADD COLUMN supersedes TEXT NOT NULL DEFAULT '[]'",
     SUPERSEDES_INDEX,
+    SESSION_ORDER_INDEX,
 ]
 
 # the user's live records that supersede any of the given ones: (the newer record's id, the older one's id)
