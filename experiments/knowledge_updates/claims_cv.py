@@ -52,10 +52,11 @@ def texts(feats: dict, work: dict[str, Path]) -> dict:
     return out
 
 
-def outcomes(d: dict, k: dict, family: str, user: str, protos, params) -> list[dict]:
-    """``scale_cv.outcomes`` for one conversation with the claims' bonus under ``params`` (β, γ, union, top,
-    latest; DEPTH and EMBEDDED the module's)."""
-    beta, gamma, union, top, latest = params
+def stage_outcomes(d: dict, k: dict, family: str, user: str, protos, select) -> list[dict]:
+    """``scale_cv.outcomes`` for one conversation with the statements the stage adds chosen by ``select(i, found, s,
+    margin, claim)``: for the question's slot ``i``, of the user's statements (indices into ``d["own"]``) the
+    ``found`` ones (the slot's search, ``DEPTH`` and ``EMBEDDED`` the module's), given each one's cosine to the slot
+    ``s``, its ``margin`` over any other slot's and whether it ``claim``s the slot's kind; it returns those shown."""
     names, owner, rows = protos
     own_slot = d.setdefault("_own_slot", S.by_slot(d["O"], protos))
     pos = {t: j for j, t in enumerate(d["own"])}
@@ -74,14 +75,23 @@ def outcomes(d: dict, k: dict, family: str, user: str, protos, params) -> list[d
             margin = s - np.max(np.delete(own_slot, i, axis=1), axis=1)
             kind = KINDS.get(names[i])
             claim = [kind is not None and kind in k["claims"][j] for j in range(len(s))]
-            on = [j for j in found if (s[j] >= C.STATEMENT_FLOOR and margin[j] >= C.STATEMENT_MARGIN) or (union and claim[j])]
-            on = sorted(on, key=lambda j: -(s[j] + beta * claim[j] + gamma * k["change"][j]))[:top]
-            added = {d["tid"][d["own"][j]] for j in sorted(on)[-latest:]}
+            added = {d["tid"][d["own"][j]] for j in select(i, found, s, margin, claim)}
         shown = c["shown"] | added
         res.append({"user": user, "family": family, "change": c["variant"] != "other", "variant": c["variant"],
                     "new": bool(c["cur"] & shown), "stale_only": bool(c["stale"] & shown) and not c["cur"] & shown,
                     "added": len(added - c["shown"])})
     return res
+
+
+def outcomes(d: dict, k: dict, family: str, user: str, protos, params) -> list[dict]:
+    """``stage_outcomes`` with the claims' bonus under ``params`` (β, γ, union, top, latest)."""
+    beta, gamma, union, top, latest = params
+
+    def select(i, found, s, margin, claim):
+        on = [j for j in found if (s[j] >= C.STATEMENT_FLOOR and margin[j] >= C.STATEMENT_MARGIN) or (union and claim[j])]
+        on = sorted(on, key=lambda j: -(s[j] + beta * claim[j] + gamma * k["change"][j]))[:top]
+        return sorted(on)[-latest:]
+    return stage_outcomes(d, k, family, user, protos, select)
 
 
 def run(feats: dict, kin: dict, protos, params, family: str) -> dict[str, list[dict]]:

@@ -68,37 +68,17 @@ def clause_score(cf, n: int, i: int, floor: float, margin: float) -> np.ndarray:
 
 
 def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params) -> list[dict]:
-    """``claims_cv.outcomes`` with the shipped claims setting, and clauses under ``params`` (on, cfloor,
+    """``claims_cv.stage_outcomes`` with the shipped claims setting, and clauses under ``params`` (on, cfloor,
     cmargin, top, δ)."""
     on_, cfloor, cmargin, top, less = params
-    names, owner, rows = protos
-    own_slot = d.setdefault("_own_slot", S.by_slot(d["O"], protos))
-    pos = {t: j for j, t in enumerate(d["own"])}
-    res = []
-    for c in d["cases"]:
-        qs = c.setdefault("_qs", S.by_slot(c["q"][None, :], protos)[0])
-        order = np.argsort(-qs)
-        added: set[str] = set()
-        if qs[order[0]] >= C.QUESTION_FLOOR and qs[order[0]] - qs[order[1]] >= C.QUESTION_MARGIN:
-            i = int(order[0])
-            ranked = d.setdefault(("_rank", i), np.argsort(-(d["V"] @ S.unit(rows[owner == i].mean(axis=0)))))
-            matter = C.ABOUT_PEOPLE.get(names[i], frozenset())
-            found = [pos[t] for t in ranked[:C.DEPTH].tolist()
-                     if t in pos and (matter is None or d["people"][t] - matter <= c["qpeople"])][:C.EMBEDDED]
-            s = own_slot[:, i]
-            margin = s - np.max(np.delete(own_slot, i, axis=1), axis=1)
-            cs = clause_score(cf, len(s), i, cfloor, cmargin) if on_ else np.full(len(s), -np.inf)
-            kind = C.KINDS.get(names[i])
-            claim = [kind is not None and kind in k["claims"][j] for j in range(len(s))]
-            whole = [bool(s[j] >= C.STATEMENT_FLOOR and margin[j] >= C.STATEMENT_MARGIN) for j in range(len(s))]
-            on = [j for j in found if whole[j] or claim[j] or cs[j] > -np.inf]
-            on = sorted(on, key=lambda j: -(max(s[j], cs[j] - less) + C.CLAIMED * claim[j] + C.CHANGED * k["change"][j]))
-            added = {d["tid"][d["own"][j]] for j in sorted(on[:top])[-C.LATEST:]}
-        shown = c["shown"] | added
-        res.append({"user": user, "family": family, "change": c["variant"] != "other", "variant": c["variant"],
-                    "new": bool(c["cur"] & shown), "stale_only": bool(c["stale"] & shown) and not c["cur"] & shown,
-                    "added": len(added - c["shown"])})
-    return res
+
+    def select(i, found, s, margin, claim):
+        cs = clause_score(cf, len(s), i, cfloor, cmargin) if on_ else np.full(len(s), -np.inf)
+        on = [j for j in found if (s[j] >= C.STATEMENT_FLOOR and margin[j] >= C.STATEMENT_MARGIN) or claim[j]
+              or cs[j] > -np.inf]
+        on = sorted(on, key=lambda j: -(max(s[j], cs[j] - less) + C.CLAIMED * claim[j] + C.CHANGED * k["change"][j]))
+        return sorted(on[:top])[-C.LATEST:]
+    return K.stage_outcomes(d, k, family, user, protos, select)
 
 
 def run(feats: dict, kin: dict, cfs: dict, protos, params, family: str) -> dict[str, list[dict]]:

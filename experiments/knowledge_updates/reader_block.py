@@ -47,6 +47,21 @@ def latest(mem: AgentMemory, user: str, question: str) -> list:
                                SearchFilters(), None, lambda ts: emb.embed(ts, user_id=user))
 
 
+def answer_row(llm, msgs, c, text: str, layout: str, out: Path, **extra) -> dict:
+    """The reader's answer to ``msgs`` for case ``c`` (whose context is ``text``), with its verdict, appended to
+    ``out`` as one JSON line (``extra`` before the layout) and printed."""
+    t0 = time.perf_counter()
+    answer = invoke_text(llm, msgs)
+    row = {"case_id": c.case_id, "variant": c.variant, "condition": layout, "current": c.current,
+           "stale": c.stale, "answer": answer, "verdict": answer_verdict(answer, c.current, c.stale),
+           "current_in_text": c.current.lower() in text.lower(), "stale_in_text": c.stale.lower() in text.lower(),
+           **extra, "layout": layout, "seconds": round(time.perf_counter() - t0, 1)}
+    with out.open("a") as f:
+        f.write(json.dumps(row) + "\n")
+    print(row["case_id"], row["verdict"], row["seconds"], flush=True)
+    return row
+
+
 def main():
     ap = reader_args()
     ap.add_argument("--dry", action="store_true", help="print the prompts, ask nothing")
@@ -87,15 +102,7 @@ def main():
             print(msgs[0][1])
             print(msgs[-1][1][-1500:])
             continue
-        t0 = time.perf_counter()
-        answer = invoke_text(llm, msgs)
-        row = {"case_id": c.case_id, "variant": c.variant, "condition": args.layout, "current": c.current,
-               "stale": c.stale, "answer": answer, "verdict": answer_verdict(answer, c.current, c.stale),
-               "current_in_text": c.current.lower() in text.lower(), "stale_in_text": c.stale.lower() in text.lower(),
-               "block": len(block), "layout": args.layout, "seconds": round(time.perf_counter() - t0, 1)}
-        with out.open("a") as f:
-            f.write(json.dumps(row) + "\n")
-        print(row["case_id"], row["verdict"], row["seconds"], flush=True)
+        answer_row(llm, msgs, c, text, args.layout, out, block=len(block))
     for m in mems.values():
         m.close()
 

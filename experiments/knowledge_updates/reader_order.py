@@ -13,10 +13,9 @@ One JSON line per question as it is answered (a rerun skips what is there), as `
 """
 
 import json
-import time
 from pathlib import Path
 
-from reader_block import latest
+from reader_block import answer_row, latest
 from reader_guide import drawn, reader_args
 
 from cbmemory import AgentMemory
@@ -25,8 +24,6 @@ from cbmemory.context.changes import CHANGED_GUIDE
 from cbmemory.context.render import memory_line
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.llm import make_chat_model
-from cbmemory_eval.qa import invoke_text
-from cbmemory_eval.updates.reader import answer_verdict
 
 
 def split(text: str) -> tuple[list[str], list[str]]:
@@ -77,15 +74,7 @@ def main():
             print("=====", c.case_id, c.current, "/", c.stale)
             print(text[:2500])
             continue
-        t0 = time.perf_counter()
-        answer = invoke_text(llm, msgs)
-        row = {"case_id": c.case_id, "variant": c.variant, "condition": args.layout, "current": c.current,
-               "stale": c.stale, "answer": answer, "verdict": answer_verdict(answer, c.current, c.stale),
-               "current_in_text": c.current.lower() in text.lower(), "stale_in_text": c.stale.lower() in text.lower(),
-               "layout": args.layout, "seconds": round(time.perf_counter() - t0, 1)}
-        with out.open("a") as f:
-            f.write(json.dumps(row) + "\n")
-        print(row["case_id"], row["verdict"], row["seconds"], flush=True)
+        answer_row(llm, msgs, c, text, args.layout, out)
     for m in mems.values():
         m.close()
 
