@@ -11,6 +11,7 @@ the first hit's context), from the same stores.
 
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from reader_guide import drawn, reader_args  # this folder's: the same draw and arguments
@@ -47,6 +48,24 @@ def latest(mem: AgentMemory, user: str, question: str) -> list:
                                SearchFilters(), None, lambda ts: emb.embed(ts, user_id=user))
 
 
+def pending(args, chosen, out: Path) -> Iterator[tuple]:
+    """The ``chosen`` cases not answered in ``out`` yet, each with its conversation's store (``args.work``,
+    ``args.family``; opened once, all closed at the end)."""
+    done = {r["case_id"] for r in map(json.loads, out.read_text().splitlines())} if out.exists() else set()
+    emb = MiniLMEmbedder()
+    mems: dict[str, AgentMemory] = {}
+    try:
+        for c in chosen:
+            if c.case_id in done:
+                continue
+            if c.user_id not in mems:
+                mems[c.user_id] = AgentMemory.open(Path(args.work) / f"{c.user_id}-x1-{args.family}.db", embedder=emb)
+            yield c, mems[c.user_id]
+    finally:
+        for m in mems.values():
+            m.close()
+
+
 def answer_row(llm, msgs, c, text: str, layout: str, out: Path, **extra) -> dict:
     """The reader's answer to ``msgs`` for case ``c`` (whose context is ``text``), with its verdict, appended to
     ``out`` as one JSON line (``extra`` before the layout) and printed."""
@@ -72,18 +91,8 @@ def main():
     chosen = drawn(args)
     llm = None if args.dry else make_chat_model(args.model, args.base_url, max_tokens=64)
     out = Path(args.out)
-    done = set()
-    if out.exists():
-        done = {r["case_id"] for r in map(json.loads, out.read_text().splitlines())}
     off = get_recipe("default").with_(current_value=False)
-    emb = MiniLMEmbedder()
-    mems = {}
-    for c in chosen:
-        if c.case_id in done:
-            continue
-        if c.user_id not in mems:
-            mems[c.user_id] = AgentMemory.open(Path(args.work) / f"{c.user_id}-x1-{args.family}.db", embedder=emb)
-        mem = mems[c.user_id]
+    for c, mem in pending(args, chosen, out):
         if args.layout == "block":
             rec = mem.recall(c.question, c.user_id, recipe=off, today=c.question_date)
             block = latest(mem, c.user_id, c.question)
@@ -103,8 +112,6 @@ def main():
             print(msgs[-1][1][-1500:])
             continue
         answer_row(llm, msgs, c, text, args.layout, out, block=len(block))
-    for m in mems.values():
-        m.close()
 
 
 if __name__ == "__main__":

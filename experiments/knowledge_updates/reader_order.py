@@ -12,17 +12,14 @@ One JSON line per question as it is answered (a rerun skips what is there), as `
         WORK_DIR OUT.jsonl --family train --first 12 --layout lead [--skip 12]
 """
 
-import json
 from pathlib import Path
 
-from reader_block import answer_row, latest
+from reader_block import answer_row, latest, pending
 from reader_guide import drawn, reader_args
 
-from cbmemory import AgentMemory
 from cbmemory.context import DEFAULT_CONTEXT, answer_messages
 from cbmemory.context.changes import CHANGED_GUIDE
 from cbmemory.context.render import memory_line
-from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.llm import make_chat_model
 
 
@@ -55,15 +52,7 @@ def main():
     chosen = drawn(args)[args.skip:]
     llm = None if args.dry else make_chat_model(args.model, args.base_url, max_tokens=64)
     out = Path(args.out)
-    done = {r["case_id"] for r in map(json.loads, out.read_text().splitlines())} if out.exists() else set()
-    emb = MiniLMEmbedder()
-    mems: dict[str, AgentMemory] = {}
-    for c in chosen:
-        if c.case_id in done:
-            continue
-        if c.user_id not in mems:
-            mems[c.user_id] = AgentMemory.open(Path(args.work) / f"{c.user_id}-x1-{args.family}.db", embedder=emb)
-        mem = mems[c.user_id]
+    for c, mem in pending(args, chosen, out):
         rec = mem.recall(c.question, c.user_id, today=c.question_date)
         config = rec.config or DEFAULT_CONTEXT
         first = [memory_line(r, config) for r in latest(mem, c.user_id, c.question)] if args.layout == "lead" else []
@@ -75,8 +64,6 @@ def main():
             print(text[:2500])
             continue
         answer_row(llm, msgs, c, text, args.layout, out)
-    for m in mems.values():
-        m.close()
 
 
 if __name__ == "__main__":
