@@ -19,7 +19,9 @@ class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors of a fixed dimension.
 
     ``name`` identifies the model and its settings; a store records it with ``dimension`` and refuses to
-    open with a different embedder, so vectors from two models are never compared.
+    open with a different embedder, so vectors from two models are never compared. An embedder may also have
+    ``embed_queries(texts) -> (n, dimension) array``, many queries in one call (``CachedEmbedder.embed_queries``
+    uses it when there).
     """
 
     name: str
@@ -48,6 +50,14 @@ def l2_normalise(x: np.ndarray) -> np.ndarray:
 
 
 VectorLookup = Callable[[str, Sequence[str]], Mapping[str, np.ndarray]]
+# A model whose query and document vectors of one text are at least this near (cosine) embeds queries as
+# documents (MiniLM, OpenAI's models: run to run they differ by float noise only); one that prefixes or
+# instructs queries (e5, Cohere's search_query) is far below it.
+SAME_AS_DOCUMENTS = 0.999
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-12)
 
 
 class CachedEmbedder:
@@ -68,6 +78,7 @@ class CachedEmbedder:
         self._max = max_entries
         self.model_calls = 0
         self.texts_embedded = 0
+        self._queries_as_documents: bool | None = None  # probed on the first batch of queries (_queries)
 
     def _remember(self, key: str, vec: np.ndarray) -> None:
         self._lru[key] = vec
@@ -117,10 +128,56 @@ class CachedEmbedder:
             out[idx] = self.embed([records[i].index_text for i in idx], user_id=user)
         return out
 
+    @staticmethod
+    def _query_key(text: str, user_id: str | None) -> str:
+        return ("q:" if user_id is None else f"q:{user_id}\x1f") + content_hash(text)
+
+    def _query(self, text: str) -> np.ndarray:
+        return check_vectors(np.asarray(self.inner.embed_query(text)).reshape(1, -1), 1, self.dimension)[0]
+
     def embed_query(self, text: str, *, user_id: str | None = None) -> np.ndarray:
-        key = ("q:" if user_id is None else f"q:{user_id}\x1f") + content_hash(text)
+        key = self._query_key(text, user_id)
         vec = self._lru.get(key)
         if vec is None:
-            vec = check_vectors(np.asarray(self.inner.embed_query(text)).reshape(1, -1), 1, self.dimension)[0]
+            vec = self._query(text)
             self._remember(key, vec)
         return vec
+
+    def embed_queries(self, texts: Sequence[str], *, user_id: str | None = None) -> np.ndarray:
+        """``embed_query`` of each of ``texts`` (cached the same way), those not cached in as few model calls as
+        the model allows (``_queries``): a hosted model's round trip is paid once, not once per text."""
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        missing: dict[str, list[int]] = {}
+        for i, text in enumerate(texts):
+            key = self._query_key(text, user_id)
+            vec = self._lru.get(key)
+            if vec is None:
+                missing.setdefault(key, []).append(i)
+            else:
+                out[i] = vec
+        if missing:
+            order = list(missing)
+            for key, vec in zip(order, self._queries([texts[missing[k][0]] for k in order]), strict=True):
+                out[missing[key]] = vec
+                self._remember(key, vec.copy())
+        return out
+
+    def _queries(self, texts: list[str]) -> np.ndarray:
+        """Query vectors of ``texts`` (at least one): by the model's own ``embed_queries`` when it has one; else
+        the first by ``embed_query`` and, when the model embeds a query as it embeds a document (probed once, on
+        that first text: ``SAME_AS_DOCUMENTS``), the others in one ``embed`` call; else one ``embed_query`` each."""
+        many = getattr(self.inner, "embed_queries", None)
+        if callable(many):
+            return check_vectors(many(list(texts)), len(texts), self.dimension)
+        head = self._query(texts[0])
+        rest = texts[1:]
+        if not rest:
+            return head[None, :]
+        if self._queries_as_documents is None:
+            doc = check_vectors(self.inner.embed([texts[0]]), 1, self.dimension)[0]
+            self._queries_as_documents = _cosine(head, doc) >= SAME_AS_DOCUMENTS
+        if self._queries_as_documents:
+            tail = check_vectors(self.inner.embed(rest), len(rest), self.dimension)
+        else:
+            tail = np.stack([self._query(t) for t in rest])
+        return np.concatenate([head[None, :], tail])

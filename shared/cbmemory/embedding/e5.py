@@ -119,3 +119,7 @@ class E5SmallEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         """A query: embedded as ``"query: <text>"``."""
         return self._encode([text], is_query=True)[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Many queries at once, each as ``"query: <text>"``."""
+        return self._encode(texts, is_query=True)

@@ -102,3 +102,7 @@ class MiniLMEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Many queries at once: a query is embedded as a document."""
+        return self.embed(texts)

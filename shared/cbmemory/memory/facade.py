@@ -238,6 +238,7 @@ class AgentMemory(Writing, Transfer):
         return recipe_hits(self.store, embed_query, cfg, user_id, query, k=k, filters=filters, reference_date=ref,
                            now=self.clock(), current_only=current_only, as_of=at,
                            embed_texts=functools.partial(self.embedder.embed, user_id=user_id),
+                           embed_queries=functools.partial(self.embedder.embed_queries, user_id=user_id),
                            encode_sparse=query_encoder(self.store, user_id, self.sparse_encoder))
 
     def _check_recipe(self, recipe: Recipe) -> None:

@@ -18,11 +18,11 @@ def recipe_hits(store: MemoryStore, embed_query: QueryEmbedder, recipe: Recipe, 
                 k: int | None = None, filters: SearchFilters | None = None, reference_date: datetime | None = None,
                 now: datetime | None = None, encode_sparse: SparseQueryEncoder | None = None,
                 current_only: bool = False, as_of: datetime | None = None,
-                embed_texts: TextsEmbedder | None = None) -> list[Hit]:
+                embed_texts: TextsEmbedder | None = None, embed_queries: TextsEmbedder | None = None) -> list[Hit]:
     """``retrieve`` with ``recipe`` (same arguments), cut to ``recipe.context.token_budget`` tokens."""
     hits = retrieve(store, embed_query, recipe, user_id, query, k=k, filters=filters,
                     reference_date=reference_date, now=now, encode_sparse=encode_sparse,
-                    current_only=current_only, as_of=as_of, embed_texts=embed_texts)
+                    current_only=current_only, as_of=as_of, embed_texts=embed_texts, embed_queries=embed_queries)
     return fit(hits, recipe.context.token_budget, recipe.context)
 
 

@@ -170,18 +170,21 @@ _MADE: dict[bytes, Protos] = {}  # prototypes by the embedder's vector of the fi
 _MADE_MAX = 8
 
 
-def prototypes(embed: Embed) -> Protos:
+def prototypes(embed: Embed, embed_many: EmbedMany | None = None) -> Protos:
     """The slot names, each description's slot index and the descriptions' unit vectors (rows). Made once per
     embedding model and process: the model is told by its vector of the first description (one embedding per
     call, which the caller's cache answers after the first), so a new user's first question does not embed the
-    descriptions again."""
+    descriptions again. ``embed_many``: the same query embedder for many texts at once (the descriptions are
+    then embedded in one call, not one call each: a hosted model's round trip paid once)."""
     names = tuple(SLOTS)
     first = np.asarray(embed(SLOTS[names[0]][0]), dtype=np.float32)
     key = first.tobytes()
     made = _MADE.get(key)
     if made is None:
         owner = np.array([i for i, n in enumerate(names) for _ in SLOTS[n]])
-        rows = np.stack([_unit(np.asarray(embed(t), dtype=np.float32)) for n in names for t in SLOTS[n]])
+        texts = [t for n in names for t in SLOTS[n]]
+        vecs = embed_many(texts) if embed_many is not None else [embed(t) for t in texts]
+        rows = np.stack([_unit(np.asarray(v, dtype=np.float32)) for v in vecs])
         made = names, owner, rows
         if len(_MADE) >= _MADE_MAX:
             _MADE.pop(next(iter(_MADE)))
@@ -263,14 +266,15 @@ def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None) 
 
 
 def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str, filters: SearchFilters,
-                      now: datetime | None, embed_texts: EmbedMany | None = None) -> list[MemoryRecord]:
+                      now: datetime | None, embed_texts: EmbedMany | None = None,
+                      embed_queries: EmbedMany | None = None) -> list[MemoryRecord]:
     """For a first-person question with a slot, the user's latest statements of that slot, in conversation
     order (the newest ``LATEST`` of the ``TOP`` nearest the slot; see the module docstring); none otherwise.
     ``embed_texts``: the same embedder for many texts at once (the found statements are embedded in one batch;
-    ``None``: one by one with ``embed``)."""
+    ``None``: one by one with ``embed``); ``embed_queries``: ``embed`` for many texts at once (``prototypes``)."""
     if not FIRST_PERSON.search(query):
         return []
-    protos = prototypes(embed)
+    protos = prototypes(embed, embed_queries)
     slot = slot_of(embed(query), protos, QUESTION_FLOOR, QUESTION_MARGIN)
     if slot is None:
         return []
@@ -288,12 +292,13 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
 
 
 def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hits: list[Hit],
-                 filters: SearchFilters, now: datetime | None, embed_texts: EmbedMany | None = None) -> list[Hit]:
+                 filters: SearchFilters, now: datetime | None, embed_texts: EmbedMany | None = None,
+                 embed_queries: EmbedMany | None = None) -> list[Hit]:
     """``hits`` with the user's latest statements of the fact asked about (``latest_statements``) that no hit
     shows yet added to the first hit's context; ``hits`` unchanged when there are none."""
     if not hits:
         return hits
-    latest = latest_statements(store, embed, user_id, query, filters, now, embed_texts)
+    latest = latest_statements(store, embed, user_id, query, filters, now, embed_texts, embed_queries)
     shown = {r.record_id for h in hits for r in (h.record, *h.context)}
     added = tuple(r for r in latest if r.record_id not in shown)
     return [replace(hits[0], context=(*hits[0].context, *added)), *hits[1:]] if added else hits

@@ -338,6 +338,7 @@ def retrieve(
     current_only: bool = False,
     as_of: datetime | None = None,
     embed_texts: TextsEmbedder | None = None,
+    embed_queries: TextsEmbedder | None = None,
 ) -> list[Hit]:
     """``recipe``'s top hits for ``query`` within ``user_id``'s memory, each stamped with the recipe name.
     ``encode_sparse``: the query's sparse vector, for recipes with the ``sparse`` signal (required by them).
@@ -350,7 +351,9 @@ def retrieve(
 
     ``as_of``: the state at that instant (``current``): only memories that occurred by then are searched and
     shown, only changes made by then count, and it is the question's date when ``reference_date`` is None.
-    ``current_only``: memories a later one changed are neither hits nor shown in a hit's context."""
+    ``current_only``: memories a later one changed are neither hits nor shown in a hit's context.
+    ``embed_texts``, ``embed_queries``: the embedder for many documents, many queries at once (the current-value
+    stage's batches; without them it embeds one text per call)."""
     config = recipe.retrieval
     if config.uses(Signal.SPARSE) and encode_sparse is None:
         raise InvalidInputError(f"recipe {recipe.name!r} searches sparse vectors: give a sparse query encoder")
@@ -404,7 +407,7 @@ def retrieve(
     ranked = with_window(store, user_id, ranked, config.window, f, now)
     if changed is None:
         if config.current_value:  # the user's newest statements of the fact asked about (current_value.py)
-            ranked = with_current(store, embed_query, user_id, query, ranked, f, now, embed_texts)
+            ranked = with_current(store, embed_query, user_id, query, ranked, f, now, embed_texts, embed_queries)
         ranked = with_updates(store, user_id, ranked, f, now, as_of)  # what changed a shown memory (updates.py)
     else:  # nothing shown was changed: no update to add
         ranked = changed.without_context(ranked)

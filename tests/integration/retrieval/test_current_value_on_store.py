@@ -4,15 +4,19 @@ A first-person question about a fact the user changed in words the question does
 latest statement of that fact shown in the first hit's context; someone else's similar fact is not taken for
 the user's, unless the person is the matter (a relative on the household, "my boyfriend" on a partner); a
 question not about the user adds nothing; the recipe's own hits stay as they were; a plain claim of the kind
-(the write-time rules) is taken though its words are far from the matter, a wish in the same words is not."""
+(the write-time rules) is taken though its words are far from the matter, a wish in the same words is not; a
+process's first such question through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted
+model's round trips) embeds the stage's descriptions in one call, not one call each."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from langchain_core.embeddings import Embeddings
 
-from cbmemory import AgentMemory, SearchFilters, get_recipe
+from cbmemory import AgentMemory, LangChainEmbedder, SearchFilters, get_recipe
+from cbmemory.retrieval import current_value
 from cbmemory.retrieval.current_value import latest_statements
 
 D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
@@ -145,3 +149,34 @@ def test_a_plain_claim_of_the_kind_is_taken_though_its_words_are_far_from_the_ma
                                                 "Which company do I work for now?", SearchFilters(), None)}
     assert "I work at Initech as an engineer." in chosen  # the question has its kind, and the old claim is found
     assert (said in chosen) is taken
+
+
+class _Hosted(Embeddings):
+    """The real MiniLM as a hosted model is reached through LangChain: each call would be a round trip."""
+
+    def __init__(self, model):
+        self.model, self.calls = model, 0
+
+    def embed_documents(self, texts):
+        self.calls += 1
+        return self.model.embed(texts).tolist()
+
+    def embed_query(self, text):  # as OpenAIEmbeddings: a query is a document of one text
+        return self.embed_documents([text])[0]
+
+
+def test_a_processs_first_question_about_the_user_embeds_the_matters_in_one_batch(tmp_path, minilm, monkeypatch):
+    hosted = _Hosted(minilm)
+    memory = AgentMemory.open(tmp_path / "hosted.db", embedder=LangChainEmbedder(hosted))
+    try:
+        _history(memory, NEW)
+        monkeypatch.setattr(current_value, "_MADE", {})  # the descriptions' vectors not made yet in this process
+        hosted.calls = 0
+        on = memory.recall("Which city do I live in these days?", "ana", recipe=ON)
+        assert NEW in _shown(on)
+        # the question; the first description (which tells the model); the second as a query and as a document
+        # (is a query embedded as a document?); the other 138 descriptions in one call; the statements found in
+        # one call: not one call per description (141)
+        assert hosted.calls == 6
+    finally:
+        memory.close()
