@@ -5,7 +5,9 @@ and the hit says which records it shows were changed and when (``Hit.superseded_
 the context marks them (``cbmemory.context.render``). Links are followed up to ``MAX_STEPS`` changes on
 (A -> B -> C). A derived memory (an event, a summary, a passage) counts as changed when all the records it was
 made from were (``current.changes_of``). One ``superseding`` lookup per step, one read of the records not shown
-yet."""
+yet: of the records that changed a shown one, the newest ``PULLED`` (what holds now and the changes just before
+it) and the first (whose date is the date of the change), so a matter changed a thousand times costs a recall
+what one changed four times does."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from ..store.filters import admits
 from .current import changes_of
 
 MAX_STEPS = 3  # changes followed from a recalled memory (A -> B -> C -> D)
+PULLED = 3  # of the records that changed a recalled memory, the newest shown with it
 
 
 def _shown(h: Hit) -> tuple[MemoryRecord, ...]:
@@ -48,7 +51,7 @@ def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: Sea
             break
         later.update(links)
         shown = {r.record_id for h in out for r in _shown(h)}
-        wanted = [i for i in dict.fromkeys(x for v in links.values() for x in v) if i not in shown]
+        wanted = [i for i in dict.fromkeys(x for v in links.values() for x in (v[0], *v[-PULLED:])) if i not in shown]
         got = {r.record_id: r for r in store.get_records(user_id, wanted) if admits(r, filters, at)}
         by_id = {r.record_id: r for h in out for r in _shown(h)} | got
         for old, newer in links.items():
@@ -57,7 +60,7 @@ def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: Sea
                 when[old] = min(dates)
         placed: list[Hit] = []
         for h in out:
-            pulled = [got.pop(n) for r in _shown(h) for n in links.get(r.record_id, ()) if n in got]
+            pulled = [got.pop(n) for r in _shown(h) for n in links.get(r.record_id, ())[-PULLED:] if n in got]
             placed.append(replace(h, context=(*h.context, *pulled)) if pulled else h)
         out = placed
         records = [r for h in out for r in _shown(h)]

@@ -1,7 +1,8 @@
 """Integration layer: what is true now, through AgentMemory over a real SQLite file with the real MiniLM
 embedder. A user statement that changes an earlier one is linked to it when written (no LLM); recalling the
 old one brings the new one, and the context marks the old line as changed, with the date of the change.
-Someone else's similar fact links nothing; nothing is deleted by a link. The links are opt-in
+Someone else's similar fact links nothing; nothing is deleted by a link; a matter changed many times
+brings its newest changes only. The links are opt-in
 (``IngestConfig(link_updates=True)``): a memory opened with the default recipe makes none."""
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cbmemory import AgentMemory, get_recipe
+from cbmemory import AgentMemory, Message, get_recipe
 from cbmemory.context.changes import CHANGED_GUIDE
+from cbmemory.ingest.records import build_records
+from cbmemory.models import Session
+from cbmemory.retrieval.updates import PULLED
 
 D0 = datetime(2023, 5, 7, tzinfo=timezone.utc)
 LINKING = dataclasses.replace(get_recipe("default").ingest, link_updates=True)
@@ -110,3 +114,29 @@ def test_random_histories_of_moves_show_the_newest_and_mark_the_old(tmp_path_fac
         current = [line for line in lines if not line.endswith("no longer current]")]
         # exactly one line holds now, the newest move (where it sits depends on which hit pulled it in)
         assert len(current) == 1 and f"moved to {cities[-1]} last week" in current[0], text
+
+
+def test_a_matter_changed_many_times_shows_its_newest_changes_not_all_of_them(memory, minilm):
+    """A record that many later ones changed (a daily habit told a hundred times over) brings the newest
+    ``PULLED`` of them with it, not every one: a recall costs what it costs for a matter changed a few times.
+    The hit still names every record that changed it, and the change's date is the first change's."""
+    _session(memory, "s0", 0, "I live in Paris and I love my neighbourhood.")
+    paris = _records(memory)["I live in Paris and I love my neighbourhood."]
+    moves, when = [], []
+    for i in range(12):
+        day = D0 + timedelta(days=10 + i)
+        [turn] = build_records("ana", f"m{i}", [Message("user", f"Big news: I moved to {CITIES[i % 6]} {i} now.",
+                                                        "Ana")], day, day)
+        moves.append(dataclasses.replace(turn, supersedes=(paris.record_id,)))
+        when.append(day)
+    memory.store.write([Session("ana", f"m{i}", d) for i, d in enumerate(when)], moves,
+                       minilm.embed([r.index_text for r in moves]))
+    no_stage = get_recipe("default").with_(name="default_no_current", current_value=False)
+    hits = memory.search("Where do I live in Paris?", "ana", recipe=no_stage)
+    [hit] = [h for h in hits if h.record.record_id == paris.record_id]
+    newest = {r.record_id for r in moves[-PULLED:]}
+    pulled = {r.record_id for r in hit.context if r.text.startswith("Big news")}
+    assert pulled and pulled <= newest  # only the newest changes are pulled in (those no other hit shows)
+    assert newest <= {r.record_id for h in hits for r in (h.record, *h.context)}
+    assert hit.superseded_by == tuple(r.record_id for r in moves)
+    assert hit.changed == {paris.record_id: when[0]}
