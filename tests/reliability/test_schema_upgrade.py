@@ -244,3 +244,33 @@ def test_a_failed_step_to_5_leaves_the_schema_4_store_as_it_was(tmp_path, monkey
     with pytest.raises(NotAStoreError):
         SQLiteStore(path)
     assert schema_version(path) == "4" and "supersedes" not in columns(path)
+
+
+# ------------------------------------------------------------------ schema 5 made before an index
+
+def _has_index(path: Path, name: str) -> bool:
+    con = sqlite3.connect(path)
+    try:
+        return con.execute("SELECT count(*) FROM sqlite_master WHERE name = ?", (name,)).fetchone()[0] == 1
+    finally:
+        con.close()
+
+
+def test_a_schema_5_store_made_before_the_session_order_index_gets_it_on_its_first_write_not_on_open(tmp_path):
+    path = tmp_path / "v5.db"
+    old_file(path, 4)
+    SQLiteStore(path).close()  # upgraded to 5 (with the index), then made as a store of 5 before the index was
+    con = sqlite3.connect(path)
+    con.execute("DROP INDEX records_session_order")
+    con.commit()
+    con.close()
+    with SQLiteStore(path, read_only=True) as ro:  # read-only: opened and read as it is
+        assert ro.count() == 2
+    with SQLiteStore(path) as store:
+        assert [r.text for r in store.list_records("alice", now=NOW)] == [TEXTS[0][1]]
+        assert not _has_index(path, "records_session_order")  # nothing written on open or on a read
+        [new] = build_records("alice", "s2", validate_messages([{"role": "user", "content": "viola now"}]), NOW, NOW)
+        store.write([Session("alice", "s2", NOW)], [new], np.full((1, 4), 0.5))
+        assert _has_index(path, "records_session_order")
+        assert [r.text for r in store.list_records("alice", now=NOW)] == [TEXTS[0][1], "viola now"]
+    assert schema_version(path) == "5"
