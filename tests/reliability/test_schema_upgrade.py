@@ -244,6 +244,7 @@ def test_a_failed_step_to_5_leaves_the_schema_4_store_as_it_was(tmp_path, monkey
     with pytest.raises(NotAStoreError):
         SQLiteStore(path)
     assert schema_version(path) == "4" and "supersedes" not in columns(path)
+    assert not _has_index(path, "records_session_order")  # nothing of 5 made before the step failed
 
 
 # ------------------------------------------------------------------ schema 5 made before an index

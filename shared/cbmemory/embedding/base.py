@@ -86,11 +86,8 @@ class CachedEmbedder:
         while len(self._lru) > self._max:
             self._lru.popitem(last=False)
 
-    def embed(self, texts: Sequence[str], *, user_id: str | None = None) -> np.ndarray:
-        """Vectors of ``texts`` written for ``user_id`` (cached per user; ``None``: this process only)."""
-        out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        space = "" if user_id is None else user_id + "\x1f"
-        keys = [space + content_hash(t) for t in texts]
+    def _cached(self, keys: Sequence[str], out: np.ndarray) -> dict[str, list[int]]:
+        """Rows of ``out`` filled from the in-process cache; the keys not in it, each with its rows."""
         missing: dict[str, list[int]] = {}
         for i, key in enumerate(keys):
             vec = self._lru.get(key)
@@ -98,6 +95,19 @@ class CachedEmbedder:
                 missing.setdefault(key, []).append(i)
             else:
                 out[i] = vec
+        return missing
+
+    def _fill(self, out: np.ndarray, missing: dict[str, list[int]], vecs: np.ndarray) -> None:
+        """The rows of ``missing`` (key -> rows, in order) filled with ``vecs`` (one per key), and cached."""
+        for (key, rows), vec in zip(missing.items(), vecs, strict=True):
+            out[rows] = vec
+            self._remember(key, vec.copy())
+
+    def embed(self, texts: Sequence[str], *, user_id: str | None = None) -> np.ndarray:
+        """Vectors of ``texts`` written for ``user_id`` (cached per user; ``None``: this process only)."""
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        space = "" if user_id is None else user_id + "\x1f"
+        missing = self._cached([space + content_hash(t) for t in texts], out)
         if missing and self._lookup is not None and user_id is not None:
             found = self._lookup(user_id, [k[len(space):] for k in missing])
             for key, vec in ((space + h, v) for h, v in found.items()):
@@ -106,15 +116,11 @@ class CachedEmbedder:
                         out[i] = vec
                     self._remember(key, vec)
         if missing:
-            order = list(missing)
-            first = [texts[missing[k][0]] for k in order]
+            first = [texts[rows[0]] for rows in missing.values()]
             vecs = check_vectors(self.inner.embed(first), len(first), self.dimension)
             self.model_calls += 1
             self.texts_embedded += len(first)
-            for key, vec in zip(order, vecs, strict=True):
-                for i in missing[key]:
-                    out[i] = vec
-                self._remember(key, vec.copy())
+            self._fill(out, missing, vecs)
         return out
 
     def embed_records(self, records: Sequence[MemoryRecord]) -> np.ndarray:
@@ -147,19 +153,9 @@ class CachedEmbedder:
         """``embed_query`` of each of ``texts`` (cached the same way), those not cached in as few model calls as
         the model allows (``_queries``): a hosted model's round trip is paid once, not once per text."""
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        missing: dict[str, list[int]] = {}
-        for i, text in enumerate(texts):
-            key = self._query_key(text, user_id)
-            vec = self._lru.get(key)
-            if vec is None:
-                missing.setdefault(key, []).append(i)
-            else:
-                out[i] = vec
+        missing = self._cached([self._query_key(t, user_id) for t in texts], out)
         if missing:
-            order = list(missing)
-            for key, vec in zip(order, self._queries([texts[missing[k][0]] for k in order]), strict=True):
-                out[missing[key]] = vec
-                self._remember(key, vec.copy())
+            self._fill(out, missing, self._queries([texts[rows[0]] for rows in missing.values()]))
         return out
 
     def _queries(self, texts: list[str]) -> np.ndarray:

@@ -5,17 +5,20 @@ and the hit says which records it shows were changed and when (``Hit.superseded_
 the context marks them (``cbmemory.context.render``). Links are followed up to ``MAX_STEPS`` changes on
 (A -> B -> C). A derived memory (an event, a summary, a passage) counts as changed when all the records it was
 made from were (``current.changes_of``). One ``superseding`` lookup per step, one read of the records not shown
-yet: of the records that changed a shown one, the newest ``PULLED`` (what holds now and the changes just before
-it) and the first (whose date is the date of the change), so a matter changed a thousand times costs a recall
-what one changed four times does."""
+yet: of the records that changed a shown raw one, the first (whose date is the date of the change) and the
+newest ``PULLED`` (what holds now and the changes just before it), so a matter changed a thousand times reads and
+shows what one changed four times does (its ids are still all listed in ``Hit.superseded_by``); all of them when
+the search's filters leave out one of those few (the change's date and mark are those of the records the
+filters admit), and all of a derived one's (they come source by source, not in date order)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
 from ..dates import utcnow
-from ..models import Hit, MemoryRecord, SearchFilters, frozen_mapping
+from ..models import RAW_KINDS, Hit, MemoryRecord, SearchFilters, conversation_order, frozen_mapping
 from ..store.base import MemoryStore
 from ..store.filters import admits
 from .current import changes_of
@@ -28,11 +31,18 @@ def _shown(h: Hit) -> tuple[MemoryRecord, ...]:
     return (h.record, *h.context)
 
 
+def _admitted(store: MemoryStore, user_id: str, reads: Iterable[Sequence[str]], known: Mapping[str, MemoryRecord],
+              filters: SearchFilters, at: datetime) -> dict[str, MemoryRecord]:
+    """The records of ``reads`` not ``known`` yet that ``filters`` admit, read in one call, by id."""
+    wanted = [i for i in dict.fromkeys(x for v in reads for x in v) if i not in known]
+    return {r.record_id: r for r in store.get_records(user_id, wanted) if admits(r, filters, at)}
+
+
 def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: SearchFilters,
                  now: datetime | None, as_of: datetime | None = None) -> list[Hit]:
-    """``hits`` with the later records that change what they show added to their context (those ``filters``
-    admits, not shown already), and each hit's ``superseded_by`` and ``changed`` set. ``as_of``: only the
-    changes made by then count (``current.changes_at``)."""
+    """``hits`` with the newest ``PULLED`` of the later records that change what they show added to their context
+    (of those read, that ``filters`` admits and no hit shows yet), and each hit's ``superseded_by`` and ``changed``
+    set. ``as_of``: only the changes made by then count (``current.changes_at``)."""
     if not hits:
         return hits
     out = list(hits)
@@ -50,17 +60,28 @@ def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: Sea
         if not links:
             break
         later.update(links)
-        shown = {r.record_id for h in out for r in _shown(h)}
-        wanted = [i for i in dict.fromkeys(x for v in links.values() for x in (v[0], *v[-PULLED:])) if i not in shown]
-        got = {r.record_id: r for r in store.get_records(user_id, wanted) if admits(r, filters, at)}
-        by_id = {r.record_id: r for h in out for r in _shown(h)} | got
-        for old, newer in links.items():
-            dates = [by_id[n].occurred_at for n in newer if n in by_id]
+        known = {r.record_id: r for h in out for r in _shown(h)}
+        raw = {r.record_id for r in fresh if r.kind in RAW_KINDS}
+        reads = {old: tuple(dict.fromkeys((v[0], *v[-PULLED:]))) if old in raw else v for old, v in links.items()}
+        got = _admitted(store, user_id, reads.values(), known, filters, at)
+        # one of the few read that the filters leave out: all are read (the change's date and its mark are
+        # those of the records the filters admit, as for a matter changed a few times)
+        full = {old: links[old] for old, read in reads.items()
+                if read is not links[old] and any(n not in known and n not in got for n in read)}
+        if full:
+            reads |= full
+            got |= _admitted(store, user_id, full.values(), {**known, **got}, filters, at)
+        by_id = known | got
+        for old, read in reads.items():
+            dates = [by_id[n].occurred_at for n in read if n in by_id]
             if dates:
                 when[old] = min(dates)
         placed: list[Hit] = []
         for h in out:
-            pulled = [got.pop(n) for r in _shown(h) for n in links.get(r.record_id, ())[-PULLED:] if n in got]
+            pulled: list[MemoryRecord] = []
+            for r in _shown(h):
+                newest = sorted((got[n] for n in reads.get(r.record_id, ()) if n in got), key=conversation_order)
+                pulled += [got.pop(n.record_id) for n in newest[-PULLED:]]
             placed.append(replace(h, context=(*h.context, *pulled)) if pulled else h)
         out = placed
         records = [r for h in out for r in _shown(h)]

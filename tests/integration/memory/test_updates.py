@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cbmemory import AgentMemory, Message, get_recipe
+from cbmemory import AgentMemory, Message, SearchFilters, get_recipe
 from cbmemory.context.changes import CHANGED_GUIDE
 from cbmemory.ingest.records import build_records
 from cbmemory.models import Session
@@ -116,27 +116,43 @@ def test_random_histories_of_moves_show_the_newest_and_mark_the_old(tmp_path_fac
         assert len(current) == 1 and f"moved to {cities[-1]} last week" in current[0], text
 
 
-def test_a_matter_changed_many_times_shows_its_newest_changes_not_all_of_them(memory, minilm):
-    """A record that many later ones changed (a daily habit told a hundred times over) brings the newest
-    ``PULLED`` of them with it, not every one: a recall costs what it costs for a matter changed a few times.
-    The hit still names every record that changed it, and the change's date is the first change's."""
+def _many_moves(memory, minilm, n=12):
+    """Paris, then ``n`` later moves written with links to it (as many days of telling it again would make)."""
     _session(memory, "s0", 0, "I live in Paris and I love my neighbourhood.")
     paris = _records(memory)["I live in Paris and I love my neighbourhood."]
-    moves, when = [], []
-    for i in range(12):
+    moves = []
+    for i in range(n):
         day = D0 + timedelta(days=10 + i)
         [turn] = build_records("ana", f"m{i}", [Message("user", f"Big news: I moved to {CITIES[i % 6]} {i} now.",
                                                         "Ana")], day, day)
         moves.append(dataclasses.replace(turn, supersedes=(paris.record_id,)))
-        when.append(day)
-    memory.store.write([Session("ana", f"m{i}", d) for i, d in enumerate(when)], moves,
+    memory.store.write([Session("ana", r.session_id, r.occurred_at) for r in moves], moves,
                        minilm.embed([r.index_text for r in moves]))
-    no_stage = get_recipe("default").with_(name="default_no_current", current_value=False)
-    hits = memory.search("Where do I live in Paris?", "ana", recipe=no_stage)
-    [hit] = [h for h in hits if h.record.record_id == paris.record_id]
-    newest = {r.record_id for r in moves[-PULLED:]}
-    pulled = {r.record_id for r in hit.context if r.text.startswith("Big news")}
-    assert pulled and pulled <= newest  # only the newest changes are pulled in (those no other hit shows)
-    assert newest <= {r.record_id for h in hits for r in (h.record, *h.context)}
+    return paris, moves
+
+
+NO_STAGE = get_recipe("default").with_(name="default_no_current", current_value=False)
+
+
+def test_a_matter_changed_many_times_shows_its_newest_changes_not_all_of_them(memory, minilm):
+    """A record that many later ones changed (a daily habit told a hundred times over) brings the newest
+    ``PULLED`` of them with it, not every one: a recall costs what it costs for a matter changed a few times.
+    The hit still names every record that changed it, and the change's date is the first change's."""
+    paris, moves = _many_moves(memory, minilm)
+    [hit] = memory.search("Where do I live in Paris?", "ana", recipe=NO_STAGE, k=1)
+    assert hit.record.record_id == paris.record_id
+    pulled = [r.record_id for r in hit.context if r.text.startswith("Big news")]
+    assert pulled == [r.record_id for r in moves[-PULLED:]]
     assert hit.superseded_by == tuple(r.record_id for r in moves)
-    assert hit.changed == {paris.record_id: when[0]}
+    assert hit.changed == {paris.record_id: moves[0].occurred_at}  # read for its date, not shown
+
+
+def test_a_filter_that_leaves_out_the_newest_changes_still_shows_and_dates_one_it_admits(memory, minilm):
+    """With a filter admitting one change from the middle of many, that one is the change shown and dated (as
+    when every change is read): the mark does not depend on how many changes there are."""
+    paris, moves = _many_moves(memory, minilm)
+    only = SearchFilters(session_ids=("s0", "m5"))
+    [hit] = memory.search("Where do I live in Paris?", "ana", recipe=NO_STAGE, k=1, filters=only)
+    assert hit.record.record_id == paris.record_id
+    assert [r.record_id for r in hit.context if r.text.startswith("Big news")] == [moves[5].record_id]
+    assert hit.changed == {paris.record_id: moves[5].occurred_at}

@@ -69,20 +69,24 @@ class SQLiteFile:
     def check_writable(self) -> None:
         """Called first by every method that writes. Refuses a store opened ``read_only`` and, once per
         store object, checks the file with SQLite's ``quick_check`` (``CorruptStoreError`` if it fails), so
-        nothing is written into a damaged file, then makes the indexes a store made before them lacks
-        (``file.LATER_INDEXES``). The check reads every page: the first write after opening a large store
-        waits for it."""
+        nothing is written into a damaged file, then makes the indexes a store of the current schema made
+        before them lacks (``file.LATER_INDEXES``; not one an upgrade is about to bring up to date). The check
+        reads every page: the first write after opening a large store waits for it."""
         if self.read_only:
             raise sf.opened_read_only(self.path)
         if not self._checked:
+            missing: list[str] = []
             with self.lock:
                 first = not self._checked and self.path != ":memory:"
                 if first:
                     sf.check_integrity(self.conn, self.path)
+                    current = self.meta("schema_version") == q.SCHEMA_VERSION
+                    missing = sf.missing_indexes(self.conn) if current else []
                 self._checked = True
-            if first:
+            if missing:
                 with self.tx() as c:
-                    sf.add_later_indexes(c)
+                    for stmt in missing:
+                        c.execute(stmt)
 
     # ---------------------------------------------------------------- setup
     def _open(self, *, create: bool = True) -> None:

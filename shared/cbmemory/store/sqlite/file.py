@@ -314,16 +314,16 @@ def prepare(c: sqlite3.Connection, path: str, *, create: bool, read_only: bool) 
 
 
 UPGRADABLE = ("2", "3", "4")  # older schema versions an open upgrades in place
-# Indexes of the current schema that a store of it made before them lacks: the same schema (no row or result
-# differs without them, only the time of some reads), so they are made on the store's first write, never on open.
-LATER_INDEXES = (q.SESSION_ORDER_INDEX,)
+# Indexes of the current schema that a store of it made before them lacks, by name: the same schema (no row or
+# result differs without them, only the time of some reads), so they are made on the store's first write, never
+# on open or a read (an older schema's upgrade makes them with the rest of its step).
+LATER_INDEXES = {"records_session_order": q.SESSION_ORDER_INDEX}
 
 
-def add_later_indexes(c: sqlite3.Connection) -> None:
-    """Make the ``LATER_INDEXES`` a store lacks, inside the caller's write transaction (nothing to do when it
-    has them)."""
-    for stmt in LATER_INDEXES:
-        c.execute(stmt)
+def missing_indexes(c: sqlite3.Connection) -> list[str]:
+    """The statements of the ``LATER_INDEXES`` a store of the current schema lacks (a read)."""
+    have = {name for (name,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    return [stmt for name, stmt in LATER_INDEXES.items() if name not in have]
 
 
 def upgrade(c: sqlite3.Connection) -> bool:
