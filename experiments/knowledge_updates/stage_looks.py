@@ -37,9 +37,9 @@ def selector(look, value, d, k, c, protos):
 
     def select(i, found, s, margin, claim):
         if look == "own":  # the user's statements by their own words, the people filter as the product's
+            matter = C.ABOUT_PEOPLE.get(names[i], frozenset())
             allowed = set(found) | {j for j, t in enumerate(d["own"])
-                                    if C.ABOUT_PEOPLE.get(names[i], frozenset()) is None
-                                    or d["people"][t] - C.ABOUT_PEOPLE.get(names[i], frozenset()) <= c["qpeople"]}
+                                    if matter is None or d["people"][t] - matter <= c["qpeople"]}
             probe = S.unit(rows[owner == i].mean(axis=0))
             found = [j for j in np.argsort(-(S.unit(d["O"]) @ probe)).tolist() if j in allowed][:value]
         kept = sorted(on(found, s, margin, claim), key=lambda j: -score(k, s, claim, j))[:C.TOP]

@@ -151,9 +151,9 @@ def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:
             continue
         bounds = _boundaries(sentence)
         for name, rule in rules:
+            value = NAMES_VALUE.get(name)
             for m in islice(rule.finditer(sentence), MAX_PHRASES):
                 clause, span = _clauses(sentence, bounds, m.start(), m.end())
-                value = NAMES_VALUE.get(name)
                 if _stated(clause, name) and (value is None or value.search(span)):
                     out.setdefault(name, []).append(Claim(sentence, span))
                     break

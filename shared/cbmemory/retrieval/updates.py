@@ -67,7 +67,7 @@ def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: Sea
         # one of the few read that the filters leave out: all are read (the change's date and its mark are
         # those of the records the filters admit, as for a matter changed a few times)
         full = {old: links[old] for old, read in reads.items()
-                if read is not links[old] and any(n not in known and n not in got for n in read)}
+                if old in raw and any(n not in known and n not in got for n in read)}
         if full:
             reads |= full
             got |= _admitted(store, user_id, full.values(), {**known, **got}, filters, at)

@@ -77,11 +77,10 @@ class SQLiteFile:
         if not self._checked:
             missing: list[str] = []
             with self.lock:
-                first = not self._checked and self.path != ":memory:"
-                if first:
+                if not self._checked and self.path != ":memory:":
                     sf.check_integrity(self.conn, self.path)
-                    current = self.meta("schema_version") == q.SCHEMA_VERSION
-                    missing = sf.missing_indexes(self.conn) if current else []
+                    if self.meta("schema_version") == q.SCHEMA_VERSION:
+                        missing = sf.missing_indexes(self.conn)
                 self._checked = True
             if missing:
                 with self.tx() as c:

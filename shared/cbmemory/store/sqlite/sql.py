@@ -24,10 +24,10 @@ from ...models import MemoryRecord, SearchFilters, frozen_mapping
 SCHEMA_VERSION = "5"
 APPLICATION_ID = 0x43424D45  # "CBME": marks a SQLite file as a cbmemory store
 
-# the records that supersede another, per user: few, so finding who supersedes a record reads this index only
 # one session's records in the order lists give (date, position): the last turn of a long session, which every
 # append reads, is found without sorting the session (stores made before it sort; the results are the same)
 SESSION_ORDER_INDEX = "CREATE INDEX IF NOT EXISTS records_session_order ON records (user_id, session_id, occurred_at, position)"
+# the records that supersede another, per user: few, so finding who supersedes a record reads this index only
 SUPERSEDES_INDEX = "CREATE INDEX IF NOT EXISTS records_supersedes ON records (user_id) WHERE supersedes != '[]'"
 
 SCHEMA = [
