@@ -118,3 +118,17 @@ def stated(text: str) -> str:
         return text
     kept = [said for s in _SENTENCES.split(text.strip()) if (said := _said(s.strip()))]
     return " ".join(kept)
+
+
+# where a statement's clauses part: punctuation, a dash between spaces, and the words that join clauses
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:!?.()\"]|\s[-–—]\s|\b(?:but|and|so|because|which|while|though|although|"
+                           r"whereas)\b)\s*", re.I)
+CLAUSE_WORDS = 3  # the fewest words a clause has
+
+
+def clauses(text: str) -> list[str]:
+    """A statement's clauses of ``CLAUSE_WORDS`` words or more ("Work was hectic, but the view from our new flat
+    makes up for it" -> "Work was hectic", "the view from our new flat makes up for it"), when it has two or more
+    such; else none (a statement of one clause is its own clause)."""
+    parts = [p for p in (q.strip() for q in _CLAUSE_BREAK.split(text)) if len(p.split()) >= CLAUSE_WORDS]
+    return parts if len(parts) > 1 else []

@@ -5,7 +5,8 @@ latest statement of that fact shown in the first hit's context; someone else's s
 the user's, unless the person is the matter (a relative on the household, "my boyfriend" on a partner); a
 question not about the user adds nothing; the recipe's own hits stay as they were; a plain claim of the kind
 (the write-time rules) is taken though its words are far from the matter, a wish in the same words is not; a
-process's first such question through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted
+change told in passing (its whole sentence off the matter, a clause on it) has a place of its own, the newest
+such first; a process's first such question through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted
 model's round trips) embeds the stage's descriptions in one call, not one call each."""
 
 from __future__ import annotations
@@ -132,6 +133,44 @@ def test_news_told_before_a_question_back_is_the_users_statement(memory):
     assert "So you think I should become a local in Porto too?" not in chosen
 
 
+PASSING = ("The pottery class was messy, my vase collapsed twice and the glaze ran everywhere, but the neighbours in "
+           "my new town Porto are lovely.")
+
+
+def test_a_change_told_in_passing_has_a_place_of_its_own(memory, monkeypatch):
+    """``told_in_passing``: the change's whole sentence is off the matter (mostly about pottery), its last clause is
+    on it. It is shown besides the stage's ranked selection, which stays as it was; with no place kept for such
+    statements (``RESERVED`` 0) it is not shown."""
+    _history(memory, PASSING)
+    emb = memory.embedder
+
+    def chosen() -> set[str]:
+        return {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana",
+                                                  "Which city do I live in these days?", SearchFilters(), None)}
+
+    kept, reserved = chosen(), current_value.RESERVED
+    monkeypatch.setattr(current_value, "RESERVED", 0)
+    ranked = chosen()
+    assert PASSING in kept and PASSING not in ranked
+    assert len(ranked) == current_value.LATEST and ranked < kept  # the ranked selection is as it was
+    assert len(kept - ranked) <= reserved
+
+
+def test_the_place_kept_is_for_the_newest_statements_told_in_passing(memory):
+    """Of several statements whose clause is on the matter and that the ranked selection leaves out, the newest
+    ``RESERVED`` are kept, the older one is not."""
+    older = ("The storm kept me awake all night, the dog barked at every thunderclap and the power went out twice, "
+             "but unpacking in our new neighbourhood in Porto went fine.")
+    _history(memory, older)
+    _turns(memory, "s_later", 95, PASSING)
+    _turns(memory, "s_latest", 99, PASSING.replace("pottery", "yoga").replace("vase collapsed", "mat slipped"))
+    emb = memory.embedder
+    chosen = {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana",
+                                                "Which city do I live in these days?", SearchFilters(), None)}
+    assert PASSING in chosen and PASSING.replace("pottery", "yoga").replace("vase collapsed", "mat slipped") in chosen
+    assert older not in chosen
+
+
 @pytest.mark.parametrize(("said", "taken"), [
     ("I work for Globex these days.", True),  # the user's own claim of the kind, though its words are far from it
     ("I would love to work for Globex these days.", False),  # a wish: no claim, and as far from the matter
@@ -176,7 +215,8 @@ def test_a_processs_first_question_about_the_user_embeds_the_matters_in_one_batc
         assert NEW in _shown(on)
         # the question; the first description (which tells the model); the second as a query and as a document
         # (is a query embedded as a document?); the other 138 descriptions in one call; the statements found in
-        # one call: not one call per description (141)
-        assert hosted.calls == 6
+        # one call: not one call per description (141); then the clauses of the 74 statements not chosen, newest
+        # first, 32 statements' in one call and the other 42's in the next (``told_in_passing``)
+        assert hosted.calls == 6 + 2
     finally:
         memory.close()
