@@ -36,3 +36,5 @@ def test_clauses_are_pieces_of_the_text_of_enough_words(text):
     assert len(parts) != 1
     for p in parts:
         assert p in text and p == p.strip() and len(p.split()) >= CLAUSE_WORDS
+        assert not any(ch in p for ch in ',;:!?.()"')  # parted at every such mark
+        assert not any(dash in p for dash in (" - ", " – ", " — "))

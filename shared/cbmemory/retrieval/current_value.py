@@ -304,7 +304,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     picked = nearest([(r, s) for r, s in scored if s is not None], TOP)[-LATEST:]
     chosen = {r.record_id for r in picked}
     left = [(r, said) for r, said in pool if r.record_id not in chosen]
-    passing = told_in_passing(left, protos, slot, embed_texts or (lambda ts: np.stack([embed(t) for t in ts])))
+    many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
+    passing = told_in_passing(left, protos, slot, many)
     return sorted([*picked, *passing], key=conversation_order)
 
 
@@ -312,8 +313,9 @@ def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, sl
                     embed_many: EmbedMany) -> list[MemoryRecord]:
     """Of ``pool`` (a statement's record and what it states), the newest ``RESERVED`` that one of their clauses puts
     on ``slot`` (``CLAUSE_FLOOR``, ``CLAUSE_MARGIN``), newest first. The clauses are embedded from the newest
-    statement on, ``CLAUSE_BATCH`` statements' in the first call and twice as many in each next one, so the search
-    stops soon when the newest qualify, and a hosted model is called a few times at most (3 for 200 statements)."""
+    statement on, ``CLAUSE_BATCH`` statements' in the first call of ``embed_many`` and twice as many in each next
+    one, so the search stops soon when the newest qualify, and a model that embeds many texts in one request is
+    called a few times at most (3 for 200 statements)."""
     if RESERVED <= 0:
         return []
     i = protos[0].index(slot)
@@ -330,7 +332,6 @@ def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, sl
                 found[r.record_id] = r
                 if len(found) == RESERVED:
                     return list(found.values())
-    return list(found.values())
     return list(found.values())
 
 

@@ -156,19 +156,25 @@ def test_a_change_told_in_passing_has_a_place_of_its_own(memory, monkeypatch):
     assert len(kept - ranked) <= reserved
 
 
-def test_the_place_kept_is_for_the_newest_statements_told_in_passing(memory):
+def test_the_place_kept_is_for_the_newest_statements_told_in_passing(memory, monkeypatch):
     """Of several statements whose clause is on the matter and that the ranked selection leaves out, the newest
-    ``RESERVED`` are kept, the older one is not."""
+    ``RESERVED`` are kept; the older one, which a third place would keep, is not; with no place kept, none is."""
     older = ("The storm kept me awake all night, the dog barked at every thunderclap and the power went out twice, "
              "but unpacking in our new neighbourhood in Porto went fine.")
+    latest = PASSING.replace("pottery", "yoga").replace("vase collapsed", "mat slipped")
     _history(memory, older)
     _turns(memory, "s_later", 95, PASSING)
-    _turns(memory, "s_latest", 99, PASSING.replace("pottery", "yoga").replace("vase collapsed", "mat slipped"))
+    _turns(memory, "s_latest", 99, latest)
     emb = memory.embedder
-    chosen = {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana",
-                                                "Which city do I live in these days?", SearchFilters(), None)}
-    assert PASSING in chosen and PASSING.replace("pottery", "yoga").replace("vase collapsed", "mat slipped") in chosen
-    assert older not in chosen
+
+    def chosen(reserved: int) -> set[str]:
+        monkeypatch.setattr(current_value, "RESERVED", reserved)
+        return {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana",
+                                                  "Which city do I live in these days?", SearchFilters(), None)}
+
+    assert {PASSING, latest} <= chosen(2) and older not in chosen(2)
+    assert {PASSING, latest, older} <= chosen(3)  # its clause is on the matter: only the number of places left it out
+    assert not {PASSING, latest, older} & chosen(0)  # they come through the places kept, not the ranking
 
 
 @pytest.mark.parametrize(("said", "taken"), [

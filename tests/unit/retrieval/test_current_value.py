@@ -131,3 +131,65 @@ def test_a_statement_that_claims_the_kind_ranks_nearer_and_counts_below_the_floo
         assert statement_score(far, not_a_claim, p, "employer") is None
     assert statement_score(np.array([0, 0, 0, 1.0], dtype=np.float32), "I work for Globex.", p, "bank") == \
         pytest.approx(1.0)  # no rule for the kind: no bonus
+
+
+def _statements(n: int, on: set[int], one_clause: frozenset[int] = frozenset()):
+    """``n`` statements on days 0..n-1 (given oldest last, to show the order is the function's own), each of two
+    clauses, the second naming Porto (on the slot) for the days in ``on``; those in ``one_clause`` have one."""
+    from datetime import datetime, timedelta, timezone
+
+    from cbmemory.models import MemoryRecord
+
+    day = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    out = []
+    for k in reversed(range(n)):
+        said = f"day {k} was long" if k in one_clause else (
+            f"day {k} was long, but the flat in {'Porto' if k in on else 'the park'} is fine")
+        out.append((MemoryRecord(record_id=f"r{k}", user_id="u", session_id="s", kind="turn", text=said,
+                                 index_text=said, role="user", occurred_at=day + timedelta(days=k),
+                                 ingested_at=day, content_hash=f"h{k}", position=k), said))
+    return out
+
+
+class _Clauses:
+    """Embeds a clause naming Porto on slot a (axis 0), any other on slot b (axis 2); records each call's size."""
+
+    def __init__(self):
+        self.calls: list[int] = []
+
+    def __call__(self, texts):
+        self.calls.append(len(texts))
+        return np.stack([np.eye(4, dtype=np.float32)[0 if "Porto" in t else 2] for t in texts])
+
+
+def test_the_newest_statements_with_a_clause_on_the_matter_are_found_newest_first_stopping_early():
+    """``told_in_passing``: the newest ``RESERVED`` statements with a clause on the slot, newest first; the clauses
+    are embedded 32 statements' at a time from the newest, then 64, 128 ..., and no more once enough are found."""
+    from cbmemory.retrieval.current_value import CLAUSE_BATCH, RESERVED, told_in_passing
+
+    assert (RESERVED, CLAUSE_BATCH) == (2, 32)
+    embed = _Clauses()
+    assert [r.record_id for r in told_in_passing(_statements(100, {99, 98, 97, 3}), protos(), "a", embed)] == [
+        "r99", "r98"]
+    assert embed.calls == [2 * 32]  # the newest 32 statements' two clauses each, in one call
+    embed = _Clauses()
+    assert [r.record_id for r in told_in_passing(_statements(100, {1, 3, 5}), protos(), "a", embed)] == ["r5", "r3"]
+    assert embed.calls == [2 * 32, 2 * 64, 2 * 4]  # growing batches, to the oldest
+    embed = _Clauses()
+    assert [r.record_id for r in told_in_passing(_statements(10, {7}), protos(), "a", embed)] == ["r7"]  # one only
+    assert told_in_passing(_statements(10, set()), protos(), "a", _Clauses()) == []
+    assert told_in_passing([], protos(), "a", _Clauses()) == []
+
+
+def test_a_statement_of_one_clause_is_never_told_in_passing(monkeypatch):
+    """A statement of one clause is its own clause: the ranking already judged it whole, so it is not embedded
+    again; with no place kept (``RESERVED`` 0) nothing is embedded at all."""
+    from cbmemory.retrieval import current_value
+    from cbmemory.retrieval.current_value import told_in_passing
+
+    embed = _Clauses()
+    assert told_in_passing(_statements(3, {2}, one_clause=frozenset({2})), protos(), "a", embed) == []
+    assert embed.calls == [2 * 2]  # only the two statements of two clauses
+    monkeypatch.setattr(current_value, "RESERVED", 0)
+    embed = _Clauses()
+    assert told_in_passing(_statements(5, {4}), protos(), "a", embed) == [] and embed.calls == []
