@@ -81,30 +81,40 @@ def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params) -> li
     return K.stage_outcomes(d, k, family, user, protos, select)
 
 
-def run(feats: dict, kin: dict, cfs: dict, protos, params, family: str) -> dict[str, list[dict]]:
+def run(feats: dict, kin: dict, cfs: dict, protos, params, family: str, outcomes=outcomes) -> dict[str, list[dict]]:
     return {label: [r for (fam, user), d in by.items() if fam == family
                     for r in outcomes(d, kin[label][(fam, user)], cfs[label][(fam, user)], fam, user, protos, params)]
             for label, by in feats.items()}
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def arguments(doc: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     p.add_argument("--features", required=True, help="scale_cv.py's cache")
     p.add_argument("--texts", required=True, help="cache of the statements' texts and claims (made when missing)")
     p.add_argument("--work", action="append", default=[], help="LABEL=DIR, the runs the features were read from")
-    p.add_argument("--second", action="store_true", help="the second variant's grid (SECOND)")
     p.add_argument("--test", action="store_true", help="also run the folds' choice on test (once, by the rule)")
-    args = p.parse_args()
+    return p
+
+
+def load(args) -> tuple[dict, dict, dict, tuple]:
+    """The features, the statements' texts and claims (read from the runs' stores when not cached), the clauses'
+    slot scores and the prototypes."""
     feats = pickle.loads(Path(args.features).read_bytes())
     cache = Path(args.texts)
     if not cache.exists():
-        cache.write_bytes(pickle.dumps(K.texts(feats, {label: Path(d) for label, d in (w.split("=", 1) for w in args.work)})))
+        work = {label: Path(d) for label, d in (w.split("=", 1) for w in args.work)}
+        cache.write_bytes(pickle.dumps(K.texts(feats, work)))
     kin = pickle.loads(cache.read_bytes())
     emb = MiniLMEmbedder()
     protos = C.prototypes(lambda t: emb.embed_query(t))
-    cfs = clause_features(kin, emb, protos)
-    grid = SECOND if args.second else GRID
-    rows = {g: run(feats, kin, cfs, protos, g, "train") for g in grid}
+    return feats, kin, clause_features(kin, emb, protos), protos
+
+
+def cross_validate(feats: dict, kin: dict, cfs: dict, protos, grid: list, off, tie, test: bool, outcomes=outcomes):
+    """Leave one conversation out on ``train`` over ``grid`` (objective and weights as ``scale_cv.py``; among equal
+    objectives the largest ``tie(g)``), printing every setting, each fold's choice and the held-out figures; with
+    ``test``, the setting most folds chose and ``off`` on ``test``."""
+    rows = {g: run(feats, kin, cfs, protos, g, "train", outcomes) for g in grid}
     weight = {label: S.ASKING if label.endswith(S.ASKS) else 1 - S.ASKING for label in feats}
 
     def part(g, label, without=None, only=None):
@@ -117,18 +127,29 @@ def main() -> None:
     chosen: collections.Counter = collections.Counter()
     for u in users:
         best = max(grid, key=lambda g: (round(sum(weight[label] * S.objective(part(g, label, without=u))
-                                                  for label in feats), 6), g == OFF, g[4], g[1] or 0, g[2] or 0, -g[3]))
+                                                  for label in feats), 6), *tie(g)))
         print(u, "chose", best)
         chosen[best] += 1
         for label in feats:
             held[label] += part(best, label, only=u)
     for label in feats:
-        print("held-out train", label, S.summary(held[label]), "off:", S.summary(part(OFF, label)))
+        print("held-out train", label, S.summary(held[label]), "off:", S.summary(part(off, label)))
     print("folds", chosen.most_common())
-    if args.test:
+    if test:
         choice = chosen.most_common(1)[0][0]
-        for name, g in (("off", OFF), ("chosen", choice)):
-            print("test", name, g, {label: S.summary(r) for label, r in run(feats, kin, cfs, protos, g, "test").items()})
+        for name, g in (("off", off), ("chosen", choice)):
+            print("test", name, g, {label: S.summary(r)
+                                    for label, r in run(feats, kin, cfs, protos, g, "test", outcomes).items()})
+
+
+def main() -> None:
+    p = arguments(__doc__)
+    p.add_argument("--second", action="store_true", help="the second variant's grid (SECOND)")
+    args = p.parse_args()
+    feats, kin, cfs, protos = load(args)
+    # a tie: off first, then the larger δ, the higher floor and margin, the smaller TOP
+    cross_validate(feats, kin, cfs, protos, SECOND if args.second else GRID, OFF,
+                   lambda g: (g == OFF, g[4], g[1] or 0, g[2] or 0, -g[3]), args.test)
 
 
 if __name__ == "__main__":

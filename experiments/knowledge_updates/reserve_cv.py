@@ -19,17 +19,10 @@ newest statements on the matter".
         --texts TEXTS.pkl --work x1=RUN1/work --work x10=RUN10/work --work x1+ask=RUNA1/work --work x10+ask=RUNA10/work
 """
 
-import argparse
-import collections
-import pickle
-from pathlib import Path
-
 import claims_cv as K
 import clauses_cv as L
 import numpy as np
-import scale_cv as S
 
-from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.retrieval import current_value as C
 
 OFF = ("off", 0, None, None)
@@ -58,54 +51,12 @@ def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params) -> li
     return K.stage_outcomes(d, k, family, user, protos, select)
 
 
-def run(feats: dict, kin: dict, cfs: dict, protos, params, family: str) -> dict[str, list[dict]]:
-    return {label: [r for (fam, user), d in by.items() if fam == family
-                    for r in outcomes(d, kin[label][(fam, user)], cfs[label][(fam, user)], fam, user, protos, params)]
-            for label, by in feats.items()}
-
-
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--features", required=True, help="scale_cv.py's cache")
-    p.add_argument("--texts", required=True, help="cache of the statements' texts and claims (made when missing)")
-    p.add_argument("--work", action="append", default=[], help="LABEL=DIR, the runs the features were read from")
-    p.add_argument("--test", action="store_true", help="also run the folds' choice on test (once, by the rule)")
-    args = p.parse_args()
-    feats = pickle.loads(Path(args.features).read_bytes())
-    cache = Path(args.texts)
-    if not cache.exists():
-        work = {label: Path(d) for label, d in (w.split("=", 1) for w in args.work)}
-        cache.write_bytes(pickle.dumps(K.texts(feats, work)))
-    kin = pickle.loads(cache.read_bytes())
-    emb = MiniLMEmbedder()
-    protos = C.prototypes(lambda t: emb.embed_query(t))
-    cfs = L.clause_features(kin, emb, protos)
-    rows = {g: run(feats, kin, cfs, protos, g, "train") for g in GRID}
-    weight = {label: S.ASKING if label.endswith(S.ASKS) else 1 - S.ASKING for label in feats}
-
-    def part(g, label, without=None, only=None):
-        return [r for r in rows[g][label] if r["user"] != without and (only is None or r["user"] == only)]
-
-    for g in GRID:
-        print(g, {label: S.summary(part(g, label)) for label in feats}, flush=True)
-    users = sorted({r["user"] for r in rows[OFF]["x1"]})
-    held: dict[str, list[dict]] = {label: [] for label in feats}
-    chosen: collections.Counter = collections.Counter()
-    for u in users:
-        # a tie: off first, then fewer reserved, then the higher clause floor and margin
-        best = max(GRID, key=lambda g: (round(sum(weight[label] * S.objective(part(g, label, without=u))
-                                                  for label in feats), 6), g == OFF, -g[1], g[2] or 0, g[3] or 0))
-        print(u, "chose", best)
-        chosen[best] += 1
-        for label in feats:
-            held[label] += part(best, label, only=u)
-    for label in feats:
-        print("held-out train", label, S.summary(held[label]), "off:", S.summary(part(OFF, label)))
-    print("folds", chosen.most_common())
-    if args.test:
-        choice = chosen.most_common(1)[0][0]
-        for name, g in (("off", OFF), ("chosen", choice)):
-            print("test", name, g, {label: S.summary(r) for label, r in run(feats, kin, cfs, protos, g, "test").items()})
+    args = L.arguments(__doc__).parse_args()
+    feats, kin, cfs, protos = L.load(args)
+    # a tie: off first, then fewer reserved, then the higher clause floor and margin
+    L.cross_validate(feats, kin, cfs, protos, GRID, OFF, lambda g: (g == OFF, -g[1], g[2] or 0, g[3] or 0), args.test,
+                     outcomes)
 
 
 if __name__ == "__main__":
