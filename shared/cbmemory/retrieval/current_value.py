@@ -22,7 +22,8 @@ matter, and the newest of them would crowd out the one that changed it),
 and the latest ``LATEST`` of them, by conversation date, with the latest ``RESERVED`` of the others that one
 of their clauses puts on the matter (a change told in passing: "Work was hectic, but the view from our new flat in
 Bilbao makes up for it"), join the first hit's context (as a window's turns do: the ranked hits, their number and
-order stay as they were; the context shows every line in date order), so the newest statements of the matter are in what the reader gets.
+order stay as they were; the context shows every line in date order), so the newest statements of the matter are
+in what the reader gets.
 Nothing is marked as changed here (marking the older statements of the slot was measured and left off: it
 would mark the current statement itself in 7 of ~180 questions per family); marks come from write-time links.
 Cost, for such a question only: one vector search of ``DEPTH`` and the embedding of up to ``EMBEDDED``
@@ -72,8 +73,8 @@ CLAIMED = 0.1
 CHANGED = 0.05
 # Besides those, a place is kept for the newest ``RESERVED`` statements the slot's search found that one of their
 # clauses (``text.clauses``) puts on the slot (``CLAUSE_FLOOR``, ``CLAUSE_MARGIN``): a change told in passing ("Work
-# was hectic, but the view from our new flat in Bilbao makes up for it") is off the slot by its whole sentence, and in the
-# ranking above its clause would crowd out what is shown. Chosen by the same CV (experiments/knowledge_updates/
+# was hectic, but the view from our new flat in Bilbao makes up for it") is off the slot by its whole sentence, and
+# in the ranking above its clause would crowd out what is shown. Chosen by the same CV (experiments/knowledge_updates/
 # reserve_cv.py; 7 folds of 8, the 8th (1, 0.5, -0.1)): held-out train x1 newest shown 0.870 -> 0.909, stale only
 # 0.104 -> 0.071, x10 as it was; test once: x1 0.740 -> 0.760, x10 0.487 -> 0.500, stale only and own value not worse.
 RESERVED = 2
@@ -298,14 +299,12 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
     pool = list(islice(((h.record, said) for h in found if (said := _own(h.record, asked, matter))), EMBEDDED))
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
-    texts = [said for _, said in pool]
-    vecs = (embed_texts(texts) if embed_texts is not None and texts else [embed(t) for t in texts])
+    many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
+    vecs: np.ndarray | list[np.ndarray] = many([said for _, said in pool]) if pool else []
     scored = [(r, statement_score(v, said, protos, slot)) for (r, said), v in zip(pool, vecs, strict=True)]
     picked = nearest([(r, s) for r, s in scored if s is not None], TOP)[-LATEST:]
     chosen = {r.record_id for r in picked}
-    left = [(r, said) for r, said in pool if r.record_id not in chosen]
-    many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
-    passing = told_in_passing(left, protos, slot, many)
+    passing = told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many)
     return sorted([*picked, *passing], key=conversation_order)
 
 
