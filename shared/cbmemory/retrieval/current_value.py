@@ -232,10 +232,23 @@ def slot_score(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin:
     return float(best[i]) if _clear(best, i, floor, margin) else None
 
 
+def _by_slots(vecs: np.ndarray, protos: Protos) -> np.ndarray:
+    """``_by_slot`` of each row of ``vecs`` (rows), in one product with the descriptions."""
+    names, owner, rows = protos
+    m = np.asarray(vecs, dtype=np.float32)
+    cos = (m / np.linalg.norm(m, axis=1, keepdims=True)) @ rows.T
+    return np.stack([cos[:, owner == j].max(axis=1, initial=-1.0) for j in range(len(names))], axis=1)
+
+
+def _clear_rows(best: np.ndarray, i: int, floor: float, margin: float) -> np.ndarray:
+    """Per row of ``best`` (rows of per-slot cosines, ``_by_slots``), whether slot ``i``'s is at least ``floor`` and
+    ``margin`` above every other slot's."""
+    return (best[:, i] >= floor) & (best[:, i] - np.delete(best, i, axis=1).max(axis=1) >= margin)
+
+
 def _clear(best: np.ndarray, i: int, floor: float, margin: float) -> bool:
-    """Whether slot ``i``'s cosine in ``best`` (per slot, ``_by_slot``) is at least ``floor`` and ``margin`` above
-    every other slot's."""
-    return bool(best[i] >= floor and best[i] - np.max(np.delete(best, i)) >= margin)
+    """``_clear_rows`` of one vector's per-slot cosines (``_by_slot``)."""
+    return bool(_clear_rows(best[None, :], i, floor, margin)[0])
 
 
 def on_slot(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: float) -> bool:
@@ -326,8 +339,9 @@ def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, sl
         start, size = start + size, 2 * size
         if not pieces:
             continue
-        for (r, _), v in zip(pieces, embed_many([c for _, c in pieces]), strict=True):
-            if r.record_id not in found and _clear(_by_slot(v, protos), i, CLAUSE_FLOOR, CLAUSE_MARGIN):
+        on = _clear_rows(_by_slots(embed_many([c for _, c in pieces]), protos), i, CLAUSE_FLOOR, CLAUSE_MARGIN)
+        for (r, _), yes in zip(pieces, on, strict=True):
+            if yes and r.record_id not in found:
                 found[r.record_id] = r
                 if len(found) == RESERVED:
                     return list(found.values())
