@@ -17,8 +17,6 @@ slot the others get) and how many of ``EVENTS`` get one.
 import argparse
 import collections
 
-import numpy as np
-
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.retrieval import current_value as C
 
@@ -113,7 +111,7 @@ def main() -> None:
     protos = C.prototypes(emb.embed_query)
     right, wrong = 0, collections.Counter()
     for slot, questions in ASKED.items():
-        for q, got in zip(questions, slots_of(questions, emb, protos)):
+        for q, got in zip(questions, slots_of(questions, emb, protos), strict=True):
             right += got == slot
             if got != slot:
                 wrong[(slot, got)] += 1

@@ -52,20 +52,23 @@ def texts(feats: dict, work: dict[str, Path]) -> dict:
     return out
 
 
-def stage_outcomes(d: dict, k: dict, family: str, user: str, protos, select) -> list[dict]:
+def stage_outcomes(d: dict, k: dict, family: str, user: str, protos, select, asked=None) -> list[dict]:
     """``scale_cv.outcomes`` for one conversation with the statements the stage adds chosen by ``select(i, found, s,
     margin, claim)``: for the question's slot ``i``, of the user's statements (indices into ``d["own"]``) the
     ``found`` ones (the slot's search, ``DEPTH`` and ``EMBEDDED`` the module's), given each one's cosine to the slot
-    ``s``, its ``margin`` over any other slot's and whether it ``claim``s the slot's kind; it returns those shown."""
+    ``s``, its ``margin`` over any other slot's and whether it ``claim``s the slot's kind; it returns those shown.
+    ``asked``: the question's slot by other descriptions (prototypes with the same slot names) and its own floor
+    and margin, ``(protos, floor, margin)``; ``None``: by ``protos`` and the module's."""
+    qprotos, qfloor, qmargin = asked if asked is not None else (protos, C.QUESTION_FLOOR, C.QUESTION_MARGIN)
     names, owner, rows = protos
     own_slot = d.setdefault("_own_slot", S.by_slot(d["O"], protos))
     pos = {t: j for j, t in enumerate(d["own"])}
     res = []
     for c in d["cases"]:
-        qs = c.setdefault("_qs", S.by_slot(c["q"][None, :], protos)[0])
+        qs = c.setdefault(("_qs", id(qprotos)), S.by_slot(c["q"][None, :], qprotos)[0])
         order = np.argsort(-qs)
         added: set[str] = set()
-        if qs[order[0]] >= C.QUESTION_FLOOR and qs[order[0]] - qs[order[1]] >= C.QUESTION_MARGIN:
+        if qs[order[0]] >= qfloor and qs[order[0]] - qs[order[1]] >= qmargin:
             i = int(order[0])
             ranked = d.setdefault(("_rank", i), np.argsort(-(d["V"] @ S.unit(rows[owner == i].mean(axis=0)))))
             matter = C.ABOUT_PEOPLE.get(names[i], frozenset())

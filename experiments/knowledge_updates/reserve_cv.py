@@ -26,14 +26,15 @@ import numpy as np
 from cbmemory.retrieval import current_value as C
 
 OFF = ("off", 0, None, None)
+SHIPPED = ("clause", C.RESERVED, C.CLAUSE_FLOOR, C.CLAUSE_MARGIN)  # the folds' choice, as the product has it
 GRID = ([OFF] + [("whole", r, None, None) for r in (1, 2)]
         + [(mode, r, f, m) for mode in ("clause", "either") for r in (1, 2) for f in (0.5, 0.45, 0.4, 0.35)
            for m in (0.05, 0, -0.1)])
 
 
-def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params) -> list[dict]:
+def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params, asked=None) -> list[dict]:
     """``claims_cv.stage_outcomes`` with the stage as it ships and the reserved statements under ``params`` (mode,
-    R, clause floor, clause margin)."""
+    R, clause floor, clause margin); ``asked``: the question's slot as there."""
     mode, reserved, cfloor, cmargin = params
 
     def select(i, found, s, margin, claim):
@@ -48,7 +49,7 @@ def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params) -> li
             ok |= {j for j in found if cs[j] > -np.inf}
         extra = sorted(ok - set(picked))[-reserved:]
         return sorted(set(picked) | set(extra))
-    return K.stage_outcomes(d, k, family, user, protos, select)
+    return K.stage_outcomes(d, k, family, user, protos, select, asked)
 
 
 def main() -> None:
