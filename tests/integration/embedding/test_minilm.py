@@ -6,11 +6,12 @@ sentence-transformers (torch, CPU) by scripts/make_embedding_fixture.py.
 """
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-from cbmemory.embedding import CachedEmbedder
+from cbmemory.embedding import CachedEmbedder, MiniLMEmbedder
 from cbmemory.text import content_hash
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "minilm_reference.json"
@@ -30,6 +31,29 @@ def test_batch_order_does_not_change_vectors(minilm):
     together = minilm.embed(texts)
     alone = np.stack([minilm.embed_query(t) for t in texts])
     assert np.allclose(together, alone, atol=1e-5)
+
+
+def test_batch_size_does_not_change_vectors(minilm):
+    """A text's vector is the same whatever it is batched with: stores written with another batch size (the default
+    was 64) hold the same vectors."""
+    texts = [f"sentence {i} " + "about the garden and the weather " * (i % 7) for i in range(40)]
+    vectors = [MiniLMEmbedder(batch_size=b).embed(texts) for b in (1, 16, 64)]
+    assert minilm.batch_size == 16
+    assert np.allclose(vectors[0], vectors[1], atol=1e-5) and np.allclose(vectors[0], vectors[2], atol=1e-5)
+
+
+def test_model_loads_once_when_threads_ask_together():
+    emb, loads = MiniLMEmbedder(), []
+    real = emb._load
+
+    def load():
+        loads.append(1)
+        return real()
+
+    emb._load = load
+    with ThreadPoolExecutor(4) as pool:
+        out = list(pool.map(emb.embed_query, ["one", "two", "three", "four"]))
+    assert len(loads) == 1 and all(v.shape == (384,) for v in out)
 
 
 def test_cache_embeds_each_distinct_text_once(minilm):
