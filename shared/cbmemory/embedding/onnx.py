@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MAX_TOKENS = 256  # the model's max_seq_length in sentence-transformers
+_LOADING = threading.Lock()  # one for the module, not one per embedder: an embedder stays copyable (deepcopy)
 
 
 def file_sha256(path: Path) -> str:
@@ -54,11 +55,10 @@ class MiniLMEmbedder:
         self.threads = threads
         # (onnxruntime.InferenceSession, which ships no types; the tokenizer), loaded on first use
         self._model: tuple[Any, Tokenizer] | None = None
-        self._lock = threading.Lock()
 
     def _ready(self) -> tuple[Any, Tokenizer]:
         if self._model is None:
-            with self._lock:
+            with _LOADING:
                 if self._model is None:
                     self._model = self._load()
         return self._model

@@ -1,10 +1,11 @@
 """Integration layer (embedding, the real MiniLM model): the offline ONNX embedder reproduces
-sentence-transformers, and the cache skips repeats.
+sentence-transformers whatever the batch, loads once, and the cache skips repeats.
 
 The reference vectors in tests/fixtures/minilm_reference.json were generated once with
 sentence-transformers (torch, CPU) by scripts/make_embedding_fixture.py.
 """
 
+import copy
 import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -54,6 +55,11 @@ def test_model_loads_once_when_threads_ask_together():
     with ThreadPoolExecutor(4) as pool:
         out = list(pool.map(emb.embed_query, ["one", "two", "three", "four"]))
     assert len(loads) == 1 and all(v.shape == (384,) for v in out)
+
+
+def test_an_embedder_not_yet_loaded_can_be_deep_copied():
+    copied = copy.deepcopy(MiniLMEmbedder(batch_size=8))
+    assert copied.batch_size == 8 and copied.embed_query("hello").shape == (384,)
 
 
 def test_cache_embeds_each_distinct_text_once(minilm):
