@@ -9,7 +9,7 @@ CV. Leave-one-conversation-out on ``train`` (objective, weights and folds as ``s
 for the folds' choice. The rule: ``README.md``, "A question asked as a question".
 
     PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/asked_cv.py --features FEAT.pkl \\
-        --texts TEXTS.pkl [--test]
+        --texts TEXTS.pkl [--test | --second]
 """
 
 import asked as A
@@ -77,8 +77,13 @@ def check(emb, qprotos, floor: float, margin: float) -> tuple[int, int]:
     return right, sum(slot(q) is not None for q in A.EVENTS)
 
 
+SECOND = ("asked", C.QUESTION_FLOOR, C.QUESTION_MARGIN)  # the second rule's setting (README.md)
+
+
 def main() -> None:
-    args = L.arguments(__doc__).parse_args()
+    p = L.arguments(__doc__)
+    p.add_argument("--second", action="store_true", help="the second rule: off and SECOND on train and test, once")
+    args = p.parse_args()
     feats, kin, cfs, protos = L.load(args)
     emb = MiniLMEmbedder()
     qprotos = question_protos(emb, protos)
@@ -94,6 +99,12 @@ def main() -> None:
     def outcomes(d, k, cf, family, user, protos, g):
         asked = None if g == OFF else (qprotos, g[1], g[2])
         return R.outcomes(d, k, cf, family, user, protos, R.SHIPPED, asked)
+    if args.second:
+        for family in ("train", "test"):
+            for g in (OFF, SECOND):
+                print(family, g, {label: S.summary(r)
+                                  for label, r in L.run(feats, kin, cfs, protos, g, family, outcomes).items()})
+        return
     # a tie: off first, then the higher floor and margin
     L.cross_validate(feats, kin, cfs, protos, grid, OFF, lambda g: (g == OFF, g[1], g[2]), args.test, outcomes)
 
