@@ -233,11 +233,15 @@ def slot_score(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin:
 
 
 def _by_slots(vecs: np.ndarray, protos: Protos) -> np.ndarray:
-    """``_by_slot`` of each row of ``vecs`` (rows), in one product with the descriptions."""
+    """``_by_slot`` of each row of ``vecs`` (rows), in one product with the descriptions, each slot's maximum over
+    its own run of columns (``prototypes`` lists every slot's descriptions together, in slot order)."""
     names, owner, rows = protos
     m = np.asarray(vecs, dtype=np.float32)
-    cos = (m / np.linalg.norm(m, axis=1, keepdims=True)) @ rows.T
-    return np.stack([cos[:, owner == j].max(axis=1, initial=-1.0) for j in range(len(names))], axis=1)
+    if not len(m):
+        return np.empty((0, len(names)), dtype=np.float32)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    cos = (m / np.where(norms > 0, norms, 1)) @ rows.T  # a zero vector is near nothing (as ``_unit`` leaves it)
+    return np.maximum.reduceat(cos, np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]), axis=1)
 
 
 def _clear_rows(best: np.ndarray, i: int, floor: float, margin: float) -> np.ndarray:
@@ -266,13 +270,21 @@ def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> fl
     it is on the slot (``slot_score`` with the statement floor and margin) or claims the slot's kind of fact
     (``KINDS``, ``cbmemory.claims``), plus ``CLAIMED`` when it claims it and ``CHANGED`` when it has a change
     word; ``None`` when it is neither on the slot nor claims it. ``vec``: what it states (``said``), embedded."""
+    return statement_scores(np.asarray(vec)[None, :], [said], protos, slot)[0]
+
+
+def statement_scores(vecs: np.ndarray, saids: Sequence[str], protos: Protos, slot: str) -> list[float | None]:
+    """``statement_score`` of each statement (``saids``, their vectors the rows of ``vecs``), the cosines in one
+    product with the descriptions."""
     kind = KINDS.get(slot)
-    claimed = kind is not None and _claims(said, kind)
-    best = _by_slot(vec, protos)
     i = protos[0].index(slot)
-    if not (claimed or _clear(best, i, STATEMENT_FLOOR, STATEMENT_MARGIN)):
-        return None
-    return float(best[i]) + CLAIMED * claimed + CHANGED * bool(CHANGE.search(said))
+    best = _by_slots(vecs, protos)
+    clear = _clear_rows(best, i, STATEMENT_FLOOR, STATEMENT_MARGIN).tolist()
+    out: list[float | None] = []
+    for said, cosine, on in zip(saids, best[:, i].tolist(), clear, strict=True):
+        claimed = kind is not None and _claims(said, kind)
+        out.append(cosine + CLAIMED * claimed + CHANGED * bool(CHANGE.search(said)) if claimed or on else None)
+    return out
 
 
 def nearest(scored: Sequence[tuple[MemoryRecord, float]], top: int | None) -> list[MemoryRecord]:
@@ -284,11 +296,21 @@ def nearest(scored: Sequence[tuple[MemoryRecord, float]], top: int | None) -> li
     return sorted((r for r, _ in kept), key=conversation_order)
 
 
+@lru_cache(maxsize=8192)
+def _statement(text: str) -> tuple[str, frozenset[str]]:
+    """What a turn's text states (``text.stated``) and the people that names (``text.people``): the same user turns
+    come back in each first-person question's search."""
+    said = stated(text)
+    return said, people(said)
+
+
 def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None) -> str:
     """What the user's own turn ``r`` states (``text.stated``: its questions left out), when it states something
     and names no person but those ``asked`` and those of the ``matter`` (any relative: ``None``); else ""."""
-    said = stated(r.text) if r.kind == "turn" and r.role == "user" else ""
-    return said if said and (matter is None or people(said) - matter <= asked) else ""
+    if r.kind != "turn" or r.role != "user":
+        return ""
+    said, named = _statement(r.text)
+    return said if said and (matter is None or named - matter <= asked) else ""
 
 
 def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str, filters: SearchFilters,
@@ -313,8 +335,9 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     pool = list(islice(((h.record, said) for h in found if (said := _own(h.record, asked, matter))), EMBEDDED))
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
-    vecs: np.ndarray | list[np.ndarray] = many([said for _, said in pool]) if pool else []
-    scored = [(r, statement_score(v, said, protos, slot)) for (r, said), v in zip(pool, vecs, strict=True)]
+    saids = [said for _, said in pool]
+    scores = statement_scores(many(saids), saids, protos, slot) if pool else []
+    scored = [(r, score) for (r, _), score in zip(pool, scores, strict=True)]
     picked = nearest([(r, s) for r, s in scored if s is not None], TOP)[-LATEST:]
     chosen = {r.record_id for r in picked}
     passing = told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many)

@@ -193,3 +193,28 @@ def test_a_statement_of_one_clause_is_never_told_in_passing(monkeypatch):
     monkeypatch.setattr(current_value, "RESERVED", 0)
     embed = _Clauses()
     assert told_in_passing(_statements(5, {4}), protos(), "a", embed) == [] and embed.calls == []
+
+
+def test_statements_are_scored_in_one_product_as_each_would_be_alone():
+    """``statement_scores``: the same scores as ``statement_score`` of each statement, for random vectors over the
+    stage's real slots (random descriptions: the vectors are not under test), a zero vector (near nothing: only a
+    claim counts) and no statement at all; ``_by_slots`` is ``_by_slot`` of each row."""
+    from cbmemory.retrieval.current_value import _by_slot, _by_slots, statement_score, statement_scores
+
+    rng = np.random.default_rng(7)
+    names = tuple(SLOTS)
+    owner = np.array([i for i, n in enumerate(names) for _ in SLOTS[n]])
+    rows = rng.standard_normal((len(owner), 16)).astype(np.float32)
+    p = names, owner, rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    vecs = rng.standard_normal((60, 16)).astype(np.float32)
+    vecs[:20] += 3 * p[2][owner == names.index("employer")][0]  # a third of them near an employer description
+    vecs[59] = 0
+    saids = [("I work for Globex now." if i % 3 == 0 else "Lunch with the team was nice.") for i in range(60)]
+    batched = statement_scores(vecs, saids, p, "employer")
+    alone = [statement_score(v, s, p, "employer") for v, s in zip(vecs, saids, strict=True)]
+    assert [b is None for b in batched] == [a is None for a in alone]
+    assert 0 < sum(b is not None for b in batched) < 60
+    assert all(b == pytest.approx(a, abs=1e-6) for b, a in zip(batched, alone, strict=True) if a is not None)
+    assert np.allclose(_by_slots(vecs[:59], p), np.stack([_by_slot(v, p) for v in vecs[:59]]), atol=1e-6)
+    assert np.all(_by_slots(vecs[59:], p) == 0)
+    assert statement_scores(np.empty((0, 16), dtype=np.float32), [], p, "employer") == []
