@@ -171,7 +171,9 @@ KINDS: Mapping[str, str] = {
 
 Embed = Callable[[str], np.ndarray]
 EmbedMany = Callable[[Sequence[str]], np.ndarray]
-Protos = tuple[tuple[str, ...], np.ndarray, np.ndarray]  # slot names, each description's slot, their vectors
+# slot names, each description's slot (ascending: a slot's descriptions together, as ``_by_slots`` reads them), and
+# the descriptions' unit vectors
+Protos = tuple[tuple[str, ...], np.ndarray, np.ndarray]
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
