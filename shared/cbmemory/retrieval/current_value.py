@@ -208,11 +208,8 @@ def prototypes(embed: Embed, embed_many: EmbedMany | None = None) -> Protos:
 
 
 def _by_slot(vec: np.ndarray, protos: Protos) -> np.ndarray:
-    """Per slot, the cosine of ``vec`` to its nearest description."""
-    names, owner, rows = protos
-    best = np.full(len(names), -1.0)
-    np.maximum.at(best, owner, rows @ _unit(np.asarray(vec, dtype=np.float32)))
-    return best
+    """Per slot, the cosine of ``vec`` to its nearest description (``_by_slots`` of one vector)."""
+    return _by_slots(np.asarray(vec)[None, :], protos)[0]
 
 
 def slot_of(vec: np.ndarray, protos: Protos, floor: float, margin: float) -> str | None:
@@ -339,8 +336,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
     saids = [said for _, said in pool]
     scores = statement_scores(many(saids), saids, protos, slot) if pool else []
-    scored = [(r, score) for (r, _), score in zip(pool, scores, strict=True)]
-    picked = nearest([(r, s) for r, s in scored if s is not None], TOP)[-LATEST:]
+    picked = nearest([(r, s) for (r, _), s in zip(pool, scores, strict=True) if s is not None], TOP)[-LATEST:]
     chosen = {r.record_id for r in picked}
     passing = told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many)
     return sorted([*picked, *passing], key=conversation_order)

@@ -198,7 +198,8 @@ def test_a_statement_of_one_clause_is_never_told_in_passing(monkeypatch):
 def test_statements_are_scored_in_one_product_as_each_would_be_alone():
     """``statement_scores``: the same scores as ``statement_score`` of each statement, for random vectors over the
     stage's real slots (random descriptions: the vectors are not under test), a zero vector (near nothing: only a
-    claim counts) and no statement at all; ``_by_slots`` is ``_by_slot`` of each row."""
+    claim counts) and no statement at all; ``_by_slots`` (and ``_by_slot``, its one-row case) gives each slot's
+    nearest description's cosine, as a per-slot loop does."""
     from cbmemory.retrieval.current_value import _by_slot, _by_slots, statement_score, statement_scores
 
     rng = np.random.default_rng(7)
@@ -215,6 +216,9 @@ def test_statements_are_scored_in_one_product_as_each_would_be_alone():
     assert [b is None for b in batched] == [a is None for a in alone]
     assert 0 < sum(b is not None for b in batched) < 60
     assert all(b == pytest.approx(a, abs=1e-6) for b, a in zip(batched, alone, strict=True) if a is not None)
-    assert np.allclose(_by_slots(vecs[:59], p), np.stack([_by_slot(v, p) for v in vecs[:59]]), atol=1e-6)
+    unit = vecs[:59] / np.linalg.norm(vecs[:59], axis=1, keepdims=True)
+    nearest_each = np.stack([(unit @ p[2][owner == j].T).max(axis=1) for j in range(len(names))], axis=1)
+    assert np.allclose(_by_slots(vecs[:59], p), nearest_each, atol=1e-6)
+    assert np.allclose(_by_slot(vecs[3], p), nearest_each[3], atol=1e-6)
     assert np.all(_by_slots(vecs[59:], p) == 0)
     assert statement_scores(np.empty((0, 16), dtype=np.float32), [], p, "employer") == []
