@@ -143,7 +143,7 @@ def test_a_sparse_encoder_bound_by_another_store_refuses_its_writes_without_spar
         sess, recs = session_batch("u1", "s1", ["one"])
         b.bind_sparse_encoder("test-sparse")
         with pytest.raises(InvalidInputError):
-            a._write([sess], recs, np.stack([unit(0)]), "merge", None)  # as write() after its check
+            a._write([sess], recs, np.stack([unit(0)]), "merge", None, None)  # as write() after its check
         assert a.count("u1") == 0
 
 

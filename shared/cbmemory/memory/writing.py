@@ -13,13 +13,17 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..embedding.base import CachedEmbedder
 from ..embedding.sparse import SparseEncoder, SparseVector
 from ..errors import InvalidInputError, SparseEncoderBoundError, WriteConflictError
 from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, with_passages
 from ..models import IngestResult, MemoryRecord, Message, SearchFilters, Session
+from ..retrieval.current_value import said_parts
 from ..store.base import MemoryStore, WriteMode
 from ..store.turns import writes_allowed
+from ..text import content_hash
 from ..validation import check_id
 from .reading import linked, plan_append, stored_raw
 from .sparse import bound_encoder, top_up
@@ -98,14 +102,34 @@ class Writing:
             self._last_purge = now
 
     def _store(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], mode: WriteMode) -> IngestResult:
-        records = linked(self.store, records, vectors := self.embedder.embed_records(records), self.clock(), self.ingest)
+        vectors, derived = self._embedded(records)
+        records = linked(self.store, records, vectors, self.clock(), self.ingest)
         try:
-            return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records))
+            return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records),
+                                    derived=derived)
         except SparseEncoderBoundError as exc:  # bound by another writer since this memory opened: nothing written
             if self.sparse_encoder is not None:
                 raise
             self._adopt_sparse(exc.encoder)
-        return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records))
+        return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records),
+                                derived=derived)
+
+    def _embedded(self, records: Sequence[MemoryRecord]) -> tuple[np.ndarray, dict[str, dict[str, np.ndarray]] | None]:
+        """The records' vectors and, where the store keeps them (``keeps_derived``), those of the texts the
+        current-value stage embeds of them (``said_parts``) by content hash, each user's in one embedding call."""
+        if not self.store.keeps_derived:
+            return self.embedder.embed_records(records), None
+        vectors = np.empty((len(records), self.embedder.dimension), dtype=np.float32)
+        derived: dict[str, dict[str, np.ndarray]] = {}
+        for user in dict.fromkeys(r.user_id for r in records):
+            idx = [i for i, r in enumerate(records) if r.user_id == user]
+            parts = {records[i].record_id: said_parts(records[i]) for i in idx}
+            texts = [records[i].index_text for i in idx]
+            vecs = self.embedder.embed([*texts, *(t for ts in parts.values() for t in ts)], user_id=user)
+            vectors[idx] = vecs[:len(idx)]
+            rest = iter(vecs[len(idx):])
+            derived.update({rid: {content_hash(t): next(rest) for t in ts} for rid, ts in parts.items() if ts})
+        return vectors, derived
 
     def _encode_sparse(self, records: Sequence[MemoryRecord]) -> list[SparseVector] | None:
         encoder = self.sparse_encoder

@@ -47,6 +47,7 @@ from .search_base import SearchBase
 from .windows import Anchor, Window, windows
 
 WriteMode = Literal["merge", "replace", "append"]
+Derived = tuple[str, str, np.ndarray]  # a record's id, a text derived from it: its content hash and its vector
 WRITE_MODES: tuple[str, ...] = get_args(WriteMode)
 MAX_LINKS = 64  # records one record may supersede
 
@@ -55,6 +56,9 @@ class MemoryStore(SearchBase):
     """Storage of memory records with their vectors, per user."""
 
     read_only: bool = False  # opened only to read: every write raises ``ReadOnlyStoreError``
+    # keeps the vectors of texts derived from records that ``write`` is given (``derived``) for ``lookup_vectors``;
+    # a backend that does not drops them (its reads embed those texts again: slower, the same results)
+    keeps_derived: bool = False
 
     @abstractmethod
     def bind_embedder(self, name: str, dimension: int) -> None:
@@ -98,6 +102,7 @@ class MemoryStore(SearchBase):
     def write(
         self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray, *,
         mode: WriteMode = "merge", sparse: Sequence[SparseVector] | None = None,
+        derived: Mapping[str, Mapping[str, np.ndarray]] | None = None,
     ) -> IngestResult:
         """Store sessions and records (row i of ``vectors`` belongs to ``records[i]``). With atomic batches
         (see the module docstring), after a crash either all of them are visible or none; elsewhere each
@@ -114,8 +119,10 @@ class MemoryStore(SearchBase):
         embedder bound, one finite vector of the bound dimension per record, no record id twice, text
         that is valid Unicode (no lone surrogates, which no file or server can encode), annotations of each
         record and session within ``validation``'s limits (keys, characters, bytes); ``sparse``: one
-        ``SparseVector`` per record exactly when a sparse encoder is bound, none otherwise. The backend's
-        :meth:`_write` then stores the checked batch."""
+        ``SparseVector`` per record exactly when a sparse encoder is bound, none otherwise; ``derived``: by the id
+        of a record of the batch, vectors of texts derived from it (``text.said_parts``) by their content hash,
+        each finite and of the bound dimension, kept with the record where the backend ``keeps_derived`` (and
+        erased with it) for ``lookup_vectors``. The backend's :meth:`_write` then stores the checked batch."""
         self._check_writable()
         if mode not in WRITE_MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(map(repr, WRITE_MODES))}, got {mode!r}")
@@ -145,7 +152,8 @@ class MemoryStore(SearchBase):
                 raise InvalidInputError(f"record {r.record_id} holds a lone surrogate (not valid Unicode text)")
         for s in sessions:
             check_annotation_limits(s.annotations, f"the annotations of session {s.session_id}")
-        return self._write(sessions, records, vecs, mode, self._checked_sparse(records, sparse))
+        kept = _checked_derived(derived, {r.record_id for r in records}, dim) if self.keeps_derived else None
+        return self._write(sessions, records, vecs, mode, self._checked_sparse(records, sparse), kept)
 
     def _checked_sparse(self, records: Sequence[MemoryRecord], sparse: Sequence[SparseVector] | None
                         ) -> list[SparseVector] | None:
@@ -165,9 +173,10 @@ class MemoryStore(SearchBase):
 
     @abstractmethod
     def _write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray,
-               mode: WriteMode, sparse: list[SparseVector] | None) -> IngestResult:
+               mode: WriteMode, sparse: list[SparseVector] | None, derived: list[Derived] | None) -> IngestResult:
         """Store a batch :meth:`write` has checked (``vectors``: float32, C-contiguous, one row per record;
-        ``sparse``: one vector per record when a sparse encoder is bound, else ``None``)."""
+        ``sparse``: one vector per record when a sparse encoder is bound, else ``None``; ``derived``: (record id,
+        content hash, float32 vector) of the batch's records, only where the backend ``keeps_derived``)."""
 
     @abstractmethod
     def users_missing_sparse(self) -> list[str]:
@@ -333,3 +342,22 @@ class MemoryStore(SearchBase):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _checked_derived(derived: Mapping[str, Mapping[str, np.ndarray]] | None, ids: set[str], dim: int
+                     ) -> list[Derived] | None:
+    """``write``'s ``derived`` as (record id, hash, float32 vector), or ``InvalidInputError``: a record of the batch
+    each, a non-empty hash, one finite vector of ``dim`` floats."""
+    if not derived:
+        return None
+    out: list[Derived] = []
+    for rid, vectors in derived.items():
+        if rid not in ids or not isinstance(vectors, Mapping):
+            raise InvalidInputError(f"derived vectors must be given by the id of a record of the batch, got {rid!r}")
+        for h, vec in vectors.items():
+            v = vec if isinstance(vec, np.ndarray) and np.issubdtype(vec.dtype, np.floating) else None
+            if not isinstance(h, str) or not h or v is None or v.shape != (dim,) or not np.isfinite(v).all():
+                raise InvalidInputError(f"record {rid}: a derived vector must be a finite array of {dim} floats, "
+                                        "by a non-empty content hash")
+            out.append((rid, h, np.ascontiguousarray(v, dtype=np.float32)))
+    return out

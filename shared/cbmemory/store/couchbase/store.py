@@ -69,7 +69,7 @@ from ...dates import utcnow
 from ...embedding.sparse import SparseVector
 from ...errors import CbMemoryError, WriteConflictError
 from ...models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
-from ..base import WriteMode
+from ..base import Derived, WriteMode
 from ..parts import PartsStore
 from ..sessions import leftovers
 from ..signals import Signal
@@ -170,7 +170,7 @@ class CouchbaseStore(PartsStore):
 
     # ---------------------------------------------------------------- writes
     def _write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray,
-               mode: WriteMode, sparse: list[SparseVector] | None) -> IngestResult:
+               mode: WriteMode, sparse: list[SparseVector] | None, derived: list[Derived] | None) -> IngestResult:
         """Not atomic on Couchbase: each document write is, and re-running an interrupted write completes
         it. Records are written first, then sessions, then users, then (``replace``) the session's
         leftovers are removed.
@@ -181,7 +181,8 @@ class CouchbaseStore(PartsStore):
         written; a writer that appends between that check and the upserts is not detected.
         ``replace`` lists each session's stored records (SQL++), keeps what ``sessions.leftovers`` keeps
         and removes the rest by key after the batch is written. Each record's sparse vector, when given,
-        goes into its document (``docs.record_body``)."""
+        goes into its document (``docs.record_body``). No derived vectors are kept (``keeps_derived`` is False:
+        ``derived`` is always None)."""
         keys = [d.record_key(r.record_id) for r in records]
         if mode == "append":
             self._check_append(records)

@@ -69,8 +69,8 @@ class SQLiteFile:
     def check_writable(self) -> None:
         """Called first by every method that writes. Refuses a store opened ``read_only`` and, once per
         store object, checks the file with SQLite's ``quick_check`` (``CorruptStoreError`` if it fails), so
-        nothing is written into a damaged file, then makes the indexes a store of the current schema made
-        before them lacks (``file.LATER_INDEXES``; not one an upgrade is about to bring up to date). The check
+        nothing is written into a damaged file, then makes the parts a store of the current schema made
+        before them lacks (``file.LATER``; not one an upgrade is about to bring up to date). The check
         reads every page: the first write after opening a large store waits for it."""
         if self.read_only:
             raise sf.opened_read_only(self.path)
@@ -80,7 +80,7 @@ class SQLiteFile:
                 if not self._checked and self.path != ":memory:":
                     sf.check_integrity(self.conn, self.path)
                     if self.meta("schema_version") == q.SCHEMA_VERSION:
-                        missing = sf.missing_indexes(self.conn)
+                        missing = sf.missing_later(self.conn)
                 self._checked = True
             if missing:
                 with self.tx() as c:

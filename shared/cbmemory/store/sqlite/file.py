@@ -314,21 +314,26 @@ def prepare(c: sqlite3.Connection, path: str, *, create: bool, read_only: bool) 
 
 
 UPGRADABLE = ("2", "3", "4")  # older schema versions an open upgrades in place
-# Indexes of the current schema that a store of it made before them lacks, by name: the same schema (no row or
+# Parts of the current schema that a store of it made before them lacks, by name: the same schema (no row or
 # result differs without them, only the time of some reads), so they are made on the store's first write, never
-# on open or a read (an older schema's upgrade makes them with the rest of its step).
-LATER_INDEXES = {"records_session_order": q.SESSION_ORDER_INDEX}
+# on open or a read (an older schema's upgrade makes them after its last step). In the order they are made.
+LATER = {"records_session_order": q.SESSION_ORDER_INDEX, "derived": q.DERIVED_TABLE,
+         "derived_record": q.DERIVED_INDEX, "records_derived_gone": q.DERIVED_TRIGGER}
 
 
-def missing_indexes(c: sqlite3.Connection) -> list[str]:
-    """The statements of the ``LATER_INDEXES`` a store of the current schema lacks (a read)."""
-    have = {name for (name,) in c.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    return [stmt for name, stmt in LATER_INDEXES.items() if name not in have]
+def missing_later(c: sqlite3.Connection) -> list[str]:
+    """The statements of the ``LATER`` parts a store of the current schema lacks (a read)."""
+    have = {name for (name,) in c.execute("SELECT name FROM sqlite_master")}
+    return [stmt for name, stmt in LATER.items() if name not in have]
+
+
+def has_table(c: sqlite3.Connection, name: str) -> bool:
+    return c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
 def upgrade(c: sqlite3.Connection) -> bool:
     """Bring an older schema (``UPGRADABLE``) to the current one, inside the caller's write transaction, one
-    step after another (2 -> 3 -> 4 -> 5). The version is read here, inside the transaction, so a store that
+    step after another (2 -> 3 -> 4 -> 5), then the ``LATER`` parts. The version is read here, inside the transaction, so a store that
     another connection upgraded meanwhile is left as it is. Returns whether a wipe is pending (the caller
     runs it once the transaction is committed)."""
     version = meta(c, "schema_version")
@@ -340,6 +345,8 @@ def upgrade(c: sqlite3.Connection) -> bool:
         version = "4"
     if version == "4":
         upgrade_from_4(c)
+    for stmt in missing_later(c):
+        c.execute(stmt)
     return wipe_pending(c) is not None
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ...dates import utcnow
 from ...models import MemoryRecord, SearchFilters, Session, frozen_mapping
+from . import file as sf
 from . import sql as q
 from .core import CHUNK, SQLiteFile
 from .sql import row_to_record, stored_time
@@ -86,12 +87,19 @@ class Listings:
             return [r[0] for r in self._db.conn.execute("SELECT DISTINCT user_id FROM records ORDER BY user_id")]
 
     def lookup_vectors(self, user_id: str, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
+        """The records' vectors by the hash of their indexed text, then, for the hashes left, the vectors kept of
+        texts derived from the user's turns (``sql.DERIVED_TABLE``; a store made before it has none)."""
         out: dict[str, np.ndarray] = {}
         with self._db.lock:
-            for i in range(0, len(content_hashes), CHUNK):
-                part = list(content_hashes[i : i + CHUNK])
-                sql = (f"SELECT content_hash, vector FROM records WHERE user_id = ? AND content_hash IN "
-                       f"({','.join('?' * len(part))}) GROUP BY content_hash")
-                for h, blob in self._db.conn.execute(sql, [user_id, *part]):
-                    out[h] = np.frombuffer(blob, dtype=np.float32).copy()
+            c = self._db.conn
+            for table in ("records", "derived"):
+                left = [h for h in dict.fromkeys(content_hashes) if h not in out]
+                if not left or (table == "derived" and not sf.has_table(c, table)):
+                    break
+                for i in range(0, len(left), CHUNK):
+                    part = left[i : i + CHUNK]
+                    sql = (f"SELECT content_hash, vector FROM {table} WHERE user_id = ? AND content_hash IN "
+                           f"({','.join('?' * len(part))}) GROUP BY content_hash")
+                    for h, blob in c.execute(sql, [user_id, *part]):
+                        out[h] = np.frombuffer(blob, dtype=np.float32).copy()
         return out

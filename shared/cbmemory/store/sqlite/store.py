@@ -30,7 +30,7 @@ from ...dates import utcnow
 from ...embedding.sparse import SparseVector
 from ...errors import CbMemoryError
 from ...models import ForgetResult, Hit, IngestResult, MemoryRecord, SearchFilters, Session
-from ..base import WriteMode
+from ..base import Derived, WriteMode
 from ..candidates import Candidates
 from ..parts import PartsStore
 from ..signals import Signal
@@ -67,6 +67,7 @@ class SQLiteStore(PartsStore):
     _sparse: SparseVectors
 
     scorers = SCORERS
+    keeps_derived = True
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, cache_rows: int = 2_000_000,
                  create: bool = True, read_only: bool = False):
@@ -106,10 +107,11 @@ class SQLiteStore(PartsStore):
 
     # ---------------------------------------------------------------- writes
     def _write(self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray,
-               mode: WriteMode, sparse: list[SparseVector] | None) -> IngestResult:
-        """One transaction (write.write_batch): the batch is all-or-nothing."""
+               mode: WriteMode, sparse: list[SparseVector] | None, derived: list[Derived] | None) -> IngestResult:
+        """One transaction (write.write_batch): the batch is all-or-nothing, its derived vectors with it."""
         with self._db.tx() as c:
             result, touched = w.write_batch(c, sessions, records, vectors, mode, sparse)
+            w.keep_derived(c, {r.record_id: r.user_id for r in records}, derived or [])
             w.mark_users(c, touched)
             pending = w.wipe_pending(c) is not None
         if pending:

@@ -150,6 +150,13 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
     return IngestResult(inserted, replaced, unchanged, tuple(ids)), touched
 
 
+def keep_derived(c: sqlite3.Connection, users: Mapping[str, str], derived: Sequence[tuple[str, str, np.ndarray]]
+                 ) -> None:
+    """Keep each (record id, content hash, vector) of a text derived from a record of this write (``users``: each
+    record's user), where that user's record is stored (``sql.INSERT_DERIVED``); one kept already stays."""
+    c.executemany(q.INSERT_DERIVED, [(users[rid], h, rid, vec.tobytes()) for rid, h, vec in derived])
+
+
 def set_sparse(c: sqlite3.Connection, user_id: str, vectors: Mapping[str, SparseVector]) -> int:
     """Store each vector on the user's record of that id where the record has none (records of other users,
     unknown ids and records that have a vector are left alone). Returns how many were set."""
