@@ -7,10 +7,13 @@ question not about the user adds nothing; the recipe's own hits stay as they wer
 (the write-time rules) is taken though its words are far from the matter, a wish in the same words is not; a
 change told in passing (its whole sentence off the matter, a clause on it) has a place of its own, the newest
 such first; a process's first such question through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted
-model's round trips) embeds the stage's descriptions in one call, not one call each."""
+model's round trips) embeds the stage's descriptions in one call, not one call each; a new process reads the
+statements' vectors the store kept at write time, embeds none of them, and shows what it shows without them."""
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -211,18 +214,46 @@ class _Hosted(Embeddings):
 
 
 def test_a_processs_first_question_about_the_user_embeds_the_matters_in_one_batch(tmp_path, minilm, monkeypatch):
-    hosted = _Hosted(minilm)
-    memory = AgentMemory.open(tmp_path / "hosted.db", embedder=LangChainEmbedder(hosted))
-    try:
-        _history(memory, NEW)
-        monkeypatch.setattr(current_value, "_MADE", {})  # the descriptions' vectors not made yet in this process
-        hosted.calls = 0
+    path, hosted = tmp_path / "hosted.db", _Hosted(minilm)
+    with AgentMemory.open(path, embedder=LangChainEmbedder(hosted)) as writer:
+        _history(writer, NEW)
+    con = sqlite3.connect(path)  # as turns written before their statements' vectors were kept (or by another backend)
+    con.execute("DELETE FROM derived")
+    con.commit()
+    con.close()
+    monkeypatch.setattr(current_value, "_MADE", {})  # the descriptions' vectors not made yet in this process
+    with AgentMemory.open(path, embedder=LangChainEmbedder(hosted)) as memory:  # a new process's cache
+        hosted.calls = 0  # not the open's (the model's dimension)
         on = memory.recall("Which city do I live in these days?", "ana", recipe=ON)
-        assert NEW in _shown(on)
-        # the question; the first description (which tells the model); the second as a query and as a document
-        # (is a query embedded as a document?); the other 138 descriptions in one call; the statements found in
-        # one call: not one call per description (141); then the clauses of the 74 statements not chosen, newest
-        # first, 32 statements' in one call and the other 42's in the next (``told_in_passing``)
-        assert hosted.calls == 6 + 2
-    finally:
-        memory.close()
+    assert NEW in _shown(on)
+    # the question; the first description (which tells the model); the second as a query and as a document
+    # (is a query embedded as a document?); the other 138 descriptions in one call; the statements found in
+    # one call: not one call per description (141); then the clauses of the 74 statements not chosen, newest
+    # first, 32 statements' in one call and the other 42's in the next (``told_in_passing``)
+    assert hosted.calls == 6 + 2
+
+
+def test_a_new_process_reads_the_statements_vectors_kept_at_write_and_shows_the_same(tmp_path, minilm):
+    """The embedded store keeps the vectors of what each user turn states and of its clauses from the turn's write
+    (``current_value.said_parts``): a new process's first question about the user embeds none of them, and shows
+    exactly what a process that has to embed them (the same file without them) shows."""
+    path = tmp_path / "kept.db"
+    with AgentMemory.open(path, embedder=minilm) as writer:
+        _history(writer, NEW)
+    bare = tmp_path / "bare.db"
+    shutil.copyfile(path, bare)
+    con = sqlite3.connect(bare)
+    kept = con.execute("SELECT count(*) FROM derived").fetchone()[0]
+    con.execute("DELETE FROM derived")
+    con.commit()
+    con.close()
+    assert kept >= 42  # at least one per user turn: the turns' statements, and the clauses of those with two
+    q = "Which city do I live in these days?"
+    with AgentMemory.open(path, embedder=minilm) as fresh, AgentMemory.open(bare, embedder=minilm) as without:
+        a, b = fresh.recall(q, "ana", recipe=ON), without.recall(q, "ana", recipe=ON)
+        assert fresh.embedder.texts_embedded == 0
+        assert without.embedder.texts_embedded > 0
+    assert NEW in _shown(a)
+    assert [(h.record.record_id, [r.record_id for r in h.context]) for h in a.hits] == \
+        [(h.record.record_id, [r.record_id for r in h.context]) for h in b.hits]
+    assert a.context.text == b.context.text

@@ -1,0 +1,154 @@
+"""Contract layer: the vectors of texts derived from a record (``write``'s ``derived``: what a user turn states and
+its clauses, for the current-value stage), kept by the embedded SQLite store (real files) and found by
+``lookup_vectors`` for that user only; erased with their record whatever erases it (forget, purge, a replace
+that drops it, a merge that changes it); checked before anything is written; a store made before they were kept
+reads as before and makes their table on its first write; a backend that keeps none drops them."""
+
+import sqlite3
+from datetime import timedelta
+
+import numpy as np
+import pytest
+
+from cbmemory.errors import InvalidInputError
+from cbmemory.models import ForgetResult
+from cbmemory.store import SQLiteStore
+from cbmemory.store.couchbase import CouchbaseStore
+from cbmemory.store.sqlite import file as sf
+from cbmemory.text import content_hash
+from tests.support.couchbase_fake import FakeState, bound_store
+
+from .store_contract import NOW, session_batch, unit
+
+DIM = 8
+
+
+@pytest.fixture
+def path(tmp_path):
+    p = tmp_path / "derived.db"
+    with SQLiteStore(p) as s:
+        s.bind_embedder("test-embedder", DIM)
+    return p
+
+
+def write(store, user, session, texts, derived_of=None, **kw):
+    """``texts`` as alternating user and assistant turns; ``derived_of``: record index -> {derived text: vector}."""
+    sess, recs = session_batch(user, session, texts, **kw)
+    derived = {recs[i].record_id: {content_hash(t): v for t, v in parts.items()}
+               for i, parts in (derived_of or {}).items()}
+    store.write([sess], recs, np.stack([unit(0)] * len(recs)), derived=derived)
+    return recs
+
+
+def rows(p) -> int:
+    con = sqlite3.connect(p)
+    try:
+        return con.execute("SELECT count(*) FROM derived").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_kept_vectors_are_found_by_the_hash_of_their_text_for_their_user_only(path):
+    with SQLiteStore(path) as s:
+        write(s, "alice", "s1", ["I moved to Porto, and I love it", "nice"], {0: {"I moved to Porto": unit(3)}})
+        write(s, "bob", "s1", ["hello", "hi"])
+        h = content_hash("I moved to Porto")
+        assert set(s.lookup_vectors("alice", [h])) == {h}
+        np.testing.assert_array_equal(s.lookup_vectors("alice", [h])[h], unit(3))
+        assert s.lookup_vectors("bob", [h]) == {}  # another user's: never
+    with SQLiteStore(path, read_only=True) as ro:  # another process, only reading
+        assert set(ro.lookup_vectors("alice", [h])) == {h}
+
+
+def test_a_records_own_vector_comes_first_then_the_kept_ones(path):
+    with SQLiteStore(path) as s:
+        [rec, _] = write(s, "alice", "s1", ["one", "two"], {0: {"a clause": unit(5)}})
+        found = s.lookup_vectors("alice", [rec.content_hash, content_hash("a clause"), content_hash("unknown")])
+        assert set(found) == {rec.content_hash, content_hash("a clause")}
+        np.testing.assert_array_equal(found[rec.content_hash], unit(0))
+
+
+def test_forget_of_a_session_erases_its_records_kept_vectors_and_no_others(path):
+    with SQLiteStore(path) as s:
+        write(s, "alice", "s1", ["one", "x"], {0: {"said one": unit(1)}})
+        write(s, "alice", "s2", ["two", "y"], {0: {"said two": unit(2)}})
+        assert rows(path) == 2
+        assert s.forget("alice", "s1") == ForgetResult(2, 1, True)
+        assert s.lookup_vectors("alice", [content_hash("said one")]) == {}
+        assert set(s.lookup_vectors("alice", [content_hash("said two")])) == {content_hash("said two")}
+        s.forget("alice")
+    assert rows(path) == 0
+
+
+def test_a_purged_record_takes_its_kept_vectors_with_it(path):
+    with SQLiteStore(path) as s:
+        write(s, "alice", "s1", ["soon gone", "x"], {0: {"gone": unit(1)}}, expires_at=NOW + timedelta(days=1))
+        write(s, "alice", "s2", ["stays", "y"], {0: {"stays": unit(2)}})
+        assert s.purge_expired(NOW + timedelta(days=2)) == 2
+        assert s.lookup_vectors("alice", [content_hash("gone")]) == {}
+    assert rows(path) == 1
+
+
+def test_a_record_replaced_or_dropped_by_a_later_write_takes_its_kept_vectors_with_it(path):
+    with SQLiteStore(path) as s:
+        write(s, "alice", "s1", ["first", "x", "second", "y"], {0: {"first said": unit(1)}, 2: {"second said": unit(2)}})
+        write(s, "alice", "s1", ["first, edited", "x"], {0: {"edited said": unit(3)}}, )  # merge: record 0 changed
+        assert s.lookup_vectors("alice", [content_hash("first said")]) == {}
+        assert set(s.lookup_vectors("alice", [content_hash("edited said")])) == {content_hash("edited said")}
+        sess, recs = session_batch("alice", "s1", ["first, edited", "x"])
+        s.write([sess], recs, np.stack([unit(0)] * 2), mode="replace")  # record 2 dropped
+        assert s.lookup_vectors("alice", [content_hash("second said")]) == {}
+        # the unchanged record kept its own
+        assert set(s.lookup_vectors("alice", [content_hash("edited said")])) == {content_hash("edited said")}
+
+
+@pytest.mark.parametrize("bad", [
+    {"no-such-record": {"h": unit(1)}},
+    {0: {"": unit(1)}},
+    {0: {"h": np.zeros(DIM + 1, dtype=np.float32)}},
+    {0: {"h": np.full(DIM, np.nan, dtype=np.float32)}},
+    {0: {"h": [0.0] * DIM}},
+    {0: ["h"]},
+])
+def test_bad_derived_vectors_are_refused_and_nothing_is_written(path, bad):
+    with SQLiteStore(path) as s:
+        sess, recs = session_batch("alice", "s1", ["one", "two"])
+        derived = {(recs[k].record_id if isinstance(k, int) else k): v for k, v in bad.items()}
+        with pytest.raises(InvalidInputError):
+            s.write([sess], recs, np.stack([unit(0)] * 2), derived=derived)
+        assert s.count("alice") == 0
+    assert rows(path) == 0
+
+
+def test_a_store_made_before_the_kept_vectors_reads_as_before_and_makes_their_table_on_its_first_write(path):
+    with SQLiteStore(path) as s:
+        [rec, _] = write(s, "alice", "s1", ["one", "two"])
+    con = sqlite3.connect(path)
+    for name, kind in (("records_derived_gone", "TRIGGER"), ("derived_record", "INDEX"), ("derived", "TABLE")):
+        con.execute(f"DROP {kind} {name}")
+    con.commit()
+    con.close()
+    with SQLiteStore(path, read_only=True) as ro:
+        assert set(ro.lookup_vectors("alice", [rec.content_hash, content_hash("x")])) == {rec.content_hash}
+    with SQLiteStore(path) as s:
+        assert s.lookup_vectors("alice", [content_hash("said")]) == {}
+        con = sqlite3.connect(path)
+        assert not sf.has_table(con, "derived")  # opening and reading wrote nothing
+        con.close()
+        write(s, "alice", "s2", ["three", "four"], {0: {"said": unit(4)}})
+        assert set(s.lookup_vectors("alice", [content_hash("said")])) == {content_hash("said")}
+        s.forget("alice", "s2")
+    assert rows(path) == 0  # the trigger made with the table erases with the record
+
+
+def test_a_backend_that_keeps_none_is_given_none(monkeypatch):
+    """Couchbase keeps no derived vectors (its reads embed those texts, as before): its write is given none, and
+    the batch is written as without them (its in-process fake: tests/support/couchbase_fake.py)."""
+    assert SQLiteStore.keeps_derived and not CouchbaseStore.keeps_derived
+    store = bound_store(FakeState(), DIM)
+    given = []
+    inner = store._write
+    monkeypatch.setattr(store, "_write", lambda *a: given.append(a[-1]) or inner(*a))
+    sess, recs = session_batch("alice", "s1", ["one", "two"])
+    result = store.write([sess], recs, np.stack([unit(0)] * 2), derived={recs[0].record_id: {"h": unit(1)}})
+    assert given == [None] and result.inserted == 2
