@@ -1,5 +1,5 @@
-"""Contract layer: the vectors of texts derived from a record (``write``'s ``derived``: what a user turn states and
-its clauses, for the current-value stage), kept by the embedded SQLite store (real files) and found by
+"""Contract layer: the vectors of texts derived from a record (``write``'s ``derived``: what a user turn states, for
+the current-value stage), kept by the embedded SQLite store (real files) and found by
 ``lookup_vectors`` for that user only; erased with their record whatever erases it (forget, purge, a replace
 that drops it, a merge that changes it); checked before anything is written; a store made before they were kept
 reads as before and makes their table on its first write; a backend that keeps none drops them."""

@@ -20,7 +20,7 @@ from ..embedding.sparse import SparseEncoder, SparseVector
 from ..errors import InvalidInputError, SparseEncoderBoundError, WriteConflictError
 from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, with_passages
 from ..models import IngestResult, MemoryRecord, Message, SearchFilters, Session
-from ..retrieval.current_value import said_parts
+from ..retrieval.current_value import kept_texts
 from ..store.base import MemoryStore, WriteMode
 from ..store.turns import writes_allowed
 from ..text import content_hash
@@ -116,14 +116,14 @@ class Writing:
 
     def _embedded(self, records: Sequence[MemoryRecord]) -> tuple[np.ndarray, dict[str, dict[str, np.ndarray]] | None]:
         """The records' vectors and, where the store keeps them (``keeps_derived``), those of the texts the
-        current-value stage embeds of them (``said_parts``) by content hash, each user's in one embedding call."""
+        current-value stage embeds of them (``kept_texts``) by content hash, each user's in one embedding call."""
         if not self.store.keeps_derived:
             return self.embedder.embed_records(records), None
         vectors = np.empty((len(records), self.embedder.dimension), dtype=np.float32)
         derived: dict[str, dict[str, np.ndarray]] = {}
         for user in dict.fromkeys(r.user_id for r in records):
             idx = [i for i, r in enumerate(records) if r.user_id == user]
-            parts = {records[i].record_id: said_parts(records[i]) for i in idx}
+            parts = {records[i].record_id: kept_texts(records[i]) for i in idx}
             texts = [records[i].index_text for i in idx]
             vecs = self.embedder.embed([*texts, *(t for ts in parts.values() for t in ts)], user_id=user)
             vectors[idx] = vecs[:len(idx)]

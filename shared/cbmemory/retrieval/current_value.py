@@ -28,9 +28,9 @@ Nothing is marked as changed here (marking the older statements of the slot was 
 would mark the current statement itself in 7 of ~180 questions per family); marks come from write-time links.
 Cost, for such a question only: one vector search of ``DEPTH`` and the embedding of up to ``EMBEDDED``
 statements it finds and of their clauses, newest first until ``RESERVED`` are found (the embedder's cache keeps
-them for the user's later questions). A store that ``keeps_derived`` (the embedded one) keeps those vectors from
-each user turn's write (``said_parts``), and the embedder's cache finds them there: only turns written before
-that, or to a store that keeps none, are embedded when a question first reads them.
+them for the user's later questions). A store that ``keeps_derived`` (the embedded one) keeps the statements'
+vectors from each user turn's write (``kept_texts``), and the embedder's cache finds them there: only turns written
+before that, or to a store that keeps none, are embedded when a question first reads them.
 """
 
 from __future__ import annotations
@@ -305,14 +305,15 @@ def _statement(text: str) -> tuple[str, frozenset[str]]:
     return said, people(said)
 
 
-def said_parts(r: MemoryRecord) -> tuple[str, ...]:
-    """The texts of a record this stage embeds: for the user's own turn, what it states (``text.stated``) and that
-    statement's clauses (``told_in_passing``); none for any other record. A store that ``keeps_derived`` keeps their
-    vectors from the record's write (``lookup_vectors``), so a question's first pass embeds none of them."""
+def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
+    """The texts of a record whose vectors a store that ``keeps_derived`` keeps from the record's write, for the
+    embedder's cache (``lookup_vectors``): for the user's own turn, what it states (``text.stated``), which this stage
+    embeds for each statement it reads; none for any other record. The statements' clauses are embedded when read
+    (``told_in_passing``): kept as well, they took a store's file to twice its size (experiments/knowledge_updates)."""
     if r.kind != "turn" or r.role != "user":
         return ()
     said = _statement(r.text)[0]
-    return tuple(dict.fromkeys((said, *clauses(said)))) if said else ()
+    return (said,) if said else ()
 
 
 def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None) -> str:

@@ -233,13 +233,29 @@ def test_a_processs_first_question_about_the_user_embeds_the_matters_in_one_batc
     assert hosted.calls == 6 + 2
 
 
+class _Seen:
+    """The real MiniLM under its own name, the texts it is asked to embed as documents recorded."""
+
+    def __init__(self, model):
+        self.model, self.name, self.dimension, self.texts = model, model.name, model.dimension, []
+
+    def embed(self, texts):
+        self.texts += list(texts)
+        return self.model.embed(texts)
+
+    def embed_query(self, text):
+        return self.model.embed_query(text)
+
+
 def test_a_new_process_reads_the_statements_vectors_kept_at_write_and_shows_the_same(tmp_path, minilm):
-    """The embedded store keeps the vectors of what each user turn states and of its clauses from the turn's write
-    (``current_value.said_parts``): a new process's first question about the user embeds none of them, and shows
-    exactly what a process that has to embed them (the same file without them) shows."""
+    """The embedded store keeps the vectors of what each user turn states from the turn's write
+    (``current_value.kept_texts``): a new process's first question about the user embeds none of the statements (only
+    the clauses of those not chosen, ``told_in_passing``), and shows exactly what a process that has to embed them
+    (the same file without them) shows."""
     path = tmp_path / "kept.db"
     with AgentMemory.open(path, embedder=minilm) as writer:
         _history(writer, NEW)
+        turns = [r.text for r in writer.session_records("ana") if r.role == "user"]
     bare = tmp_path / "bare.db"
     shutil.copyfile(path, bare)
     con = sqlite3.connect(bare)
@@ -247,12 +263,14 @@ def test_a_new_process_reads_the_statements_vectors_kept_at_write_and_shows_the_
     con.execute("DELETE FROM derived")
     con.commit()
     con.close()
-    assert kept >= 42  # at least one per user turn: the turns' statements, and the clauses of those with two
+    assert kept == len(turns) == 82  # one per user turn: each states all it says
+    said = set(turns)
     q = "Which city do I live in these days?"
-    with AgentMemory.open(path, embedder=minilm) as fresh, AgentMemory.open(bare, embedder=minilm) as without:
-        a, b = fresh.recall(q, "ana", recipe=ON), without.recall(q, "ana", recipe=ON)
-        assert fresh.embedder.texts_embedded == 0
-        assert without.embedder.texts_embedded > 0
+    fresh, without = _Seen(minilm), _Seen(minilm)
+    with AgentMemory.open(path, embedder=fresh) as a_mem, AgentMemory.open(bare, embedder=without) as b_mem:
+        a, b = a_mem.recall(q, "ana", recipe=ON), b_mem.recall(q, "ana", recipe=ON)
+    assert not said & set(fresh.texts)
+    assert len(said & set(without.texts)) >= 40  # the statements the slot's search found, embedded there
     assert NEW in _shown(a)
     assert [(h.record.record_id, [r.record_id for r in h.context]) for h in a.hits] == \
         [(h.record.record_id, [r.record_id for r in h.context]) for h in b.hits]

@@ -29,17 +29,18 @@ APPLICATION_ID = 0x43424D45  # "CBME": marks a SQLite file as a cbmemory store
 SESSION_ORDER_INDEX = "CREATE INDEX IF NOT EXISTS records_session_order ON records (user_id, session_id, occurred_at, position)"
 # the records that supersede another, per user: few, so finding who supersedes a record reads this index only
 SUPERSEDES_INDEX = "CREATE INDEX IF NOT EXISTS records_supersedes ON records (user_id) WHERE supersedes != '[]'"
-# Vectors of texts derived from a user's turn (what it states and its clauses: ``text.said_parts``), by the derived
+# Vectors of texts derived from a user's turn (what it states: ``current_value.kept_texts``), by the derived
 # text's content hash, for the embedding cache (``lookup_vectors``): a read that embeds them (the current-value stage)
 # finds them here instead. Made with the schema, or on the first write of a store made before them (``file.LATER``):
 # the same schema (no row or result differs without them, only the time of some reads). A record's go with it,
 # whatever deletes it (forget, purge, a replaced record), by the trigger.
+# A rowid table: one WITHOUT ROWID holding rows this long (a 1.5 KB vector) took twice the pages.
 DERIVED_TABLE = """CREATE TABLE IF NOT EXISTS derived (
         user_id TEXT NOT NULL,
         content_hash TEXT NOT NULL,
         record_id TEXT NOT NULL,
         vector BLOB NOT NULL,
-        PRIMARY KEY (user_id, content_hash, record_id)) WITHOUT ROWID"""
+        PRIMARY KEY (user_id, content_hash, record_id))"""
 DERIVED_INDEX = "CREATE INDEX IF NOT EXISTS derived_record ON derived (user_id, record_id)"
 DERIVED_TRIGGER = ("CREATE TRIGGER IF NOT EXISTS records_derived_gone AFTER DELETE ON records BEGIN "
                    "DELETE FROM derived WHERE user_id = old.user_id AND record_id = old.record_id; END")
