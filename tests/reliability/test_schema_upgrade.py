@@ -226,6 +226,9 @@ def test_a_schema_4_store_is_upgraded_keeps_its_data_and_takes_links(tmp_path):
     con = sqlite3.connect(path)
     assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'records_supersedes'").fetchone()[0] == 1
     assert con.execute("SELECT count(*) FROM sqlite_master WHERE name = 'records_session_order'").fetchone()[0] == 1
+    # and the table of vectors kept for the current-value stage, with the trigger that erases them with their turn
+    assert {n for (n,) in con.execute("SELECT name FROM sqlite_master WHERE name LIKE '%derived%'")} == \
+        {"derived", "derived_record", "records_derived_gone", "sqlite_autoindex_derived_1"}
     con.close()
 
 

@@ -97,6 +97,9 @@ class _Memory(Protocol):
 
     def _encode_sparse(self, records: Sequence[MemoryRecord]) -> list[SparseVector] | None: ...
 
+    def _embedded(self, records: Sequence[MemoryRecord]
+                  ) -> tuple[np.ndarray, dict[str, dict[str, np.ndarray]] | None]: ...
+
 
 def _json(value: Any) -> Any:
     if isinstance(value, datetime):
@@ -345,13 +348,15 @@ def import_lines(memory: _Memory, lines: Iterable[str], user_id: str | None = No
     for session, recs, vecs in batches:
         if not recs:
             continue
+        derived = None  # with the file's vectors nothing is embedded: the stage embeds what turns state when read
         if keep and all(v is not None for v in vecs):
             matrix = np.stack([v for v in vecs if v is not None])
             vectors = "kept" if vectors != "embedded" else vectors
         else:
-            matrix = memory.embedder.embed_records(recs)
+            matrix, derived = memory._embedded(recs)  # as a write embeds (what user turns state, where kept)
             vectors = "embedded"
-        done = memory.store.write([session], recs, matrix, mode="merge", sparse=memory._encode_sparse(recs))
+        done = memory.store.write([session], recs, matrix, mode="merge", sparse=memory._encode_sparse(recs),
+                                  derived=derived)
         sessions += 1
         records += len(recs)
         inserted, replaced, unchanged = (inserted + done.inserted, replaced + done.replaced,

@@ -2,8 +2,8 @@
 SQLite files with the MiniLM embedder: export -> import -> export gives the same bytes and searches the same
 hits with the same scores; every field travels (annotations, an echo's links, a TTL, both dates); importing
 twice changes nothing; a file of a newer format, or with one bad line, writes nothing; another embedder
-embeds every record again, and a file without vectors is embedded back to the same vectors; supersession
-links travel with their records."""
+embeds every record again, and a file without vectors is embedded back to the same vectors (and to the vectors
+kept of what user turns state); supersession links travel with their records."""
 
 from __future__ import annotations
 
@@ -12,10 +12,13 @@ import io
 import json
 from datetime import datetime, timedelta, timezone
 
+import numpy as np
 import pytest
 
 from cbmemory import AgentMemory, InvalidInputError, Message, get_recipe
 from cbmemory.memory.transfer import FORMAT_VERSION, FormatVersionError
+from cbmemory.retrieval.current_value import kept_texts
+from cbmemory.text import content_hash
 
 from ...support.embedders import FourDims
 
@@ -143,6 +146,13 @@ def test_another_embedder_embeds_again_and_no_vectors_embeds_back_the_same(sourc
     with AgentMemory.open(tmp_path / "bare.db", embedder=minilm, clock=_clock) as target:
         assert target.import_from(io.StringIO(bare)).vectors == "embedded"
         assert exported(target) == text  # the same model gives the same vectors
+        # and, embedded as a write embeds, what each user turn states is kept as the source kept it
+        for user in ("alice", "bob"):
+            said = [content_hash(t) for r in source.session_records(user) for t in kept_texts(r)]
+            assert len(said) >= 1 and not set(said) & {r.content_hash for r in source.session_records(user)}
+            mine, theirs = target.store.lookup_vectors(user, said), source.store.lookup_vectors(user, said)
+            assert set(mine) == set(theirs) == set(said)
+            assert all(np.array_equal(mine[h], theirs[h]) for h in said)
 
 
 def test_supersession_links_travel_with_their_records(tmp_path, minilm):

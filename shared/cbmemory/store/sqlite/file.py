@@ -333,9 +333,9 @@ def has_table(c: sqlite3.Connection, name: str) -> bool:
 
 def upgrade(c: sqlite3.Connection) -> bool:
     """Bring an older schema (``UPGRADABLE``) to the current one, inside the caller's write transaction, one
-    step after another (2 -> 3 -> 4 -> 5), then the ``LATER`` parts. The version is read here, inside the transaction, so a store that
-    another connection upgraded meanwhile is left as it is. Returns whether a wipe is pending (the caller
-    runs it once the transaction is committed)."""
+    step after another (2 -> 3 -> 4 -> 5), then the ``LATER`` parts. The version is read here, inside the
+    transaction, so a store that another connection upgraded meanwhile is left as it is. Returns whether a wipe is
+    pending (the caller runs it once the transaction is committed)."""
     version = meta(c, "schema_version")
     if version == "2":
         upgrade_from_2(c)
