@@ -50,7 +50,9 @@ def test_reingest_creates_no_duplicates(memory):
     again = memory.add_session("alice", "s1", CAROLINE, date="2023-05-08")
     assert (again.inserted, again.replaced, again.unchanged) == (0, 0, 3)
     assert memory.store.count("alice") == 3
-    assert memory.embedder.texts_embedded == 3  # the second ingest embedded nothing
+    # the first embedded the 3 turns and what the 2 user turns state (kept for the current-value stage); the second
+    # ingest embedded nothing
+    assert memory.embedder.texts_embedded == 3 + 2
 
 
 def test_users_are_isolated(memory):
