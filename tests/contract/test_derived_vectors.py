@@ -152,3 +152,5 @@ def test_a_backend_that_keeps_none_is_given_none(monkeypatch):
     sess, recs = session_batch("alice", "s1", ["one", "two"])
     result = store.write([sess], recs, np.stack([unit(0)] * 2), derived={recs[0].record_id: {"h": unit(1)}})
     assert given == [None] and result.inserted == 2
+    with pytest.raises(InvalidInputError):  # but bad ones are refused as by the store that keeps them
+        store.write([sess], recs, np.stack([unit(0)] * 2), derived={"no-such-record": {"h": unit(1)}})

@@ -152,8 +152,9 @@ class MemoryStore(SearchBase):
                 raise InvalidInputError(f"record {r.record_id} holds a lone surrogate (not valid Unicode text)")
         for s in sessions:
             check_annotation_limits(s.annotations, f"the annotations of session {s.session_id}")
-        kept = _checked_derived(derived, {r.record_id for r in records}, dim) if self.keeps_derived else None
-        return self._write(sessions, records, vecs, mode, self._checked_sparse(records, sparse), kept)
+        kept = _checked_derived(derived, {r.record_id for r in records}, dim)  # refused alike by every backend
+        return self._write(sessions, records, vecs, mode, self._checked_sparse(records, sparse),
+                           kept if self.keeps_derived else None)
 
     def _checked_sparse(self, records: Sequence[MemoryRecord], sparse: Sequence[SparseVector] | None
                         ) -> list[SparseVector] | None:
@@ -328,8 +329,10 @@ class MemoryStore(SearchBase):
 
     @abstractmethod
     def lookup_vectors(self, user_id: str, content_hashes: Sequence[str]) -> Mapping[str, np.ndarray]:
-        """The user's stored vectors by content hash, for the embedding cache (vectors only, never text;
-        never another user's, so the cache's speed reveals nothing of what others wrote)."""
+        """The user's stored vectors by content hash, for the embedding cache: the records' (of their indexed
+        text) and, where the backend ``keeps_derived``, those kept of texts derived from them (``write``'s
+        ``derived``). Vectors only, never text; never another user's, so the cache's speed reveals nothing of
+        what others wrote."""
 
     @abstractmethod
     def stats(self) -> dict[str, object]: ...

@@ -328,6 +328,7 @@ def missing_later(c: sqlite3.Connection) -> list[str]:
 
 
 def has_table(c: sqlite3.Connection, name: str) -> bool:
+    """Whether the file has table ``name`` (a ``LATER`` one may not be there yet: a read)."""
     return c.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
