@@ -10,7 +10,7 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from cbmemory.errors import InvalidInputError
+from cbmemory.errors import InvalidInputError, ReadOnlyStoreError
 from cbmemory.models import ForgetResult
 from cbmemory.store import SQLiteStore
 from cbmemory.store.couchbase import CouchbaseStore
@@ -152,5 +152,56 @@ def test_a_backend_that_keeps_none_is_given_none(monkeypatch):
     sess, recs = session_batch("alice", "s1", ["one", "two"])
     result = store.write([sess], recs, np.stack([unit(0)] * 2), derived={recs[0].record_id: {"h": unit(1)}})
     assert given == [None] and result.inserted == 2
+    assert store.turns_to_keep("alice") == [] and store.keep_derived("alice", {recs[0].record_id: {"h": unit(1)}}) == 0
     with pytest.raises(InvalidInputError):  # but bad ones are refused as by the store that keeps them
         store.write([sess], recs, np.stack([unit(0)] * 2), derived={"no-such-record": {"h": unit(1)}})
+
+
+# ------------------------------------------------------------------ turns written before: found and given theirs
+
+def test_turns_to_keep_are_the_users_own_turns_without_kept_vectors_in_id_order(path):
+    with SQLiteStore(path) as s:
+        recs = write(s, "alice", "s1", ["one", "a", "two", "b", "three", "c"], {0: {"said one": unit(1)}})
+        write(s, "bob", "s1", ["theirs", "d"])
+        write(s, "alice", "s2", ["gone soon", "e"], expires_at=NOW)
+        todo = [r.record_id for r in s.turns_to_keep("alice")]
+        # the user's turns but the one kept, not the assistant's, not bob's, not an expired one
+        assert todo == sorted([recs[2].record_id, recs[4].record_id])
+        assert all(r.user_id == "alice" and r.role == "user" and r.kind == "turn" for r in s.turns_to_keep("alice"))
+        assert [r.record_id for r in s.turns_to_keep("alice", todo[0], limit=5)] == todo[1:]
+        assert [r.record_id for r in s.turns_to_keep("alice", limit=1)] == todo[:1]
+        assert s.turns_to_keep("alice", limit=0) == []
+        with pytest.raises(InvalidInputError):
+            s.turns_to_keep("alice", limit=-1)
+        with pytest.raises(InvalidInputError):
+            s.turns_to_keep("alice", 3)
+
+
+def test_keep_derived_gives_stored_turns_theirs_for_that_user_only(path):
+    with SQLiteStore(path) as s:
+        [mine, _] = write(s, "alice", "s1", ["one", "a"])
+        [theirs, _] = write(s, "bob", "s1", ["two", "b"])
+        assert s.keep_derived("alice", {mine.record_id: {"h1": unit(1)}, theirs.record_id: {"h2": unit(2)}}) == 1
+        assert s.keep_derived("alice", {mine.record_id: {"h1": unit(3)}}) == 0  # kept already: it stays
+        np.testing.assert_array_equal(s.lookup_vectors("alice", ["h1"])["h1"], unit(1))
+        assert s.lookup_vectors("bob", ["h2"]) == {} and s.turns_to_keep("alice") == []
+        with pytest.raises(InvalidInputError):
+            s.keep_derived("alice", {mine.record_id: {"h3": np.zeros(DIM + 1, dtype=np.float32)}})
+    with SQLiteStore(path, read_only=True) as ro:
+        assert [r.record_id for r in ro.turns_to_keep("bob")] == [theirs.record_id]  # a read
+        with pytest.raises(ReadOnlyStoreError):
+            ro.keep_derived("bob", {theirs.record_id: {"h2": unit(2)}})
+
+
+def test_a_store_made_before_the_table_lists_every_turn_and_keeps_on_its_first_write(path):
+    with SQLiteStore(path) as s:
+        [rec, _] = write(s, "alice", "s1", ["one", "a"])
+    con = sqlite3.connect(path)
+    for name, kind in (("records_derived_gone", "TRIGGER"), ("derived_record", "INDEX"), ("derived", "TABLE")):
+        con.execute(f"DROP {kind} {name}")
+    con.commit()
+    con.close()
+    with SQLiteStore(path) as s:
+        assert [r.record_id for r in s.turns_to_keep("alice")] == [rec.record_id]
+        assert s.keep_derived("alice", {rec.record_id: {"h": unit(1)}}) == 1
+        assert s.turns_to_keep("alice") == []

@@ -98,6 +98,7 @@ class AgentMemory(Writing, Transfer):
         self.clock = clock
         self._bound = self._unfilled = False
         self._last_purge: datetime | None = None
+        self._kept_after: dict[str, str | None] = {}  # per user: the last turn the backfill looked at (None: all)
         have = store.bound_embedder
         if have is not None and have[0] != self.embedder.name:
             raise EmbedderMismatchError(
@@ -326,6 +327,7 @@ class AgentMemory(Writing, Transfer):
                             default_ttl=self.default_ttl, clock=self.clock, enricher=self.enricher,
                             sparse_encoder=self.sparse_encoder)
         other._bound, other._unfilled, other._last_purge = self._bound, self._unfilled, self._last_purge
+        other._kept_after = self._kept_after  # one store: one backfill
         return other
 
     # ------------------------------------------------------------------ async: the same methods, in a thread

@@ -9,7 +9,7 @@ import dataclasses
 import random
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from ..embedding.base import CachedEmbedder
 from ..embedding.sparse import SparseEncoder, SparseVector
-from ..errors import InvalidInputError, SparseEncoderBoundError, WriteConflictError
+from ..errors import InvalidInputError, SparseEncoderBoundError, StoreUnavailableError, WriteConflictError
 from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, with_passages
 from ..models import IngestResult, MemoryRecord, Message, SearchFilters, Session
 from ..retrieval.current_value import kept_texts
@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # the enrichment modules load when an enrichment runs: import
     from ..ingest.enrich import Derivation, Enricher, EnrichReport
 
 APPEND_TRIES = 100
+# turns of a store written before what turns state was kept given those vectors per write (about 0.3 s on 2 cores)
+KEEP_PER_WRITE = 64
 PURGE_INTERVAL = timedelta(minutes=1)
 _APPEND_LOCKS = tuple(threading.Lock() for _ in range(64))  # striped by (user, session)
 
@@ -48,6 +50,7 @@ class Writing:
     default_ttl: timedelta | None
     _bound: bool
     _unfilled: bool
+    _kept_after: dict[str, str | None]
     _last_purge: datetime | None
 
     def _bind(self) -> None:
@@ -88,10 +91,34 @@ class Writing:
         if enricher is not None and self.ingest.rewrites_raw:  # cached facts only: no LLM call before the raw write
             records = enricher.prepare(records, ingest=self.ingest, stored=stored_raw(self.store, records, self.clock()))
         result = self._store(sessions, with_passages(records, self.ingest), mode)  # a long message's passages too
+        self._keep_older(dict.fromkeys(r.user_id for r in records))
         self._purge()
         if enricher is not None:  # LLM calls, after the raw records are stored
             self._derive(enricher, sessions, records, self.ingest, stored_raw(self.store, records, self.clock()))
         return result
+
+    def _keep_older(self, users: Iterable[str]) -> None:
+        """Give up to ``KEEP_PER_WRITE`` turns of each user written, stored before what turns state was kept (by an
+        older version), the vectors a write keeps now (``kept_texts``), in record-id order from where this memory's
+        last look stopped, so a turn that states nothing is looked at once; never in a search, a read-only store or
+        one that keeps none. A store locked by another writer meanwhile is left for the next write."""
+        if not self.store.keeps_derived or self.store.read_only or not writes_allowed():
+            return
+        for user in users:
+            after = self._kept_after.get(user, "")
+            if after is None:
+                continue
+            turns = self.store.turns_to_keep(user, after, limit=KEEP_PER_WRITE)
+            parts = {r.record_id: kept_texts(r) for r in turns}
+            texts = list(dict.fromkeys(t for ts in parts.values() for t in ts))
+            try:
+                if texts:
+                    vecs = dict(zip(texts, self.embedder.embed(texts, user_id=user), strict=True))
+                    self.store.keep_derived(user, {rid: {content_hash(t): vecs[t] for t in ts}
+                                                   for rid, ts in parts.items() if ts})
+            except StoreUnavailableError:
+                continue
+            self._kept_after[user] = turns[-1].record_id if len(turns) == KEEP_PER_WRITE else None
 
     def _purge(self) -> None:
         """Erase expired records at most once per ``PURGE_INTERVAL`` of the memory's clock (they are hidden

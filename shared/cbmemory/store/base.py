@@ -179,6 +179,35 @@ class MemoryStore(SearchBase):
         ``sparse``: one vector per record when a sparse encoder is bound, else ``None``; ``derived``: (record id,
         content hash, float32 vector) of the batch's records, only where the backend ``keeps_derived``)."""
 
+    def turns_to_keep(self, user_id: str, after: str = "", *, limit: int | None = 256) -> list[MemoryRecord]:
+        """The user's own live turns (kind ``turn``, role ``user``) with no kept derived vector, whose record id
+        is after ``after``, in record-id order, at most ``limit`` (checked here: ``None`` or at least 0): the turns
+        written before their vectors were kept, to be given them (``keep_derived``), and those that state
+        nothing. ``[]`` where the backend keeps none."""
+        user_id, limit = check_user_id(user_id), check_limit(limit)
+        if not isinstance(after, str):
+            raise InvalidInputError(f"after must be a record id (a string), got {type(after).__name__}")
+        return self._turns_to_keep(user_id, after, limit) if self.keeps_derived and limit != 0 else []
+
+    def _turns_to_keep(self, user_id: str, after: str, limit: int | None) -> list[MemoryRecord]:
+        return []
+
+    def keep_derived(self, user_id: str, derived: Mapping[str, Mapping[str, np.ndarray]]) -> int:
+        """Keep vectors of texts derived from the user's stored records, as ``write``'s ``derived`` (checked the
+        same way, before anything is written), for records written without them; a record of another user or
+        none is skipped, a vector kept already stays. Returns how many were kept (0 where the backend keeps
+        none)."""
+        self._check_writable()
+        user_id = check_user_id(user_id)
+        dim = self._dimension()
+        if dim is None or not derived:
+            return 0
+        kept = _checked_derived(derived, set(derived), dim)
+        return self._keep_derived(user_id, kept or []) if self.keeps_derived else 0
+
+    def _keep_derived(self, user_id: str, derived: list[Derived]) -> int:
+        return 0
+
     @abstractmethod
     def users_missing_sparse(self) -> list[str]:
         """The users who have live records without a sparse vector while a sparse encoder is bound (user ids

@@ -183,6 +183,16 @@ def filter_clause(user_id: str, filters: SearchFilters, now: float, alias: str =
     return " AND ".join(parts), params
 
 
+def turns_to_keep(kept_table: bool, limited: bool) -> str:
+    """The user's (``:user``) own live turns with no kept vector (every one when the file has no ``derived`` table
+    yet), whose record id is after ``:after``, in id order: those written before their vectors were kept."""
+    unkept = (" AND NOT EXISTS (SELECT 1 FROM derived d WHERE d.user_id = r.user_id AND d.record_id = r.record_id)"
+              if kept_table else "")
+    return (f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.user_id = :user AND r.kind = 'turn' AND r.role = 'user' "
+            f"AND r.record_id > :after AND (r.expires_at IS NULL OR r.expires_at > :now){unkept} "
+            "ORDER BY r.record_id" + (" LIMIT :limit" if limited else ""))
+
+
 def list_select(where: str, newest_first: bool, limited: bool) -> str:
     order = "DESC" if newest_first else "ASC"
     sql = (f"SELECT {RECORD_COLUMNS} FROM records r WHERE {where} "

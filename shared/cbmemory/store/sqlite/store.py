@@ -35,6 +35,8 @@ from ..candidates import Candidates
 from ..parts import PartsStore
 from ..signals import Signal
 from ..windows import Window
+from . import file as sf
+from . import sql as q
 from . import write as w
 from .cache import UserColumns
 from .core import SQLiteFile
@@ -117,6 +119,19 @@ class SQLiteStore(PartsStore):
         if pending:
             self._db.wipe()
         return result
+
+    def _keep_derived(self, user_id: str, derived: list[Derived]) -> int:
+        with self._db.tx() as c:
+            before = c.total_changes
+            w.keep_derived(c, dict.fromkeys((rid for rid, _, _ in derived), user_id), derived)
+            return c.total_changes - before
+
+    def _turns_to_keep(self, user_id: str, after: str, limit: int | None) -> list[MemoryRecord]:
+        with self._db.tx(write=False) as c:
+            sql = q.turns_to_keep(sf.has_table(c, "derived"), limit is not None)
+            rows = c.execute(sql, {"user": user_id, "after": after, "now": utcnow().timestamp(),
+                                   "limit": limit}).fetchall()
+        return [q.row_to_record(r) for r in rows]
 
     def forget(self, user_id: str, session_id: str | None = None) -> ForgetResult:
         self._db.check_writable()
