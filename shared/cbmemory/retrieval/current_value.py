@@ -30,7 +30,8 @@ Cost, for such a question only: one vector search of ``DEPTH`` and the embedding
 statements it finds and of their clauses, newest first until ``RESERVED`` are found (the embedder's cache keeps
 them for the user's later questions). A store that ``keeps_derived`` (the embedded one) keeps the statements'
 vectors from each user turn's write (``kept_texts``), and the embedder's cache finds them there: only turns written
-before that, or to a store that keeps none, are embedded when a question first reads them.
+before that (later writes give them theirs, a few at a time), or to a store that keeps none, are embedded when a
+question first reads them.
 """
 
 from __future__ import annotations
