@@ -40,6 +40,15 @@ def write(store, user, session, texts, derived_of=None, **kw):
     return recs
 
 
+def made_before(p) -> None:
+    """The file as a store made before the kept vectors: no table, index or trigger of them."""
+    con = sqlite3.connect(p)
+    for name, kind in (("records_derived_gone", "TRIGGER"), ("derived_record", "INDEX"), ("derived", "TABLE")):
+        con.execute(f"DROP {kind} {name}")
+    con.commit()
+    con.close()
+
+
 def rows(p) -> int:
     con = sqlite3.connect(p)
     try:
@@ -123,11 +132,7 @@ def test_bad_derived_vectors_are_refused_and_nothing_is_written(path, bad):
 def test_a_store_made_before_the_kept_vectors_reads_as_before_and_makes_their_table_on_its_first_write(path):
     with SQLiteStore(path) as s:
         [rec, _] = write(s, "alice", "s1", ["one", "two"])
-    con = sqlite3.connect(path)
-    for name, kind in (("records_derived_gone", "TRIGGER"), ("derived_record", "INDEX"), ("derived", "TABLE")):
-        con.execute(f"DROP {kind} {name}")
-    con.commit()
-    con.close()
+    made_before(path)
     with SQLiteStore(path, read_only=True) as ro:
         assert set(ro.lookup_vectors("alice", [rec.content_hash, content_hash("x")])) == {rec.content_hash}
     with SQLiteStore(path) as s:
@@ -196,11 +201,7 @@ def test_keep_derived_gives_stored_turns_theirs_for_that_user_only(path):
 def test_a_store_made_before_the_table_lists_every_turn_and_keeps_on_its_first_write(path):
     with SQLiteStore(path) as s:
         [rec, _] = write(s, "alice", "s1", ["one", "a"])
-    con = sqlite3.connect(path)
-    for name, kind in (("records_derived_gone", "TRIGGER"), ("derived_record", "INDEX"), ("derived", "TABLE")):
-        con.execute(f"DROP {kind} {name}")
-    con.commit()
-    con.close()
+    made_before(path)
     with SQLiteStore(path) as s:
         assert [r.record_id for r in s.turns_to_keep("alice")] == [rec.record_id]
         assert s.keep_derived("alice", {rec.record_id: {"h": unit(1)}}) == 1
