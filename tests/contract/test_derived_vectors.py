@@ -81,7 +81,7 @@ def test_forget_of_a_session_erases_its_records_kept_vectors_and_no_others(path)
     with SQLiteStore(path) as s:
         write(s, "alice", "s1", ["one", "x"], {0: {"said one": unit(1)}})
         write(s, "alice", "s2", ["two", "y"], {0: {"said two": unit(2)}})
-        assert rows(path) == 2
+        assert rows(path) == 2 == s.stats()["kept_vectors"]
         assert s.forget("alice", "s1") == ForgetResult(2, 1, True)
         assert s.lookup_vectors("alice", [content_hash("said one")]) == {}
         assert set(s.lookup_vectors("alice", [content_hash("said two")])) == {content_hash("said two")}
@@ -135,6 +135,7 @@ def test_a_store_made_before_the_kept_vectors_reads_as_before_and_makes_their_ta
     made_before(path)
     with SQLiteStore(path, read_only=True) as ro:
         assert set(ro.lookup_vectors("alice", [rec.content_hash, content_hash("x")])) == {rec.content_hash}
+        assert ro.stats()["kept_vectors"] == 0
     with SQLiteStore(path) as s:
         assert s.lookup_vectors("alice", [content_hash("said")]) == {}
         con = sqlite3.connect(path)

@@ -234,6 +234,9 @@ class SQLiteStore(PartsStore):
                 "sparse_encoder": self._db.meta("sparse_encoder_name"),
                 "sparse_records": c.execute(
                     "SELECT count(*) FROM records WHERE sparse_ids IS NOT NULL").fetchone()[0],
+                # vectors kept of what user turns state (a store made before them has no table yet: 0)
+                "kept_vectors": c.execute("SELECT count(*) FROM derived").fetchone()[0]
+                if sf.has_table(c, "derived") else 0,
                 "schema_version": self._db.meta("schema_version"),
             }
         if self.path != ":memory:":
