@@ -110,13 +110,9 @@ class Writing:
             if after is None:
                 continue
             turns = self.store.turns_to_keep(user, after, limit=KEEP_PER_WRITE)
-            parts = {r.record_id: kept_texts(r) for r in turns}
-            texts = list(dict.fromkeys(t for ts in parts.values() for t in ts))
             try:
-                if texts:
-                    vecs = dict(zip(texts, self.embedder.embed(texts, user_id=user), strict=True))
-                    self.store.keep_derived(user, {rid: {content_hash(t): vecs[t] for t in ts}
-                                                   for rid, ts in parts.items() if ts})
+                if kept := self._with_kept(user, turns, [])[1]:
+                    self.store.keep_derived(user, kept)
             except StoreUnavailableError:
                 continue
             self._kept_after[user] = turns[-1].record_id if turns and len(turns) == KEEP_PER_WRITE else None
@@ -151,13 +147,21 @@ class Writing:
         derived: dict[str, dict[str, np.ndarray]] = {}
         for user in dict.fromkeys(r.user_id for r in records):
             idx = [i for i, r in enumerate(records) if r.user_id == user]
-            parts = {records[i].record_id: kept_texts(records[i]) for i in idx}
-            texts = [records[i].index_text for i in idx]
-            vecs = self.embedder.embed([*texts, *(t for ts in parts.values() for t in ts)], user_id=user)
-            vectors[idx] = vecs[:len(idx)]
-            rest = iter(vecs[len(idx):])
-            derived.update({rid: {content_hash(t): next(rest) for t in ts} for rid, ts in parts.items() if ts})
+            vectors[idx], kept = self._with_kept(user, [records[i] for i in idx], [records[i].index_text for i in idx])
+            derived.update(kept)
         return vectors, derived
+
+    def _with_kept(self, user: str, records: Sequence[MemoryRecord], texts: Sequence[str]
+                   ) -> tuple[np.ndarray, dict[str, dict[str, np.ndarray]]]:
+        """``texts`` embedded for ``user`` together with what the user's ``records`` state (``kept_texts``), in one
+        call: the texts' vectors, and the kept ones by record id and content hash."""
+        parts = {r.record_id: kept_texts(r) for r in records}
+        said = [t for ts in parts.values() for t in ts]
+        if not texts and not said:
+            return np.empty((0, self.embedder.dimension), dtype=np.float32), {}
+        vecs = self.embedder.embed([*texts, *said], user_id=user)
+        rest = iter(vecs[len(texts):])
+        return vecs[:len(texts)], {rid: {content_hash(t): next(rest) for t in ts} for rid, ts in parts.items() if ts}
 
     def _encode_sparse(self, records: Sequence[MemoryRecord]) -> list[SparseVector] | None:
         encoder = self.sparse_encoder

@@ -202,7 +202,7 @@ class MemoryStore(SearchBase):
         dim = self._dimension()
         if dim is None or not derived:
             return 0
-        kept = _checked_derived(derived, set(derived), dim)
+        kept = _checked_derived(derived, None, dim)
         return self._keep_derived(user_id, kept or []) if self.keeps_derived else 0
 
     def _keep_derived(self, user_id: str, derived: list[Derived]) -> int:
@@ -376,15 +376,16 @@ class MemoryStore(SearchBase):
         self.close()
 
 
-def _checked_derived(derived: Mapping[str, Mapping[str, np.ndarray]] | None, ids: set[str], dim: int
+def _checked_derived(derived: Mapping[str, Mapping[str, np.ndarray]] | None, ids: set[str] | None, dim: int
                      ) -> list[Derived] | None:
     """``write``'s ``derived`` as (record id, hash, float32 vector), or ``InvalidInputError``: a record of the batch
-    each, a non-empty hash, one finite vector of ``dim`` floats."""
+    (``ids``; ``None``: any id, the store skips those not the user's) each, a non-empty hash, one finite vector of
+    ``dim`` floats."""
     if not derived:
         return None
     out: list[Derived] = []
     for rid, vectors in derived.items():
-        if rid not in ids or not isinstance(vectors, Mapping):
+        if (ids is not None and rid not in ids) or not isinstance(vectors, Mapping):
             raise InvalidInputError(f"derived vectors must be given by the id of a record of the batch, got {rid!r}")
         for h, vec in vectors.items():
             v = vec if isinstance(vec, np.ndarray) and np.issubdtype(vec.dtype, np.floating) else None
