@@ -6,6 +6,7 @@ what it derives. ``AgentMemory`` holds the state (store, embedder, ingest settin
 from __future__ import annotations
 
 import dataclasses
+import logging
 import random
 import threading
 import time
@@ -36,6 +37,7 @@ APPEND_TRIES = 100
 # conv-41 x10 (2 cores) a one-turn write took 305-451 ms with 32 (18 ms without), 482-695 ms with 64.
 KEEP_PER_WRITE = 32
 PURGE_INTERVAL = timedelta(minutes=1)
+LOG = logging.getLogger("cbmemory.memory")
 _APPEND_LOCKS = tuple(threading.Lock() for _ in range(64))  # striped by (user, session)
 
 
@@ -102,18 +104,25 @@ class Writing:
         """Give up to ``KEEP_PER_WRITE`` turns of each user written, stored before what turns state was kept (by an
         older version), the vectors a write keeps now (``kept_texts``), in record-id order from where this memory's
         last look stopped, so a turn that states nothing is looked at once; never in a search, a read-only store or
-        one that keeps none. A store locked by another writer meanwhile is left for the next write."""
+        one that keeps none. The write is stored before: a store locked by another writer meanwhile is left for the
+        next write, and any other fault (a hosted embedder's) is logged and ends that user's backfill in this memory,
+        without failing the write (a first-person question then embeds those turns on its first read, as before)."""
         if not self.store.keeps_derived or self.store.read_only or not writes_allowed():
             return
         for user in users:
             after = self._kept_after.get(user, "")
             if after is None:
                 continue
-            turns = self.store.turns_to_keep(user, after, limit=KEEP_PER_WRITE)
             try:
+                turns = self.store.turns_to_keep(user, after, limit=KEEP_PER_WRITE)
                 if kept := self._with_kept(user, turns, [])[1]:
                     self.store.keep_derived(user, kept)
             except StoreUnavailableError:
+                continue
+            except Exception as exc:  # noqa: BLE001 - an optional speed-up must not fail a write already stored
+                LOG.warning("vectors of %r's older turns not kept (%s: %s); this memory keeps no more of theirs",
+                            user, type(exc).__name__, exc)
+                self._kept_after[user] = None
                 continue
             self._kept_after[user] = turns[-1].record_id if turns and len(turns) == KEEP_PER_WRITE else None
 

@@ -1,7 +1,8 @@
 """Integration layer (memory): a store written before what user turns state was kept (by an older version: here its
 ``derived`` rows deleted) is given those vectors by the memory's later writes, at most ``KEEP_PER_WRITE`` turns a
 write, in record-id order; a turn that states nothing (a question) is looked at once; a store locked meanwhile is
-left for the next write, and the write itself is not refused. Real SQLite files; the embedder is a fixed one (the
+left for the next write, and the write itself is not refused; an embedder that fails on the older turns is logged
+and does not fail the write already stored. Real SQLite files; the embedder is a fixed one (the
 subject is which texts are embedded and kept, not their vectors)."""
 
 from __future__ import annotations
@@ -84,3 +85,25 @@ def test_a_locked_store_leaves_the_backfill_for_the_next_write(older, monkeypatc
         monkeypatch.setattr(memory.store, "keep_derived", real)
         memory.add_messages("ana", "s2", [{"role": "user", "content": "I fed the dog."}])
         assert _kept(older) == 15 + 2
+
+
+class FailsOnOlder(FourDims):
+    """A hosted embedder whose call fails when it is asked for the older turns (the backfill's texts)."""
+
+    def embed(self, texts):
+        if any("fence" in t for t in texts):
+            raise ConnectionError("the embedding service is unreachable")
+        return super().embed(texts)
+
+
+def test_a_failing_backfill_does_not_fail_the_stored_write(older, caplog):
+    with AgentMemory.open(older, embedder=FailsOnOlder()) as memory:
+        with caplog.at_level("WARNING", logger="cbmemory.memory"):
+            result = memory.add_messages("ana", "s2", [{"role": "user", "content": "I fed the cat."}])
+        assert result.inserted == 1 and _kept(older) == 1  # the write and its own turn's vector are stored
+        assert "ConnectionError" in caplog.text and "'ana'" in caplog.text
+        caplog.clear()
+        memory.add_messages("ana", "s2", [{"role": "user", "content": "I fed the dog."}])
+        assert _kept(older) == 2 and caplog.text == ""  # that user's backfill has ended in this memory: no retry
+        said = [r.text for r in memory.session_records("ana", "s2")]
+        assert said == ["I fed the cat.", "I fed the dog."]  # both writes stored once each
