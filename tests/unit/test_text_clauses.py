@@ -18,6 +18,9 @@ from cbmemory.text import CLAUSE_WORDS, clauses
     ("I moved to Porto (finally) and I love it - really!", ["I moved to Porto", "I love it"]),
     ("The class moved to Tuesdays because the hall was booked; I go every week.",
      ["The class moved to Tuesdays", "the hall was booked", "I go every week"]),
+    # a dash between spaces right after another break is a break too, not the start of the next clause
+    ('I recently finished rereading "The Alchemist" - it was really inspiring.',
+     ["I recently finished rereading", "it was really inspiring"]),
     # "and" between names parts them too; "Sandra" and "was nice" are too short, so one piece is left: none
     ("Sandra and Brandon stayed late, which was nice", []),
 ])
