@@ -18,7 +18,7 @@ Leave-one-conversation-out on ``train`` over ``GRID`` (objective, weights and fo
 
 import claims_cv as K
 import clauses_cv as L
-import numpy as np
+import reserve_cv as R
 
 from cbmemory.retrieval import current_value as C
 
@@ -37,11 +37,8 @@ def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params, asked
                 return True
             return bool(k["change"][j]) and s[j] >= cfloor and margin[j] >= cmargin
         whole = [j for j in found if on(j)]
-        picked = sorted(sorted(whole, key=lambda j: -(s[j] + C.CLAIMED * claim[j] + C.CHANGED * k["change"][j]))
-                        [:C.TOP])[-C.LATEST:]
-        cs = L.clause_score(cf, len(s), i, C.CLAUSE_FLOOR, C.CLAUSE_MARGIN)
-        extra = sorted({j for j in found if cs[j] > -np.inf} - set(picked))[-C.RESERVED:]
-        return sorted(set(picked) | set(extra))
+        picked = sorted(R.ranked(whole, s, claim, k)[:C.TOP])[-C.LATEST:]
+        return R.with_reserved(picked, i, found, s, cf)
     return K.stage_outcomes(d, k, family, user, protos, select, asked)
 
 

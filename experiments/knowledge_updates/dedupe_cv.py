@@ -16,7 +16,7 @@ Leave-one-conversation-out on ``train`` over ``GRID`` (objective, weights and fo
 
 import claims_cv as K
 import clauses_cv as L
-import numpy as np
+import reserve_cv as R
 import scale_cv as S
 
 from cbmemory.retrieval import current_value as C
@@ -32,7 +32,7 @@ def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params, asked
 
     def select(i, found, s, margin, claim):
         whole = [j for j in found if (s[j] >= C.STATEMENT_FLOOR and margin[j] >= C.STATEMENT_MARGIN) or claim[j]]
-        ranked = sorted(whole, key=lambda j: -(s[j] + C.CLAIMED * claim[j] + C.CHANGED * k["change"][j]))
+        ranked = R.ranked(whole, s, claim, k)
         groups: list[list[int]] = []
         for j in ranked:
             near = [g for g in groups if float((unit[g] @ unit[j]).max()) >= theta]
@@ -41,9 +41,7 @@ def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params, asked
             elif len(groups) < C.TOP:
                 groups.append([j])
         picked = sorted(max(g) for g in groups)[-C.LATEST:]  # a group's newest (statements are in date order)
-        cs = L.clause_score(cf, len(s), i, C.CLAUSE_FLOOR, C.CLAUSE_MARGIN)
-        extra = sorted({j for j in found if cs[j] > -np.inf} - set(picked))[-C.RESERVED:]
-        return sorted(set(picked) | set(extra))
+        return R.with_reserved(picked, i, found, s, cf)
     return K.stage_outcomes(d, k, family, user, protos, select, asked)
 
 

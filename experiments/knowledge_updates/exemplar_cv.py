@@ -17,7 +17,7 @@ Leave-one-conversation-out on ``train`` over ``GRID`` (objective, weights and fo
 
 import claims_cv as K
 import clauses_cv as L
-import numpy as np
+import reserve_cv as R
 import scale_cv as S
 
 from cbmemory.retrieval import current_value as C
@@ -38,11 +38,8 @@ def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params, asked
 
         def select(i, found, s, margin, claim):
             whole = [j for j in found if (s[j] >= C.STATEMENT_FLOOR and margin[j] >= C.STATEMENT_MARGIN) or claim[j]]
-            picked = sorted(sorted(whole, key=lambda j: -(s[j] + C.CLAIMED * claim[j] + C.CHANGED * k["change"][j]))
-                            [:C.TOP])[-C.LATEST:]
-            cs = L.clause_score(cf, len(s), i, C.CLAUSE_FLOOR, C.CLAUSE_MARGIN)
-            extra = sorted({j for j in found if cs[j] > -np.inf} - set(picked))[-C.RESERVED:]
-            chosen = set(picked) | set(extra)
+            picked = sorted(R.ranked(whole, s, claim, k)[:C.TOP])[-C.LATEST:]
+            chosen = set(R.with_reserved(picked, i, found, s, cf))
             if mode == "off":
                 return sorted(chosen)
             examples = [j for j in shown if (s[j] >= C.STATEMENT_FLOOR and margin[j] >= C.STATEMENT_MARGIN) or claim[j]]

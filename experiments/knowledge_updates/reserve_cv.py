@@ -32,6 +32,19 @@ GRID = ([OFF] + [("whole", r, None, None) for r in (1, 2)]
            for m in (0.05, 0, -0.1)])
 
 
+def ranked(whole: list[int], s, claim, k: dict) -> list[int]:
+    """Statements on the slot, nearest first by the stage's score (the claim's and change word's bonuses)."""
+    return sorted(whole, key=lambda j: -(s[j] + C.CLAIMED * claim[j] + C.CHANGED * k["change"][j]))
+
+
+def with_reserved(picked, i: int, found: list[int], s, cf) -> list[int]:
+    """``picked`` with the shipped reserved place: the newest ``RESERVED`` others found whose clause is on slot
+    ``i`` (``CLAUSE_FLOOR``, ``CLAUSE_MARGIN``)."""
+    cs = L.clause_score(cf, len(s), i, C.CLAUSE_FLOOR, C.CLAUSE_MARGIN)
+    extra = sorted({j for j in found if cs[j] > -np.inf} - set(picked))[-C.RESERVED:]
+    return sorted(set(picked) | set(extra))
+
+
 def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params, asked=None) -> list[dict]:
     """``claims_cv.stage_outcomes`` with the stage as it ships and the reserved statements under ``params`` (mode,
     R, clause floor, clause margin); ``asked``: the question's slot as there."""
@@ -39,8 +52,7 @@ def outcomes(d: dict, k: dict, cf, family: str, user: str, protos, params, asked
 
     def select(i, found, s, margin, claim):
         whole = [j for j in found if (s[j] >= C.STATEMENT_FLOOR and margin[j] >= C.STATEMENT_MARGIN) or claim[j]]
-        picked = sorted(sorted(whole, key=lambda j: -(s[j] + C.CLAIMED * claim[j] + C.CHANGED * k["change"][j]))
-                        [:C.TOP])[-C.LATEST:]
+        picked = sorted(ranked(whole, s, claim, k)[:C.TOP])[-C.LATEST:]
         if mode == "off":
             return picked
         ok = set(whole) if mode in ("whole", "either") else set()

@@ -51,11 +51,8 @@ def _united(d, k, cf, family, user, protos, c, slots):
     for i in slots:
         def select(j_slot, found, s, margin, claim, i=i):
             whole = [j for j in found if (s[j] >= C.STATEMENT_FLOOR and margin[j] >= C.STATEMENT_MARGIN) or claim[j]]
-            picked = sorted(sorted(whole, key=lambda j: -(s[j] + C.CLAIMED * claim[j] + C.CHANGED * k["change"][j]))
-                            [:C.TOP])[-C.LATEST:]
-            cs = L.clause_score(cf, len(s), j_slot, C.CLAUSE_FLOOR, C.CLAUSE_MARGIN)
-            extra = sorted({j for j in found if cs[j] > -np.inf} - set(picked))[-C.RESERVED:]
-            chosen = sorted(set(picked) | set(extra))
+            picked = sorted(R.ranked(whole, s, claim, k)[:C.TOP])[-C.LATEST:]
+            chosen = R.with_reserved(picked, j_slot, found, s, cf)
             added.update(d["tid"][d["own"][j]] for j in chosen)
             return chosen
         pinned = dict(c)
