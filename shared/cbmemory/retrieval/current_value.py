@@ -84,6 +84,10 @@ RESERVED = 2
 CLAUSE_FLOOR = 0.45
 CLAUSE_MARGIN = -0.1
 CLAUSE_BATCH = 32  # statements whose clauses are embedded first (newest first; then twice as many a call)
+# The first clauses of a statement read for a change told in passing: LoCoMo's user turns have at most 12; a pasted
+# document of 64 KiB has thousands, which a first question embedded (one such turn: 4.6 s on 2 cores). The model reads
+# only a text's first 256 tokens, so the whole statement's slot is of its beginning too.
+CLAUSES_READ = 32
 
 # Kinds of fact whose matter is other people, with the people words that are that matter (``None``: any relative,
 # as one moving in changes the household): a statement naming them is still the user's own on that kind ("my
@@ -359,10 +363,10 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
 def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, slot: str,
                     embed_many: EmbedMany) -> list[MemoryRecord]:
     """Of ``pool`` (a statement's record and what it states), the newest ``RESERVED`` that one of their clauses puts
-    on ``slot`` (``CLAUSE_FLOOR``, ``CLAUSE_MARGIN``), newest first. The clauses are embedded from the newest
-    statement on, ``CLAUSE_BATCH`` statements' in the first call of ``embed_many`` and twice as many in each next
-    one, so the search stops soon when the newest qualify, and a model that embeds many texts in one request is
-    called a few times at most (3 for 200 statements)."""
+    on ``slot`` (``CLAUSE_FLOOR``, ``CLAUSE_MARGIN``; the first ``CLAUSES_READ`` of each), newest first. The clauses
+    are embedded from the newest statement on, ``CLAUSE_BATCH`` statements' in the first call of ``embed_many`` and
+    twice as many in each next one, so the search stops soon when the newest qualify, and a model that embeds many
+    texts in one request is called a few times at most (3 for 200 statements)."""
     if RESERVED <= 0:
         return []
     i = protos[0].index(slot)
@@ -370,7 +374,7 @@ def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, sl
     found: dict[str, MemoryRecord] = {}
     start, size = 0, CLAUSE_BATCH
     while start < len(left):
-        pieces = [(r, c) for r, said in left[start:start + size] for c in clauses(said)]
+        pieces = [(r, c) for r, said in left[start:start + size] for c in clauses(said)[:CLAUSES_READ]]
         start, size = start + size, 2 * size
         if not pieces:
             continue

@@ -195,6 +195,21 @@ def test_a_statement_of_one_clause_is_never_told_in_passing(monkeypatch):
     assert told_in_passing(_statements(5, {4}), protos(), "a", embed) == [] and embed.calls == []
 
 
+def test_only_a_statements_first_clauses_are_read():
+    """A pasted document stated in one turn has thousands of clauses: only its first ``CLAUSES_READ`` are embedded
+    (a chat turn has far fewer; LoCoMo's at most 12), so one such turn cannot make a question embed them all."""
+    from cbmemory.retrieval.current_value import CLAUSES_READ, told_in_passing
+
+    assert CLAUSES_READ == 32
+    day = _statements(1, set())[0][0]
+    early = ", ".join(f"the walk number {i} was long" for i in range(CLAUSES_READ - 1)) + ", the flat in Porto is fine"
+    late = ", ".join(f"the walk number {i} was long" for i in range(500)) + ", the flat in Porto is fine"
+    for said, found in ((early, ["r0"]), (late, [])):
+        embed = _Clauses()
+        assert [r.record_id for r in told_in_passing([(day, said)], protos(), "a", embed)] == found
+        assert embed.calls == [CLAUSES_READ]  # the clause on the slot is read only among the first
+
+
 def test_statements_are_scored_in_one_product_as_each_would_be_alone():
     """``statement_scores``: the same scores as ``statement_score`` of each statement, for random vectors over the
     stage's real slots (random descriptions: the vectors are not under test), a zero vector (near nothing: only a
