@@ -266,9 +266,21 @@ def on_slot(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: fl
     return slot_score(vec, protos, slot, floor, margin) is not None
 
 
-@lru_cache(maxsize=4096)
+# The caches below hold their texts: only a chat turn's length is kept (LoCoMo's longest is 440 characters), so a
+# process that reads pasted documents does not hold thousands of them (3,000 of 60 KB held 173 MB); a longer text is
+# read again each time, in time linear in its length.
+CACHED_CHARS = 2048
+
+
 def _claims(said: str, kind: str) -> bool:
+    return _cached_claims(said, kind) if len(said) <= CACHED_CHARS else _claimed(said, kind)
+
+
+def _claimed(said: str, kind: str) -> bool:
     return bool(claims(said, kind))
+
+
+_cached_claims = lru_cache(maxsize=4096)(_claimed)
 
 
 def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> float | None:
@@ -302,12 +314,18 @@ def nearest(scored: Sequence[tuple[MemoryRecord, float]], top: int | None) -> li
     return sorted((r for r, _ in kept), key=conversation_order)
 
 
-@lru_cache(maxsize=8192)
 def _statement(text: str) -> tuple[str, frozenset[str]]:
     """What a turn's text states (``text.stated``) and the people that names (``text.people``): the same user turns
-    come back in each first-person question's search."""
+    come back in each first-person question's search (cached up to ``CACHED_CHARS``)."""
+    return _cached_statement(text) if len(text) <= CACHED_CHARS else _read_statement(text)
+
+
+def _read_statement(text: str) -> tuple[str, frozenset[str]]:
     said = stated(text)
     return said, people(said)
+
+
+_cached_statement = lru_cache(maxsize=8192)(_read_statement)
 
 
 def kept_texts(r: MemoryRecord) -> tuple[str, ...]:

@@ -237,3 +237,21 @@ def test_statements_are_scored_in_one_product_as_each_would_be_alone():
     assert np.allclose(_by_slot(vecs[3], p), nearest_each[3], atol=1e-6)
     assert np.all(_by_slots(vecs[59:], p) == 0)
     assert statement_scores(np.empty((0, 16), dtype=np.float32), [], p, "employer") == []
+
+
+def test_only_texts_of_a_chat_turns_length_are_held_by_the_caches():
+    """The stage caches what a turn states and whether it claims a kind, by the text: a pasted document is read
+    again each time instead (the same answer), so a long-running process does not hold thousands of them."""
+    from cbmemory.retrieval import current_value as C
+    from cbmemory.text import people, stated
+
+    C._cached_statement.cache_clear()
+    C._cached_claims.cache_clear()
+    long = "I live in Porto now. " * (C.CACHED_CHARS // 20)
+    assert len(long) > C.CACHED_CHARS
+    assert C._statement(long) == (stated(long), people(stated(long)))
+    assert C._claims(long, "home") is True
+    assert (C._cached_statement.cache_info().currsize, C._cached_claims.cache_info().currsize) == (0, 0)
+    assert C._statement("I live in Porto now.") == ("I live in Porto now.", frozenset())
+    assert C._claims("I live in Porto now.", "home") is True
+    assert (C._cached_statement.cache_info().currsize, C._cached_claims.cache_info().currsize) == (1, 1)
