@@ -76,6 +76,11 @@ def _encoding() -> tiktoken.Encoding:
 @lru_cache(maxsize=65536)
 def count_tokens(text: str) -> int:
     """cl100k_base tokens (the tokenizer of the study's gpt-4o-mini era models)."""
+    return _tokens(text)
+
+
+def _tokens(text: str) -> int:
+    """``count_tokens`` without its cache: for the heads ``_cut`` tries, which would fill it with one-off keys."""
     return len(_encoding().encode(text, disallowed_special=()))
 
 
@@ -100,11 +105,11 @@ def _cut(text: str) -> tuple[str, int]:
                                          or count_tokens(text) <= MAX_SHOWN_TOKENS):  # a token is 1 byte or more
         return text, 0
     size = min(len(text), MAX_SHOWN_CHARS)
-    if count_tokens(text[:size]) > MAX_SHOWN_TOKENS:  # dense text (emoji, CJK): the longest head that fits
+    if _tokens(text[:size]) > MAX_SHOWN_TOKENS:  # dense text (emoji, CJK): the longest head that fits
         lo, hi = 0, size
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if count_tokens(text[:mid]) <= MAX_SHOWN_TOKENS else (lo, mid - 1)
+            lo, hi = (mid, hi) if _tokens(text[:mid]) <= MAX_SHOWN_TOKENS else (lo, mid - 1)
         size = lo
     head = text[:size]
     space = head.rfind(" ", size - size // 10)
@@ -181,11 +186,15 @@ def memory_line(hit: Hit | MemoryRecord, config: ContextConfig = DEFAULT_CONTEXT
     """One memory as the model reads it, on one line whatever its text or speaker holds, its dates placed
     as ``config.layout`` says (``LAYOUTS``); undated: ``Caroline: ...``."""
     r = hit.record if isinstance(hit, Hit) else hit
-    return _line(r.speaker or r.role, r.text, r.occurred_at, config.dates,
-                 config.date_rules if config.resolve_dates else None, *_around(r), config.layout)
+    line = _line if len(r.text) <= MAX_SHOWN_CHARS else _line.__wrapped__  # the cache holds only texts shown whole
+    return line(r.speaker or r.role, r.text, r.occurred_at, config.dates,
+                config.date_rules if config.resolve_dates else None, *_around(r), config.layout)
 
 
-@lru_cache(maxsize=16384)  # a memory is rendered again each time it is fitted, shown or counted
+# A memory is rendered again each time it is fitted, shown or counted. The cache holds its texts: ``memory_line``
+# uses it for texts shown whole only (3,000 distinct pasted texts of 60 KB held 268 MB; a longer text is cut, and
+# rendered again each time, the same line).
+@lru_cache(maxsize=16384)
 def _line(speaker: str, text: str, occurred_at: datetime, dated: bool, rules: str | None, before: int = 0,
           after: int = 0, layout: str = "session_last") -> str:
     shown, labels = _visible(text, occurred_at, rules, before, after, layout)

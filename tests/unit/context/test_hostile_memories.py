@@ -125,3 +125,17 @@ def test_thirty_huge_memories_fit_the_budget_and_only_what_is_shown_is_resolved(
     assert ctx.text.count("more characters not shown]") == len(kept)
     # each memory resolved at most once (the budget tries every hit: issue 29), at most MAX_SHOWN_CHARS each
     assert len(resolved) <= len(hits) and max(resolved) <= MAX_SHOWN_CHARS
+
+
+def test_the_render_caches_hold_no_pasted_text():
+    """A memory is rendered several times a recall, so lines and token counts are cached by text: a memory shown
+    whole is cached, one that is cut (a pasted document) is rendered again each time, the same line, and the heads
+    tried while cutting dense text are never cached; so a long-running process holds no pasted texts."""
+    render_module._line.cache_clear()
+    render_module.count_tokens.cache_clear()
+    short, pasted, dense = hit("I moved to Porto last week."), hit("word " * 20_000, pos=1), hit("🙂" * 20_000, pos=2)
+    lines = [memory_line(h) for h in (short, pasted, dense)]
+    assert [memory_line(h) for h in (short, pasted, dense)] == lines
+    assert "more characters not shown" in lines[1] and "more characters not shown" in lines[2]
+    assert render_module._line.cache_info().currsize == 1  # the short one only
+    assert render_module.count_tokens.cache_info().currsize == 0  # no head tried (the short one: by its bytes)
