@@ -1,9 +1,11 @@
 """Memory a process holds after reading 3,000 distinct pasted texts of 60 KB: the context's render caches
-(``memory_line``) and the current-value stage's text caches (what a turn states, whether it claims a kind), measured
-with ``tracemalloc`` after a collection (the tokenizer's own tables, ~12 MB, included).
+(``memory_line``), the current-value stage's text caches (what a turn states, whether it claims a kind) and the
+full-text index's term ids (``lexical.term_id``), measured with ``tracemalloc`` after a collection (the tokenizer's
+own tables, ~12 MB, included).
 
-Before f0c24f5 and the render fix after it: 241 MB held by rendering (each text a key of ``_line``, and ``_cut``'s binary search
-filling ``count_tokens`` with one-off heads), 173 MB by the stage's caches. After: 16.6 MB and 0.
+Before: 241 MB held by rendering (each text a key of ``_line``, and ``_cut``'s binary search filling ``count_tokens``
+with one-off heads), 173 MB by the stage's caches, and indexing 3,000 hex dumps of 60 KB (a token each) 516 MB (the
+term ids' cache and the stemmer's own). After: 16.6 MB, 0 and 0.
 
     PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/held_texts.py
 """
@@ -15,6 +17,7 @@ from datetime import datetime, timezone
 from cbmemory.context.render import memory_line
 from cbmemory.models import MemoryRecord
 from cbmemory.retrieval import current_value as C
+from cbmemory.store import lexical
 
 DAY = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
@@ -38,3 +41,4 @@ def held(read) -> float:
 
 print("rendered, MB held:", held(lambda i, t: memory_line(record(i, t))))
 print("read by the stage, MB held:", held(lambda i, t: C._claims(C._statement(t)[0], "home")))
+print("a hex dump's one token indexed, MB held:", held(lambda i, t: lexical.term_ids(f"{i:08x}" * 7500)))

@@ -67,12 +67,19 @@ PLUS = Variant(1.5, 0.75, plus_idf, 1.0)  # the re-rank of a small pool (BM25+, 
 K1, B = OKAPI.k1, OKAPI.b
 
 
-@lru_cache(maxsize=262_144)
 def term_id(token: str) -> int:
-    """The stable 64-bit id of a token's stem (never 0, which separates fields)."""
+    """The stable 64-bit id of a token's stem (never 0, which separates fields); cached for a word's length only,
+    as the cache holds its keys (a pasted hex dump is one token of up to 64 KiB: 262,144 of them would hold GBs)."""
+    return _cached_term_id(token) if len(token) <= 64 else _term_id(token)
+
+
+def _term_id(token: str) -> int:
     stem = stemmer().stemWord(token)
     tid = int.from_bytes(hashlib.blake2b(stem.encode("utf-8"), digest_size=8).digest(), "little", signed=True)
     return tid or 1
+
+
+_cached_term_id = lru_cache(maxsize=262_144)(_term_id)
 
 
 def term_ids(text: str) -> list[int]:

@@ -155,3 +155,36 @@ def test_couchbase_names_are_checked_before_they_reach_sqlpp(evil):
 
 def test_there_are_at_least_fifty_hostile_strings():
     assert len(HOSTILE) >= 50 and len(set(HOSTILE)) == len(HOSTILE)
+
+
+def test_a_long_token_gets_its_term_id_without_being_held():
+    """Term ids are cached by token: a word's length is held, a pasted dump's one long token is hashed each time,
+    with the same id (the store's index does not change)."""
+    import hashlib
+
+    lexical._cached_term_id.cache_clear()
+    dump = "deadbeef" * 8192  # one token of 64 KiB
+    stem = lexical.stemmer().stemWord(dump)
+    expected = int.from_bytes(hashlib.blake2b(stem.encode("utf-8"), digest_size=8).digest(), "little", signed=True)
+    assert lexical.term_ids(dump) == [expected] == lexical.term_ids(dump)
+    assert lexical._cached_term_id.cache_info().currsize == 0
+    assert lexical.term_ids("moved moving") == lexical.term_ids("move") * 2  # words: the same stem, cached
+    assert lexical._cached_term_id.cache_info().currsize == 3  # by token: moved, moving, move
+
+
+def test_indexing_pasted_dumps_holds_none_of_them():
+    """Neither the term ids' cache nor the stemmer's keeps a pasted dump's long token once it is indexed."""
+    import gc
+    import tracemalloc
+
+    lexical.term_ids("warm up the stemmer")
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for i in range(200):
+            lexical.term_ids(f"{i:08x}" * 8192)  # 200 distinct tokens of 64 KiB: 12.5 MiB if any cache held them
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < 1 << 20
