@@ -192,7 +192,7 @@ def memory_line(hit: Hit | MemoryRecord, config: ContextConfig = DEFAULT_CONTEXT
 
 
 # A memory is rendered again each time it is fitted, shown or counted. The cache holds its texts: ``memory_line``
-# uses it for texts shown whole only (3,000 distinct pasted texts of 60 KB held 268 MB; a longer text is cut, and
+# uses it for texts shown whole only (3,000 distinct pasted texts of 60 KB held 241 MB; a longer text is cut, and
 # rendered again each time, the same line).
 @lru_cache(maxsize=16384)
 def _line(speaker: str, text: str, occurred_at: datetime, dated: bool, rules: str | None, before: int = 0,

@@ -85,8 +85,8 @@ CLAUSE_FLOOR = 0.45
 CLAUSE_MARGIN = -0.1
 CLAUSE_BATCH = 32  # statements whose clauses are embedded first (newest first; then twice as many a call)
 # The first clauses of a statement read for a change told in passing: LoCoMo's user turns have at most 12; a pasted
-# document of 64 KiB has thousands, which a first question embedded (one such turn: 4.6 s on 2 cores). The model reads
-# only a text's first 256 tokens, so the whole statement's slot is of its beginning too.
+# document of 64 KiB has thousands, which a first question embedded (one such turn: 4.1-4.6 s on 2 cores). The model
+# reads only a text's first 256 tokens, so the whole statement's slot is of its beginning too.
 CLAUSES_READ = 32
 
 # Kinds of fact whose matter is other people, with the people words that are that matter (``None``: any relative,
