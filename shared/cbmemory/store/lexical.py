@@ -205,7 +205,7 @@ class LexicalIndex:
             return scores
         k1, b, delta = variant.k1, variant.b, variant.delta
         lengths = self.lengths[: self.n]
-        avgdl = max(float(lengths[live].mean()), 1e-9)
+        avgdl = max(float(lengths @ live) / n_live, 1e-9)  # whole counts: the sum is exact, as the mean's
         for ids in phrases:
             docs, tf = self._phrase_counts(ids)
             df = int(np.count_nonzero(live[docs])) if docs.size else 0

@@ -47,12 +47,16 @@ def windows(anchors: Iterable[object], radius: object) -> list[Window]:
         raise InvalidInputError(f"radius must be a non-negative integer, got {radius!r}")
     spans = sorted((s, k, p - radius, p + radius) for s, k, p in map(_checked, anchors))
     out: list[Window] = []
+    open_: tuple[str, str, int, int] | None = None  # the window being merged (a Window is made once, when done)
     for session_id, kind, lo, hi in spans:
-        last = out[-1] if out else None
-        if last is not None and (last.session_id, last.kind) == (session_id, kind) and lo <= last.hi + 1:
-            out[-1] = Window(session_id, kind, last.lo, max(last.hi, hi))
-        else:
-            out.append(Window(session_id, kind, lo, hi))
+        if open_ is not None and open_[:2] == (session_id, kind) and lo <= open_[3] + 1:
+            open_ = (session_id, kind, open_[2], max(open_[3], hi))
+            continue
+        if open_ is not None:
+            out.append(Window(*open_))
+        open_ = (session_id, kind, lo, hi)
+    if open_ is not None:
+        out.append(Window(*open_))
     return out
 
 

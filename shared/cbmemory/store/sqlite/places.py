@@ -9,6 +9,7 @@ has grown since its last read. A session may hold several records at one positio
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,14 +23,14 @@ class _Group:
     def __init__(self) -> None:
         self.positions: list[int] = []
         self.cols: list[int] = []
-        self.sorted: tuple[np.ndarray, np.ndarray] | None = None
+        self.sorted: tuple[list[int], list[int]] | None = None
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+    def lists(self) -> tuple[list[int], list[int]]:
+        """Positions and column indices in (position, column) order: Python lists, as a window reads a few
+        items of a session of tens (a binary search of a list of 20 takes 0.1 us, numpy's call 1.5 us)."""
         if self.sorted is None:
-            positions = np.array(self.positions, dtype=np.int64)
-            cols = np.array(self.cols, dtype=np.int64)
-            order = np.lexsort((cols, positions))
-            self.sorted = positions[order], cols[order]
+            pairs = sorted(zip(self.positions, self.cols, strict=True))
+            self.sorted = [p for p, _ in pairs], [c for _, c in pairs]
         return self.sorted
 
 
@@ -53,16 +54,14 @@ class Places:
 
     def within(self, merged: Sequence[Window]) -> np.ndarray:
         """The column indices of the records inside ``merged`` (a record is in at most one window)."""
-        out = []
+        out: list[int] = []
         for w in merged:
             group = self._groups.get((w.session_id, w.kind))
             if group is None:
                 continue
-            positions, cols = group.arrays()
-            lo = np.searchsorted(positions, w.lo, side="left")
-            hi = np.searchsorted(positions, w.hi, side="right")
-            out.append(cols[lo:hi])
-        return np.concatenate(out) if out else np.empty(0, np.int64)
+            positions, cols = group.lists()
+            out += cols[bisect_left(positions, w.lo):bisect_right(positions, w.hi)]
+        return np.array(out, dtype=np.int64)
 
 
 __all__ = ["Places"]

@@ -60,7 +60,8 @@ def _lexical(s: Scoring, phrases: list[np.ndarray]) -> tuple[np.ndarray, np.ndar
     if not phrases:
         return _NONE
     scores = s.m.lexical.bm25(phrases, s.m.expires[: s.m.n] > s.now)
-    return np.flatnonzero((scores > 0) & s.admitted()), scores
+    found = np.flatnonzero(scores > 0)
+    return found[s.admitted(found)], scores
 
 
 def bm25(s: Scoring, query: str) -> tuple[np.ndarray, np.ndarray]:
