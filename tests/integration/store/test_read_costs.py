@@ -26,7 +26,8 @@ import pytest
 from cbmemory.ingest import build_records, validate_messages
 from cbmemory.models import Hit, SearchFilters, Session
 from cbmemory.recipes import get_recipe
-from cbmemory.retrieval.engine import context_boost, with_window
+from cbmemory.retrieval.engine import with_window
+from cbmemory.retrieval.neighbourhood import context_boost
 from cbmemory.retrieval.pool import fused, unite
 from cbmemory.retrieval.stages import Fusion
 from cbmemory.store import SQLiteStore
