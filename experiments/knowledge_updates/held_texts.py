@@ -40,5 +40,5 @@ def held(read) -> float:
 
 
 print("rendered, MB held:", held(lambda i, t: memory_line(record(i, t))))
-print("read by the stage, MB held:", held(lambda i, t: C._claims(C._statement(t)[0], "home")))
+print("read by the stage, MB held:", held(lambda i, t: C._marks(C._statement(t)[0], "home")))
 print("a hex dump's one token indexed, MB held:", held(lambda i, t: lexical.term_ids(f"{i:08x}" * 7500)))

@@ -272,15 +272,29 @@ def on_slot(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: fl
 CACHED_CHARS = 2048
 
 
-def _claims(said: str, kind: str) -> bool:
-    return _cached_claims(said, kind) if len(said) <= CACHED_CHARS else _claimed(said, kind)
+def _marks(said: str, kind: str | None) -> tuple[bool, bool]:
+    """Whether a statement claims ``kind`` (``cbmemory.claims``; ``None``: no rule, never) and whether it has a change
+    word (``CHANGE``): the same statements are ranked on each question of their matter."""
+    return _cached_marks(said, kind) if len(said) <= CACHED_CHARS else _read_marks(said, kind)
 
 
-def _claimed(said: str, kind: str) -> bool:
-    return bool(claims(said, kind))
+def _read_marks(said: str, kind: str | None) -> tuple[bool, bool]:
+    return kind is not None and bool(claims(said, kind)), bool(CHANGE.search(said))
 
 
-_cached_claims = lru_cache(maxsize=4096)(_claimed)
+_cached_marks = lru_cache(maxsize=4096)(_read_marks)
+
+
+def _clauses(said: str) -> tuple[str, ...]:
+    """A statement's first ``CLAUSES_READ`` clauses (``text.clauses``), which ``told_in_passing`` embeds."""
+    return _cached_clauses(said) if len(said) <= CACHED_CHARS else _read_clauses(said)
+
+
+def _read_clauses(said: str) -> tuple[str, ...]:
+    return tuple(clauses(said)[:CLAUSES_READ])
+
+
+_cached_clauses = lru_cache(maxsize=4096)(_read_clauses)
 
 
 def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> float | None:
@@ -300,8 +314,8 @@ def statement_scores(vecs: np.ndarray, saids: Sequence[str], protos: Protos, slo
     clear = _clear_rows(best, i, STATEMENT_FLOOR, STATEMENT_MARGIN).tolist()
     out: list[float | None] = []
     for said, cosine, on in zip(saids, best[:, i].tolist(), clear, strict=True):
-        claimed = kind is not None and _claims(said, kind)
-        out.append(cosine + CLAIMED * claimed + CHANGED * bool(CHANGE.search(said)) if claimed or on else None)
+        claimed, changed = _marks(said, kind)
+        out.append(cosine + CLAIMED * claimed + CHANGED * changed if claimed or on else None)
     return out
 
 
@@ -364,10 +378,11 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
         return []
     names, owner, rows = protos
     probe = _unit(rows[owner == names.index(slot)].mean(axis=0))
-    found = store.search(Signal.VECTOR, user_id, probe, DEPTH, replace(filters, kinds=("turn",)), now=now)
+    found = store.search_candidates(Signal.VECTOR, user_id, probe, DEPTH, replace(filters, kinds=("turn",)), now)
     asked, matter = people(query), ABOUT_PEOPLE.get(slot, frozenset())
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
-    pool = list(islice(((h.record, said) for h in found if (said := _own(h.record, asked, matter))), EMBEDDED))
+    records = (r for r in store.read_candidates(found, list(range(len(found)))) if r is not None)  # None: gone since
+    pool = list(islice(((r, said) for r in records if (said := _own(r, asked, matter))), EMBEDDED))
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
     saids = [said for _, said in pool]
@@ -392,7 +407,7 @@ def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, sl
     found: dict[str, MemoryRecord] = {}
     start, size = 0, CLAUSE_BATCH
     while start < len(left):
-        pieces = [(r, c) for r, said in left[start:start + size] for c in clauses(said)[:CLAUSES_READ]]
+        pieces = [(r, c) for r, said in left[start:start + size] for c in _clauses(said)]
         start, size = start + size, 2 * size
         if not pieces:
             continue

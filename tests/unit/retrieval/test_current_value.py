@@ -240,18 +240,24 @@ def test_statements_are_scored_in_one_product_as_each_would_be_alone():
 
 
 def test_only_texts_of_a_chat_turns_length_are_held_by_the_caches():
-    """The stage caches what a turn states and whether it claims a kind, by the text: a pasted document is read
-    again each time instead (the same answer), so a long-running process does not hold thousands of them."""
+    """The stage caches what a turn states, whether it claims a kind or has a change word, and its clauses, by the
+    text: a pasted document is read again each time instead (the same answer), so a long-running process does not
+    hold thousands of them."""
     from cbmemory.retrieval import current_value as C
-    from cbmemory.text import people, stated
+    from cbmemory.text import clauses, people, stated
 
-    C._cached_statement.cache_clear()
-    C._cached_claims.cache_clear()
-    long = "I live in Porto now. " * (C.CACHED_CHARS // 20)
+    caches = (C._cached_statement, C._cached_marks, C._cached_clauses)
+    for cache in caches:
+        cache.cache_clear()
+    long = "I moved to Porto, after years in Lisbon. " * (C.CACHED_CHARS // 40)
     assert len(long) > C.CACHED_CHARS
     assert C._statement(long) == (stated(long), people(stated(long)))
-    assert C._claims(long, "home") is True
-    assert (C._cached_statement.cache_info().currsize, C._cached_claims.cache_info().currsize) == (0, 0)
-    assert C._statement("I live in Porto now.") == ("I live in Porto now.", frozenset())
-    assert C._claims("I live in Porto now.", "home") is True
-    assert (C._cached_statement.cache_info().currsize, C._cached_claims.cache_info().currsize) == (1, 1)
+    assert C._marks(long, "home") == (True, True)
+    assert C._clauses(long) == tuple(clauses(long)[:C.CLAUSES_READ])
+    assert [cache.cache_info().currsize for cache in caches] == [0, 0, 0]
+    short = "I moved to Porto, after years in Lisbon."
+    assert C._statement(short) == (short, frozenset())
+    assert C._marks(short, "home") == (True, True)
+    assert C._marks(short, None) == (False, True)
+    assert C._clauses(short) == tuple(clauses(short))
+    assert [cache.cache_info().currsize for cache in caches] == [1, 2, 1]
