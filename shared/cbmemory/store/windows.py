@@ -46,18 +46,13 @@ def windows(anchors: Iterable[object], radius: object) -> list[Window]:
     if isinstance(radius, bool) or not isinstance(radius, int) or radius < 0:
         raise InvalidInputError(f"radius must be a non-negative integer, got {radius!r}")
     spans = sorted((s, k, p - radius, p + radius) for s, k, p in map(_checked, anchors))
-    out: list[Window] = []
-    open_: tuple[str, str, int, int] | None = None  # the window being merged (a Window is made once, when done)
+    runs: list[tuple[str, str, int, int]] = []  # merged as tuples: a Window is made once per run
     for session_id, kind, lo, hi in spans:
-        if open_ is not None and open_[:2] == (session_id, kind) and lo <= open_[3] + 1:
-            open_ = (session_id, kind, open_[2], max(open_[3], hi))
-            continue
-        if open_ is not None:
-            out.append(Window(*open_))
-        open_ = (session_id, kind, lo, hi)
-    if open_ is not None:
-        out.append(Window(*open_))
-    return out
+        if runs and runs[-1][:2] == (session_id, kind) and lo <= runs[-1][3] + 1:
+            runs[-1] = (session_id, kind, runs[-1][2], max(runs[-1][3], hi))
+        else:
+            runs.append((session_id, kind, lo, hi))
+    return [Window(*run) for run in runs]
 
 
 def in_windows(record: MemoryRecord, merged: Sequence[Window]) -> bool:
