@@ -2,8 +2,8 @@
 
 - ``instants``: event times parsed to UTC (ISO 8601, LoCoMo's and LongMemEval's forms), their labels;
 - ``relative``: relative expressions ("yesterday", "last week") found in a text and resolved against the
-  day it was said, by versioned rule tables (``spans``: the calendar arithmetic; ``guards``: where a rule
-  version leaves a match alone);
+  day it was said, by versioned rule tables (``rule_tables``; ``spans``: the calendar arithmetic; ``guards``:
+  where a rule version leaves a match alone);
 - ``questions``: the calendar period a question names, if any.
 
 The names most code needs are re-exported here."""

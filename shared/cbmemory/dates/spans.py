@@ -3,7 +3,7 @@
 ``DateSpan`` is a first and last day and a precision (``GRANULARITIES``); ``label`` is how it is written next
 to the expression. Conventions: ISO weeks from Monday to Sunday, weekends Saturday-Sunday of an ISO week,
 calendar months and years, northern-hemisphere meteorological seasons (Mar-May, Jun-Aug, Sep-Nov, Dec-Feb).
-The rules that find the expressions are in ``cbmemory.dates.relative``.
+The rules that find the expressions are in ``cbmemory.dates.rule_tables``.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.retrieval import RetrievalConfig
-from cbmemory.retrieval.current_value import FIRST_PERSON, SLOTS, on_slot, slot_of
+from cbmemory.retrieval.current_value import FIRST_PERSON, on_slot, slot_of
+from cbmemory.retrieval.slots import SLOTS
 
 
 def protos():
