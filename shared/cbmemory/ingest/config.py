@@ -13,7 +13,8 @@ from ..errors import InvalidInputError
 from ..models import RAW_KINDS
 from ..validation import known_fields
 
-PROMPT_VERSION = "enrich-v2"  # v2: the extraction asks each fact about the speaker for a slot key
+PROMPT_VERSION = "enrich-v3"  # v2: the extraction asks each fact about the speaker for a slot key; v3: by name
+# for the common matters (``slots.KEYS``)
 MODES = ("summary", "events", "facts")
 UNITS = RAW_KINDS  # a record is made of one message (turn) or of a round
 SUMMARY_UNITS = ("session", "round")

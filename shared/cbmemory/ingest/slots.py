@@ -2,7 +2,8 @@
 LLM are ``cbmemory.ingest.updates``). Pure functions over plain data; no model, no store.
 
 The extraction prompt asks, for each lasting fact about the speaker of a line, a slot key (a short snake_case
-name of the matter, not its value: ``home_city``, ``employer``, ``phone``, ``partner``) and the value. With
+name of the matter, not its value: one of ``KEYS`` for the common matters, ``home_city``, ``employer``, ``phone``,
+``partner`` ...) and the value. With
 ``IngestConfig(link_updates=True)`` and the ``facts`` mode, each user turn stores the keys of its facts about
 the speaker in two reserved annotations per key (``SLOT_PREFIX``, which a message's or session's own
 annotations may not use: ``validation.check_annotations`` refuses it):
@@ -32,6 +33,12 @@ MAX_KEY_CHARS = 40
 MAX_VALUE_CHARS = 200
 MAX_SLOTS = 4  # keyed facts kept per record: a turn rarely states more, and each costs two annotations
 _KEY = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*")
+# The keys the extraction prompt names for the common matters (a model left to name them calls one matter
+# "doctor" in one turn and "doctor_switch" in the next, and two keys never link); any other lasting fact gets a
+# short name of the model's own. The kinds of fact the write-time rules know (``cbmemory.claims.SLOTS``).
+KEYS = ("home_city", "home_type", "employer", "job_title", "weekly_class", "phone", "email", "favourite_food",
+        "usual_drink", "child_school", "next_trip", "morning_routine", "partner", "computer", "household_size",
+        "doctor", "language_learning", "car", "sport", "diet", "pet", "commute", "wake_time")
 _WORDS = re.compile(r"\w+")
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from ...dates import anchor_label
 from ...llm import model_name
 from ..config import PROMPT_VERSION
+from ..slots import KEYS
 from .cache import ExtractionCache, MemoryCache
 from .parsing import (
     MalformedReplyError,
@@ -60,9 +61,9 @@ EVENTS_SYSTEM = (
     "the line ('yesterday', 'last week', 'in June'); 'date' is what they mean counted from the session "
     "date. 'turns' lists the labels of the lines the event comes from. 'key' and 'value' only for a "
     "lasting fact about the speaker of the line themself, not about someone they mention: 'key' names the "
-    "matter, never its value, and the same matter always gets the same key (home_city, employer, job_title, "
-    "phone, email, partner, school, pet, car, diet); 'value' is what it is now ('Porto'); otherwise both "
-    "null. Extract only from lines labelled "
+    "matter, never its value, and the same matter always gets the same key: one of " + ", ".join(KEYS) +
+    " when the fact is one of these, else a short snake_case name; 'value' is what it is now ('Porto'); "
+    "otherwise both null. Extract only from lines labelled "
     'T1, T2, ...; lines labelled C are earlier context. Nothing to extract: {"events": []}.'
 )
 

@@ -15,6 +15,7 @@ from cbmemory.ingest.enrich.extraction import EVENTS_SYSTEM
 from cbmemory.ingest.enrich.parsing import ExtractedEvent, parse_reply, validate_events
 from cbmemory.ingest.enrich.records import about_speaker, augment_with_facts, slots_by_line
 from cbmemory.ingest.slots import (
+    KEYS,
     MARK,
     MAX_SLOTS,
     VALUE,
@@ -43,6 +44,14 @@ def record(rid="r1", speaker="Ana", role="user", annotations=None) -> MemoryReco
 
 def test_the_prompt_asks_for_a_key_and_a_value():
     assert '"key": ' in EVENTS_SYSTEM and '"value": ' in EVENTS_SYSTEM and "home_city" in EVENTS_SYSTEM
+
+
+def test_the_prompt_names_every_common_key_and_each_is_stored_as_written():
+    # a key the prompt asks for must survive cleaning, or every fact given it would silently lose its link
+    assert len(set(KEYS)) == len(KEYS) == 23
+    for key in KEYS:
+        assert f" {key}," in EVENTS_SYSTEM or f" {key} when" in EVENTS_SYSTEM
+        assert clean_key(key) == key
 
 
 def test_a_reply_with_keys_and_one_without_both_parse():
