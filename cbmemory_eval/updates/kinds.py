@@ -1,6 +1,6 @@
 """The kinds of facts of the knowledge-update benchmark: what is asked and the values a fact takes.
 
-Each kind has one question per phrasing family (``train``/``test``, see ``phrasings``) and a pool of values
+Each kind has one question per phrasing family (``train``/``dev``/``test``, see ``phrasings_*``) and a pool of values
 (the old, new and someone else's value are drawn from it, deterministically, leaving out any value the
 conversation already mentions). Values are distinctive strings, so a reader's answer can be scored by
 whether it names the new value or the old one.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-FAMILIES = ("train", "test")
+FAMILIES = ("train", "dev", "test")
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,8 +20,24 @@ class Kind:
     values: tuple[str, ...]
 
 
+# The ``dev`` family's questions (written with ``phrasings_dev``, 4 December 2026).
+_DEV_QUESTIONS = {
+    "city": "What town am I based in at present?", "employer": "Which organisation am I employed by?",
+    "weekly_class": "Which weekday is pottery for me?", "phone": "What number can I be reached on?",
+    "favourite_dish": "Which dish do I love most?", "child_school": "Which school is our daughter at?",
+    "job_title": "What position do I have?", "trip": "What place is my big holiday going to be?",
+    "morning_habit": "What is the first thing I do when I get up?", "partner": "Who is my significant other?",
+    "laptop": "What computer do I have?", "household": "How many of us live at home?",
+    "doctor": "Which doctor am I registered with?", "language": "What language am I working on?",
+    "home_type": "What type of place do we live in?", "coffee": "What kind of coffee do I drink?",
+    "car": "What do we drive?", "sport": "What sport do I do on Saturdays?", "diet": "Which diet do I keep to?",
+    "pet": "What animal do we have?", "commute": "How do I travel to the office?",
+    "email": "What is the email I use?", "wake_time": "What time do I rise during the week?",
+}
+
+
 def _k(name: str, train_q: str, test_q: str, *values: str) -> Kind:
-    return Kind(name, {"train": train_q, "test": test_q}, values)
+    return Kind(name, {"train": train_q, "dev": _DEV_QUESTIONS[name], "test": test_q}, values)
 
 
 KINDS: tuple[Kind, ...] = (

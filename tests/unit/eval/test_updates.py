@@ -1,4 +1,4 @@
-"""Unit layer: the knowledge-update benchmark's generator (deterministic, both phrasing families for every
+"""Unit layer: the knowledge-update benchmark's generator (deterministic, every phrasing family for every
 kind, non-changes labelled, quiet statements that share no content word with the question) and its metrics
 on hand-worked cases."""
 
@@ -17,6 +17,7 @@ from cbmemory_eval.updates import (
     case_metrics,
     generate,
     make_case,
+    phrasings_dev,
     phrasings_test,
     phrasings_train,
     summarise,
@@ -25,6 +26,7 @@ from cbmemory_eval.updates.kinds import BY_NAME
 from cbmemory_eval.updates.metrics import table
 
 SLOTS = ("state", "change", "quiet", "passing", "other")
+MODULES = {"train": phrasings_train, "dev": phrasings_dev, "test": phrasings_test}
 
 
 def _conv(sample_id: str, sessions: int = 20, mention: str = "") -> LocomoConversation:
@@ -40,26 +42,28 @@ def _conv(sample_id: str, sessions: int = 20, mention: str = "") -> LocomoConver
 CONVS = [_conv(f"c{i}") for i in range(6)]
 
 
-def test_at_least_twenty_kinds_each_with_both_families_and_every_slot():
-    assert len(KINDS) >= 20 and set(FAMILIES) == {"train", "test"}
+def test_at_least_twenty_kinds_each_with_every_family_and_every_slot():
+    assert len(KINDS) >= 20 and set(FAMILIES) == set(MODULES)
     for kind in KINDS:
-        assert set(kind.questions) == {"train", "test"} and len(set(kind.values)) >= 4
-        for mod in (phrasings_train, phrasings_test):
+        assert set(kind.questions) == set(FAMILIES) and len(set(kind.values)) >= 4
+        for mod in MODULES.values():
             assert set(mod.PHRASINGS[kind.name]) == set(SLOTS), kind.name
 
 
-def test_the_two_families_share_no_sentence_and_no_question():
-    train = {t for k in phrasings_train.PHRASINGS.values() for t in k.values()}
-    test = {t for k in phrasings_test.PHRASINGS.values() for t in k.values()}
-    assert not train & test
-    assert not set(phrasings_train.REPLIES + phrasings_train.CONFIRMS) & set(phrasings_test.REPLIES + phrasings_test.CONFIRMS)
-    assert not set(phrasings_train.WHO) & set(phrasings_test.WHO)
-    assert all(k.questions["train"] != k.questions["test"] for k in KINDS)
+@pytest.mark.parametrize(("one", "other"), [("train", "dev"), ("train", "test"), ("dev", "test")])
+def test_two_families_share_no_sentence_and_no_question(one, other):
+    a, b = MODULES[one], MODULES[other]
+    assert not {t for k in a.PHRASINGS.values() for t in k.values()} & {t for k in b.PHRASINGS.values()
+                                                                         for t in k.values()}
+    assert not set(a.REPLIES + a.CONFIRMS) & set(b.REPLIES + b.CONFIRMS)
+    assert not set(a.WHO) & set(b.WHO)
+    assert not set(a.ASKS) & set(b.ASKS)
+    assert all(k.questions[one] != k.questions[other] for k in KINDS)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_quiet_statements_repeat_no_content_word_of_the_question(family):
-    mod = phrasings_train if family == "train" else phrasings_test
+    mod = MODULES[family]
     for kind in KINDS:
         quiet = mod.PHRASINGS[kind.name]["quiet"].replace("{v}", "")
         shared = stems(quiet) & stems(kind.questions[family])
@@ -123,7 +127,6 @@ def test_asks_back_ends_every_statement_with_a_question_and_changes_nothing_else
             assert asked.startswith(said + " ") and asked.endswith("?")
             assert asked[len(said) + 1:] in phrasings_train.ASKS
             assert pi.messages[1] == ai.messages[1]  # the assistant's turn is as without it
-    assert not set(phrasings_train.ASKS) & set(phrasings_test.ASKS)
 
 
 def test_values_the_conversation_mentions_are_avoided():
@@ -144,7 +147,7 @@ def test_appended_groups_turns_by_user_and_session():
 
 def test_unknown_family_and_variant_are_refused():
     with pytest.raises(ValueError, match="family"):
-        generate(CONVS, "dev")
+        generate(CONVS, "holdout")
     with pytest.raises(ValueError, match="variant"):
         make_case(CONVS[0], KINDS[0], "maybe", "train", 0, 0)
 
