@@ -46,7 +46,8 @@ def main() -> None:
     args = L.arguments(__doc__).parse_args()
     feats, kin, cfs, protos = L.load(args)
     # a tie: off first, then the higher floor and margin
-    L.cross_validate(feats, kin, cfs, protos, GRID, OFF, lambda g: (g == OFF, g[1], g[2]), args.test, outcomes)
+    L.cross_validate(feats, kin, cfs, protos, GRID, OFF, lambda g: (g == OFF, g[1], g[2]), args.test, outcomes,
+                     ("train", "dev") if args.dev else ("train",))
 
 
 if __name__ == "__main__":

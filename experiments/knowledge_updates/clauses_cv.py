@@ -93,6 +93,7 @@ def arguments(doc: str) -> argparse.ArgumentParser:
     p.add_argument("--texts", required=True, help="cache of the statements' texts and claims (made when missing)")
     p.add_argument("--work", action="append", default=[], help="LABEL=DIR, the runs the features were read from")
     p.add_argument("--test", action="store_true", help="also run the folds' choice on test (once, by the rule)")
+    p.add_argument("--dev", action="store_true", help="choose on train and dev together (the features must hold dev's)")
     return p
 
 
@@ -110,18 +111,25 @@ def load(args) -> tuple[dict, dict, dict, tuple]:
     return feats, kin, clause_features(kin, emb, protos), protos
 
 
-def cross_validate(feats: dict, kin: dict, cfs: dict, protos, grid: list, off, tie, test: bool, outcomes=outcomes):
-    """Leave one conversation out on ``train`` over ``grid`` (objective and weights as ``scale_cv.py``; among equal
-    objectives the largest ``tie(g)``), printing every setting, each fold's choice and the held-out figures; with
-    ``test``, the setting most folds chose and ``off`` on ``test``."""
-    rows = {g: run(feats, kin, cfs, protos, g, "train", outcomes) for g in grid}
+def cross_validate(feats: dict, kin: dict, cfs: dict, protos, grid: list, off, tie, test: bool, outcomes=outcomes,
+                   families: tuple[str, ...] = ("train",)):
+    """Leave one conversation out on ``families`` (``train``, or ``train`` and ``dev`` together: a fold holds out
+    one conversation in both) over ``grid`` (objective and weights as ``scale_cv.py``; among equal objectives the
+    largest ``tie(g)``), printing every setting, each fold's choice and the held-out figures; with ``test``, the
+    setting most folds chose and ``off`` on ``test``."""
+    rows: dict = {}
+    for g in grid:
+        by_family = [run(feats, kin, cfs, protos, g, family, outcomes) for family in families]
+        rows[g] = {label: [r for rs in by_family for r in rs[label]] for label in feats}
     weight = {label: S.ASKING if label.endswith(S.ASKS) else 1 - S.ASKING for label in feats}
 
-    def part(g, label, without=None, only=None):
-        return [r for r in rows[g][label] if r["user"] != without and (only is None or r["user"] == only)]
+    def part(g, label, without=None, only=None, family=None):
+        return [r for r in rows[g][label] if r["user"] != without and (only is None or r["user"] == only)
+                and (family is None or r["family"] == family)]
 
     for g in grid:
-        print(g, {label: S.summary(part(g, label)) for label in feats}, flush=True)
+        print(g, {f"{family}@{label}": S.summary(part(g, label, family=family)) for family in families
+                  for label in feats}, flush=True)
     users = sorted({r["user"] for r in rows[grid[0]]["x1"]})
     held: dict[str, list[dict]] = {label: [] for label in feats}
     chosen: collections.Counter = collections.Counter()
@@ -132,8 +140,10 @@ def cross_validate(feats: dict, kin: dict, cfs: dict, protos, grid: list, off, t
         chosen[best] += 1
         for label in feats:
             held[label] += part(best, label, only=u)
-    for label in feats:
-        print("held-out train", label, S.summary(held[label]), "off:", S.summary(part(off, label)))
+    for family in families:
+        for label in feats:
+            mine = [r for r in held[label] if r["family"] == family]
+            print(f"held-out {family}", label, S.summary(mine), "off:", S.summary(part(off, label, family=family)))
     print("folds", chosen.most_common())
     if test:
         choice = chosen.most_common(1)[0][0]

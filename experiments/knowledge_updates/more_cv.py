@@ -127,7 +127,8 @@ def main() -> None:
 
     label_of = {id(k): label for label, by in kin.items() for k in by.values()}
     # a tie: off first, then the higher floor and margin
-    L.cross_validate(feats, kin, cfs, protos, grid, OFF, lambda g: (g == OFF, g[1], g[2]), args.test, outcomes)
+    L.cross_validate(feats, kin, cfs, protos, grid, OFF, lambda g: (g == OFF, g[1], g[2]), args.test, outcomes,
+                     ("train", "dev") if args.dev else ("train",))
 
 
 if __name__ == "__main__":
