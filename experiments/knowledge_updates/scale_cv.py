@@ -69,6 +69,7 @@ def collect(work: Path, label: str, data: str, emb, families: tuple[str, ...] = 
                 "O": np.asarray(emb.embed([said[i] for i in own]), np.float32),
                 "tid": [r.turn_id for r in recs], "people": [people(t) for t in said],
                 "cases": [{"variant": c.variant, "q": np.asarray(emb.embed_query(c.question), np.float32),
+                           "first_person": bool(C.FIRST_PERSON.search(c.question)),
                            "qpeople": people(c.question), "cur": set(c.current_turns), "stale": set(c.stale_turns),
                            "shown": set().union(*ranked_turns(list(mem.recall(
                                c.question, user, today=c.question_date, recipe=off).hits)))} for c in cases]}
@@ -95,7 +96,8 @@ def outcomes(feats: dict, protos, params) -> list[dict]:
             qs = by_slot(c["q"][None, :], protos)[0]
             added: set[str] = set()
             order = np.argsort(-qs)
-            if qs[order[0]] >= C.QUESTION_FLOOR and qs[order[0]] - qs[order[1]] >= C.QUESTION_MARGIN:
+            if c.get("first_person", True) and qs[order[0]] >= C.QUESTION_FLOOR \
+                    and qs[order[0]] - qs[order[1]] >= C.QUESTION_MARGIN:  # the product's gates (claims_cv.py)
                 i = int(order[0])
                 ranked = d.setdefault(("_rank", i), np.argsort(-(d["V"] @ unit(rows[owner == i].mean(axis=0)))))
                 matter = C.ABOUT_PEOPLE.get(names[i], frozenset())
