@@ -3,10 +3,9 @@ LLM are ``cbmemory.ingest.updates``). Pure functions over plain data; no model, 
 
 The extraction prompt asks, for each lasting fact about the speaker of a line, a slot key (a short snake_case
 name of the matter, not its value: one of ``KEYS`` for the common matters, ``home_city``, ``employer``, ``phone``,
-``partner`` ...) and the value. With
-``IngestConfig(link_updates=True)`` and the ``facts`` mode, each user turn stores the keys of its facts about
-the speaker in two reserved annotations per key (``SLOT_PREFIX``, which a message's or session's own
-annotations may not use: ``validation.check_annotations`` refuses it):
+``partner`` ...) and the value. With ``IngestConfig(link_updates=True)`` and the ``facts`` mode, each user turn
+stores the keys of its facts about the speaker in two reserved annotations per key (``SLOT_PREFIX``, which a
+message's or session's own annotations may not use: ``validation.check_annotations`` refuses it):
 
 - ``cbmemory.slot.<key>`` = ``"1"``: what a later write filters on (one exact pair, which every backend's
   ``list_records`` evaluates), to find the user's latest earlier statement with the same key;
