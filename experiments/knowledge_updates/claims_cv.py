@@ -68,8 +68,8 @@ def stage_outcomes(d: dict, k: dict, family: str, user: str, protos, select, ask
         qs = c.setdefault(("_qs", id(qprotos)), S.by_slot(c["q"][None, :], qprotos)[0])
         order = np.argsort(-qs)
         added: set[str] = set()
-        # the product's gate: a question not in the first person singular gets no statements (features read before
-        # the gate was recorded are of train and test, whose questions all pass it)
+        # the product's gate (current_value.about_the_user): a question not about the user gets no statements
+        # (features read before the gate was recorded are of train and test, whose questions all pass it)
         if c.get("first_person", True) and qs[order[0]] >= qfloor and qs[order[0]] - qs[order[1]] >= qmargin:
             i = int(order[0])
             ranked = d.setdefault(("_rank", i), np.argsort(-(d["V"] @ S.unit(rows[owner == i].mean(axis=0)))))

@@ -69,7 +69,7 @@ def collect(work: Path, label: str, data: str, emb, families: tuple[str, ...] = 
                 "O": np.asarray(emb.embed([said[i] for i in own]), np.float32),
                 "tid": [r.turn_id for r in recs], "people": [people(t) for t in said],
                 "cases": [{"variant": c.variant, "q": np.asarray(emb.embed_query(c.question), np.float32),
-                           "first_person": bool(C.FIRST_PERSON.search(c.question)),
+                           "first_person": C.about_the_user(c.question),
                            "qpeople": people(c.question), "cur": set(c.current_turns), "stale": set(c.stale_turns),
                            "shown": set().union(*ranked_turns(list(mem.recall(
                                c.question, user, today=c.question_date, recipe=off).hits)))} for c in cases]}

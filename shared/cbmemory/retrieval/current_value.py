@@ -8,7 +8,8 @@ words: ``SLOTS`` (``cbmemory.retrieval.slots``) holds a few generic descriptions
 them after the first search of a user). A text's slot is the slot of its nearest description, when that is
 close enough (``*_FLOOR``) and nearer than any other slot's (``*_MARGIN``).
 
-When the question is in the first person and has a slot, one extra vector search (``DEPTH`` records, the
+When the question is about the user (``about_the_user``: in the first person, "we" included unless it is
+what the user and the assistant said) and has a slot, one extra vector search (``DEPTH`` records, the
 slot's mean description as the query) finds the user's statements on that matter: what the user's own turns
 state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you been?", states
 the news; one that only asks states nothing), naming no person the question does not ("my cousin moved to
@@ -91,6 +92,19 @@ CLAUSE_BATCH = 32  # statements whose clauses are embedded first (newest first; 
 CLAUSES_READ = 32
 
 FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi['’](?:m|ve|d|ll)\b", re.I)
+# The first person plural is the user's household ("What do we drive?", "How many of us live at home?"), unless its
+# "we" is the conversation itself ("What did we say about whales?"); "US" in capitals is a country.
+WE = re.compile(r"\b(?:we|our|ours|ourselves)\b|\bwe['’](?:re|ve|d|ll)\b|(?-i:\b[Uu]s\b)", re.I)
+WE_SAID = re.compile(r"\bwe\s+(?:\w+\s+){0,2}?(?:say|said|talk(?:ed)?|discuss(?:ed)?|chat(?:ted)?|mention(?:ed)?|"
+                     r"speak|spoke|tell|told|cover(?:ed)?|go over|went over)\b", re.I)
+
+
+def about_the_user(question: str) -> bool:
+    """Whether a question is about the user themself: in the first person singular, or plural but not about what
+    the user and the assistant said (``WE``, ``WE_SAID``)."""
+    return bool(FIRST_PERSON.search(question)) or (WE.search(question) is not None
+                                                   and WE_SAID.search(question) is None)
+
 
 Embed = Callable[[str], np.ndarray]
 EmbedMany = Callable[[Sequence[str]], np.ndarray]
@@ -286,7 +300,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     puts on it: ``told_in_passing``; see the module docstring); none otherwise.
     ``embed_texts``: the same embedder for many texts at once (the found statements are embedded in one batch;
     ``None``: one by one with ``embed``); ``embed_queries``: ``embed`` for many texts at once (``prototypes``)."""
-    if not FIRST_PERSON.search(query):
+    if not about_the_user(query):
         return []
     protos = prototypes(embed, embed_queries)
     slot = slot_of(embed(query), protos, QUESTION_FLOOR, QUESTION_MARGIN)

@@ -8,7 +8,7 @@ import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.retrieval import RetrievalConfig
-from cbmemory.retrieval.current_value import FIRST_PERSON, on_slot, slot_of
+from cbmemory.retrieval.current_value import about_the_user, on_slot, slot_of
 from cbmemory.retrieval.slots import SLOTS
 
 
@@ -37,10 +37,14 @@ def test_on_slot_compares_the_slot_with_every_other_one():
 @pytest.mark.parametrize("question,about_user", [
     ("Which city do I live in these days?", True), ("What is my phone number now?", True),
     ("Where am I going on my next trip?", True), ("What's the name of the car I've got?", True),
+    ("What do we drive?", True), ("How many of us live at home?", True), ("Which school is our daughter at?", True),
+    ("Where are we living these days?", True), ("What did we say about my new job?", True),
     ("Which city does Caroline live in?", False), ("What did we say about whales?", False),
+    ("What have we talked about so far?", False), ("Remind me what we discussed", True),
+    ("Which US state does Audrey live in?", False), ("Did they visit the US?", False),
     ("Is it raining in Iceland?", False)])
 def test_only_questions_in_the_first_person_are_about_the_user(question, about_user):
-    assert bool(FIRST_PERSON.search(question)) is about_user
+    assert about_the_user(question) is about_user
 
 
 def test_every_slot_has_descriptions_and_none_names_a_value():
