@@ -3,7 +3,8 @@
 A first-person question about a fact the user changed in words the question does not share gets the
 latest statement of that fact shown in the first hit's context; someone else's similar fact is not taken for
 the user's, unless the person is the matter (a relative on the household, "my boyfriend" on a partner); a
-question not about the user adds nothing; the recipe's own hits stay as they were; a plain claim of the kind
+question not about the user adds nothing ("we" is the user's household, unless it asks what was said); the
+recipe's own hits stay as they were; a plain claim of the kind
 (the write-time rules) is taken though its words are far from the matter, a wish in the same words is not; a
 change told in passing (its whole sentence off the matter, a clause on it) has a place of its own, the newest
 such first; a process's first such question through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted
@@ -89,6 +90,17 @@ def test_a_question_not_about_the_user_adds_nothing(memory):
     q = "Which city does Bot live in?"
     on, off = memory.recall(q, "ana", recipe=ON), memory.recall(q, "ana", recipe=OFF)
     assert _shown(on) == _shown(off)
+
+
+def test_a_question_in_the_first_person_plural_is_about_the_user_unless_it_asks_what_was_said(memory):
+    """"Where do we live now?" is the user's household's fact: the stage answers it as "Where do I live?";
+    "What did we say about ...?" is the conversation, not the user, and adds nothing."""
+    _history(memory, NEW)
+    q = "Which city are we living in these days?"
+    on, off = memory.recall(q, "ana", recipe=ON), memory.recall(q, "ana", recipe=OFF)
+    assert NEW not in _shown(off) and NEW in _shown(on)
+    said = "What did we say about the city we live in?"
+    assert _shown(memory.recall(said, "ana", recipe=ON)) == _shown(memory.recall(said, "ana", recipe=OFF))
 
 
 def test_on_who_lives_with_the_user_a_statement_naming_a_relative_is_the_users_own(memory):
