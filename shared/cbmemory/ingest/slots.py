@@ -68,6 +68,20 @@ def same_value(a: str, b: str) -> bool:
     return wa <= wb or wb <= wa
 
 
+def grounded(value: str, text: str) -> bool:
+    """Whether a slot value is found in the words of the line it was extracted from: one of its words of three
+    characters or more, or with a digit, occurs in the line (case aside; "7:00 AM" in "up at 7am"); a value of short
+    words only ("UK") occurs in it as words. A small model copies the prompt's example value into facts of other
+    matters ("home_city: Porto" for a pottery class), and such a key would link the line to the user's real home as
+    its change; a value the model reworded ("New York" for "the Big Apple") is dropped too, and the line is then not
+    linked (as without the enricher)."""
+    line, words = text.casefold(), _WORDS.findall(value.casefold())
+    telling = [w for w in words if len(w) >= 3 or any(c.isdigit() for c in w)]
+    if telling:
+        return any(w in line for w in telling)
+    return bool(words) and re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b", line) is not None
+
+
 def slots_of(record: MemoryRecord) -> dict[str, str]:
     """The slot keys stored on ``record``, each with its value (a key whose value is missing is not one)."""
     ann = record.annotations
@@ -95,5 +109,5 @@ def with_slots(annotations: Mapping[str, str], slots: Mapping[str, str]) -> dict
     return out
 
 
-__all__ = ["MARK", "MAX_SLOTS", "VALUE", "clean_key", "clean_value", "marker", "same_value", "slots_of",
+__all__ = ["MARK", "MAX_SLOTS", "VALUE", "clean_key", "clean_value", "grounded", "marker", "same_value", "slots_of",
            "with_slots"]

@@ -6,7 +6,8 @@ store is a real SQLite file and the embedder the real MiniLM.
 "I live in Paris." then, a month later, "Unpacking boxes in my Porto flat tonight." links nothing by the
 rules (no slot rule matches the second, and no change word: checked below with the same enricher giving no
 keys); with ``home_city`` given to both by the extraction, the later supersedes the earlier. A fact about
-the user's cousin with the same key, and a restatement with the same value, link nothing."""
+the user's cousin with the same key, a restatement with the same value, and a value found nowhere in its line
+(the prompt's example, copied by a small model) link nothing."""
 
 from __future__ import annotations
 
@@ -26,12 +27,14 @@ from tests.support.enrich_llm import lines_of, make_scripted_chat
 D0 = datetime(2023, 5, 7, tzinfo=timezone.utc)
 PARIS, PORTO = "I live in Paris.", "Unpacking boxes in my Porto flat tonight."
 COUSIN, AGAIN = "My cousin just moved to Glasgow.", "Still loving life in Paris."
+POTTERY = "My pottery class moved to Mondays."
 # what the scripted extraction says of each line: (who, what, key, value); the speaker is the user's name
 FACTS = {
     PARIS: ("{me}", "{me} lives in Paris", "home_city", "Paris"),
     PORTO: ("{me}", "{me} is unpacking in a flat in Porto", "home_city", "Porto"),
     COUSIN: ("{me}'s cousin", "{me}'s cousin moved to Glasgow", "home_city", "Glasgow"),
     AGAIN: ("{me}", "{me} lives in Paris", "home_city", "Paris"),
+    POTTERY: ("{me}", "{me}'s pottery class moved to Mondays", "home_city", "Porto"),  # the prompt's example, copied
 }
 
 
@@ -100,6 +103,17 @@ def test_someone_elses_fact_with_the_same_key_links_nothing(tmp_path, minilm):
         say(memory, "bo", "s2", 20, COUSIN)
         assert slots_of(turn(memory, "bo", COUSIN)) == {}  # the cousin's home is not the user's
         assert all(r.supersedes == () for r in memory.session_records("bo"))
+
+
+def test_a_value_copied_from_nowhere_in_the_line_links_nothing(tmp_path, minilm):
+    """A small model copied the prompt's example value ("home_city: Porto") onto a line about a pottery class:
+    the key is dropped (``slots.grounded``), so the user's home is not marked as changed nor hidden."""
+    with open_memory(tmp_path, minilm, scripted()) as memory:
+        say(memory, "gil", "s1", 0, PARIS)
+        say(memory, "gil", "s2", 20, POTTERY)
+        assert slots_of(turn(memory, "gil", POTTERY)) == {}
+        assert all(r.supersedes == () for r in memory.session_records("gil"))
+        assert PARIS.rstrip(".") in memory.recall("Which city do I live in?", "gil", current_only=True).text
 
 
 def test_a_restatement_links_nothing_and_a_later_change_supersedes_the_latest(tmp_path, minilm):

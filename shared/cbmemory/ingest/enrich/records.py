@@ -15,7 +15,7 @@ from ...dates.relative import DateSpan, find_relative_dates, resolve_relative_da
 from ...models import MemoryRecord, frozen_mapping
 from ...text import content_hash, content_words
 from ..records import record_id
-from ..slots import same_value, with_slots
+from ..slots import grounded, same_value, with_slots
 from .parsing import ExtractedEvent
 
 FACTS_MARK = "\n[facts] "
@@ -208,8 +208,8 @@ _SELF = frozenset({"i", "me", "myself", "user", "the user", "speaker", "the spea
 def slots_by_line(linked: Sequence[tuple[ExtractedEvent, tuple[str, ...]]],
                   lines: Mapping[str, MemoryRecord]) -> dict[str, dict[str, str]]:
     """Record id -> slot key -> value, for the user's lines, from the facts about their speaker that carry a
-    key. A key given two different values for one line (a move told with both cities) is left out: which
-    one holds now cannot be told."""
+    key and a value found in the line's words (``grounded``). A key given two different values for one line (a
+    move told with both cities) is left out: which one holds now cannot be told."""
     out: dict[str, dict[str, str]] = {}
     clashes: set[tuple[str, str]] = set()
     for event, labels in linked:
@@ -217,7 +217,7 @@ def slots_by_line(linked: Sequence[tuple[ExtractedEvent, tuple[str, ...]]],
             continue
         for lb in labels:
             rec = lines[lb]
-            if rec.role != "user" or not about_speaker(event.who, rec):
+            if rec.role != "user" or not about_speaker(event.who, rec) or not grounded(event.value, rec.text):
                 continue
             mine = out.setdefault(rec.record_id, {})
             if event.key in mine and not same_value(mine[event.key], event.value):

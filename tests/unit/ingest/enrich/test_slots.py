@@ -21,6 +21,7 @@ from cbmemory.ingest.slots import (
     VALUE,
     clean_key,
     clean_value,
+    grounded,
     marker,
     same_value,
     slots_of,
@@ -37,8 +38,8 @@ def events(reply: str) -> list[ExtractedEvent]:
     return validate_events(parse_reply(reply).value, LABELS)[0]
 
 
-def record(rid="r1", speaker="Ana", role="user", annotations=None) -> MemoryRecord:
-    return MemoryRecord(rid, "u", "s1", "turn", 0, role, "text", "[d] Ana: text", D, D, "h", speaker=speaker,
+def record(rid="r1", speaker="Ana", role="user", annotations=None, text="text") -> MemoryRecord:
+    return MemoryRecord(rid, "u", "s1", "turn", 0, role, text, f"[d] Ana: {text}", D, D, "h", speaker=speaker,
                         annotations=frozen_mapping(annotations or {}))
 
 
@@ -121,7 +122,9 @@ def test_a_fact_is_the_speakers_own_only_by_name_role_or_self(who, speaker, role
 
 
 def test_slots_by_line_keeps_the_users_own_keyed_facts_one_value_a_key():
-    lines = {"T1": record("r1"), "T2": record("r2", speaker="Bot", role="assistant")}
+    said = "Settled in Porto at last, and Acme Ltd took me on; the dog and the cat get along"
+    lines = {"T1": record("r1", text=said),
+             "T2": record("r2", speaker="Bot", role="assistant", text="I live in the cloud")}
     linked = [
         (ExtractedEvent("Ana", "Ana lives in Porto", key="home_city", value="Porto"), ("T1",)),
         (ExtractedEvent("Ana", "Ana works at Acme", key="employer", value="Acme"), ("T1",)),
@@ -133,6 +136,33 @@ def test_slots_by_line_keeps_the_users_own_keyed_facts_one_value_a_key():
         (ExtractedEvent("Ana", "Ana ran"), ("T1",)),
     ]
     assert slots_by_line(linked, lines) == {"r1": {"home_city": "Porto", "employer": "Acme"}}
+
+
+@pytest.mark.parametrize(("value", "text", "found"), [
+    ("Porto", "Just signed the lease in Porto!", True),
+    ("Porto", "My pottery class moved to Mondays", False),  # the prompt's example value, copied
+    ("pottery class", "My pottery course moved to Mondays", True),  # one word is enough
+    ("7:00 AM", "I'm up at 7am these days", True),  # a word with a digit, inside another
+    ("0745 330 8172", "new number: 0745-330-8172", True),
+    ("yes", "I went vegetarian last month", False),  # a flag, not a value of the line
+    ("New York", "we moved to the Big Apple", False),  # reworded: not linked, as without the enricher
+    ("UK", "we moved back to the U.K.", False),  # short words only: found as words, or not at all
+    ("UK", "we moved back to the UK in May", True),
+    ("Jo", "my partner Jo and I split up", True),
+    ("Jo", "I'm enjoying the quiet", False),
+    ("", "anything", False),
+])
+def test_a_value_is_grounded_when_a_word_of_it_is_in_its_line(value, text, found):
+    assert grounded(value, text) is found
+
+
+def test_a_key_whose_value_is_not_in_its_line_gives_the_line_no_slot():
+    """A small model copied the prompt's example ("home_city: Porto") onto a line about a pottery class; kept, the
+    key would link that line to the user's real home as its change."""
+    lines = {"T1": record("r1", text="My pottery class moved to Mondays, so I'm free on Tuesdays now")}
+    linked = [(ExtractedEvent("Ana", "Ana's pottery class moved", key="home_city", value="Porto"), ("T1",)),
+              (ExtractedEvent("Ana", "Ana's pottery class moved", key="weekly_class", value="pottery class"), ("T1",))]
+    assert slots_by_line(linked, lines) == {"r1": {"weekly_class": "pottery class"}}
 
 
 def test_the_annotations_hold_exactly_the_slots_given_within_the_limits():
