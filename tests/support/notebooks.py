@@ -67,5 +67,8 @@ def assert_committed_outputs(nb, name: str) -> None:
     assert all(cell.get("execution_count") for cell in committed.cells if cell.cell_type == "code"), \
         f"notebooks/{name} is committed unexecuted: run python scripts/run_notebooks.py {name}"
     assert not [text for text in kept if any(p in text for p in ("/work/", "/tmp/", "/home/", "/root/"))]
+    # A figure can move with no code changed: the int8 embedder's kernels round differently by CPU (with or without
+    # AVX-512 VNNI) and onnxruntime release; the notebook's bm25 recall@10 is 0.849 on some machines, 0.855 on others.
     assert kept == cell_outputs(nb), (f"notebooks/{name}'s committed outputs are not what it shows now: "
-                                      f"run python scripts/run_notebooks.py {name}")
+                                      f"run python scripts/run_notebooks.py {name} (on the machine CI runs on: "
+                                      "the embedder's int8 results differ by CPU and onnxruntime release)")
