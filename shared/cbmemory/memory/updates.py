@@ -21,7 +21,7 @@ import numpy as np
 
 from ..claims import claims
 from ..ingest.config import IngestConfig
-from ..ingest.slots import marker, same_value, slots_of
+from ..ingest.slots import grounded, marker, same_value, slots_of
 from ..ingest.updates import MAX_CANDIDATES, changes
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MAX_LINKS, MemoryStore
@@ -104,7 +104,8 @@ def keyed(store: MemoryStore, rec: MemoryRecord, earlier: Sequence[MemoryRecord]
     (``cbmemory.ingest.slots``; none without them): for each key K of ``rec``, the user's latest earlier
     statement with key K, when its value differs. ``earlier``: the user's statements of the same write
     before ``rec``; the store is asked for its latest ``SLOT_SEARCHED`` turns with K (one ``list_records``
-    per key), those of the write left out (the write's version is newer)."""
+    per key), those of the write left out (the write's version is newer). A stored key whose value is not in its
+    turn's words (``slots.grounded``: written before that check, a small model's copied example) counts as none."""
     out: list[str] = []
     for key, value in sorted(slots_of(rec).items()):
         found = [r for r in earlier if key in slots_of(r)]
@@ -112,6 +113,7 @@ def keyed(store: MemoryStore, rec: MemoryRecord, earlier: Sequence[MemoryRecord]
             rec.user_id, SearchFilters(kinds=("turn",), annotations=marker(key), occurred_before=rec.occurred_at),
             limit=SLOT_SEARCHED, newest_first=True, now=now)
             if r.record_id not in batch and _is_statement(r) and conversation_order(r) < conversation_order(rec)]
+        found = [r for r in found if grounded(slots_of(r)[key], r.text)]
         if found:
             latest = max(found, key=conversation_order)
             if not same_value(slots_of(latest)[key], value) and latest.record_id not in out:

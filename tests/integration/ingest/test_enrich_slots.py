@@ -27,7 +27,7 @@ from tests.support.enrich_llm import lines_of, make_scripted_chat
 D0 = datetime(2023, 5, 7, tzinfo=timezone.utc)
 PARIS, PORTO = "I live in Paris.", "Unpacking boxes in my Porto flat tonight."
 COUSIN, AGAIN = "My cousin just moved to Glasgow.", "Still loving life in Paris."
-POTTERY = "My pottery class moved to Mondays."
+POTTERY, LYON = "My pottery class moved to Mondays.", "Signed for a flat in Lyon today."
 # what the scripted extraction says of each line: (who, what, key, value); the speaker is the user's name
 FACTS = {
     PARIS: ("{me}", "{me} lives in Paris", "home_city", "Paris"),
@@ -35,6 +35,7 @@ FACTS = {
     COUSIN: ("{me}'s cousin", "{me}'s cousin moved to Glasgow", "home_city", "Glasgow"),
     AGAIN: ("{me}", "{me} lives in Paris", "home_city", "Paris"),
     POTTERY: ("{me}", "{me}'s pottery class moved to Mondays", "home_city", "Porto"),  # the prompt's example, copied
+    LYON: ("{me}", "{me} signed for a flat in Lyon", "home_city", "Lyon"),
 }
 
 
@@ -114,6 +115,21 @@ def test_a_value_copied_from_nowhere_in_the_line_links_nothing(tmp_path, minilm)
         assert slots_of(turn(memory, "gil", POTTERY)) == {}
         assert all(r.supersedes == () for r in memory.session_records("gil"))
         assert PARIS.rstrip(".") in memory.recall("Which city do I live in?", "gil", current_only=True).text
+
+
+def test_a_copied_value_stored_before_the_check_is_passed_over(tmp_path, minilm, monkeypatch):
+    """A file written before ``grounded`` holds the copied key on the pottery line (and the link that version made
+    from it, which stays); a later move links past it, to the statement of the home it changes."""
+    import cbmemory.ingest.enrich.records as records
+
+    with open_memory(tmp_path, minilm, scripted()) as memory:
+        say(memory, "hal", "s1", 0, PARIS)
+        with monkeypatch.context() as m:
+            m.setattr(records, "grounded", lambda value, text: True)  # the version before the check
+            say(memory, "hal", "s2", 20, POTTERY)
+        assert slots_of(turn(memory, "hal", POTTERY)) == {"home_city": "Porto"}
+        say(memory, "hal", "s3", 30, LYON)
+        assert turn(memory, "hal", LYON).supersedes == (turn(memory, "hal", PARIS).record_id,)
 
 
 def test_a_restatement_links_nothing_and_a_later_change_supersedes_the_latest(tmp_path, minilm):
