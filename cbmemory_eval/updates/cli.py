@@ -56,7 +56,7 @@ def cmd_updates(args: argparse.Namespace) -> int:
         recall["recipe"] = get_recipe(args.recipe).with_(current_value=args.current_value)
         stage = args.current_value
     summary: dict[str, Any] = {"data": str(data), "recipe": args.recipe, "seed": args.seed, "results": {},
-                               "current_value": stage, "asks_back": args.asks_back}
+                               "current_value": stage, "asks_back": args.asks_back, "ask_as": args.ask_as}
     texts = []
     answer = None
     if args.llm:
@@ -70,7 +70,8 @@ def cmd_updates(args: argparse.Namespace) -> int:
     for factor in args.scale:
         hs = scaled_haystacks(chosen, factor, others=conversations, seed=args.seed)
         for family in families:
-            cases = [c for c in generate(conversations, family, seed=args.seed, asks_back=args.asks_back)
+            cases = [c for c in generate(conversations, family, seed=args.seed, asks_back=args.asks_back,
+                                      ask_as=args.ask_as)
                      if c.user_id in hs]
             label = f"x{factor}"
             ids = fixed_subset(cases, args.llm_questions, args.seed) if answer is not None else set()
@@ -188,6 +189,9 @@ def register_updates(sub) -> None:
                    "fact asked about; RetrievalConfig.current_value; default: as the recipe has it, on in default)")
     p.add_argument("--asks-back", action="store_true", help="each injected statement ends with a question back "
                    "(\"..., how have you been?\"), as chat turns often do")
+    p.add_argument("--ask-as", choices=("user", "agent"), default="user", help="user: each question in the first "
+                   "person, as the user asks it (default); agent: about \"the user\", as an agent's memory tool asks "
+                   "it (\"Which city does the user live in?\")")
     p.add_argument("--cache-dir", help="where the plain haystacks' stores live (default OUT/stores)")
     p.add_argument("--keep-text", action="store_true", help="keep what recall showed in each question's line")
     p.add_argument("--llm", help="reader model (ChatOpenAI): answers a fixed subset; scores whether the answer "

@@ -20,6 +20,7 @@ Phrasings come from one family (``train``, ``dev`` or ``test``), never two.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 from collections.abc import Sequence
@@ -152,11 +153,33 @@ def make_case(conv, kind: Kind, variant: str, family: str, seed: int, index: int
                       kind.questions[family], when, current, stale, cur_ids, old_ids, injections)
 
 
+# A question as an agent's tool asks it, about "the user" (``as_agent``): the first person put in the third, by the
+# pronouns alone (in order: a verb before "I" first).
+_AS_AGENT = tuple((re.compile(a), b) for a, b in (
+    (r"\bdo I\b", "does the user"), (r"\bam I\b", "is the user"), (r"\bhave I\b", "has the user"),
+    (r"\bwas I\b", "was the user"), (r"\bI['’]m\b", "the user is"), (r"\bI['’]ve\b", "the user has"),
+    (r"\bI\b", "the user"), (r"\b[Mm]y\b", "the user's"), (r"\bme\b", "the user"), (r"\bmine\b", "the user's"),
+    (r"\bmyself\b", "themselves"), (r"\bdo we\b", "does the user"), (r"\b[Ww]e\b", "the user"),
+    (r"\b[Oo]ur\b", "the user's"), (r"\bof us\b", "in the user's household"), (r"\bus\b", "the user")))
+
+
+def as_agent(question: str) -> str:
+    """``question`` as an agent's tool would ask it: "Which city do I live in?" -> "Which city does the user live
+    in?", "my phone number" -> "the user's phone number" (first letter kept in capitals)."""
+    for pattern, words in _AS_AGENT:
+        question = pattern.sub(words, question)
+    return question[:1].upper() + question[1:]
+
+
 def generate(conversations: Sequence, family: str = "train", *, seed: int = 0,
-             haystacks: dict | None = None, kinds: Sequence[Kind] = KINDS, asks_back: bool = False) -> list[UpdateCase]:
+             haystacks: dict | None = None, kinds: Sequence[Kind] = KINDS, asks_back: bool = False,
+             ask_as: str = "user") -> list[UpdateCase]:
     """Every case for ``conversations`` in one phrasing ``family``: one per (conversation, kind), the
     variant rotating with the conversation's index. ``haystacks``: scaled haystacks by user (their last
-    date is when the question is asked); ``asks_back``: each statement ends with a question back."""
+    date is when the question is asked); ``asks_back``: each statement ends with a question back; ``ask_as``:
+    ``user`` (the question in the first person) or ``agent`` (about "the user": ``as_agent``)."""
+    if ask_as not in ("user", "agent"):
+        raise ValueError(f"unknown ask_as {ask_as!r}; known: user, agent")
     if family not in FAMILIES:
         raise ValueError(f"unknown phrasing family {family!r}; known: {', '.join(FAMILIES)}")
     out = []
@@ -165,7 +188,8 @@ def generate(conversations: Sequence, family: str = "train", *, seed: int = 0,
         when = max(s.date for s in hs.sessions) if hs is not None else conv.last_date
         for ki, kind in enumerate(kinds):
             variant = VARIANTS[(ki + ci) % len(VARIANTS)]
-            out.append(make_case(conv, kind, variant, family, seed, ki, question_date=when, asks_back=asks_back))
+            case = make_case(conv, kind, variant, family, seed, ki, question_date=when, asks_back=asks_back)
+            out.append(dataclasses.replace(case, question=as_agent(case.question)) if ask_as == "agent" else case)
     return out
 
 

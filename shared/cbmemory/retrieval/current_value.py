@@ -9,7 +9,7 @@ them after the first search of a user). A text's slot is the slot of its nearest
 close enough (``*_FLOOR``) and nearer than any other slot's (``*_MARGIN``).
 
 When the question is about the user (``about_the_user``: in the first person, "we" included unless it is
-what the user and the assistant said) and has a slot, one extra vector search (``DEPTH`` records, the
+what the user and the assistant said, or about "the user", as an agent's tool asks) and has a slot, one extra vector search (``DEPTH`` records, the
 slot's mean description as the query) finds the user's statements on that matter: what the user's own turns
 state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you been?", states
 the news; one that only asks states nothing), naming no person the question does not ("my cousin moved to
@@ -99,11 +99,31 @@ WE_SAID = re.compile(r"\bwe\s+(?:\w+\s+){0,2}?(?:say|said|talk(?:ed)?|discuss(?:
                      r"speak|spoke|tell|told|cover(?:ed)?|go over|went over)\b", re.I)
 
 
+# An agent's tool writes its query about "the user" ("Where does the user live now?", "the user's employer"); the
+# slot is read from it in the first person, as the descriptions are written. A name is not taken: which is the
+# user's is not known here; "USER" in capitals is a name of something else (a variable, a table).
+THE_USER = re.compile(r"\b[Tt]he\s+[Uu]ser\b|\b[Uu]ser['’]s\b")
+_IN_FIRST_PERSON = tuple((re.compile(a, re.I), b) for a, b in (
+    (r"\bdoes\s+the\s+user\b", "do I"), (r"\bis\s+the\s+user\b(?!['’]s)", "am I"),
+    (r"\bhas\s+the\s+user\b(?!['’]s)", "have I"), (r"\bwas\s+the\s+user\b(?!['’]s)", "was I"),
+    (r"\b(?:the\s+)?user['’]s\b", "my"), (r"\bthe\s+user\b", "I")))
+
+
 def about_the_user(question: str) -> bool:
     """Whether a question is about the user themself: in the first person singular, or plural but not about what
-    the user and the assistant said (``WE``, ``WE_SAID``)."""
-    return bool(FIRST_PERSON.search(question)) or (WE.search(question) is not None
-                                                   and WE_SAID.search(question) is None)
+    the user and the assistant said (``WE``, ``WE_SAID``), or about "the user" (``THE_USER``: an agent's query)."""
+    return bool(FIRST_PERSON.search(question)) or THE_USER.search(question) is not None or (
+        WE.search(question) is not None and WE_SAID.search(question) is None)
+
+
+def in_first_person(question: str) -> str:
+    """``question`` with "the user" put in the first person ("Where does the user live?" -> "Where do I live?",
+    "the user's employer" -> "my employer"), for reading its slot; unchanged without it."""
+    if THE_USER.search(question) is None:
+        return question
+    for pattern, words in _IN_FIRST_PERSON:
+        question = pattern.sub(words, question)
+    return question
 
 
 Embed = Callable[[str], np.ndarray]
@@ -303,7 +323,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     if not about_the_user(query):
         return []
     protos = prototypes(embed, embed_queries)
-    slot = slot_of(embed(query), protos, QUESTION_FLOOR, QUESTION_MARGIN)
+    slot = slot_of(embed(in_first_person(query)), protos, QUESTION_FLOOR, QUESTION_MARGIN)
     if slot is None:
         return []
     names, owner, rows = protos

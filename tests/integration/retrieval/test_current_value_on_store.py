@@ -3,7 +3,8 @@
 A first-person question about a fact the user changed in words the question does not share gets the
 latest statement of that fact shown in the first hit's context; someone else's similar fact is not taken for
 the user's, unless the person is the matter (a relative on the household, "my boyfriend" on a partner); a
-question not about the user adds nothing ("we" is the user's household, unless it asks what was said); the
+question not about the user adds nothing ("we" is the user's household, unless it asks what was said; "the user" is
+the user, as an agent's tool asks); the
 recipe's own hits stay as they were; a plain claim of the kind
 (the write-time rules) is taken though its words are far from the matter, a wish in the same words is not; a
 change told in passing (its whole sentence off the matter, a clause on it) has a place of its own, the newest
@@ -101,6 +102,17 @@ def test_a_question_in_the_first_person_plural_is_about_the_user_unless_it_asks_
     assert NEW not in _shown(off) and NEW in _shown(on)
     said = "What did we say about the city we live in?"
     assert _shown(memory.recall(said, "ana", recipe=ON)) == _shown(memory.recall(said, "ana", recipe=OFF))
+
+
+def test_a_question_an_agents_tool_asks_about_the_user_gets_the_users_fact(memory):
+    """An agent writes its memory query about "the user": the stage reads it as the user's own question."""
+    _history(memory, NEW)
+    q = "Which city does the user live in these days?"
+    on, off = memory.recall(q, "ana", recipe=ON), memory.recall(q, "ana", recipe=OFF)
+    assert NEW not in _shown(off) and NEW in _shown(on)
+    mine = "Which city do I live in these days?"  # the same statements added as for the user's own question
+    assert _shown(on) - _shown(off) == _shown(memory.recall(mine, "ana", recipe=ON)) - _shown(
+        memory.recall(mine, "ana", recipe=OFF))
 
 
 def test_on_who_lives_with_the_user_a_statement_naming_a_relative_is_the_users_own(memory):

@@ -2,6 +2,8 @@
 kind, non-changes labelled, quiet statements that share no content word with the question) and its metrics
 on hand-worked cases."""
 
+import dataclasses
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -22,6 +24,7 @@ from cbmemory_eval.updates import (
     phrasings_train,
     summarise,
 )
+from cbmemory_eval.updates.generate import as_agent
 from cbmemory_eval.updates.kinds import BY_NAME
 from cbmemory_eval.updates.metrics import table
 
@@ -127,6 +130,28 @@ def test_asks_back_ends_every_statement_with_a_question_and_changes_nothing_else
             assert asked.startswith(said + " ") and asked.endswith("?")
             assert asked[len(said) + 1:] in phrasings_train.ASKS
             assert pi.messages[1] == ai.messages[1]  # the assistant's turn is as without it
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("Which city do I live in these days?", "Which city does the user live in these days?"),
+    ("What is my phone number now?", "What is the user's phone number now?"),
+    ("Where am I going on my next big trip?", "Where is the user going on the user's next big trip?"),
+    ("What do we drive?", "What does the user drive?"),
+    ("How many of us live at home?", "How many in the user's household live at home?"),
+    ("My doctor's name?", "The user's doctor's name?"),
+])
+def test_as_agent_puts_a_question_about_the_user_in_the_third_person(question, asked):
+    assert as_agent(question) == asked
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_asked_as_an_agent_every_question_says_the_user_and_nothing_else_changes(family):
+    user, agent = generate(CONVS, family, seed=1), generate(CONVS, family, seed=1, ask_as="agent")
+    for u, a in zip(user, agent, strict=True):
+        assert "the user" in a.question and not re.search(r"\b(?:I|my|me|we|our|us)\b", a.question, re.I)
+        assert dataclasses.replace(a, question=u.question) == u
+    with pytest.raises(ValueError, match="ask_as"):
+        generate(CONVS, family, ask_as="robot")
 
 
 def test_values_the_conversation_mentions_are_avoided():

@@ -8,7 +8,7 @@ import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.retrieval import RetrievalConfig
-from cbmemory.retrieval.current_value import about_the_user, on_slot, slot_of
+from cbmemory.retrieval.current_value import about_the_user, in_first_person, on_slot, slot_of
 from cbmemory.retrieval.slots import SLOTS
 
 
@@ -42,9 +42,26 @@ def test_on_slot_compares_the_slot_with_every_other_one():
     ("Which city does Caroline live in?", False), ("What did we say about whales?", False),
     ("What have we talked about so far?", False), ("Remind me what we discussed", True),
     ("Which US state does Audrey live in?", False), ("Did they visit the US?", False),
-    ("Is it raining in Iceland?", False)])
+    ("Is it raining in Iceland?", False),
+    # an agent's tool asks about "the user"
+    ("Where does the user live now?", True), ("the user's current employer", True), ("User's phone number?", True),
+    ("What does the USER variable hold?", False), ("How many users signed up?", False)])
 def test_only_questions_in_the_first_person_are_about_the_user(question, about_user):
     assert about_the_user(question) is about_user
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("Where does the user live now?", "Where do I live now?"),
+    ("What is the user's job title?", "What is my job title?"),
+    ("Is the user vegetarian?", "am I vegetarian?"),
+    ("Has the user changed jobs?", "have I changed jobs?"),
+    ("Where is the user going on the user's next trip?", "Where am I going on my next trip?"),
+    ("the user’s usual coffee order", "my usual coffee order"),
+    ("Which city do I live in?", "Which city do I live in?"),  # no "the user": as it is
+    ("Which city does Caroline live in?", "Which city does Caroline live in?"),
+])
+def test_a_question_about_the_user_is_read_in_the_first_person_for_its_slot(question, asked):
+    assert in_first_person(question) == asked
 
 
 def test_every_slot_has_descriptions_and_none_names_a_value():
