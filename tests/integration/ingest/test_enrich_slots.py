@@ -21,6 +21,7 @@ from cbmemory import AgentMemory, IngestConfig, SearchFilters, get_recipe
 from cbmemory.errors import InvalidInputError
 from cbmemory.ingest import EnrichConfig
 from cbmemory.ingest.enrich import Enricher
+from cbmemory.ingest.enrich import records as enrich_records
 from cbmemory.ingest.slots import slots_of
 from tests.support.enrich_llm import lines_of, make_scripted_chat
 
@@ -120,12 +121,10 @@ def test_a_value_copied_from_nowhere_in_the_line_links_nothing(tmp_path, minilm)
 def test_a_copied_value_stored_before_the_check_is_passed_over(tmp_path, minilm, monkeypatch):
     """A file written before ``grounded`` holds the copied key on the pottery line (and the link that version made
     from it, which stays); a later move links past it, to the statement of the home it changes."""
-    import cbmemory.ingest.enrich.records as records
-
     with open_memory(tmp_path, minilm, scripted()) as memory:
         say(memory, "hal", "s1", 0, PARIS)
         with monkeypatch.context() as m:
-            m.setattr(records, "grounded", lambda value, text: True)  # the version before the check
+            m.setattr(enrich_records, "grounded", lambda value, text: True)  # the version before the check
             say(memory, "hal", "s2", 20, POTTERY)
         assert slots_of(turn(memory, "hal", POTTERY)) == {"home_city": "Porto"}
         say(memory, "hal", "s3", 30, LYON)

@@ -4,8 +4,7 @@ A first-person question about a fact the user changed in words the question does
 latest statement of that fact shown in the first hit's context; someone else's similar fact is not taken for
 the user's, unless the person is the matter (a relative on the household, "my boyfriend" on a partner); a
 question not about the user adds nothing ("we" is the user's household, unless it asks what was said; "the user" is
-the user, as an agent's tool asks); the
-recipe's own hits stay as they were; a plain claim of the kind
+the user, as an agent's tool asks); the recipe's own hits stay as they were; a plain claim of the kind
 (the write-time rules) is taken though its words are far from the matter, a wish in the same words is not; a
 change told in passing (its whole sentence off the matter, a clause on it) has a place of its own, the newest
 such first; a process's first such question through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted
