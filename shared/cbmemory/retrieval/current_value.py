@@ -11,8 +11,8 @@ close enough (``*_FLOOR``) and nearer than any other slot's (``*_MARGIN``).
 When the question is about the user (``about_the_user``: in the first person, "we" included unless it is
 what the user and the assistant said, or about "the user", as an agent's tool asks) and has a slot, one extra
 vector search (``DEPTH`` records, the slot's mean description as the query) finds the user's statements on that
-matter: what the user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you been?", states
-the news; one that only asks states nothing), naming no person the question does not ("my cousin moved to
+matter: what the user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to
+Porto! How have you been?", states the news; one that only asks states nothing), naming no person the question does not ("my cousin moved to
 Glasgow" is not the user's home; but for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those
 people are the matter: "since my mum moved in we are six at dinner", "my boyfriend cooked tonight"),
 whose own words (what they state, embedded alone: the stored vector also holds the date and the turn answered)
