@@ -8,23 +8,22 @@ words: ``SLOTS`` (``cbmemory.retrieval.slots``) holds a few generic descriptions
 them after the first search of a user). A text's slot is the slot of its nearest description, when that is
 close enough (``*_FLOOR``) and nearer than any other slot's (``*_MARGIN``).
 
-When the question is about the user (``about_the_user``: in the first person, "we" included unless it is
-what the user and the assistant said, or about "the user", as an agent's tool asks) and has a slot, one extra
-vector search (``DEPTH`` records, the slot's mean description as the query) finds the user's statements on that
-matter: what the user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to
-Porto! How have you been?", states the news; one that only asks states nothing), naming no person the question does not ("my cousin moved to
-Glasgow" is not the user's home; but for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those
-people are the matter: "since my mum moved in we are six at dinner", "my boyfriend cooked tonight"),
-whose own words (what they state, embedded alone: the stored vector also holds the date and the turn answered)
-are near the slot's descriptions (``on_slot``) or that claim the slot's kind of fact by the write-time rules
-(``cbmemory.claims``, a precise first-person statement of it). Of those, the ``TOP`` nearest the slot are
+When the question is about the user (``about_the_user``: in the first person, "we" included unless it is what the
+user and the assistant said, or about "the user", as an agent's tool asks) and has a slot, one extra vector search
+(``DEPTH`` records, the slot's mean description as the query) finds the user's statements on that matter: what the
+user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you
+been?", states the news; one that only asks states nothing), naming no person the question does not ("my cousin
+moved to Glasgow" is not the user's home; but for the kinds of fact about the people in one's life,
+``ABOUT_PEOPLE``, those people are the matter: "since my mum moved in we are six at dinner", "my boyfriend cooked
+tonight"), whose own words (what they state, embedded alone: the stored vector also holds the date and the turn
+answered) are near the slot's descriptions (``on_slot``) or that claim the slot's kind of fact by the write-time
+rules (``cbmemory.claims``, a precise first-person statement of it). Of those, the ``TOP`` nearest the slot are
 kept, a claim or a change word counting nearer (``statement_score``: in a long memory many statements touch the
-matter, and the newest of them would crowd out the one that changed it),
-and the latest ``LATEST`` of them, by conversation date, with the latest ``RESERVED`` of the others that one
-of their clauses puts on the matter (a change told in passing: "Work was hectic, but the view from our new flat in
-Bilbao makes up for it"), join the first hit's context (as a window's turns do: the ranked hits, their number and
-order stay as they were; the context shows every line in date order), so the newest statements of the matter are
-in what the reader gets.
+matter, and the newest of them would crowd out the one that changed it), and the latest ``LATEST`` of them, by
+conversation date, with the latest ``RESERVED`` of the others that one of their clauses puts on the matter (a change
+told in passing: "Work was hectic, but the view from our new flat in Bilbao makes up for it"), join the first hit's
+context (as a window's turns do: the ranked hits, their number and order stay as they were; the context shows every
+line in date order), so the newest statements of the matter are in what the reader gets.
 Nothing is marked as changed here (marking the older statements of the slot was measured and left off: it
 would mark the current statement itself in 7 of ~180 questions per family); marks come from write-time links.
 Cost, for such a question only: one vector search of ``DEPTH`` and the embedding of up to ``EMBEDDED``
