@@ -102,14 +102,46 @@ _ASKS = re.compile(r"[,;:]\s+(?:(?:and|but|so|anyway|also|oh|well|btw|plus|then)
                    r"should|shall|may|might)\b)", re.I)
 
 
+CLAUSE_WORDS = 3  # the fewest words a clause has (and the words before an elliptical question)
+# A sentence that opens as a question (after a few joiners): what follows its last comma is no question of its own.
+_OPENS = re.compile(r"\W*(?:(?:and|but|so|anyway|also|oh|well|btw|plus|then)\b[,\s]*){0,4}(?:how|what|when|where|"
+                    r"which|who|whom|whose|why|do|does|did|am|are|is|was|were|have|has|had|can|could|will|would|"
+                    r"should|shall|may|might|isn['’]t|aren['’]t|don['’]t|doesn['’]t|didn['’]t)\b", re.I)
+# A short question with its subject and verb left out, after a statement ("..., want the number?", "..., interested?",
+# "..., fancy a coffee?"): at most ``ELLIPTIC_WORDS`` words (a longer tail is more likely part of a question opened
+# earlier), not opening with a pronoun ("Wait, you moved to Porto?" is an echo), not a one-word tag ("..., right?"),
+# not only joiners ("..., so?"), after at least ``CLAUSE_WORDS`` words. Six was set before any run, not chosen by numbers.
+ELLIPTIC_WORDS = 6
+_SUBJECTS = frozenset("i you we they he she it this that there who".split())
+_TAGS = frozenset("right no yes yeah yep yup eh huh ok okay correct true really then innit surely remember".split())
+_JOINERS = frozenset("and but so anyway also oh well btw plus then".split())
+
+
+def _before_elliptic(sentence: str) -> str:
+    """The words before a question ``sentence`` ends in when that question is elliptical (see ``ELLIPTIC_WORDS``)
+    and the sentence does not open as one; else ""."""
+    cut = max(sentence.rfind(","), sentence.rfind(";"), sentence.rfind(":"), sentence.rfind(" - "),
+              sentence.rfind(" – "), sentence.rfind(" — "))
+    if cut <= 0 or _OPENS.match(sentence) or _OPENS.match(sentence, cut + 1):  # "..., didn't you?": a tag
+        return ""
+    tail, head = words(sentence[cut:]), sentence[:cut].rstrip()
+    if not 0 < len(tail) <= ELLIPTIC_WORDS or tail[0] in _SUBJECTS or (len(tail) == 1 and tail[0] in _TAGS):
+        return ""
+    said = words(head)  # a greeting or a name before the comma ("Hey John, been good?") states nothing
+    return "" if all(w in _JOINERS for w in tail) or head.endswith("?") or len(said) < CLAUSE_WORDS else head
+
+
 def _said(sentence: str) -> str:
     """A sentence's statement: the sentence itself when it is not a question; the words before its question
     when it holds both, unless that question is only a tag ("..., didn't you?", which asks about them: an echo
-    of what the other side said); else ""."""
+    of what the other side said), or before an elliptical question it ends in ("..., want the number?":
+    ``_before_elliptic``); else ""."""
     if not sentence.endswith("?"):
         return sentence
     m = _ASKS.search(sentence)
-    return sentence[:m.start()] if m and len(words(sentence[m.end():])) > 2 else ""
+    if m:
+        return sentence[:m.start()] if len(words(sentence[m.end():])) > 2 else ""
+    return _before_elliptic(sentence)
 
 
 def stated(text: str) -> str:
@@ -127,7 +159,6 @@ def stated(text: str) -> str:
 # spaces, 2.5 s for 8,000, and a user's message may hold any run)
 _CLAUSE_BREAK = re.compile(r"[,;:!?.()\"]|\s[-–—]\s|\b(?:but|and|so|because|which|while|though|although|whereas)\b",
                            re.I)
-CLAUSE_WORDS = 3  # the fewest words a clause has
 
 
 def clauses(text: str) -> list[str]:

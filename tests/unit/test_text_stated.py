@@ -17,6 +17,12 @@ from cbmemory.text import stated
     ("I moved to Porto, how about you?", "I moved to Porto"),
     ("The new flat is lovely; anyway, what did you think of the film?", "The new flat is lovely"),
     ("I'm swamped with work.\nWhat's up with you? Anything new?", "I'm swamped with work."),
+    # a short question with its subject and verb left out, as chat turns end
+    ("My new tutor knows a good mechanic, want the number?", "My new tutor knows a good mechanic"),
+    ("There's no room for a piano in the loft, so I'm selling mine, interested?",
+     "There's no room for a piano in the loft, so I'm selling mine"),
+    ("I got the job - fancy a drink tonight?", "I got the job"),
+    ("The new flat is great; any tips on curtains?", "The new flat is great"),
 ])
 def test_the_news_before_a_question_is_stated(turn, says):
     assert stated(turn) == says
@@ -27,6 +33,11 @@ def test_the_news_before_a_question_is_stated(turn, says):
     "Wait, you moved to Porto?",  # no question opens after the comma: the whole sentence asks
     "So you moved to Porto, didn't you?",  # a tag question: it asks about them
     "Is this your own painting? Did you make it?",
+    "You moved to Porto, right?",  # a one-word tag
+    "I moved to Porto, so?",  # only joiners after the comma
+    "Where did you go, last weekend?",  # the sentence opens as a question
+    "Honestly, you think I should move?",  # the question after the comma has its subject: it is the whole question
+    "Your sister said, any chance you could lend me the blue one?",  # over six words after it: not read as elliptical
 ])
 def test_a_turn_that_only_asks_states_nothing(turn):
     assert stated(turn) == ""

@@ -159,6 +159,18 @@ def test_news_told_before_a_question_back_is_the_users_statement(memory):
     assert "So you think I should become a local in Porto too?" not in chosen
 
 
+def test_news_that_ends_in_a_short_question_with_no_subject_is_the_users_statement(memory):
+    """``text.stated``: "..., want to come?" asks with its subject and verb left out, as chat turns do; the news
+    before it is stated (before, the whole sentence was a question, and the stage never read it)."""
+    news = "Tomorrow I start my first week as a local in Porto, want to visit in May?"
+    _history(memory, news)
+    q = "Which city do I live in these days?"
+    emb = memory.embedder
+    chosen = {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana", q,
+                                                SearchFilters(), None)}
+    assert news in chosen
+
+
 PASSING = ("The pottery class was messy, my vase collapsed twice and the glaze ran everywhere, but the neighbours in "
            "my new town Porto are lovely.")
 
