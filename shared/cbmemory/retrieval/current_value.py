@@ -13,9 +13,10 @@ user and the assistant said, or about "the user", as an agent's tool asks) and h
 (``DEPTH`` records, the slot's mean description as the query) finds the user's statements on that matter: what the
 user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you
 been?", states the news; one that only asks states nothing), naming no person the question does not ("my cousin
-moved to Glasgow" is not the user's home; but for the kinds of fact about the people in one's life,
-``ABOUT_PEOPLE``, those people are the matter: "since my mum moved in we are six at dinner", "my boyfriend cooked
-tonight"), whose own words (what they state, embedded alone: the stored vector also holds the date and the turn
+moved to Glasgow" is not the user's home; a statement that names one is read as its clauses that name no one and are
+in the first person, if any: "I got vaccinated for Peru, our trip now, and the nurse asked about your sister"; but
+for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those people are the matter: "since my mum
+moved in we are six at dinner", "my boyfriend cooked tonight"), whose own words (what they state, embedded alone: the stored vector also holds the date and the turn
 answered) are near the slot's descriptions (``on_slot``) or that claim the slot's kind of fact by the write-time
 rules (``cbmemory.claims``, a precise first-person statement of it). Of those, the ``TOP`` nearest the slot are
 kept, a claim or a change word counting nearer (``statement_score``: in a long memory many statements touch the
@@ -45,7 +46,8 @@ from itertools import islice
 
 import numpy as np
 
-from ..claims import CHANGE, claims
+from ..claims import CHANGE, THIRD_PERSON, claims
+from ..claims import FIRST_PERSON as ANY_FIRST_PERSON
 from ..models import Hit, MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
@@ -96,6 +98,8 @@ FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi['’](?:m|ve|d|ll)\b
 WE = re.compile(r"\b(?:we|our|ours|ourselves)\b|\bwe['’](?:re|ve|d|ll)\b|(?-i:\b[Uu]s\b)", re.I)
 WE_SAID = re.compile(r"\bwe\s+(?:\w+\s+){0,2}?(?:say|said|talk(?:ed)?|discuss(?:ed)?|chat(?:ted)?|mention(?:ed)?|"
                      r"speak|spoke|tell|told|cover(?:ed)?|go over|went over)\b", re.I)
+# someone else's, as an object or owner ("I helped carry the boxes to his new flat"): with ``claims.THIRD_PERSON``
+THEIRS = re.compile(r"\b(?:his|him|her|hers|their|theirs|them)\b", re.I)
 
 
 # An agent's tool writes its query about "the user" ("Where does the user live now?", "the user's employer"); the
@@ -304,11 +308,32 @@ def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
 
 def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None) -> str:
     """What the user's own turn ``r`` states (``text.stated``: its questions left out), when it states something
-    and names no person but those ``asked`` and those of the ``matter`` (any relative: ``None``); else ""."""
+    and names no person but those ``asked`` and those of the ``matter`` (any relative: ``None``); of a statement that
+    names another, its own clauses (``_read_own_clauses``); else ""."""
     if r.kind != "turn" or r.role != "user":
         return ""
     said, named = _statement(r.text)
-    return said if said and (matter is None or named - matter <= asked) else ""
+    if not said or matter is None or named - matter <= asked:
+        return said
+    return _own_clauses(said, asked | matter)
+
+
+def _own_clauses(said: str, allowed: frozenset[str]) -> str:
+    """``_read_own_clauses``, cached up to ``CACHED_CHARS``."""
+    return _cached_own_clauses(said, allowed) if len(said) <= CACHED_CHARS else _read_own_clauses(said, allowed)
+
+
+def _read_own_clauses(said: str, allowed: frozenset[str]) -> str:
+    """The clauses of ``said`` (``text.clauses``) that name no person but those ``allowed`` and have no third- or
+    second-person word (``THIRD_PERSON``, ``THEIRS``: "she loves it" after "my cousin moved to Glasgow" is the
+    cousin's), joined, when one of them is in the first person, singular or plural (``claims.FIRST_PERSON``): "I got
+    vaccinated for Peru, our trip now, and the nurse asked about your sister" states the user's trip; "My cousin
+    moved to Glasgow" states nothing of the user's."""
+    kept = [c for c in clauses(said) if people(c) <= allowed and not THIRD_PERSON.search(c) and not THEIRS.search(c)]
+    return ", ".join(kept) if any(ANY_FIRST_PERSON.search(c) for c in kept) else ""
+
+
+_cached_own_clauses = lru_cache(maxsize=4096)(_read_own_clauses)
 
 
 def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str, filters: SearchFilters,
