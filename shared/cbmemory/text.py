@@ -110,7 +110,8 @@ _OPENS = re.compile(r"\W*(?:(?:and|but|so|anyway|also|oh|well|btw|plus|then)\b[,
 # A short question with its subject and verb left out, after a statement ("..., want the number?", "..., interested?",
 # "..., fancy a coffee?"): at most ``ELLIPTIC_WORDS`` words (a longer tail is more likely part of a question opened
 # earlier), not opening with a pronoun ("Wait, you moved to Porto?" is an echo), not a one-word tag ("..., right?"),
-# not only joiners ("..., so?"), after at least ``CLAUSE_WORDS`` words. Six was set before any run, not chosen by numbers.
+# not only joiners ("..., so?"), after at least ``CLAUSE_WORDS`` words. Six was set before any run, not chosen by
+# numbers.
 ELLIPTIC_WORDS = 6
 _SUBJECTS = frozenset("i you we they he she it this that there who".split())
 _TAGS = frozenset("right no yes yeah yep yup eh huh ok okay correct true really then innit surely remember".split())

@@ -14,11 +14,12 @@ user and the assistant said, or about "the user", as an agent's tool asks) and h
 user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you
 been?", states the news; one that only asks states nothing), naming no person the question does not ("my cousin
 moved to Glasgow" is not the user's home; a statement that names one is read as its clauses that name no one and are
-in the first person, if any: "I got vaccinated for Peru, our trip now, and the nurse asked about your sister"; but
-for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those people are the matter: "since my mum
-moved in we are six at dinner", "my boyfriend cooked tonight"), whose own words (what they state, embedded alone: the stored vector also holds the date and the turn
-answered) are near the slot's descriptions (``on_slot``) or that claim the slot's kind of fact by the write-time
-rules (``cbmemory.claims``, a precise first-person statement of it). Of those, the ``TOP`` nearest the slot are
+in the first person, when they claim the kind of fact: "I got vaccinated for Peru, our trip now, and the nurse asked
+about your sister"; but for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those people are the
+matter: "since my mum moved in we are six at dinner", "my boyfriend cooked tonight"), whose own words (what they
+state, embedded alone: the stored vector also holds the date and the turn answered) are near the slot's descriptions
+(``on_slot``) or that claim the slot's kind of fact by the write-time rules (``cbmemory.claims``, a precise
+first-person statement of it). Of those, the ``TOP`` nearest the slot are
 kept, a claim or a change word counting nearer (``statement_score``: in a long memory many statements touch the
 matter, and the newest of them would crowd out the one that changed it), and the latest ``LATEST`` of them, by
 conversation date, with the latest ``RESERVED`` of the others that one of their clauses puts on the matter (a change
@@ -306,16 +307,17 @@ def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
     return (said,) if said else ()
 
 
-def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None) -> str:
+def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None, kind: str | None = None) -> str:
     """What the user's own turn ``r`` states (``text.stated``: its questions left out), when it states something
     and names no person but those ``asked`` and those of the ``matter`` (any relative: ``None``); of a statement that
-    names another, its own clauses (``_read_own_clauses``); else ""."""
+    names another, its own clauses (``_read_own_clauses``) when they claim ``kind`` (``cbmemory.claims``); else ""."""
     if r.kind != "turn" or r.role != "user":
         return ""
     said, named = _statement(r.text)
     if not said or matter is None or named - matter <= asked:
         return said
-    return _own_clauses(said, asked | matter)
+    own = _own_clauses(said, asked | matter) if kind is not None else ""
+    return own if own and _marks(own, kind)[0] else ""
 
 
 def _own_clauses(said: str, allowed: frozenset[str]) -> str:
@@ -328,7 +330,9 @@ def _read_own_clauses(said: str, allowed: frozenset[str]) -> str:
     second-person word (``THIRD_PERSON``, ``THEIRS``: "she loves it" after "my cousin moved to Glasgow" is the
     cousin's), joined, when one of them is in the first person, singular or plural (``claims.FIRST_PERSON``): "I got
     vaccinated for Peru, our trip now, and the nurse asked about your sister" states the user's trip; "My cousin
-    moved to Glasgow" states nothing of the user's."""
+    moved to Glasgow" states nothing of the user's. ``_own`` takes them only when they claim the question's kind of
+    fact: any first-person clause of a long memory's many statements that name family or friends ("I look at it and
+    remember why I'm doing this", beside "my family is my motivation") would crowd the matter's statements out."""
     kept = [c for c in clauses(said) if people(c) <= allowed and not THIRD_PERSON.search(c) and not THEIRS.search(c)]
     return ", ".join(kept) if any(ANY_FIRST_PERSON.search(c) for c in kept) else ""
 
@@ -353,10 +357,10 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     names, owner, rows = protos
     probe = _unit(rows[owner == names.index(slot)].mean(axis=0))
     found = store.search_candidates(Signal.VECTOR, user_id, probe, DEPTH, replace(filters, kinds=("turn",)), now)
-    asked, matter = people(query), ABOUT_PEOPLE.get(slot, frozenset())
+    asked, matter, kind = people(query), ABOUT_PEOPLE.get(slot, frozenset()), KINDS.get(slot)
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
     records = (r for r in store.read_candidates(found, list(range(len(found)))) if r is not None)  # None: gone since
-    pool = list(islice(((r, said) for r in records if (said := _own(r, asked, matter))), EMBEDDED))
+    pool = list(islice(((r, said) for r in records if (said := _own(r, asked, matter, kind))), EMBEDDED))
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
     saids = [said for _, said in pool]

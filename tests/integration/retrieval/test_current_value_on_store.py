@@ -173,9 +173,9 @@ def test_news_that_ends_in_a_short_question_with_no_subject_is_the_users_stateme
 
 
 def test_a_statement_naming_someone_in_a_clause_of_its_own_is_the_users_by_its_other_clauses(memory):
-    """A statement that names a relative is someone else's fact, unless a clause naming no one states the user's
-    own: read as those clauses ("Tomorrow I start ... in Porto"), not dropped whole for "my sister"."""
-    news = "Tomorrow I start my first week as a local in Porto, and my sister is coming to help me unpack."
+    """A statement that names a relative is someone else's fact, unless the clauses naming no one claim the user's
+    own ("I moved to Porto last month"): read as those clauses, not dropped whole for "my sister"."""
+    news = "I moved to Porto last month, and my sister is coming to help me unpack."
     _history(memory, news)
     emb = memory.embedder
     chosen = {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana",

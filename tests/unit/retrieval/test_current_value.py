@@ -301,3 +301,24 @@ def test_of_a_statement_naming_someone_the_users_own_clauses_are_read(said, own)
     from cbmemory.retrieval import current_value as C
 
     assert C._own_clauses(said, frozenset()) == own
+
+
+def test_a_statement_naming_someone_is_the_users_only_by_clauses_that_claim_the_kind():
+    """``_own``: of a statement naming someone the question does not, its own clauses count when they claim the
+    question's kind of fact (a long memory's statements about family hold many other first-person clauses)."""
+    from datetime import datetime, timezone
+
+    from cbmemory.models import MemoryRecord
+    from cbmemory.retrieval import current_value as C
+
+    def turn(text: str) -> MemoryRecord:
+        when = datetime(2023, 5, 1, tzinfo=timezone.utc)
+        return MemoryRecord("r", "u", "s", "turn", 0, "user", text, text, when, when, "h")
+
+    trip = turn("I got vaccinated for Peru, our trip now, and the nurse asked about your sister.")
+    assert C._own(trip, frozenset(), frozenset(), "trip") == "I got vaccinated for Peru, our trip now"
+    assert C._own(trip, frozenset(), frozenset(), "home") == ""  # no claim of a home in them
+    assert C._own(trip, frozenset(), frozenset(), None) == ""  # a matter with no rules
+    family = turn("When times get hard I remember why I do this, and my family keeps me going.")
+    assert C._own(family, frozenset(), frozenset(), "habit") == ""
+    assert C._own(turn("I moved to Porto."), frozenset(), frozenset(), "home") == "I moved to Porto."  # names no one
