@@ -307,7 +307,7 @@ def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
     return (said,) if said else ()
 
 
-def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None, kind: str | None = None) -> str:
+def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None, kind: str | None) -> str:
     """What the user's own turn ``r`` states (``text.stated``: its questions left out), when it states something
     and names no person but those ``asked`` and those of the ``matter`` (any relative: ``None``); of a statement that
     names another, its own clauses (``_read_own_clauses``) when they claim ``kind`` (``cbmemory.claims``); else ""."""
