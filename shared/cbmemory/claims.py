@@ -133,11 +133,25 @@ def _clauses(sentence: str, bounds: tuple[list[int], list[int]], start: int, end
     return clause, sentence[lo:min(starts[k] if k < len(starts) else len(sentence), end + CLAUSE_CHARS)]
 
 
-def _stated(clause: str, slot: str) -> bool:
-    """Whether ``clause`` states the user's own fact: a first-person word, no third-person subject, no hedge
-    or wish, no negation, not about the future (but for trips)."""
-    return (bool(FIRST_PERSON.search(clause)) and not THIRD_PERSON.search(clause) and not HEDGE.search(clause)
-            and not NEGATED.search(clause) and (slot == "trip" or not FUTURE.search(clause)))
+# A sentence that opens with a participle's clause and goes on with its subject, the user ("Going in by tram each
+# day, I got through a novel"; "Coming in by bike, my route now, I passed the cinema"): the opening clause is theirs.
+_OPENER = re.compile(r"\W*[A-Za-z]+ing\b")
+_THEN_I = re.compile(r"[,;:]\s*(?:I|[Ww]e)\b")
+
+
+def _opened_by_me(sentence: str) -> bool:
+    """Whether ``sentence`` opens with an -ing word and goes on, after a comma (semicolon, colon), with "I" or "we":
+    the subject of its opening clause (which holds no clause boundary) is the user, though it has no first-person
+    word. Read once a sentence."""
+    return _OPENER.match(sentence) is not None and _THEN_I.search(sentence) is not None
+
+
+def _stated(clause: str, slot: str, mine: bool = False) -> bool:
+    """Whether ``clause`` states the user's own fact: a first-person word (or ``mine``: it opens a sentence that
+    ``_opened_by_me``), no third-person subject, no hedge or wish, no negation, not about the future (but for
+    trips)."""
+    return ((mine or bool(FIRST_PERSON.search(clause))) and not THIRD_PERSON.search(clause)
+            and not HEDGE.search(clause) and not NEGATED.search(clause) and (slot == "trip" or not FUTURE.search(clause)))
 
 
 def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:
@@ -149,12 +163,13 @@ def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:
     for sentence in sentences(text):
         if sentence.rstrip().endswith("?"):
             continue
-        bounds = _boundaries(sentence)
+        bounds, opened = _boundaries(sentence), _opened_by_me(sentence)
         for name, rule in rules:
             value = NAMES_VALUE.get(name)
             for m in islice(rule.finditer(sentence), MAX_PHRASES):
                 clause, span = _clauses(sentence, bounds, m.start(), m.end())
-                if _stated(clause, name) and (value is None or value.search(span)):
+                mine = opened and sentence.startswith(clause)
+                if _stated(clause, name, mine) and (value is None or value.search(span)):
                     out.setdefault(name, []).append(Claim(sentence, span))
                     break
     return out

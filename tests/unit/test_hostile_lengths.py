@@ -38,7 +38,8 @@ def test_a_long_chain_of_connectors_is_read_once(chain):
 
 
 @pytest.mark.parametrize(("piece", "kind"), [("I wake at 7 ", "wake"), ("she has my car, ", "car"),
-                                             ("you live in Paris and ", "home"), ("a@b.c ", "email")])
+                                             ("you live in Paris and ", "home"), ("a@b.c ", "email"),
+                                             ("Going in by bus, ", "commute")])
 def test_many_slot_phrases_in_one_sentence(piece, kind):
     assert kind not in claims(_repeated(piece))  # none is the user's claim (no time; another subject; no first person)
 

@@ -112,6 +112,20 @@ def test_a_claim_is_the_users_own_statement_of_a_slot():
     assert CHANGE.search("I changed my number") and not CHANGE.search("The shoes were a game-changer for me.")
 
 
+@pytest.mark.parametrize(("said", "kind", "claimed"), [
+    ("Going in by tram each day, I got through a whole novel last week.", "commute", True),  # the main clause's "I"
+    ("Coming in by bike, my route now, I passed the new cinema.", "commute", True),
+    ("Living in Leeds, we love the markets.", "home", True),
+    ("Walking to work by bus, she told me about it.", "commute", False),  # hers
+    ("Going in by tram each day was tiring.", "commute", False),  # no subject of the user's
+    ("Thinking of moving to Leeds, I looked at flats.", "home", False),  # a wish, as before
+    ("Not living in Leeds anymore, I miss the markets.", "home", False),  # negated, as before
+])
+def test_a_clause_that_opens_with_a_participle_is_the_subjects_of_the_sentence(said, kind, claimed):
+    """An opening clause with an -ing word has the main clause's subject: the user's when that is "I" or "we"."""
+    assert (kind in claims(said)) is claimed
+
+
 def test_the_evidence_the_rules_read():
     assert people("My cousin's daughter started school") == {"cousin", "daughter"}
     assert people("I moved to Porto") == frozenset()
