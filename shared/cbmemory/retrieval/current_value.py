@@ -310,31 +310,33 @@ def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
 def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None, kind: str | None) -> str:
     """What the user's own turn ``r`` states (``text.stated``: its questions left out), when it states something
     and names no person but those ``asked`` and those of the ``matter`` (any relative: ``None``); of a statement that
-    names another, its own clauses (``_read_own_clauses``) when they claim ``kind`` (``cbmemory.claims``); else ""."""
+    names another, its own clauses that claim ``kind`` (``_read_own_clauses``); else ""."""
     if r.kind != "turn" or r.role != "user":
         return ""
     said, named = _statement(r.text)
     if not said or matter is None or named - matter <= asked:
         return said
-    own = _own_clauses(said, asked | matter) if kind is not None else ""
-    return own if own and _marks(own, kind)[0] else ""
+    return _own_clauses(said, asked | matter, kind) if kind is not None else ""
 
 
-def _own_clauses(said: str, allowed: frozenset[str]) -> str:
-    """``_read_own_clauses``, cached up to ``CACHED_CHARS``."""
-    return _cached_own_clauses(said, allowed) if len(said) <= CACHED_CHARS else _read_own_clauses(said, allowed)
+def _own_clauses(said: str, allowed: frozenset[str], kind: str) -> str:
+    """``_read_own_clauses``, cached up to ``CACHED_CHARS`` (in a cache of its own: the statements' marks, which every
+    question of a matter reads, are not crowded out of theirs)."""
+    read = _cached_own_clauses if len(said) <= CACHED_CHARS else _read_own_clauses
+    return read(said, allowed, kind)
 
 
-def _read_own_clauses(said: str, allowed: frozenset[str]) -> str:
+def _read_own_clauses(said: str, allowed: frozenset[str], kind: str) -> str:
     """The clauses of ``said`` (``text.clauses``) that name no person but those ``allowed`` and have no third- or
     second-person word (``THIRD_PERSON``, ``THEIRS``: "she loves it" after "my cousin moved to Glasgow" is the
     cousin's), joined, when one of them is in the first person, singular or plural (``claims.FIRST_PERSON``): "I got
     vaccinated for Peru, our trip now, and the nurse asked about your sister" states the user's trip; "My cousin
-    moved to Glasgow" states nothing of the user's. ``_own`` takes them only when they claim the question's kind of
-    fact: any first-person clause of a long memory's many statements that name family or friends ("I look at it and
+    moved to Glasgow" states nothing of the user's; and only when they claim ``kind`` (``cbmemory.claims``): any
+    first-person clause of a long memory's many statements that name family or friends ("I look at it and
     remember why I'm doing this", beside "my family is my motivation") would crowd the matter's statements out."""
     kept = [c for c in clauses(said) if people(c) <= allowed and not THIRD_PERSON.search(c) and not THEIRS.search(c)]
-    return ", ".join(kept) if any(ANY_FIRST_PERSON.search(c) for c in kept) else ""
+    own = ", ".join(kept) if any(ANY_FIRST_PERSON.search(c) for c in kept) else ""
+    return own if own and claims(own, kind) else ""
 
 
 _cached_own_clauses = lru_cache(maxsize=4096)(_read_own_clauses)

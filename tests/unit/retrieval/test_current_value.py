@@ -276,31 +276,31 @@ def test_only_texts_of_a_chat_turns_length_are_held_by_the_caches():
     assert C._statement(long) == (stated(long), people(stated(long)))
     assert C._marks(long, "home") == (True, True)
     assert C._clauses(long) == tuple(clauses(long)[:C.CLAUSES_READ])
-    assert C._own_clauses(long, frozenset()) == ", ".join(clauses(long))
+    assert C._own_clauses(long, frozenset(), "home") == ", ".join(clauses(long))
     assert [cache.cache_info().currsize for cache in caches] == [0, 0, 0, 0]
     short = "I moved to Porto, after years in Lisbon."
     assert C._statement(short) == (short, frozenset())
     assert C._marks(short, "home") == (True, True)
     assert C._marks(short, None) == (False, True)
     assert C._clauses(short) == tuple(clauses(short))
-    assert C._own_clauses(short, frozenset()) == "I moved to Porto, after years in Lisbon"
+    assert C._own_clauses(short, frozenset(), "home") == "I moved to Porto, after years in Lisbon"
     assert [cache.cache_info().currsize for cache in caches] == [1, 2, 1, 1]
 
 
-@pytest.mark.parametrize(("said", "own"), [
-    ("I got vaccinated for Peru, our trip now, and the nurse asked about your sister.",
+@pytest.mark.parametrize(("said", "kind", "own"), [
+    ("I got vaccinated for Peru, our trip now, and the nurse asked about your sister.", "trip",
      "I got vaccinated for Peru, our trip now"),  # the user's trip; the sister is in a clause of her own
-    ("We've got a tortoise now, the old one lives with my aunt.", "We've got a tortoise now"),
-    ("My cousin just became a resident of Glasgow, she loves it.", ""),  # hers: "she" is the cousin
-    ("My brother moved to Porto and I helped carry the boxes to his new flat.", ""),  # his flat, not the user's
-    ("My sister moved to Porto.", ""),  # one clause, naming her
+    ("We've got a tortoise now, the old one lives with my aunt.", "pet", "We've got a tortoise now"),
+    ("My cousin just became a resident of Glasgow, she loves it.", "home", ""),  # hers: "she" is the cousin
+    ("My brother moved to Porto and I helped carry the boxes to his new flat.", "home", ""),  # his flat
+    ("My sister moved to Porto.", "home", ""),  # one clause, naming her
 ])
-def test_of_a_statement_naming_someone_the_users_own_clauses_are_read(said, own):
+def test_of_a_statement_naming_someone_the_users_own_clauses_are_read(said, kind, own):
     """``_own_clauses``: the clauses that name no one else and have no third- or second-person word, when one of them
-    is in the first person; else nothing."""
+    is in the first person and they claim the kind; else nothing."""
     from cbmemory.retrieval import current_value as C
 
-    assert C._own_clauses(said, frozenset()) == own
+    assert C._own_clauses(said, frozenset(), kind) == own
 
 
 def test_a_statement_naming_someone_is_the_users_only_by_clauses_that_claim_the_kind():
