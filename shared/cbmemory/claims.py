@@ -69,7 +69,7 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
              r"day|before breakfast)\b",
     "favourite": r"\b(?:favou?rite|crave|craving|obsessed|best food|top food|can't stop)\b",
     "schedule": r"\b(?:every (?:mon|tue|wed|thu|fri|sat|sun)\w*|(?:mon|tues|wednes|thurs|fri|satur|sun)day "
-                r"(?:evenings?|nights?|mornings?)|weekly)\b",
+                r"(?:evenings?|nights?|mornings?)|on (?:mon|tues|wednes|thurs|fri|satur|sun)days|weekly)\b",
 }.items()}
 
 # kinds whose claim must name its value where it is stated: a wake-up time is a time ("adjusting my wake-up time" is

@@ -106,6 +106,9 @@ def test_a_claim_is_the_users_own_statement_of_a_slot():
     assert "habit" not in claims("My new shoes are great for my morning jogs.")
     assert "habit" in claims("I switched my morning routine, now it's journaling first thing.")
     assert "car" not in claims("I just bought a new vacuum cleaner.")
+    # a plural weekday tells a day that recurs: a weekly habit
+    assert "schedule" in claims("I'll skip the film, I'm at the clay studio on Mondays now.")
+    assert "schedule" not in claims("I'm at the clay studio on Monday.")  # one day: a date, not a habit
     # a clause is read at most CLAUSE_CHARS before its slot phrase: the first person must be near the phrase
     assert "home" in claims("I " + "really " * 20 + "live in Porto.")
     assert "home" not in claims("I " + "really " * (CLAUSE_CHARS // 7 + 1) + "live in Porto.")
