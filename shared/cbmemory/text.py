@@ -93,20 +93,20 @@ def people(text: str) -> frozenset[str]:
 
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+_JOINS = "and|but|so|anyway|also|oh|well|btw|plus|then"  # words that join a question to what came before
+_QUESTION = ("how|what|when|where|which|who|whom|whose|why|do|does|did|are|is|was|were|have|has|had|can|could|will|"
+             "would|should|shall|may|might")
 # Where a sentence's question begins after a statement in the same sentence: a comma (semicolon, colon) and a
 # question word or a verb that opens a question ("I moved to Porto, how about you?"; "... and anyway, how was
 # your concert?"). At most four such words are read before the question word: a longer chain is no question's
 # start, and reading it from every comma of a long message would take quadratic time.
-_ASKS = re.compile(r"[,;:]\s+(?:(?:and|but|so|anyway|also|oh|well|btw|plus|then)\b[,\s]*){0,4}(?=(?:how|what|when|"
-                   r"where|which|who|whom|whose|why|do|does|did|are|is|was|were|have|has|had|can|could|will|would|"
-                   r"should|shall|may|might)\b)", re.I)
+_ASKS = re.compile(rf"[,;:]\s+(?:(?:{_JOINS})\b[,\s]*){{0,4}}(?=(?:{_QUESTION})\b)", re.I)
 
 
 CLAUSE_WORDS = 3  # the fewest words a clause has (and the words before an elliptical question)
 # A sentence that opens as a question (after a few joiners): what follows its last comma is no question of its own.
-_OPENS = re.compile(r"\W*(?:(?:and|but|so|anyway|also|oh|well|btw|plus|then)\b[,\s]*){0,4}(?:how|what|when|where|"
-                    r"which|who|whom|whose|why|do|does|did|am|are|is|was|were|have|has|had|can|could|will|would|"
-                    r"should|shall|may|might|isn['’]t|aren['’]t|don['’]t|doesn['’]t|didn['’]t)\b", re.I)
+_OPENS = re.compile(rf"\W*(?:(?:{_JOINS})\b[,\s]*){{0,4}}(?:{_QUESTION}|am|isn['’]t|aren['’]t|don['’]t|doesn['’]t|"
+                    r"didn['’]t)\b", re.I)
 # A short question with its subject and verb left out, after a statement ("..., want the number?", "..., interested?",
 # "..., fancy a coffee?"): at most ``ELLIPTIC_WORDS`` words (a longer tail is more likely part of a question opened
 # earlier), not opening with a pronoun ("Wait, you moved to Porto?" is an echo), not a one-word tag ("..., right?"),
@@ -115,7 +115,7 @@ _OPENS = re.compile(r"\W*(?:(?:and|but|so|anyway|also|oh|well|btw|plus|then)\b[,
 ELLIPTIC_WORDS = 6
 _SUBJECTS = frozenset("i you we they he she it this that there who".split())
 _TAGS = frozenset("right no yes yeah yep yup eh huh ok okay correct true really then innit surely remember".split())
-_JOINERS = frozenset("and but so anyway also oh well btw plus then".split())
+_JOINERS = frozenset(_JOINS.split("|"))
 
 
 def _before_elliptic(sentence: str) -> str:
@@ -128,8 +128,8 @@ def _before_elliptic(sentence: str) -> str:
     tail, head = words(sentence[cut:]), sentence[:cut].rstrip()
     if not 0 < len(tail) <= ELLIPTIC_WORDS or tail[0] in _SUBJECTS or (len(tail) == 1 and tail[0] in _TAGS):
         return ""
-    said = words(head)  # a greeting or a name before the comma ("Hey John, been good?") states nothing
-    return "" if all(w in _JOINERS for w in tail) or head.endswith("?") or len(said) < CLAUSE_WORDS else head
+    # a greeting or a name before the comma ("Hey John, been good?") states nothing
+    return "" if _JOINERS.issuperset(tail) or head.endswith("?") or len(words(head)) < CLAUSE_WORDS else head
 
 
 def _said(sentence: str) -> str:

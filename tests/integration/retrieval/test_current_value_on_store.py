@@ -62,6 +62,13 @@ def _history(memory, change: str) -> None:
     _turns(memory, "s_change", 90, change)
 
 
+def _chosen(memory, question: str) -> set[str]:
+    """The texts of the statements the stage picks for ``question`` (``latest_statements``) in Ana's memory."""
+    emb = memory.embedder
+    return {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana",
+                                              question, SearchFilters(), None)}
+
+
 def _shown(rec) -> set[str]:
     return {r.text for h in rec.hits for r in (h.record, *h.context)}
 
@@ -152,9 +159,7 @@ def test_news_told_before_a_question_back_is_the_users_statement(memory):
     _history(memory, asks_back)
     _turns(memory, "s_echo", 91, "So you think I should become a local in Porto too?")
     q = "Which city do I live in these days?"
-    emb = memory.embedder
-    chosen = {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana", q,
-                                                SearchFilters(), None)}
+    chosen = _chosen(memory, q)
     assert asks_back in chosen
     assert "So you think I should become a local in Porto too?" not in chosen
 
@@ -165,11 +170,8 @@ def test_news_that_ends_in_a_short_question_with_no_subject_is_the_users_stateme
     news = "Tomorrow I start my first week as a local in Porto, want to visit in May?"
     _history(memory, news)
     q = "Which city do I live in these days?"
-    emb = memory.embedder
-    chosen = {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana", q,
-                                                SearchFilters(), None)}
+    chosen = _chosen(memory, q)
     assert news in chosen
-
 
 
 def test_a_statement_naming_someone_in_a_clause_of_its_own_is_the_users_by_its_other_clauses(memory):
@@ -177,9 +179,7 @@ def test_a_statement_naming_someone_in_a_clause_of_its_own_is_the_users_by_its_o
     own ("I moved to Porto last month"): read as those clauses, not dropped whole for "my sister"."""
     news = "I moved to Porto last month, and my sister is coming to help me unpack."
     _history(memory, news)
-    emb = memory.embedder
-    chosen = {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana",
-                                                "Which city do I live in these days?", SearchFilters(), None)}
+    chosen = _chosen(memory, "Which city do I live in these days?")
     assert news in chosen
 
 
@@ -192,11 +192,9 @@ def test_a_change_told_in_passing_has_a_place_of_its_own(memory, monkeypatch):
     on it. It is shown besides the stage's ranked selection, which stays as it was; with no place kept for such
     statements (``RESERVED`` 0) it is not shown."""
     _history(memory, PASSING)
-    emb = memory.embedder
 
     def chosen() -> set[str]:
-        return {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana",
-                                                  "Which city do I live in these days?", SearchFilters(), None)}
+        return _chosen(memory, "Which city do I live in these days?")
 
     kept, reserved = chosen(), current_value.RESERVED
     monkeypatch.setattr(current_value, "RESERVED", 0)
@@ -215,12 +213,10 @@ def test_the_place_kept_is_for_the_newest_statements_told_in_passing(memory, mon
     _history(memory, older)
     _turns(memory, "s_later", 95, PASSING)
     _turns(memory, "s_latest", 99, latest)
-    emb = memory.embedder
 
     def chosen(reserved: int) -> set[str]:
         monkeypatch.setattr(current_value, "RESERVED", reserved)
-        return {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana",
-                                                  "Which city do I live in these days?", SearchFilters(), None)}
+        return _chosen(memory, "Which city do I live in these days?")
 
     assert {PASSING, latest} <= chosen(2) and older not in chosen(2)
     assert {PASSING, latest, older} <= chosen(3)  # its clause is on the matter: only the number of places left it out
@@ -239,9 +235,7 @@ def test_a_plain_claim_of_the_kind_is_taken_though_its_words_are_far_from_the_ma
     for i in range(1, 21):
         _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
     _turns(memory, "s_change", 60, said)
-    emb = memory.embedder
-    chosen = {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id="ana"), "ana",
-                                                "Which company do I work for now?", SearchFilters(), None)}
+    chosen = _chosen(memory, "Which company do I work for now?")
     assert "I work at Initech as an engineer." in chosen  # the question has its kind, and the old claim is found
     assert (said in chosen) is taken
 
