@@ -1,9 +1,9 @@
 """What a user's statement claims: the kinds of personal fact a turn states as the user's own (``claims``), by
 rules, no model. One ``SLOTS`` rule per kind (where one lives, works, a phone number, a school, a partner, a trip,
 a habit ...) finds the phrase; the clause around it must be the user's own plain statement (``_stated``): a
-first-person word (I, my, we ...), no third- or second-person subject ("she moved to Porto", "glad you moved to
-Porto"), no hedge or wish ("I'd love to live in Lisbon", "if I moved"), no negation, nothing about the future
-("I'm going to move"; trips excepted). ``CHANGE``: the words that tell a change (moved, switched, no longer, these
+first-person word (I, my, we ...) or a subject left out as chat does ("Moved to Porto last week!"), no third- or
+second-person subject ("she moved to Porto", "glad you moved to Porto"), no hedge or wish ("I'd love to live in
+Lisbon", "if I moved"), no negation, nothing about the future ("I'm going to move"; trips excepted). ``CHANGE``: the words that tell a change (moved, switched, no longer, these
 days ...).
 
 Read by the write-time supersession rules (``cbmemory.ingest.updates``: which earlier statement a new one
@@ -139,11 +139,24 @@ _OPENER = re.compile(r"\W*[A-Za-z]+ing\b")
 _THEN_I = re.compile(r"[,;:]\s*(?:I|[Ww]e)\b")
 
 
+# A sentence whose subject is left out, as chat often does ("Moved to Porto last week!", "Started a new job at Globex
+# today."): after at most two opening adverbs, a verb in the past tense (a regular one of five letters or more, or a
+# common irregular one) and a word that follows a verb (a preposition, an article, "my"), not one that follows a
+# subject ("Ahmed lives in Leeds", "Red is my colour"). An -ing word is left out: as often a gerund subject ("Losing a
+# pet is tough") as a statement ("Living in Leeds now").
+_LEADS = r"just|finally|also|recently|today|yesterday|so|well|oh|btw|anyway|plus|then|officially|already|now|and"
+_PAST = (r"[a-z]{3,}ed|got|went|bought|made|took|left|found|began|became|sent|sold|spent|met|came|wrote|built|paid|"
+         r"quit|won|lost|kept|brought|drove|flew|gave|had|did")
+_AFTER_VERB = r"to|into|in|at|for|with|a|an|the|my|our|up|out|back|over|from|on|off|by|this|last|some|two|three|four"
+_DROPPED = re.compile(rf"\W*(?:(?:{_LEADS})\b[,!\s]*){{0,2}}(?:{_PAST})\s+(?:{_AFTER_VERB})\b", re.I)
+
+
 def _opened_by_me(sentence: str) -> bool:
-    """Whether ``sentence`` opens with an -ing word and goes on, after a comma (semicolon, colon), with "I" or "we":
-    the subject of its opening clause (which holds no clause boundary) is the user, though it has no first-person
-    word. Read once a sentence."""
-    return _OPENER.match(sentence) is not None and _THEN_I.search(sentence) is not None
+    """Whether the subject of ``sentence``'s opening clause is the user, though it has no first-person word: it opens
+    with an -ing word and goes on, after a comma (semicolon, colon), with "I" or "we"; or its subject is left out
+    (``_DROPPED``). Read once a sentence."""
+    return (_OPENER.match(sentence) is not None and _THEN_I.search(sentence) is not None) or (
+        _DROPPED.match(sentence) is not None)
 
 
 def _stated(clause: str, slot: str, mine: bool = False) -> bool:

@@ -136,3 +136,25 @@ def test_the_evidence_the_rules_read():
     assert values("New SIM, new digits: 0789 951 4406.") >= {"0789 951 4406"}
     assert "home" in slots("Tomorrow is my first morning as a resident of Porto.")
     assert "work" in slots("Signed the contract with Orbital Foods yesterday.")  # a slot, but no one's claim
+
+
+@pytest.mark.parametrize(("said", "kind", "claimed"), [
+    ("Moved to Porto last week!", "home", True),  # chat leaves the subject out: the user's own
+    ("Just moved to Porto, boxes everywhere.", "home", True),
+    ("Started a new job at Globex today.", "work", True),
+    ("Signed the contract with Lumen Health yesterday, my badge arrives Monday.", "work", True),
+    ("Got a new number: 0752 119 3387.", "phone", True),
+    ("Ahmed moved to Porto.", "home", False),  # a name and its verb: Ahmed's move
+    ("Ahmed lives in Leeds.", "home", False),
+    ("Heard she moved to Porto.", "home", False),  # hers, as before
+    ("Never moved to Porto.", "home", False),  # negated, as before
+    ("Wanted to move to Porto.", "home", False),  # a wish, as before
+    ("Working at Globex sounds fun.", "work", False),  # an -ing opener is as often a gerund subject
+])
+def test_a_sentence_with_its_subject_left_out_is_the_users(said, kind, claimed):
+    assert (kind in claims(said)) is claimed
+
+
+def test_a_change_with_its_subject_left_out_links():
+    assert changes("Moved to Porto last week!", "I live in Paris and love it.", 0.25)
+    assert not changes("Ahmed moved to Porto last week!", "I live in Paris and love it.", 0.25)
