@@ -113,6 +113,16 @@ def budget_list(search: Callable[[int], Sequence[Hit]], depth: int, shown: Conte
     return hits, depth
 
 
+def _embedders(mem: Any, q: EvalQuestion, qvec: Any) -> tuple[Callable[[str], Any], dict[str, Any]]:
+    """What a recipe embeds with, for one question: the question's own vector, made (and timed) before the search,
+    for the question; the memory's embedder for any other text, one or many at once (the current-value stage's
+    descriptions and the statements it reads), as ``AgentMemory.search`` passes them."""
+    def embed(text: str) -> Any:
+        return qvec if text == q.question else mem.embedder.embed_query(text, user_id=q.user_id)
+    return embed, {"embed_texts": functools.partial(mem.embedder.embed, user_id=q.user_id),
+                   "embed_queries": functools.partial(mem.embedder.embed_queries, user_id=q.user_id)}
+
+
 def _hit_json(rank: int, h: Hit) -> dict[str, Any]:
     r = h.record
     return {"rank": rank, "turn_ids": list(turn_ids(r)), "session_id": r.session_id,
@@ -227,14 +237,15 @@ class EvalRun:
             store = mem.store
             sparse = functools.lru_cache(maxsize=1)(mem.sparse_encoder.encode_query) if mem.sparse_encoder is not None else None
             now = utcnow()
+            embed, texts = _embedders(mem, q, qvec)
             start = time.perf_counter()  # the query's sparse vector (if any) is made inside, and timed
-            main = recipe_hits(store, lambda _q: qvec, recipe, q.user_id, q.question, k=self.k,
-                            reference_date=q.question_date, now=now, encode_sparse=sparse)
+            main = recipe_hits(store, embed, recipe, q.user_id, q.question, k=self.k,
+                               reference_date=q.question_date, now=now, encode_sparse=sparse, **texts)
             search_ms = (time.perf_counter() - start) * 1000
 
             def search(n: int) -> list[Hit]:
-                return recipe_hits(store, lambda _q: qvec, recipe, q.user_id, q.question, k=n,
-                                reference_date=q.question_date, now=now, encode_sparse=sparse)
+                return recipe_hits(store, embed, recipe, q.user_id, q.question, k=n,
+                                   reference_date=q.question_date, now=now, encode_sparse=sparse, **texts)
 
             if self.deep_k > self.k:
                 deep = search(self.deep_k)
@@ -244,8 +255,8 @@ class EvalRun:
             metrics["latency_total_ms"] = search_ms + (embed_ms if uses_vector else 0.0)
             context_hits, budget = main, recipe.context.token_budget
             if cfg.k is None:  # the recipe picks its own k: also score what it returns then
-                own = recipe_hits(store, lambda _q: qvec, recipe, q.user_id, q.question, k=None,
-                               reference_date=q.question_date, now=now, encode_sparse=sparse)
+                own = recipe_hits(store, embed, recipe, q.user_id, q.question, k=None,
+                                  reference_date=q.question_date, now=now, encode_sparse=sparse, **texts)
                 turns, sessions = _units(own)
                 auto = retrieval_metrics(q.evidence, turns, [len(own)])
                 metrics.update({name.replace(f"@{len(own)}", "@auto"): v for name, v in auto.items()})

@@ -189,9 +189,10 @@ def register_updates(sub) -> None:
                    "fact asked about; RetrievalConfig.current_value; default: as the recipe has it, on in default)")
     p.add_argument("--asks-back", action="store_true", help="each injected statement ends with a question back "
                    "(\"..., how have you been?\"), as chat turns often do")
-    p.add_argument("--ask-as", choices=("user", "agent"), default="user", help="user: each question in the first "
-                   "person, as the user asks it (default); agent: about \"the user\", as an agent's memory tool asks "
-                   "it (\"Which city does the user live in?\")")
+    p.add_argument("--ask-as", choices=("user", "agent", "name"), default="user", help="user: each question in the "
+                   "first person, as the user asks it (default); agent: about \"the user\", as an agent's memory tool "
+                   "asks it (\"Which city does the user live in?\"); name: about the user by their speaker's name "
+                   "(\"Which city does John live in?\")")
     p.add_argument("--cache-dir", help="where the plain haystacks' stores live (default OUT/stores)")
     p.add_argument("--keep-text", action="store_true", help="keep what recall showed in each question's line")
     p.add_argument("--llm", help="reader model (ChatOpenAI): answers a fixed subset; scores whether the answer "

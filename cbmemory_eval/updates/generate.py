@@ -163,11 +163,15 @@ _AS_AGENT = tuple((re.compile(a), b) for a, b in (
     (r"\b[Oo]ur\b", "the user's"), (r"\bof us\b", "in the user's household"), (r"\bus\b", "the user")))
 
 
-def as_agent(question: str) -> str:
+ASK_AS = ("user", "agent", "name")  # who asks: the user, an agent about "the user", or by the user's name
+
+
+def as_agent(question: str, user: str = "the user") -> str:
     """``question`` as an agent's tool would ask it: "Which city do I live in?" -> "Which city does the user live
-    in?", "my phone number" -> "the user's phone number" (first letter kept in capitals)."""
+    in?", "my phone number" -> "the user's phone number" (first letter kept in capitals); ``user``: how it names
+    the user ("Which city does John live in?")."""
     for pattern, words in _AS_AGENT:
-        question = pattern.sub(words, question)
+        question = pattern.sub(words.replace("the user", user).replace("\\", "\\\\"), question)
     return question[:1].upper() + question[1:]
 
 
@@ -177,9 +181,10 @@ def generate(conversations: Sequence, family: str = "train", *, seed: int = 0,
     """Every case for ``conversations`` in one phrasing ``family``: one per (conversation, kind), the
     variant rotating with the conversation's index. ``haystacks``: scaled haystacks by user (their last
     date is when the question is asked); ``asks_back``: each statement ends with a question back; ``ask_as``:
-    ``user`` (the question in the first person) or ``agent`` (about "the user": ``as_agent``)."""
-    if ask_as not in ("user", "agent"):
-        raise ValueError(f"unknown ask_as {ask_as!r}; known: user, agent")
+    ``user`` (the question in the first person), ``agent`` (about "the user": ``as_agent``) or ``name`` (about the
+    user by the name their turns carry, as an agent that knows it or an app for two people asks)."""
+    if ask_as not in ASK_AS:
+        raise ValueError(f"unknown ask_as {ask_as!r}; known: {', '.join(ASK_AS)}")
     if family not in FAMILIES:
         raise ValueError(f"unknown phrasing family {family!r}; known: {', '.join(FAMILIES)}")
     out = []
@@ -189,7 +194,10 @@ def generate(conversations: Sequence, family: str = "train", *, seed: int = 0,
         for ki, kind in enumerate(kinds):
             variant = VARIANTS[(ki + ci) % len(VARIANTS)]
             case = make_case(conv, kind, variant, family, seed, ki, question_date=when, asks_back=asks_back)
-            out.append(dataclasses.replace(case, question=as_agent(case.question)) if ask_as == "agent" else case)
+            if ask_as != "user":
+                case = dataclasses.replace(case, question=as_agent(
+                    case.question, conv.speaker_a if ask_as == "name" else "the user"))
+            out.append(case)
     return out
 
 

@@ -8,8 +8,9 @@ words: ``SLOTS`` (``cbmemory.retrieval.slots``) holds a few generic descriptions
 them after the first search of a user). A text's slot is the slot of its nearest description, when that is
 close enough (``*_FLOOR``) and nearer than any other slot's (``*_MARGIN``).
 
-When the question is about the user (``about_the_user``: in the first person, "we" included unless it is what the
-user and the assistant said, or about "the user", as an agent's tool asks) and has a slot, one extra vector search
+When the question is about the user (``about.about_the_user``: in the first person, "we" included unless it is what
+the user and the assistant said, or about "the user", as an agent's tool asks, or by a name the user's turns among the
+hits carry: ``about.named_as_the_user``) and has a slot, one extra vector search
 (``DEPTH`` records, the slot's mean description as the query) finds the user's statements on that matter: what the
 user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you
 been?", states the news; one that only asks states nothing), naming no person the question does not ("my cousin
@@ -39,7 +40,7 @@ question first reads them.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
@@ -53,6 +54,7 @@ from ..models import Hit, MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
 from ..text import clauses, people, stated
+from .about import about_the_user, in_first_person, named_as_the_user, users_names
 from .slots import ABOUT_PEOPLE, KINDS, SLOTS
 
 # Chosen by leave-one-conversation-out CV on the knowledge-update benchmark's train phrasings (LoCoMo dev, 8
@@ -93,41 +95,8 @@ CLAUSE_BATCH = 32  # statements whose clauses are embedded first (newest first; 
 # reads only a text's first 256 tokens, so the whole statement's slot is of its beginning too.
 CLAUSES_READ = 32
 
-FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi['’](?:m|ve|d|ll)\b", re.I)
-# The first person plural is the user's household ("What do we drive?", "How many of us live at home?"), unless its
-# "we" is the conversation itself ("What did we say about whales?"); "US" in capitals is a country.
-WE = re.compile(r"\b(?:we|our|ours|ourselves)\b|\bwe['’](?:re|ve|d|ll)\b|(?-i:\b[Uu]s\b)", re.I)
-WE_SAID = re.compile(r"\bwe\s+(?:\w+\s+){0,2}?(?:say|said|talk(?:ed)?|discuss(?:ed)?|chat(?:ted)?|mention(?:ed)?|"
-                     r"speak|spoke|tell|told|cover(?:ed)?|go over|went over)\b", re.I)
 # someone else's, as an object or owner ("I helped carry the boxes to his new flat"): with ``claims.THIRD_PERSON``
 THEIRS = re.compile(r"\b(?:his|him|her|hers|their|theirs|them)\b", re.I)
-
-
-# An agent's tool writes its query about "the user" ("Where does the user live now?", "the user's employer"); the
-# slot is read from it in the first person, as the descriptions are written. A name is not taken: which is the
-# user's is not known here; "USER" in capitals is a name of something else (a variable, a table).
-THE_USER = re.compile(r"\b[Tt]he\s+[Uu]ser\b|\b[Uu]ser['’]s\b")
-_IN_FIRST_PERSON = tuple((re.compile(a, re.I), b) for a, b in (
-    (r"\bdoes\s+the\s+user\b", "do I"), (r"\bis\s+the\s+user\b(?!['’]s)", "am I"),
-    (r"\bhas\s+the\s+user\b(?!['’]s)", "have I"), (r"\bwas\s+the\s+user\b(?!['’]s)", "was I"),
-    (r"\b(?:the\s+)?user['’]s\b", "my"), (r"\bthe\s+user\b", "I")))
-
-
-def about_the_user(question: str) -> bool:
-    """Whether a question is about the user themself: in the first person singular, or plural but not about what
-    the user and the assistant said (``WE``, ``WE_SAID``), or about "the user" (``THE_USER``: an agent's query)."""
-    return bool(FIRST_PERSON.search(question)) or THE_USER.search(question) is not None or (
-        WE.search(question) is not None and WE_SAID.search(question) is None)
-
-
-def in_first_person(question: str) -> str:
-    """``question`` with "the user" put in the first person ("Where does the user live?" -> "Where do I live?",
-    "the user's employer" -> "my employer"), for reading its slot; unchanged without it."""
-    if THE_USER.search(question) is None:
-        return question
-    for pattern, words in _IN_FIRST_PERSON:
-        question = pattern.sub(words, question)
-    return question
 
 
 Embed = Callable[[str], np.ndarray]
@@ -344,12 +313,14 @@ _cached_own_clauses = lru_cache(maxsize=4096)(_read_own_clauses)
 
 def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str, filters: SearchFilters,
                       now: datetime | None, embed_texts: EmbedMany | None = None,
-                      embed_queries: EmbedMany | None = None) -> list[MemoryRecord]:
+                      embed_queries: EmbedMany | None = None, names: Collection[str] = ()) -> list[MemoryRecord]:
     """For a first-person question with a slot, the user's latest statements of that slot, in conversation
     order (the newest ``LATEST`` of the ``TOP`` nearest the slot, and the newest ``RESERVED`` others that a clause
     puts on it: ``told_in_passing``; see the module docstring); none otherwise.
     ``embed_texts``: the same embedder for many texts at once (the found statements are embedded in one batch;
-    ``None``: one by one with ``embed``); ``embed_queries``: ``embed`` for many texts at once (``prototypes``)."""
+    ``None``: one by one with ``embed``); ``embed_queries``: ``embed`` for many texts at once (``prototypes``);
+    ``names``: the user's names (``about.users_names``), a question naming one is about the user."""
+    query = named_as_the_user(query, names)
     if not about_the_user(query):
         return []
     protos = prototypes(embed, embed_queries)
@@ -403,11 +374,13 @@ def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, sl
 def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hits: list[Hit],
                  filters: SearchFilters, now: datetime | None, embed_texts: EmbedMany | None = None,
                  embed_queries: EmbedMany | None = None) -> list[Hit]:
-    """``hits`` with the user's latest statements of the fact asked about (``latest_statements``) that no hit
-    shows yet added to the first hit's context; ``hits`` unchanged when there are none."""
+    """``hits`` with the user's latest statements of the fact asked about (``latest_statements``; a question that
+    names the user by a name their turns among ``hits`` carry counts as about them) that no hit shows yet added to
+    the first hit's context; ``hits`` unchanged when there are none."""
     if not hits:
         return hits
-    latest = latest_statements(store, embed, user_id, query, filters, now, embed_texts, embed_queries)
+    latest = latest_statements(store, embed, user_id, query, filters, now, embed_texts, embed_queries,
+                               users_names(hits))
     shown = {r.record_id for h in hits for r in (h.record, *h.context)}
     added = tuple(r for r in latest if r.record_id not in shown)
     return [replace(hits[0], context=(*hits[0].context, *added)), *hits[1:]] if added else hits

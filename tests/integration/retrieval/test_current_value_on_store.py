@@ -4,8 +4,8 @@ A first-person question about a fact the user changed in words the question does
 latest statement of that fact shown in the first hit's context; someone else's similar fact is not taken for
 the user's, unless the person is the matter (a relative on the household, "my boyfriend" on a partner); a
 question not about the user adds nothing ("we" is the user's household, unless it asks what was said; "the user" is
-the user, as an agent's tool asks); the recipe's own hits stay as they were; a plain claim of the kind
-(the write-time rules) is taken though its words are far from the matter, a wish in the same words is not; a
+the user, as an agent's tool asks, and so is the name the user's turns carry); the recipe's own hits stay as they
+were; a plain claim of the kind (the write-time rules) is taken though its words are far from the matter, a wish in the same words is not; a
 change told in passing (its whole sentence off the matter, a clause on it) has a place of its own, the newest
 such first; a process's first such question through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted
 model's round trips) embeds the stage's descriptions in one call, not one call each; a new process reads the
@@ -117,6 +117,18 @@ def test_a_question_an_agents_tool_asks_about_the_user_gets_the_users_fact(memor
     on, off = memory.recall(q, "ana", recipe=ON), memory.recall(q, "ana", recipe=OFF)
     assert NEW not in _shown(off) and NEW in _shown(on)
     mine = "Which city do I live in these days?"  # the same statements added as for the user's own question
+    assert _shown(on) - _shown(off) == _shown(memory.recall(mine, "ana", recipe=ON)) - _shown(
+        memory.recall(mine, "ana", recipe=OFF))
+
+
+def test_a_question_that_names_the_user_gets_the_users_fact(memory):
+    """The user's turns carry their name (Ana): a question by that name is about the user; by the assistant's (Bot)
+    it is not (the test above)."""
+    _history(memory, NEW)
+    q = "Which city does Ana live in these days?"
+    on, off = memory.recall(q, "ana", recipe=ON), memory.recall(q, "ana", recipe=OFF)
+    assert NEW not in _shown(off) and NEW in _shown(on)
+    mine = "Which city do I live in these days?"
     assert _shown(on) - _shown(off) == _shown(memory.recall(mine, "ana", recipe=ON)) - _shown(
         memory.recall(mine, "ana", recipe=OFF))
 

@@ -144,6 +144,21 @@ def test_as_agent_puts_a_question_about_the_user_in_the_third_person(question, a
     assert as_agent(question) == asked
 
 
+def test_as_agent_names_the_user_when_given_their_name():
+    assert as_agent("Which city do I live in these days?", "John") == "Which city does John live in these days?"
+    assert as_agent("My doctor's name?", "John") == "John's doctor's name?"
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_asked_by_name_every_question_names_the_user_and_nothing_else_changes(family):
+    user, named = generate(CONVS, family, seed=1), generate(CONVS, family, seed=1, ask_as="name")
+    for u, n in zip(user, named, strict=True):
+        speaker = next(c.speaker_a for c in CONVS if c.sample_id == u.user_id)
+        assert re.search(rf"\b{speaker}\b", n.question) and not re.search(r"\b(?:I|my|me|we|our|us)\b", n.question,
+                                                                           re.I)
+        assert dataclasses.replace(n, question=u.question) == u
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_asked_as_an_agent_every_question_says_the_user_and_nothing_else_changes(family):
     user, agent = generate(CONVS, family, seed=1), generate(CONVS, family, seed=1, ask_as="agent")
