@@ -3,8 +3,8 @@ rules, no model. One ``SLOTS`` rule per kind (where one lives, works, a phone nu
 a habit ...) finds the phrase; the clause around it must be the user's own plain statement (``_stated``): a
 first-person word (I, my, we ...) or a subject left out as chat does ("Moved to Porto last week!"), no third- or
 second-person subject ("she moved to Porto", "glad you moved to Porto"), no hedge or wish ("I'd love to live in
-Lisbon", "if I moved"), no negation, nothing about the future ("I'm going to move"; trips excepted). ``CHANGE``: the words that tell a change (moved, switched, no longer, these
-days ...).
+Lisbon", "if I moved"), no negation, nothing about the future ("I'm going to move"; trips excepted). ``CHANGE``:
+the words that tell a change (moved, switched, no longer, these days ...).
 
 Read by the write-time supersession rules (``cbmemory.ingest.updates``: which earlier statement a new one
 changes) and by the read-time current-value stage (``cbmemory.retrieval.current_value``: a statement that claims

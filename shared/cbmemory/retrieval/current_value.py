@@ -10,8 +10,8 @@ close enough (``*_FLOOR``) and nearer than any other slot's (``*_MARGIN``).
 
 When the question is about the user (``about.about_the_user``: in the first person, "we" included unless it is what
 the user and the assistant said, or about "the user", as an agent's tool asks, or by a name the user's turns among the
-hits carry: ``about.named_as_the_user``) and has a slot, one extra vector search
-(``DEPTH`` records, the slot's mean description as the query) finds the user's statements on that matter: what the
+hits carry: ``about.named_as_the_user``) and has a slot, one extra vector search (``DEPTH`` records, the slot's mean
+description as the query) finds the user's statements on that matter: what the
 user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you
 been?", states the news; one that only asks states nothing), naming no person the question does not ("my cousin
 moved to Glasgow" is not the user's home; a statement that names one is read as its clauses that name no one and are
