@@ -101,7 +101,13 @@ def slots(text: str) -> frozenset[str]:
 
 
 def sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE.split(text) if s.strip()]
+    """The sentences of ``text``, each with its closing marks ("?" tells a question wherever it is)."""
+    out, start = [], 0
+    for m in _SENTENCE.finditer(text):
+        out.append(text[start:m.end()].rstrip())
+        start = m.end()
+    out.append(text[start:])
+    return [s for s in out if s.strip()]
 
 
 class Claim(NamedTuple):

@@ -27,8 +27,8 @@ def _repeated(piece: str) -> str:
 @pytest.mark.parametrize("text", [_repeated("...."), "!" * N, _repeated("?!")])
 def test_a_run_of_marks_is_one_sentence_end(text):
     # a run that ends the text (no space after it) was tried from each of its marks
-    assert sentences("I moved to Porto. " + text) == ["I moved to Porto", text]
-    assert sentences("I moved to Porto" + text[:10] + " Hello") == ["I moved to Porto", "Hello"]
+    assert sentences("I moved to Porto. " + text) == ["I moved to Porto.", text]  # each keeps its closing marks
+    assert sentences("I moved to Porto" + text[:10] + " Hello") == ["I moved to Porto" + text[:10], "Hello"]
 
 
 @pytest.mark.parametrize("chain", [", so", ", and", ", well"])

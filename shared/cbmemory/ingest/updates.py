@@ -91,9 +91,9 @@ def values(text: str) -> frozenset[str]:
     out = set()
     for sentence in sentences(text):
         for m in VALUE.finditer(sentence):
-            words = [w for w in m.group(0).strip(" .,:;!").split()
-                     if not _CONTRACTION.search(w) and w not in addressed]
-            if m.start() == 0 and words and words[0].isalpha() and words[0] == m.group(0).split()[0]:
+            found = m.group(0).strip(" .,:;!?")
+            words = [w for w in found.split() if not _CONTRACTION.search(w) and w not in addressed]
+            if m.start() == 0 and words and words[0].isalpha() and words[0] == found.split()[0]:
                 words = words[1:]  # a sentence's first word
             while words and words[0] in _STARTS:
                 words = words[1:]

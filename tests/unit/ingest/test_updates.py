@@ -3,7 +3,7 @@ Pure: the similarity a caller measures is given."""
 
 import pytest
 
-from cbmemory.claims import CHANGE, CLAUSE_CHARS, Claim, claims, slots
+from cbmemory.claims import CHANGE, CLAUSE_CHARS, Claim, claims, sentences, slots
 from cbmemory.ingest.updates import changes, people, values
 
 LINKS = [  # (new, old, similarity): the user's new statement changes the old one
@@ -158,3 +158,14 @@ def test_a_sentence_with_its_subject_left_out_is_the_users(said, kind, claimed):
 def test_a_change_with_its_subject_left_out_links():
     assert changes("Moved to Porto last week!", "I live in Paris and love it.", 0.25)
     assert not changes("Ahmed moved to Porto last week!", "I live in Paris and love it.", 0.25)
+
+
+def test_a_question_inside_a_turn_is_no_claim_and_a_closing_word_no_value():
+    """Each sentence keeps its closing marks, so a question in the middle of a text is known as one (a claim skips
+    it), and a word that is a whole sentence ("Haha.") is its first word, not a value."""
+    assert sentences("Have I moved to Porto? No way. I live in Paris.") == [
+        "Have I moved to Porto?", "No way.", "I live in Paris."]
+    assert claims("Did I move to Porto? I doubt it.") == {}
+    assert "home" in claims("Guess what? I moved to Porto.")
+    assert values("I'm gonna find the best spot for the hike. Haha.") == frozenset()
+    assert values("I moved to Porto. Haha.") == {"porto"}
