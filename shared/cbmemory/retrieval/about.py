@@ -60,11 +60,13 @@ def named_as_the_user(question: str, names: Collection[str]) -> str:
     in lower case is a word), and not as the question's first word unless possessive ("Will John move?" is no
     question about a user named Will)."""
     start = len(question) - len(question.lstrip(" \t\n\"'“‘(¿¡"))
+
+    def the_user(m: re.Match[str]) -> str:
+        if m.group(2):
+            return "the user's"
+        return m.group(0) if m.start() == start else "the user"
+
     for name in sorted((n for n in names if len(n) > 1 and n[:1].isupper() and n.lower() not in ROLES), key=len,
                        reverse=True):
-        def the_user(m: re.Match[str]) -> str:
-            if m.group(2):
-                return "the user's"
-            return m.group(0) if m.start() == start else "the user"
         question = re.sub(rf"(?<![\w'’])({re.escape(name)})(['’]s)?(?![\w'’])", the_user, question)
     return question

@@ -5,9 +5,9 @@ latest statement of that fact shown in the first hit's context; someone else's s
 the user's, unless the person is the matter (a relative on the household, "my boyfriend" on a partner); a
 question not about the user adds nothing ("we" is the user's household, unless it asks what was said; "the user" is
 the user, as an agent's tool asks, and so is the name the user's turns carry); the recipe's own hits stay as they
-were; a plain claim of the kind (the write-time rules) is taken though its words are far from the matter, a wish in the same words is not; a
-change told in passing (its whole sentence off the matter, a clause on it) has a place of its own, the newest
-such first; a process's first such question through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted
+were; a plain claim of the kind (the write-time rules) is taken though its words are far from the matter, a wish in
+the same words is not; a change told in passing (its whole sentence off the matter, a clause on it) has a place of
+its own, the newest such first; a process's first such question through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted
 model's round trips) embeds the stage's descriptions in one call, not one call each; a new process reads the
 statements' vectors the store kept at write time, embeds none of them, and shows what it shows without them."""
 
