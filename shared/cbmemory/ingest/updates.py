@@ -95,10 +95,10 @@ def values(text: str) -> frozenset[str]:
             words = [w for w in found.split() if not _CONTRACTION.search(w) and w not in addressed]
             if m.start() == 0 and words and words[0].isalpha() and words[0] == found.split()[0]:
                 words = words[1:]  # a sentence's first word
-            while words and words[0] in _STARTS:
-                words = words[1:]
-            while words and words[-1] in _STARTS:
-                words = words[:-1]
+            first = next((i for i, w in enumerate(words) if w not in _STARTS), len(words))
+            last = next((i for i in range(len(words), first, -1) if words[i - 1] not in _STARTS), first)
+            words = words[first:last]  # the usual capitalised words trimmed off both ends (one pass: a run of
+            # thousands is a pasted text's)
             if words:
                 value = " ".join(w.removesuffix("'s").removesuffix("’s") for w in words)
                 out.add(value.lower().rstrip("s") if value.rstrip("s") in _MONTHS_DAYS else value.lower())
