@@ -105,7 +105,7 @@ def values(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _values(claim: Claim, slot: str) -> frozenset[str]:
+def claim_values(claim: Claim, slot: str) -> frozenset[str]:
     """The values a claim names: its sentence's ``values`` in its span (days and months only for a schedule) and, for a
     slot whose values are ordinary words, those."""
     span = claim.span.lower()
@@ -141,9 +141,9 @@ def changes(new: str, old: str, similarity: float) -> bool:
     for slot in new_claims.keys() & old_claims.keys():
         own = OWN.get(slot, frozenset())
         # each claim's evidence is read once; a message's first MAX_CLAIMS claims of a kind are compared
-        olds = [(people(o.sentence) - own, _days(o.span), _values(o, slot)) for o in old_claims[slot][:MAX_CLAIMS]]
+        olds = [(people(o.sentence) - own, _days(o.span), claim_values(o, slot)) for o in old_claims[slot][:MAX_CLAIMS]]
         for n in new_claims[slot][:MAX_CLAIMS]:
-            n_people, n_days, n_values = people(n.sentence) - own, _days(n.span), _values(n, slot)
+            n_people, n_days, n_values = people(n.sentence) - own, _days(n.span), claim_values(n, slot)
             changed = CHANGE.search(n.sentence) is not None
             for o_people, o_days, o_values in olds:
                 if n_people != o_people:

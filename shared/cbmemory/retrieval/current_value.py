@@ -55,6 +55,7 @@ from ..store.base import MemoryStore
 from ..store.signals import Signal
 from ..text import clauses, people, stated
 from .about import about_the_user, in_first_person, named_as_the_user, users_names
+from .followed import named_again
 from .slots import ABOUT_PEOPLE, KINDS, SLOTS
 
 # Chosen by leave-one-conversation-out CV on the knowledge-update benchmark's train phrasings (LoCoMo dev, 8
@@ -341,7 +342,10 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     picked = nearest([(r, s) for (r, _), s in zip(pool, scores, strict=True) if s is not None], TOP)[-LATEST:]
     chosen = {r.record_id for r in picked}
     passing = told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many)
-    return sorted([*picked, *passing], key=conversation_order)
+    chosen |= {r.record_id for r in passing}
+    again = named_again(store, user_id, pool, kind, chosen, lambda r: _own(r, asked, matter, kind), filters,
+                        now) if kind is not None else []  # a value given for the matter, named again (followed.py)
+    return sorted([*picked, *passing, *again], key=conversation_order)
 
 
 def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, slot: str,
