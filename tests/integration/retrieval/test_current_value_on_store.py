@@ -7,9 +7,11 @@ question not about the user adds nothing ("we" is the user's household, unless i
 the user, as an agent's tool asks, and so is the name the user's turns carry); the recipe's own hits stay as they
 were; a plain claim of the kind (the write-time rules) is taken though its words are far from the matter, a wish in
 the same words is not; a change told in passing (its whole sentence off the matter, a clause on it) has a place of
-its own, the newest such first; a process's first such question through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted
-model's round trips) embeds the stage's descriptions in one call, not one call each; a new process reads the
-statements' vectors the store kept at write time, embeds none of them, and shows what it shows without them."""
+its own, the newest such first, and so has a later statement naming a value the user's claim of the matter gave
+(a change back told in other words), not the claim itself nor someone else's; a process's first such question
+through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted model's round trips) embeds the
+stage's descriptions in one call, not one call each; a new process reads the statements' vectors the store kept at
+write time, embeds none of them, and shows what it shows without them."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import pytest
 from langchain_core.embeddings import Embeddings
 
 from cbmemory import AgentMemory, LangChainEmbedder, SearchFilters, get_recipe
-from cbmemory.retrieval import current_value
+from cbmemory.retrieval import current_value, followed
 from cbmemory.retrieval.current_value import latest_statements
 
 D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
@@ -233,6 +235,38 @@ def test_the_place_kept_is_for_the_newest_statements_told_in_passing(memory, mon
     assert {PASSING, latest} <= chosen(2) and older not in chosen(2)
     assert {PASSING, latest, older} <= chosen(3)  # its clause is on the matter: only the number of places left it out
     assert not {PASSING, latest, older} & chosen(0)  # they come through the places kept, not the ranking
+
+
+BACK = "Tomorrow is my first morning back as a Leeds local, the cat already found her sunny spot."
+
+
+def test_a_change_back_told_in_other_words_is_shown_as_it_names_a_value_given_before(memory, monkeypatch):
+    """``followed.named_again``: Leeds, then Porto ("I moved to Porto", a claim), then back to Leeds in words off the
+    matter. The last statement names Leeds, which the user's claim of their home named before: it joins the stage's
+    selection, which is otherwise as it was; with no place for such statements (``VALUED`` 0) it is not shown."""
+    _history(memory, "I moved to Porto last month, the flat is tiny but bright.")
+    _turns(memory, "s_back", 95, BACK)
+    q = "Which city do I live in these days?"
+    kept, shown = _chosen(memory, q), _shown(memory.recall(q, "ana"))
+    monkeypatch.setattr(followed, "VALUED", 0)
+    plain = _chosen(memory, q)
+    assert BACK in kept and BACK in shown
+    assert BACK not in plain and BACK not in _shown(memory.recall(q, "ana"))
+    assert kept - plain == {BACK}  # one place, besides what the stage shows as before
+
+
+def test_a_value_named_only_by_its_own_claim_or_by_someone_else_is_not_followed(memory, monkeypatch):
+    """The claim that gave a value is its first telling, not its naming again; a statement naming the value and
+    someone else ("my cousin") is not the user's own; so nothing joins the selection."""
+    _turns(memory, "s0", 0, "I live in Lisbon now, near the river.")
+    for i in range(1, 31):
+        _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
+    _turns(memory, "s_cousin", 70, "My cousin Rita loves Lisbon, she visits every spring.")
+    q = "Which city do I live in these days?"
+    chosen = _chosen(memory, q)
+    monkeypatch.setattr(followed, "VALUED", 0)
+    assert chosen == _chosen(memory, q)
+    assert "I live in Lisbon now, near the river." in chosen
 
 
 @pytest.mark.parametrize(("said", "taken"), [
