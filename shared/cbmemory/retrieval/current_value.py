@@ -24,17 +24,18 @@ first-person statement of it). Of those, the ``TOP`` nearest the slot are
 kept, a claim or a change word counting nearer (``statement_score``: in a long memory many statements touch the
 matter, and the newest of them would crowd out the one that changed it), and the latest ``LATEST`` of them, by
 conversation date, with the latest ``RESERVED`` of the others that one of their clauses puts on the matter (a change
-told in passing: "Work was hectic, but the view from our new flat in Bilbao makes up for it"), join the first hit's
-context (as a window's turns do: the ranked hits, their number and order stay as they were; the context shows every
+told in passing: "Work was hectic, but the view from our new flat in Bilbao makes up for it") and the newest that
+names again a value a claim of the matter gave (``followed.named_again``: a change back told in other words), join
+the first hit's context (as a window's turns do: the ranked hits, their number and order stay as they were; the context shows every
 line in date order), so the newest statements of the matter are in what the reader gets.
 Nothing is marked as changed here (marking the older statements of the slot was measured and left off: it
 would mark the current statement itself in 7 of ~180 questions per family); marks come from write-time links.
 Cost, for such a question only: one vector search of ``DEPTH`` and the embedding of up to ``EMBEDDED``
 statements it finds and of their clauses, newest first until ``RESERVED`` are found (the embedder's cache keeps
-them for the user's later questions). A store that ``keeps_derived`` (the embedded one) keeps the statements'
-vectors from each user turn's write (``kept_texts``), and the embedder's cache finds them there: only turns written
-before that (later writes give them theirs, a few at a time), or to a store that keeps none, are embedded when a
-question first reads them.
+them for the user's later questions), and one full-text search when those statements claim a value. A store that
+``keeps_derived`` (the embedded one) keeps the statements' vectors from each user turn's write (``kept_texts``), and
+the embedder's cache finds them there: only turns written before that (later writes give them theirs, a few at a
+time), or to a store that keeps none, are embedded when a question first reads them.
 """
 
 from __future__ import annotations
