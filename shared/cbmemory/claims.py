@@ -4,7 +4,8 @@ a habit ...) finds the phrase; the clause around it must be the user's own plain
 first-person word (I, my, we ...) or a subject left out as chat does ("Moved to Porto last week!"), no third- or
 second-person subject ("she moved to Porto", "glad you moved to Porto"), no hedge or wish ("I'd love to live in
 Lisbon", "if I moved"), no negation, nothing about the future ("I'm going to move"; trips excepted). ``CHANGE``:
-the words that tell a change (moved, switched, no longer, these days ...).
+the words that tell a change (moved, switched, no longer, these days ...). ``values`` / ``claim_values``: the values a
+turn or a claim names (names, numbers, emails; for diets, commutes and households their ordinary words).
 
 Read by the write-time supersession rules (``cbmemory.ingest.updates``: which earlier statement a new one
 changes) and by the read-time current-value stage (``cbmemory.retrieval.current_value``: a statement that claims
@@ -192,3 +193,60 @@ def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:
                     out.setdefault(name, []).append(Claim(sentence, span))
                     break
     return out
+
+
+# The values a claim names (``values``, ``claim_values``): the write-time rules compare them (``ingest.updates``), the
+# read-time stage follows them (``retrieval.followed``). An email is tried from the start of its run of name characters
+# only (from inside a long run of "-" or "+" every try would scan the rest).
+VALUE = re.compile(r"(?<![\w@.])(?:[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*|\d[\d:.,\s]*\d|\d|(?<![+-])[\w.+-]+@[\w.-]+)")
+_STARTS = {"I", "I'm", "I've", "I'll", "I'd", "My", "We", "Our", "The", "A", "An", "It", "It's", "So", "And",
+           "But", "Big", "Oh", "Yes", "No", "Hey", "Hi", "Well", "Just", "Also", "Now", "Since", "Before", "After",
+           "These", "This", "That", "Speaking", "Tomorrow", "Today", "Yesterday", "Change", "Booked", "Signed",
+           "New", "Quick", "Guess", "Anyway", "Honestly", "Actually", "Sure", "Thanks", "Noted", "Ok", "Okay", "Here",
+           "Here's", "There", "There's", "Let's", "What", "When", "Wow", "Yeah", "Thank", "You", "Your"}
+_MONTHS_DAYS = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
+_CALENDAR = frozenset({d.lower() for d in _MONTHS_DAYS} | {
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december", "last", "next"})
+
+# slots whose values are ordinary words, not names or numbers
+VALUE_TERMS = {name: re.compile(p, re.I) for name, p in {
+    "diet": r"\b(?:vegan|vegetarian|pescatarian|keto|paleo|gluten-free|dairy-free|halal|kosher|carnivore|"
+            r"low-carb|plant-based|flexitarian)\b",
+    "commute": r"\b(?:by (?:bike|bicycle|bus|train|tram|car|tube|metro|underground|subway|ferry|scooter)|on foot|"
+               r"walk(?:ing)?|cycl(?:e|ing)|driv(?:e|ing))\b",
+    "household": r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+) of us\b",
+}.items()}
+_GREETING = re.compile(r"\b(?i:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|congrats|sure|great|ok|okay|dear|"
+                       r"bye|love you)\W+([A-Z]\w+)|,\s*([A-Z]\w+)\s*(?:[!.?]|$)")
+_CONTRACTION = re.compile(r"['’](?:re|ll|ve|d|m)$|n['’]t$")
+
+
+def values(text: str) -> frozenset[str]:
+    """The value words of a turn: capitalised names (not a sentence's first word, not the name of whom the
+    turn speaks to, not the usual capitalised words), numbers, emails; days of the week by their name."""
+    addressed = {n for m in _GREETING.finditer(text) for n in m.groups() if n}
+    out = set()
+    for sentence in sentences(text):
+        for m in VALUE.finditer(sentence):
+            found = m.group(0).strip(" .,:;!?")
+            words = [w for w in found.split() if not _CONTRACTION.search(w) and w not in addressed]
+            if m.start() == 0 and words and words[0].isalpha() and words[0] == found.split()[0]:
+                words = words[1:]  # a sentence's first word
+            first = next((i for i, w in enumerate(words) if w not in _STARTS), len(words))
+            last = next((i for i in range(len(words), first, -1) if words[i - 1] not in _STARTS), first)
+            words = words[first:last]  # the usual capitalised words trimmed off both ends (one pass: a run of
+            # thousands is a pasted text's)
+            if words:
+                value = " ".join(w.removesuffix("'s").removesuffix("’s") for w in words)
+                out.add(value.lower().rstrip("s") if value.rstrip("s") in _MONTHS_DAYS else value.lower())
+    return frozenset(out)
+
+
+def claim_values(claim: Claim, slot: str) -> frozenset[str]:
+    """The values a claim names: its sentence's ``values`` in its span (days and months only for a schedule) and, for a
+    slot whose values are ordinary words, those."""
+    span = claim.span.lower()
+    found = frozenset(v for v in values(claim.sentence) if v in span and (slot == "schedule" or v not in _CALENDAR))
+    rule = VALUE_TERMS.get(slot)
+    return found | ({m.group(0).lower() for m in rule.finditer(claim.span)} if rule else set())

@@ -39,25 +39,12 @@ from __future__ import annotations
 
 import re
 
-from ..claims import CHANGE, Claim, claims, sentences
+from ..claims import CHANGE, claim_values, claims, values
 from ..text import people, stated
 
 SIMILARITY = 0.1  # the least cosine of two turns' embeddings for a link (leave-one-conversation-out, pairs.py)
 MAX_CANDIDATES = 8  # earlier claims considered per new claim (the nearest by embedding)
 MAX_CLAIMS = 8  # claims of one kind compared per message (a message holds a few; a pasted text may hold thousands)
-
-# an email is tried from the start of its run of name characters only (from inside a long run of "-" or "+" every
-# try would scan the rest)
-VALUE = re.compile(r"(?<![\w@.])(?:[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*|\d[\d:.,\s]*\d|\d|(?<![+-])[\w.+-]+@[\w.-]+)")
-_STARTS = {"I", "I'm", "I've", "I'll", "I'd", "My", "We", "Our", "The", "A", "An", "It", "It's", "So", "And",
-           "But", "Big", "Oh", "Yes", "No", "Hey", "Hi", "Well", "Just", "Also", "Now", "Since", "Before", "After",
-           "These", "This", "That", "Speaking", "Tomorrow", "Today", "Yesterday", "Change", "Booked", "Signed",
-           "New", "Quick", "Guess", "Anyway", "Honestly", "Actually", "Sure", "Thanks", "Noted", "Ok", "Okay", "Here",
-           "Here's", "There", "There's", "Let's", "What", "When", "Wow", "Yeah", "Thank", "You", "Your"}
-_MONTHS_DAYS = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
-_CALENDAR = frozenset({d.lower() for d in _MONTHS_DAYS} | {
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
-    "december", "last", "next"})
 
 # Slots of one value at a time (a home city, an employer): another value replaces the old one. The others
 # (pets, trips, languages, sports, routines, devices, favourites) can hold several: a new one needs a change word.
@@ -66,52 +53,11 @@ SINGLE = frozenset({"home", "work", "school", "phone", "email", "title", "partne
 # relatives a slot's own claims name (my partner): not someone else
 OWN = {"partner": frozenset({"partner", "boyfriend", "girlfriend", "wife", "husband", "fiance", "fiancee", "fiancé",
                              "fiancée"})}
-# slots whose values are ordinary words, not names or numbers
-VALUE_TERMS = {name: re.compile(p, re.I) for name, p in {
-    "diet": r"\b(?:vegan|vegetarian|pescatarian|keto|paleo|gluten-free|dairy-free|halal|kosher|carnivore|"
-            r"low-carb|plant-based|flexitarian)\b",
-    "commute": r"\b(?:by (?:bike|bicycle|bus|train|tram|car|tube|metro|underground|subway|ferry|scooter)|on foot|"
-               r"walk(?:ing)?|cycl(?:e|ing)|driv(?:e|ing))\b",
-    "household": r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+) of us\b",
-}.items()}
 # the days a claim is told for, as a habit ("on Tuesdays", "every Monday", "weekdays"; not a date: "on Saturday I
 # moved"): two claims told for different days are not one matter ("I wake at 6:45 on Tuesdays" and "I've been
 # waking at 7:30 lately"); a schedule's value is its day, so it is not read there
 _DAY = r"(mon|tues|wednes|thurs|fri|satur|sun)"
 DAYS = re.compile(rf"\b(?:{_DAY}days|(?:every|each) {_DAY}day|(week|work)days|(?:every|each) (weekend)|(weekend)s)\b", re.I)
-_GREETING = re.compile(r"\b(?i:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|congrats|sure|great|ok|okay|dear|"
-                       r"bye|love you)\W+([A-Z]\w+)|,\s*([A-Z]\w+)\s*(?:[!.?]|$)")
-_CONTRACTION = re.compile(r"['’](?:re|ll|ve|d|m)$|n['’]t$")
-
-
-def values(text: str) -> frozenset[str]:
-    """The value words of a turn: capitalised names (not a sentence's first word, not the name of whom the
-    turn speaks to, not the usual capitalised words), numbers, emails; days of the week by their name."""
-    addressed = {n for m in _GREETING.finditer(text) for n in m.groups() if n}
-    out = set()
-    for sentence in sentences(text):
-        for m in VALUE.finditer(sentence):
-            found = m.group(0).strip(" .,:;!?")
-            words = [w for w in found.split() if not _CONTRACTION.search(w) and w not in addressed]
-            if m.start() == 0 and words and words[0].isalpha() and words[0] == found.split()[0]:
-                words = words[1:]  # a sentence's first word
-            first = next((i for i, w in enumerate(words) if w not in _STARTS), len(words))
-            last = next((i for i in range(len(words), first, -1) if words[i - 1] not in _STARTS), first)
-            words = words[first:last]  # the usual capitalised words trimmed off both ends (one pass: a run of
-            # thousands is a pasted text's)
-            if words:
-                value = " ".join(w.removesuffix("'s").removesuffix("’s") for w in words)
-                out.add(value.lower().rstrip("s") if value.rstrip("s") in _MONTHS_DAYS else value.lower())
-    return frozenset(out)
-
-
-def claim_values(claim: Claim, slot: str) -> frozenset[str]:
-    """The values a claim names: its sentence's ``values`` in its span (days and months only for a schedule) and, for a
-    slot whose values are ordinary words, those."""
-    span = claim.span.lower()
-    found = frozenset(v for v in values(claim.sentence) if v in span and (slot == "schedule" or v not in _CALENDAR))
-    rule = VALUE_TERMS.get(slot)
-    return found | ({m.group(0).lower() for m in rule.finditer(claim.span)} if rule else set())
 
 
 def _days(span: str) -> frozenset[str]:

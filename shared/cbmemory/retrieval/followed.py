@@ -5,7 +5,7 @@ A change back (A, then B, then A again) or a fact told again in passing is often
 first morning back as a resident of Lisbon", "the Porto rain again!"): off every kind of fact by its meaning, it
 still names a value the user's own claim of the matter named before. The stage reads those claims already
 (``cbmemory.claims``, of the question's kind, among the statements the slot's search found); a claim's values are
-the write-time rules' (``cbmemory.ingest.updates.claim_values``: names, numbers, emails; for diets, commutes and
+the write-time rules' (``cbmemory.claims.claim_values``: names, numbers, emails; for diets, commutes and
 households their ordinary words; a value in lower case that no rule reads, a pet or a coffee, is not followed).
 One full-text search for the values finds the user's statements that name one; of those later than a claim naming
 that value, the newest ``VALUED`` the stage does not show already join what it shows.
@@ -21,8 +21,7 @@ from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 
-from ..claims import claims
-from ..ingest.updates import claim_values
+from ..claims import claim_values, claims
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
