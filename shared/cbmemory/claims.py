@@ -22,6 +22,8 @@ from bisect import bisect_left, bisect_right
 from itertools import islice
 from typing import NamedTuple
 
+from .text import WHO_WORDS
+
 CHANGE = re.compile(
     r"\b(?:moved|moving (?:back )?to|relocat\w*|switch\w*|(?<!-)chang(?:e|ed|es|ing)\b(?!-)|no longer|not anymore|any ?more|"
     r"instead(?! of \w+ing)|lost my job|laid off|got fired|resigned|retired|left (?:my|the) (?:job|company|firm)|"
@@ -219,13 +221,18 @@ VALUE_TERMS = {name: re.compile(p, re.I) for name, p in {
 }.items()}
 _GREETING = re.compile(r"\b(?i:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|congrats|sure|great|ok|okay|dear|"
                        r"bye|love you)\W+([A-Z]\w+)|,\s*([A-Z]\w+)\s*(?:[!.?]|$)")
+# a name after a comma that ends a sentence is whom the turn speaks to ("Thanks for the tip, Maria."), unless the words
+# before the comma say who the name is: "I live with my partner, Tobias.", "our dog, Rex!" (a possessive and a word for
+# a person or a pet; "my business, Jon." speaks to Jon)
+_APPOSITIVE = re.compile(rf"\b(?:my|our)\s+(?:{WHO_WORDS})$", re.I)
 _CONTRACTION = re.compile(r"['’](?:re|ll|ve|d|m)$|n['’]t$")
 
 
 def values(text: str) -> frozenset[str]:
     """The value words of a turn: capitalised names (not a sentence's first word, not the name of whom the
     turn speaks to, not the usual capitalised words), numbers, emails; days of the week by their name."""
-    addressed = {n for m in _GREETING.finditer(text) for n in m.groups() if n}
+    addressed = {m.group(1) or m.group(2) for m in _GREETING.finditer(text)
+                 if m.group(1) or not _APPOSITIVE.search(text, max(0, m.start() - 40), m.start())}
     out = set()
     for sentence in sentences(text):
         for m in VALUE.finditer(sentence):

@@ -85,6 +85,7 @@ _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter
            r"wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|co-?worker|boss|aunt|"
            r"uncle|niece|nephew|grand\w+|roommate|flatmate|parents?|in-laws?|family|team ?mate|classmate")
 PEOPLE = re.compile(rf"\b({_PEOPLE})(?:['’]s)?\b", re.I)
+WHO_WORDS = _PEOPLE + r"|dog|cat|puppy|kitten|pet"  # the words a name may stand beside: "my partner, Tobias"
 
 
 def people(text: str) -> frozenset[str]:
