@@ -169,3 +169,18 @@ def test_a_question_inside_a_turn_is_no_claim_and_a_closing_word_no_value():
     assert "home" in claims("Guess what? I moved to Porto.")
     assert values("I'm gonna find the best spot for the hike. Haha.") == frozenset()
     assert values("I moved to Porto. Haha.") == {"porto"}
+
+
+@pytest.mark.parametrize(("said", "named"), [
+    ("I live with my partner, Tobias.", {"tobias"}),  # beside "my partner": who Tobias is, not whom it speaks to
+    ("Our dog, Rex!", {"rex"}),
+    ("Thanks for the tip, Maria.", set()),  # whom it speaks to
+    ("I've had tough times with my business, Jon.", set()),  # a business is no one: Jon is spoken to
+    ("See you soon, John!", set()),
+])
+def test_a_name_beside_a_word_for_a_person_is_a_value_not_whom_the_turn_speaks_to(said, named):
+    assert values(said) == named
+
+
+def test_a_partner_named_beside_the_word_links_when_another_is_named_so():
+    assert changes("I live with my partner, Henrik, since the spring.", "I live with my partner, Tobias.", 0.5)
