@@ -26,8 +26,8 @@ matter, and the newest of them would crowd out the one that changed it), and the
 conversation date, with the latest ``RESERVED`` of the others that one of their clauses puts on the matter (a change
 told in passing: "Work was hectic, but the view from our new flat in Bilbao makes up for it") and the newest that
 names again a value a claim of the matter gave (``followed.named_again``: a change back told in other words), join
-the first hit's context (as a window's turns do: the ranked hits, their number and order stay as they were; the context shows every
-line in date order), so the newest statements of the matter are in what the reader gets.
+the first hit's context (as a window's turns do: the ranked hits, their number and order stay as they were; the
+context shows every line in date order), so the newest statements of the matter are in what the reader gets.
 Nothing is marked as changed here (marking the older statements of the slot was measured and left off: it
 would mark the current statement itself in 7 of ~180 questions per family); marks come from write-time links.
 Cost, for such a question only: one vector search of ``DEPTH`` and the embedding of up to ``EMBEDDED``
