@@ -10,9 +10,9 @@ from datetime import date
 
 import pytest
 
-from cbmemory.claims import claims, sentences
+from cbmemory.claims import claims, sentences, values
 from cbmemory.dates.questions import question_span
-from cbmemory.ingest.updates import changes, values
+from cbmemory.ingest.updates import changes
 from cbmemory.text import clauses, stated
 
 pytestmark = [pytest.mark.heavy, pytest.mark.timeout(60)]

@@ -3,8 +3,8 @@ Pure: the similarity a caller measures is given."""
 
 import pytest
 
-from cbmemory.claims import CHANGE, CLAUSE_CHARS, Claim, claims, sentences, slots
-from cbmemory.ingest.updates import changes, people, values
+from cbmemory.claims import CHANGE, CLAUSE_CHARS, Claim, claims, sentences, slots, values
+from cbmemory.ingest.updates import changes, people
 
 LINKS = [  # (new, old, similarity): the user's new statement changes the old one
     ("Big news: I moved to Porto last week.", "I live in Paris and love it.", 0.25),  # lives in / moved
