@@ -318,7 +318,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
                       embed_queries: EmbedMany | None = None, names: Collection[str] = ()) -> list[MemoryRecord]:
     """For a first-person question with a slot, the user's latest statements of that slot, in conversation
     order (the newest ``LATEST`` of the ``TOP`` nearest the slot, and the newest ``RESERVED`` others that a clause
-    puts on it: ``told_in_passing``; see the module docstring); none otherwise.
+    puts on it: ``told_in_passing``, and the newest that names again a value a claim among them gave:
+    ``followed.named_again``; see the module docstring); none otherwise.
     ``embed_texts``: the same embedder for many texts at once (the found statements are embedded in one batch;
     ``None``: one by one with ``embed``); ``embed_queries``: ``embed`` for many texts at once (``prototypes``);
     ``names``: the user's names (``about.users_names``), a question naming one is about the user."""
@@ -344,8 +345,10 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     chosen = {r.record_id for r in picked}
     passing = told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many)
     chosen |= {r.record_id for r in passing}
-    again = named_again(store, user_id, pool, kind, chosen, lambda r: _own(r, asked, matter, kind), filters,
-                        now) if kind is not None else []  # a value given for the matter, named again (followed.py)
+    # a value the user's claims of the matter gave, named again (followed.py); the claims as ranked above (cached)
+    claimed = [(r, said) for r, said in pool if _marks(said, kind)[0]]
+    again = named_again(store, user_id, claimed, kind, chosen, lambda r: _own(r, asked, matter, kind), filters,
+                        now) if kind is not None and claimed else []
     return sorted([*picked, *passing, *again], key=conversation_order)
 
 

@@ -10,8 +10,9 @@ households their ordinary words; a value in lower case that no rule reads, a pet
 One full-text search for the values finds the user's statements that name one; of those later than a claim naming
 that value, the newest ``VALUED`` the stage does not show already join what it shows.
 
-Cost, for a question the stage answers whose statements claim a value: one full-text search of ``VALUED_DEPTH``
-records and the reading of what those state (cached, as the stage's own statements are)."""
+Cost, for a question the stage answers whose statements claim a value: the values of those claims (the stage passes
+only the statements that claim the kind, which it has read already), one full-text search of ``VALUED_DEPTH`` records
+and the reading of what those state (both cached, as the stage's own statements are)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from ..store.signals import Signal
 # Set before any run (experiments/knowledge_updates/README.md, "A value the user gave for the matter, named again"):
 VALUED = 1  # one place, as a reserved place adds at most what it shows
 VALUED_DEPTH = 64  # records the values' full-text search reads (a value is a rare word: its statements are few)
-CACHED_CHARS = 2048  # a chat turn's length; a longer statement's values are read again each time
+CACHED_CHARS = 2048  # a chat turn's length, as the stage's caches keep; a longer statement's values are read again
 
 
 def _read_values(said: str, kind: str) -> frozenset[str]:
