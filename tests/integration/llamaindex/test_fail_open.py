@@ -6,7 +6,6 @@ Also the retriever with an over-long query."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import pytest
@@ -19,6 +18,7 @@ from llama_index.core.memory import Memory
 
 from cbmemory.agent import MemoryFault
 from llamaindex_cbmemory import CbMemoryBlock, CbMemoryChatMemory, CbMemoryRetriever
+from tests.support.llama_loop import run_closed
 
 ANSWER = "You moved to Lyon."
 
@@ -34,7 +34,7 @@ def ask(message: str, memory) -> tuple[str, list[ChatMessage]]:
     async def run():  # agent.run needs a running loop
         return await agent.run(message, memory=memory)
 
-    return str(asyncio.run(run())), model.last_chat_messages
+    return str(run_closed(memory, run)), model.last_chat_messages
 
 
 def chat_memory(memory, faults: list[MemoryFault] | None = None) -> CbMemoryChatMemory:

@@ -15,6 +15,7 @@ from cbmemory import InvalidInputError
 from cbmemory.context import count_tokens
 from cbmemory.context import memory_line as format_hit
 from llamaindex_cbmemory import CbMemoryBlock
+from tests.support.llama_loop import run_closed
 
 QUESTION = ChatMessage(role="user", content="Who is visiting me, and where do I live?")
 
@@ -42,7 +43,7 @@ def test_memory_flushes_are_stored_and_nothing_else(memory):
             await mem.aput(ChatMessage(role=role, content=text))
         return await mem.aget_all(status=MessageStatus.ARCHIVED), await mem.aget_all(status=MessageStatus.ACTIVE)
 
-    flushed, active = asyncio.run(run())
+    flushed, active = run_closed(mem, run)
     assert flushed and active  # some left the short-term buffer, some are still in it
     stored = [(r.role, r.text) for r in memory.session_records("alice", "s9")]
     assert stored == [(m.role.value, m.content) for m in flushed]
@@ -57,7 +58,7 @@ def test_block_content_in_the_system_message(seeded):
         await mem.aput(ChatMessage(role="user", content="My sister Emma is visiting me next weekend."))
         return await mem.aget(input=QUESTION.content)
 
-    messages = asyncio.run(run())
+    messages = run_closed(mem, run)
     assert messages[0].role == MessageRole.SYSTEM
     system = messages[0].content
     assert "<cbmemory>" in system
@@ -103,7 +104,7 @@ def test_memory_truncates_the_block_when_tokens_run_out(seeded):
         await mem.aput(QUESTION)
         return await mem.aget()
 
-    system = asyncio.run(run())[0].content
+    system = run_closed(mem, run)[0].content
     assert format_hit(ranked[0]) in system and format_hit(ranked[-1]) not in system
 
 
@@ -115,7 +116,7 @@ def test_priority_zero_is_never_truncated(seeded):
         await mem.aput(QUESTION)
         return await mem.aget()
 
-    assert "I moved to Lyon yesterday" in asyncio.run(run())[0].content
+    assert "I moved to Lyon yesterday" in run_closed(mem, run)[0].content
 
 
 @pytest.mark.parametrize("kwargs", [{"user_id": ""}, {"k": 0}, {"recipe": "nope"}, {"today": "someday"}])

@@ -6,14 +6,13 @@ Covers CbMemoryBlock inside LlamaIndex's Memory, CbMemoryChatMemory and CbMemory
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.memory import Memory
 from llama_index.core.schema import MetadataMode
 
 from llamaindex_cbmemory import CbMemoryBlock, CbMemoryChatMemory, CbMemoryRetriever
+from tests.support.llama_loop import run_closed
 from tests.support.window_turns import AFTER, ALICE, ALICE_Q, BEFORE, BOB, BOB_Q, DAY, HIT, line
 
 LAST = f"user: Next month [June 2023] I start pottery classes downtown. [said {DAY}]"  # its relative date resolved
@@ -42,7 +41,7 @@ def block_system(memory, buffer: list[tuple[str, str]], user: str = "alice", **b
             await mem.aput(ChatMessage(role=role, content=text))
         return await mem.aget()
 
-    return asyncio.run(run())
+    return run_closed(mem, run)
 
 
 def test_block_shows_the_hit_with_the_turn_before_and_after_it_each_once(two_users):
