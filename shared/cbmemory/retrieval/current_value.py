@@ -19,9 +19,10 @@ in the first person, when they claim the kind of fact: "I got vaccinated for Per
 about your sister"; but for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those people are the
 matter: "since my mum moved in we are six at dinner", "my boyfriend cooked tonight"), whose own words (what they
 state, embedded alone: the stored vector also holds the date and the turn answered) are near the slot's descriptions
-(``on_slot``) or that claim the slot's kind of fact by the write-time rules (``cbmemory.claims``, a precise
-first-person statement of it). Of those, the ``TOP`` nearest the slot are
-kept, a claim or a change word counting nearer (``statement_score``: in a long memory many statements touch the
+(``on_slot``), that claim the slot's kind of fact by the write-time rules (``cbmemory.claims``, a precise
+first-person statement of it) or that the slot head reads as of the slot's kind (``slot_head``: learned from a local
+LLM's sentences, for the offline MiniLM's vectors). Of those, the ``TOP`` nearest the slot are
+kept, a claim, a change word or the head's reading counting nearer (``statement_score``: in a long memory many statements touch the
 matter, and the newest of them would crowd out the one that changed it), and the latest ``LATEST`` of them, by
 conversation date, with the latest ``RESERVED`` of the others that one of their clauses puts on the matter (a change
 told in passing: "Work was hectic, but the view from our new flat in Bilbao makes up for it") and the newest that
@@ -55,6 +56,7 @@ from ..models import Hit, MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
 from ..text import clauses, people, stated
+from . import slot_head
 from .about import about_the_user, in_first_person, named_as_the_user, users_names
 from .followed import named_again
 from .slots import ABOUT_PEOPLE, KINDS, SLOTS
@@ -82,6 +84,13 @@ LATEST = 8  # ... of which the newest are shown
 # were written looking at train's phrasings).
 CLAIMED = 0.1
 CHANGED = 0.05
+# With the offline MiniLM, the slot head (``slot_head``: a softmax over the kinds learned from a local LLM's sentences)
+# also puts a statement on the slot when it gives the slot's kind at least HEAD_FLOOR, and each statement ranks
+# HEAD_WEIGHT times that probability nearer. Chosen by leave-one-conversation-out on the train and dev phrasings
+# together (experiments/knowledge_updates/head/cv.py; 8 folds chose HEAD_FLOOR 0.2, 6 of them HEAD_WEIGHT 0.2): test
+# once, newest shown / stale only x1 119 / 19 -> 122 / 16 of 154, x10 80 / 23 -> 84 / 22, own value not lower.
+HEAD_FLOOR = 0.2
+HEAD_WEIGHT = 0.2
 # Besides those, a place is kept for the newest ``RESERVED`` statements the slot's search found that one of their
 # clauses (``text.clauses``) puts on the slot (``CLAUSE_FLOOR``, ``CLAUSE_MARGIN``): a change told in passing ("Work
 # was hectic, but the view from our new flat in Bilbao makes up for it") is off the slot by its whole sentence, and
@@ -224,9 +233,11 @@ _cached_clauses = lru_cache(maxsize=4096)(_read_clauses)
 
 def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> float | None:
     """How near the slot a user's statement ranks (``nearest``): its cosine to the slot's nearest description, when
-    it is on the slot (``slot_score`` with the statement floor and margin) or claims the slot's kind of fact
-    (``KINDS``, ``cbmemory.claims``), plus ``CLAIMED`` when it claims it and ``CHANGED`` when it has a change
-    word; ``None`` when it is neither on the slot nor claims it. ``vec``: what it states (``said``), embedded."""
+    it is on the slot (``slot_score`` with the statement floor and margin), claims the slot's kind of fact
+    (``KINDS``, ``cbmemory.claims``), plus ``CLAIMED`` when it claims it and ``CHANGED`` when it has a change word;
+    or when the slot head (``slot_head``, MiniLM only) gives it the slot's kind at least ``HEAD_FLOOR``; and
+    ``HEAD_WEIGHT`` times the head's probability; ``None`` when it is none of those. ``vec``: what it states
+    (``said``), embedded."""
     return statement_scores(np.asarray(vec)[None, :], [said], protos, slot)[0]
 
 
@@ -237,10 +248,15 @@ def statement_scores(vecs: np.ndarray, saids: Sequence[str], protos: Protos, slo
     i = protos[0].index(slot)
     best = _by_slots(vecs, protos)
     clear = _clear_rows(best, i, STATEMENT_FLOOR, STATEMENT_MARGIN).tolist()
+    head = slot_head.matching(protos[2][0]) if len(saids) else None
+    learned = head.probabilities(vecs)[:, head.names.index(slot)].tolist() if head else [0.0] * len(saids)
     out: list[float | None] = []
-    for said, cosine, on in zip(saids, best[:, i].tolist(), clear, strict=True):
+    for said, cosine, on, p in zip(saids, best[:, i].tolist(), clear, learned, strict=True):
         claimed, changed = _marks(said, kind)
-        out.append(cosine + CLAIMED * claimed + CHANGED * changed if claimed or on else None)
+        if on or claimed:
+            out.append(cosine + CLAIMED * claimed + CHANGED * changed + HEAD_WEIGHT * p)
+        else:  # on the slot by the head alone: no change word's bonus (as measured)
+            out.append(cosine + HEAD_WEIGHT * p if p >= HEAD_FLOOR else None)
     return out
 
 

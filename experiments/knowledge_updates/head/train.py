@@ -1,0 +1,63 @@
+"""Trains the slot head the stage reads (``cbmemory/data/slot_head.npz``, ``cbmemory.retrieval.slot_head``) from the
+local LLM's sentences (``head_data.py``: ``kinds.jsonl``, each kind's sentences, and ``everyday.jsonl``, "none") and
+the kinds' own descriptions (``retrieval.slots.SLOTS``), embedded by the offline MiniLM: a softmax over the kinds
+and "none" on the sentences' unit vectors, the two sides weighted alike, full-batch gradient descent (500 steps of
+20, L2 1e-4). Deterministic for the same files and model.
+
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/train.py shared/cbmemory/data/slot_head.npz
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from cbmemory.embedding import MiniLMEmbedder
+from cbmemory.retrieval.slots import SLOTS
+
+HERE = Path(__file__).parent
+
+
+def unit(m: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(m, axis=1, keepdims=True)
+    return m / np.where(n > 0, n, 1)
+
+
+def fit(x: np.ndarray, y: np.ndarray, classes: int, weights: np.ndarray, *, l2: float = 1e-4, steps: int = 500,
+        rate: float = 20.0) -> tuple[np.ndarray, np.ndarray]:
+    x = unit(np.asarray(x, dtype=np.float64))
+    w_, b = np.zeros((x.shape[1], classes)), np.zeros(classes)
+    target = np.eye(classes)[y]
+    share = weights / weights.sum()
+    for _ in range(steps):
+        z = x @ w_ + b
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=1, keepdims=True)
+        g = (p - target) * share[:, None]
+        w_ -= rate * (x.T @ g + l2 * w_)
+        b -= rate * g.sum(axis=0)
+    return w_, b
+
+
+def main(out: str) -> None:
+    names = tuple(SLOTS)
+    made = [json.loads(line) for line in (HERE / "kinds.jsonl").read_text().splitlines()]
+    said = [d for s in names for d in SLOTS[s]] + [m["text"] for m in made]
+    kind = [names.index(s) for s in names for _ in SLOTS[s]] + [names.index(m["slot"]) for m in made]
+    none = [json.loads(line)["text"] for line in (HERE / "everyday.jsonl").read_text().splitlines()]
+    emb = MiniLMEmbedder()
+    x = np.concatenate([emb.embed(said), emb.embed(none)])
+    y = np.array(kind + [len(names)] * len(none))
+    weights = np.concatenate([np.ones(len(said)), np.full(len(none), len(said) / len(none))])
+    w_, b = fit(x, y, len(names) + 1, weights)
+    probe = unit(np.asarray(emb.embed_query(SLOTS[names[0]][0]), dtype=np.float64)[None, :])[0]
+    np.savez(out, weights=w_.astype(np.float32), bias=b.astype(np.float32), names=np.array(names),
+             probe=probe.astype(np.float32))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

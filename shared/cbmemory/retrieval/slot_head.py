@@ -1,0 +1,68 @@
+"""A learned reading of which kind of personal fact a statement tells (the slot head), for the current-value stage.
+
+The stage finds a statement's kind by its nearest hand-written description (``cbmemory.retrieval.slots``); a change
+told in other words ("the guidebook for Iceland is already full of sticky notes") is near none. The head is a softmax
+over the kinds and "none" on the offline MiniLM's unit vector of what a statement states, trained on sentences a local
+LLM wrote for each kind (plainly, indirectly, in passing) and on everyday chat it wrote as "none", with the kinds'
+descriptions (``experiments/knowledge_updates/head``: the sentences, the prompts and ``train.py``, which writes
+``cbmemory/data/slot_head.npz``). It reads MiniLM's vectors only: a memory with another embedding model has no head
+(``matching``), and the stage reads as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+from .slots import SLOTS
+
+HEAD_FILE = "slot_head.npz"
+SAME_MODEL = 0.999  # least cosine of a model's vector of the first description to the head's: the same model
+
+
+@dataclass(frozen=True, eq=False)
+class SlotHead:
+    """``names``: the kinds, in ``SLOTS`` order; ``weights`` (dimension × kinds + 1) and ``bias`` (kinds + 1, the last
+    "none"); ``probe``: the trained-on model's unit vector of the first kind's first description."""
+
+    names: tuple[str, ...]
+    weights: np.ndarray
+    bias: np.ndarray
+    probe: np.ndarray
+
+    def probabilities(self, vecs: np.ndarray) -> np.ndarray:
+        """Per row of ``vecs`` (statements' vectors), the probability of each kind (columns in ``names`` order; the
+        "none" column left out, so a row sums to at most 1)."""
+        m = np.asarray(vecs, dtype=np.float32)
+        if not len(m):
+            return np.empty((0, len(self.names)), dtype=np.float32)
+        norms = np.linalg.norm(m, axis=1, keepdims=True)
+        z = (m / np.where(norms > 0, norms, 1)) @ self.weights + self.bias
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return (p / p.sum(axis=1, keepdims=True))[:, :-1]
+
+
+@lru_cache(maxsize=1)
+def load() -> SlotHead:
+    """The shipped head (read once per process). Raises ``ValueError`` when it was trained for other kinds than
+    ``SLOTS`` holds (retrain it with ``experiments/knowledge_updates/head/train.py`` after changing the kinds)."""
+    with (resources.files("cbmemory") / "data" / HEAD_FILE).open("rb") as f, np.load(f) as data:
+        head = SlotHead(tuple(str(n) for n in data["names"]), data["weights"].astype(np.float32),
+                        data["bias"].astype(np.float32), data["probe"].astype(np.float32))
+    if head.names != tuple(SLOTS):
+        raise ValueError(f"{HEAD_FILE} was trained for other kinds of fact than retrieval.slots.SLOTS; retrain it")
+    return head
+
+
+def matching(first: np.ndarray) -> SlotHead | None:
+    """The head when ``first`` (a unit vector of the first kind's first description, ``current_value.prototypes``'
+    first row) is the trained-on model's (its dimension, and cosine at least ``SAME_MODEL``); else ``None``."""
+    head = load()
+    v = np.asarray(first, dtype=np.float32)
+    if v.shape != head.probe.shape:
+        return None
+    return head if float(v @ head.probe) >= SAME_MODEL else None
