@@ -2,8 +2,9 @@
 optional e5 embedder gives L2-normalised 384-d float32 vectors; a query and a document of one text differ
 (e5's "query: " / "passage: " prefixes) and the query side is the engine's own; a question ranks the turn
 that answers it, and a paraphrase, above unrelated turns; batching changes no vector; a model file other
-than the pinned one is refused; and a store keeps the embedder it was made with (MiniLM and e5 both have 384
-dimensions: only the bound name tells them apart)."""
+than the pinned one is refused; a store keeps the embedder it was made with (MiniLM and e5 both have 384
+dimensions: only the bound name tells them apart); and the current-value stage's slot head, learned on MiniLM's
+vectors, is not applied to e5's."""
 
 import subprocess
 import sys
@@ -113,3 +114,12 @@ def test_an_e5_store_refuses_minilm_and_searches_with_e5(tmp_path, minilm, e5sma
     with AgentMemory.open(path, embedder=e5small) as m:
         hits = m.search("What is the puppy called?", "caroline", k=3, recipe="vector")
     assert [h.record.turn_id for h in hits] == ["D1:1"] and hits[0].signals
+
+
+def test_the_slot_head_is_minilms_and_e5_gets_none(e5small):
+    """``retrieval.slot_head.matching``: the current-value stage's learned head reads MiniLM's vectors only; e5's
+    vector of the same description (same dimension) is another model's, so a memory with e5 ranks as without it."""
+    from cbmemory.retrieval import slot_head
+    from cbmemory.retrieval.current_value import prototypes
+
+    assert slot_head.matching(prototypes(e5small.embed_query)[2][0]) is None
