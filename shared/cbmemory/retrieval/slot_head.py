@@ -11,6 +11,7 @@ descriptions (``experiments/knowledge_updates/head``: the sentences, the prompts
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -60,8 +61,14 @@ def load() -> SlotHead:
 
 def matching(first: np.ndarray) -> SlotHead | None:
     """The head when ``first`` (a unit vector of the first kind's first description, ``current_value.prototypes``'
-    first row) is the trained-on model's (its dimension, and cosine at least ``SAME_MODEL``); else ``None``."""
-    head = load()
+    first row) is the trained-on model's (its dimension, and cosine at least ``SAME_MODEL``); else ``None``. A head
+    that cannot be read (a damaged install, kinds changed without training it again) is none, with a warning: the
+    stage then reads as without it, and the question is still answered."""
+    try:
+        head = load()
+    except (OSError, ValueError, KeyError) as e:
+        warnings.warn(f"cbmemory: the slot head is not used ({e})", RuntimeWarning, stacklevel=2)
+        return None
     v = np.asarray(first, dtype=np.float32)
     if v.shape != head.probe.shape:
         return None

@@ -46,3 +46,15 @@ def test_only_the_trained_on_models_vectors_get_the_head():
 @pytest.mark.parametrize("dim", [1, 16])
 def test_a_small_vector_is_another_model(dim):
     assert slot_head.matching(np.ones(dim, dtype=np.float32)) is None
+
+
+def test_a_head_that_cannot_be_read_is_none_with_a_warning(monkeypatch):
+    """A damaged install or kinds changed without training the head again: the stage reads as without it."""
+    probe = slot_head.load().probe
+
+    def broken():
+        raise ValueError("slot_head.npz was trained for other kinds of fact")
+
+    monkeypatch.setattr(slot_head, "load", broken)
+    with pytest.warns(RuntimeWarning, match="slot head is not used"):
+        assert slot_head.matching(probe) is None
