@@ -21,8 +21,8 @@ matter: "since my mum moved in we are six at dinner", "my boyfriend cooked tonig
 state, embedded alone: the stored vector also holds the date and the turn answered) are near the slot's descriptions
 (``on_slot``), that claim the slot's kind of fact by the write-time rules (``cbmemory.claims``, a precise
 first-person statement of it) or that the slot head reads as of the slot's kind (``slot_head``: learned from a local
-LLM's sentences, for the offline MiniLM's vectors). Of those, the ``TOP`` nearest the slot are
-kept, a claim, a change word or the head's reading counting nearer (``statement_score``: in a long memory many statements touch the
+LLM's sentences, for the offline MiniLM's vectors). Of those, the ``TOP`` nearest the slot are kept, a claim, a
+change word or the head's reading counting nearer (``statement_score``: in a long memory many statements touch the
 matter, and the newest of them would crowd out the one that changed it), and the latest ``LATEST`` of them, by
 conversation date, with the latest ``RESERVED`` of the others that one of their clauses puts on the matter (a change
 told in passing: "Work was hectic, but the view from our new flat in Bilbao makes up for it") and the newest that
