@@ -58,15 +58,23 @@ def lines_of(answer: str) -> list[str]:
     return [line for line in lines if len(line) > 15]
 
 
+def prompts_of(mode: str) -> list[tuple[dict[str, str], str]]:
+    """The labelled prompts of a mode: ``kinds`` and ``everyday`` (the first batch, seed 0); ``kinds2`` (a second batch,
+    asked at seed 1: the same three angles on each kind's second description, ``SLOTS``' other wording of it)."""
+    if mode in ("kinds", "kinds2"):
+        n = 0 if mode == "kinds" else 1
+        return [({"slot": s, "angle": a}, t.format(d=SLOTS[s][n])) for s in SLOTS for a, t in ANGLES.items()]
+    return [({"topic": t}, f"Write 12 different short chat messages a person might send to a friend, in the "
+                           f"first person, about {t}.") for t in TOPICS]
+
+
 def main(mode: str, path: str) -> None:
-    prompts = ([({"slot": s, "angle": a}, t.format(d=SLOTS[s][0])) for s in SLOTS for a, t in ANGLES.items()]
-               if mode == "kinds" else
-               [({"topic": t}, f"Write 12 different short chat messages a person might send to a friend, in the "
-                               f"first person, about {t}.") for t in TOPICS])
+    seed = 1 if mode == "kinds2" else 0
+    prompts = prompts_of(mode)
     with open(path, "a") as out:
         for label, prompt in prompts:
             t0 = time.time()
-            got = lines_of(ask(prompt))
+            got = lines_of(ask(prompt, seed))
             for line in got:
                 out.write(json.dumps({**label, "text": line}) + "\n")
             out.flush()

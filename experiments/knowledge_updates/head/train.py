@@ -4,12 +4,15 @@ the kinds' own descriptions (``retrieval.slots.SLOTS``), embedded by the offline
 and "none" on the sentences' unit vectors, the two sides weighted alike, full-batch gradient descent (500 steps of
 20, L2 1e-4). Deterministic for the same files and model.
 
-    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/train.py shared/cbmemory/data/slot_head.npz
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/train.py shared/cbmemory/data/slot_head.npz [--mixed]
+
+``--mixed``: also trained on mixed messages (``training_set``).
 """
 
 from __future__ import annotations
 
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -43,16 +46,33 @@ def fit(x: np.ndarray, y: np.ndarray, classes: int, weights: np.ndarray, *, l2: 
     return w_, b
 
 
-def main(out: str) -> None:
+def training_set(emb: MiniLMEmbedder, mixed: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sentences' vectors, their labels (a kind's index in ``SLOTS`` order; "none" the last) and weights (the kinds'
+    side and the "none" side weighted alike). ``mixed``: also each kind sentence joined to an everyday message, once in
+    each order, as the kind, and as many pairs of everyday messages as "none" (README.md, "The slot head trained on
+    mixed messages too"; drawn with ``random.Random(0)``)."""
     names = tuple(SLOTS)
     made = [json.loads(line) for line in (HERE / "kinds.jsonl").read_text().splitlines()]
     said = [d for s in names for d in SLOTS[s]] + [m["text"] for m in made]
     kind = [names.index(s) for s in names for _ in SLOTS[s]] + [names.index(m["slot"]) for m in made]
     none = [json.loads(line)["text"] for line in (HERE / "everyday.jsonl").read_text().splitlines()]
-    emb = MiniLMEmbedder()
+    if mixed:
+        rng = random.Random(0)
+        pairs = [(m["text"], names.index(m["slot"])) for m in made]
+        joined = [(f"{rng.choice(none)} {t}", k) for t, k in pairs] + [(f"{t} {rng.choice(none)}", k) for t, k in pairs]
+        said += [t for t, _ in joined]
+        kind += [k for _, k in joined]
+        none = none + [f"{a} {b}" for a, b in (rng.sample(none, 2) for _ in joined)]
     x = np.concatenate([emb.embed(said), emb.embed(none)])
     y = np.array(kind + [len(names)] * len(none))
     weights = np.concatenate([np.ones(len(said)), np.full(len(none), len(said) / len(none))])
+    return x, y, weights
+
+
+def main(out: str, variant: str = "") -> None:
+    names = tuple(SLOTS)
+    emb = MiniLMEmbedder()
+    x, y, weights = training_set(emb, mixed=variant == "--mixed")
     w_, b = fit(x, y, len(names) + 1, weights)
     probe = unit(np.asarray(emb.embed_query(SLOTS[names[0]][0]), dtype=np.float64)[None, :])[0]
     np.savez(out, weights=w_.astype(np.float32), bias=b.astype(np.float32), names=np.array(names),
@@ -60,4 +80,4 @@ def main(out: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])
