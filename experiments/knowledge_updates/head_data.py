@@ -59,8 +59,9 @@ def lines_of(answer: str) -> list[str]:
 
 
 def prompts_of(mode: str) -> list[tuple[dict[str, str], str]]:
-    """The labelled prompts of a mode: ``kinds`` and ``everyday`` (the first batch, seed 0); ``kinds2`` (a second batch,
-    asked at seed 1: the same three angles on each kind's second description, ``SLOTS``' other wording of it)."""
+    """The labelled prompts of a mode: ``kinds`` and ``everyday`` (the first batch, seed 0); ``kinds2`` and ``everyday2``
+    (a second batch, asked at seed 1: the same three angles on each kind's second description, ``SLOTS``' other wording
+    of it, and the same everyday topics)."""
     if mode in ("kinds", "kinds2"):
         n = 0 if mode == "kinds" else 1
         return [({"slot": s, "angle": a}, t.format(d=SLOTS[s][n])) for s in SLOTS for a, t in ANGLES.items()]
@@ -69,7 +70,7 @@ def prompts_of(mode: str) -> list[tuple[dict[str, str], str]]:
 
 
 def main(mode: str, path: str) -> None:
-    seed = 1 if mode == "kinds2" else 0
+    seed = 1 if mode.endswith("2") else 0
     prompts = prompts_of(mode)
     with open(path, "a") as out:
         for label, prompt in prompts:
