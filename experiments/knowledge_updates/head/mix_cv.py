@@ -3,7 +3,10 @@
 of the stage and objective; the lines the product added besides the ranking (told in passing, named again) are those
 of the records' runs (the product with the shipped head) less the shipped head's ranked picks.
 
-    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/mix_cv.py FEATURES_DIR
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/mix_cv.py FEATURES_DIR [mixed|batches]
+
+``batches``: the head trained on both batches of sentences instead (README.md, "A second batch of the head's
+sentences").
 
 ``FEATURES_DIR`` holds ``feat-{train,dev}-{x1,x10}.pkl`` (``features.py``, runs of the product with the head).
 """
@@ -15,7 +18,7 @@ import sys
 
 import numpy as np
 from cv import Replay, ids
-from train import fit, training_set
+from train import TWO_BATCHES, fit, training_set
 
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.retrieval import current_value as C
@@ -23,7 +26,11 @@ from cbmemory.retrieval import slot_head
 
 SHIPPED = ("shipped", C.HEAD_FLOOR, C.HEAD_WEIGHT)
 SCALES = ("x1", "x10")
-GRID = [SHIPPED] + [("mixed", t, b) for t in (0.5, 0.3, 0.2, 0.15) for b in (0.1, 0.2, 0.3)]
+CANDIDATE = "mixed"  # the head the shipped one is held against: "mixed" or "batches" (the command's second argument)
+
+
+def grid(candidate: str) -> list[tuple[str, float, float]]:
+    return [SHIPPED] + [(candidate, t, b) for t in (0.5, 0.3, 0.2, 0.15) for b in (0.1, 0.2, 0.3)]
 
 
 def outcome(shipped: Replay, replay: Replay, tau: float, beta: float, convs: set[str]):
@@ -46,19 +53,23 @@ def outcome(shipped: Replay, replay: Replay, tau: float, beta: float, convs: set
     return new_n, stale_n, changes, own, others, lines / max(1, changes + others)
 
 
-def main(where: str) -> None:
+def main(where: str, candidate: str = CANDIDATE) -> None:
     emb = MiniLMEmbedder()
     protos = C.prototypes(emb.embed_query, emb.embed_queries)
-    x, y, weights = training_set(emb, mixed=True)
+    if candidate == "mixed":
+        x, y, weights = training_set(emb, mixed=True)
+    else:
+        x, y, weights = training_set(emb, batches=TWO_BATCHES)
     w, b = fit(x, y, len(protos[0]) + 1, weights)
 
-    def mixed(v):
+    def other(v):
         m = np.asarray(v, dtype=np.float64)
         z = (m / np.linalg.norm(m, axis=1, keepdims=True)) @ w + b
         p = np.exp(z - z.max(axis=1, keepdims=True))
         return (p / p.sum(axis=1, keepdims=True))[:, :-1]
 
-    heads = {"shipped": slot_head.load().probabilities, "mixed": mixed}
+    heads = {"shipped": slot_head.load().probabilities, candidate: other}
+    settings = grid(candidate)
     replays = {}
     for family in ("train", "dev"):
         for scale in SCALES:
@@ -67,7 +78,7 @@ def main(where: str) -> None:
             replays[family, scale] = {h: Replay(feats, vec, protos, f) for h, f in heads.items()}
     convs = sorted({f["case_id"].split(":")[0] for f in replays["train", "x1"]["shipped"].feats})
     got = {(g, k, c): outcome(r["shipped"], r[g[0]], g[1], g[2], {c})
-           for g in GRID for k, r in replays.items() for c in convs}
+           for g in settings for k, r in replays.items() for c in convs}
 
     def objective(g, among):
         total = 0.0
@@ -82,17 +93,17 @@ def main(where: str) -> None:
     chosen = []
     for c in convs:
         rest = [x for x in convs if x != c]
-        best = max(GRID, key=lambda g: (round(objective(g, rest), 9), g == SHIPPED, g[1], -g[2]))
+        best = max(settings, key=lambda g: (round(objective(g, rest), 9), g == SHIPPED, g[1], -g[2]))
         chosen.append(best)
         for k in replays:
             r = got[best, k, c]
             held[k] = [held[k][0] + r[0], held[k][1] + r[1], held[k][2] + r[3]]
     print("folds chose:", chosen)
     print("held out (newest shown, stale only, own value):", held)
-    for g in GRID:
+    for g in settings:
         print(g, {f"{k[0]} {k[1]}": tuple(sum(got[g, k, c][i] for c in convs) for i in (0, 1, 3)) for k in replays},
               round(objective(g, convs), 4))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:3])

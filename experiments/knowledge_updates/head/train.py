@@ -4,9 +4,9 @@ the kinds' own descriptions (``retrieval.slots.SLOTS``), embedded by the offline
 and "none" on the sentences' unit vectors, the two sides weighted alike, full-batch gradient descent (500 steps of
 20, L2 1e-4). Deterministic for the same files and model.
 
-    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/train.py shared/cbmemory/data/slot_head.npz [--mixed]
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/train.py shared/cbmemory/data/slot_head.npz [--mixed|--two-batches]
 
-``--mixed``: also trained on mixed messages (``training_set``).
+``--mixed``: also trained on mixed messages; ``--two-batches``: on both batches of sentences (``training_set``).
 """
 
 from __future__ import annotations
@@ -46,16 +46,26 @@ def fit(x: np.ndarray, y: np.ndarray, classes: int, weights: np.ndarray, *, l2: 
     return w_, b
 
 
-def training_set(emb: MiniLMEmbedder, mixed: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+BATCHES = (("kinds.jsonl",), ("everyday.jsonl",))  # the first batch (head_data.py kinds, everyday)
+TWO_BATCHES = (("kinds.jsonl", "kinds2.jsonl"), ("everyday.jsonl", "everyday2.jsonl"))  # and the second
+
+
+def _read(files: tuple[str, ...]) -> list[dict]:
+    return [json.loads(line) for f in files for line in (HERE / f).read_text().splitlines()]
+
+
+def training_set(emb: MiniLMEmbedder, mixed: bool = False,
+                 batches: tuple[tuple[str, ...], tuple[str, ...]] = BATCHES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The sentences' vectors, their labels (a kind's index in ``SLOTS`` order; "none" the last) and weights (the kinds'
     side and the "none" side weighted alike). ``mixed``: also each kind sentence joined to an everyday message, once in
     each order, as the kind, and as many pairs of everyday messages as "none" (README.md, "The slot head trained on
-    mixed messages too"; drawn with ``random.Random(0)``)."""
+    mixed messages too"; drawn with ``random.Random(0)``). ``batches``: the files of the kinds' sentences and of the
+    everyday chat (``BATCHES``, ``TWO_BATCHES``)."""
     names = tuple(SLOTS)
-    made = [json.loads(line) for line in (HERE / "kinds.jsonl").read_text().splitlines()]
+    made = _read(batches[0])
     said = [d for s in names for d in SLOTS[s]] + [m["text"] for m in made]
     kind = [names.index(s) for s in names for _ in SLOTS[s]] + [names.index(m["slot"]) for m in made]
-    none = [json.loads(line)["text"] for line in (HERE / "everyday.jsonl").read_text().splitlines()]
+    none = [m["text"] for m in _read(batches[1])]
     if mixed:
         rng = random.Random(0)
         pairs = [(m["text"], names.index(m["slot"])) for m in made]
@@ -72,7 +82,8 @@ def training_set(emb: MiniLMEmbedder, mixed: bool = False) -> tuple[np.ndarray, 
 def main(out: str, variant: str = "") -> None:
     names = tuple(SLOTS)
     emb = MiniLMEmbedder()
-    x, y, weights = training_set(emb, mixed=variant == "--mixed")
+    x, y, weights = training_set(emb, mixed=variant == "--mixed",
+                                 batches=TWO_BATCHES if variant == "--two-batches" else BATCHES)
     w_, b = fit(x, y, len(names) + 1, weights)
     probe = unit(np.asarray(emb.embed_query(SLOTS[names[0]][0]), dtype=np.float64)[None, :])[0]
     np.savez(out, weights=w_.astype(np.float32), bias=b.astype(np.float32), names=np.array(names),
