@@ -74,8 +74,11 @@ STATEMENT_FLOOR = 0.3  # cosine of a statement's own words to the question's slo
 STATEMENT_MARGIN = -0.1  # ... minus its cosine to any other slot's (negative: a statement may be nearer another)
 DEPTH = 400  # records the slot's search reads
 EMBEDDED = 200  # of the user's statements among them, the first (nearest by the stored vectors) looked at
-TOP = 15  # the statements looked at nearest the slot's descriptions ...
-LATEST = 8  # ... of which the newest are shown
+# Re-chosen with the slot head (experiments/knowledge_updates/head/select_cv.py: train and dev together, 5 folds of 8
+# chose (20, 12) over (15, 8)); test once: newest shown / stale only x1 122 / 16 -> 127 / 14 of 154, x10 84 / 22 -> 92 /
+# 22, own value 23 -> 26 and 13 -> 17 of 30; about 50 (x1) and 140 (x10) more tokens a question.
+TOP = 20  # the statements looked at nearest the slot's descriptions ...
+LATEST = 12  # ... of which the newest are shown
 # In that ranking a statement that claims the question's kind of fact (``cbmemory.claims``: a slot phrase in a
 # first-person clause with no hedge, negation or future) counts CLAIMED nearer, and is on the slot even below the
 # floor or margin; one with a change word (``cbmemory.claims.CHANGE``) counts CHANGED nearer. Chosen by the same CV
