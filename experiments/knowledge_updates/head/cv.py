@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import pickle
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,9 @@ from cbmemory.retrieval.slots import SLOTS
 HERE = Path(__file__).parent
 GRID = [(9.0, 0.0)] + [(t, b) for t in (0.7, 0.5, 0.3, 0.2) for b in (0.0, 0.1, 0.2)]
 OFF = GRID[0]
+# the stage's selection when the records were made and these experiments ran (``current_value``'s TOP and LATEST
+# until 9efec7d, which select_cv.py re-chose): the replays keep it, so their figures stay as the README gives them
+TOP, LATEST = 15, 8
 # past the first grid's edge (τ 0.2 was its lowest): the shipped setting first, so a tie keeps it
 EDGE = [(0.2, 0.2)] + [(t, b) for t in (0.2, 0.15, 0.1, 0.05) for b in (0.1, 0.2, 0.3) if (t, b) != (0.2, 0.2)]
 
@@ -58,7 +62,9 @@ class Replay:
             p = head(v)[:, i] if head is not None else np.zeros(len(saids))
             self.ranked[n] = (rules, C._by_slots(v, protos)[:, i], p)
 
-    def pick(self, n: int, tau: float, beta: float) -> list[str]:
+    def pick(self, n: int, tau: float, beta: float, top: int = TOP, latest: int = LATEST) -> list[str]:
+        """The turn ids the stage's ranking picks for question ``n`` with the head at floor ``tau`` and weight ``beta``:
+        the newest ``latest`` of the ``top`` nearest the slot."""
         if n not in self.ranked:
             return []
         rules, cos, p = self.ranked[n]
@@ -68,27 +74,67 @@ class Replay:
                 scored.append((tid, place, r + beta * pp))
             elif pp >= tau:
                 scored.append((tid, place, c + beta * pp))
-        kept = sorted(scored, key=lambda x: -x[2])[:C.TOP]
-        return [t for t, _, _ in sorted(kept, key=lambda x: x[1])][-C.LATEST:]
+        kept = sorted(scored, key=lambda x: -x[2])[:top]
+        return [t for t, _, _ in sorted(kept, key=lambda x: x[1])][-latest:]
 
     def outcome(self, tau: float, beta: float, convs: set[str]) -> tuple[int, int, int, int, int, float]:
         """Newest shown, stale only, change questions, own value shown, other questions, lines added a question."""
-        new_n = stale_n = changes = own = others = lines = 0
-        for n, f in enumerate(self.feats):
-            if f["case_id"].split(":")[0] not in convs:
-                continue
-            cur, stale = ids(f)
-            stage = set(f["stage"])
-            extras = stage - set(self.pick(n, *OFF))  # told in passing, named again: not the ranking's
-            chosen = set(self.pick(n, tau, beta)) | extras
-            new = (f["new_shown"] and cur not in stage) or cur in chosen
-            old = (f["stale_shown"] and stale not in stage) or stale in chosen
-            lines += len(chosen)
-            if f["is_change"]:
-                changes, new_n, stale_n = changes + 1, new_n + new, stale_n + (old and not new)
-            else:
-                others, own = others + 1, own + new
-        return new_n, stale_n, changes, own, others, lines / max(1, changes + others)
+        return outcome(self.feats, lambda n: self.pick(n, *OFF), lambda n: self.pick(n, tau, beta), convs)
+
+
+def outcome(feats, shipped: Callable[[int], list[str]], pick: Callable[[int], list[str]],
+            convs: set[str]) -> tuple[int, int, int, int, int, float]:
+    """Newest shown, stale only, change questions, own value shown, other questions and lines added a question, of
+    ``convs``' questions, when the stage's ranking picks ``pick(n)`` for question ``n``: the lines the product added
+    besides its ranking (told in passing, named again) are those of the records' runs less ``shipped(n)``, the
+    ranking's picks in those runs."""
+    new_n = stale_n = changes = own = others = lines = 0
+    for n, f in enumerate(feats):
+        if f["case_id"].split(":")[0] not in convs:
+            continue
+        cur, stale = ids(f)
+        stage = set(f["stage"])
+        chosen = set(pick(n)) | (stage - set(shipped(n)))
+        new = (f["new_shown"] and cur not in stage) or cur in chosen
+        old = (f["stale_shown"] and stale not in stage) or stale in chosen
+        lines += len(chosen)
+        if f["is_change"]:
+            changes, new_n, stale_n = changes + 1, new_n + new, stale_n + (old and not new)
+        else:
+            others, own = others + 1, own + new
+    return new_n, stale_n, changes, own, others, lines / max(1, changes + others)
+
+
+def objective(got: dict, keys, g, among: list[str]) -> float:
+    """The rule's objective of setting ``g`` on the conversations ``among``, summed over the records ``keys`` (family,
+    scale): newest shown − stale only over the changes, less 0.01 × lines added a question (``got``: ``choose``'s)."""
+    total = 0.0
+    for k in keys:
+        rows = [got[g, k, c] for c in among]
+        asked = sum(r[2] + r[4] for r in rows)
+        total += sum(r[0] - r[1] for r in rows) / sum(r[2] for r in rows)
+        total -= 0.01 * sum(r[5] * (r[2] + r[4]) for r in rows) / asked
+    return total
+
+
+def choose(got: dict, keys, convs: list[str], settings: list, prefer: Callable[[tuple], tuple]) -> None:
+    """Leave one conversation out: per fold the setting of best ``objective`` on the others (a tie by ``prefer``),
+    scored on the one held out; prints the folds' choices, the held-out sums and every setting over all folds.
+    ``got[g, k, c]``: ``outcome`` of setting ``g`` on records ``k``, conversation ``c``."""
+    held = {k: [0, 0, 0] for k in keys}
+    chosen = []
+    for c in convs:
+        rest = [x for x in convs if x != c]
+        best = max(settings, key=lambda g: (round(objective(got, keys, g, rest), 9), *prefer(g)))
+        chosen.append(best)
+        for k in keys:
+            r = got[best, k, c]
+            held[k] = [held[k][0] + r[0], held[k][1] + r[1], held[k][2] + r[3]]
+    print("folds chose:", chosen)
+    print("held out (newest shown, stale only, own value):", held)
+    for g in settings:
+        print(g, {f"{k[0]} {k[1]}": tuple(sum(got[g, k, c][i] for c in convs) for i in (0, 1, 3)) for k in keys},
+              round(objective(got, keys, g, convs), 4))
 
 
 def _rules(v, saids, protos, slot):
@@ -133,31 +179,7 @@ def main(where: str, negatives: str = "llm", grid: str = "first") -> None:
     settings = GRID if grid == "first" else EDGE
     first = settings[0]
     got = {(g, k, c): r.outcome(*g, {c}) for g in settings for k, r in replays.items() for c in convs}
-
-    def objective(g, among):
-        total = 0.0
-        for k in replays:
-            rows = [got[g, k, c] for c in among]
-            asked = sum(r[2] + r[4] for r in rows)
-            total += sum(r[0] - r[1] for r in rows) / sum(r[2] for r in rows)
-            total -= 0.01 * sum(r[5] * (r[2] + r[4]) for r in rows) / asked
-        return total
-
-    held = {k: [0, 0, 0] for k in replays}
-    chosen = []
-    for c in convs:
-        rest = [x for x in convs if x != c]
-        best = max(settings, key=lambda g: (round(objective(g, rest), 9), g == first, g[0], -g[1]))
-        chosen.append(best)
-        for k in replays:
-            r = got[best, k, c]
-            held[k] = [held[k][0] + r[0], held[k][1] + r[1], held[k][2] + r[3]]
-    print("folds chose:", chosen)
-    print("held out (newest shown, stale only, own value):", held)
-    for g in settings:
-        print(g, {f"{k[0]} {k[1]}": tuple(sum(got[g, k, c][i] for c in convs) for i in (0, 1, 3)) for k in replays},
-              round(objective(g, convs), 4))
-
+    choose(got, list(replays), convs, settings, lambda g: (g == first, g[0], -g[1]))
 
 if __name__ == "__main__":
     main(*sys.argv[1:4])

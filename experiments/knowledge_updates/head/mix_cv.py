@@ -17,7 +17,7 @@ import pickle
 import sys
 
 import numpy as np
-from cv import Replay, ids
+from cv import Replay, choose, outcome
 from train import TWO_BATCHES, fit, training_set
 
 from cbmemory.embedding import MiniLMEmbedder
@@ -31,26 +31,6 @@ CANDIDATE = "mixed"  # the head the shipped one is held against: "mixed" or "bat
 
 def grid(candidate: str) -> list[tuple[str, float, float]]:
     return [SHIPPED] + [(candidate, t, b) for t in (0.5, 0.3, 0.2, 0.15) for b in (0.1, 0.2, 0.3)]
-
-
-def outcome(shipped: Replay, replay: Replay, tau: float, beta: float, convs: set[str]):
-    """``cv.Replay.outcome`` with the product's other lines taken against the shipped head's picks."""
-    new_n = stale_n = changes = own = others = lines = 0
-    for n, f in enumerate(replay.feats):
-        if f["case_id"].split(":")[0] not in convs:
-            continue
-        cur, stale = ids(f)
-        stage = set(f["stage"])
-        extras = stage - set(shipped.pick(n, SHIPPED[1], SHIPPED[2]))
-        chosen = set(replay.pick(n, tau, beta)) | extras
-        new = (f["new_shown"] and cur not in stage) or cur in chosen
-        old = (f["stale_shown"] and stale not in stage) or stale in chosen
-        lines += len(chosen)
-        if f["is_change"]:
-            changes, new_n, stale_n = changes + 1, new_n + new, stale_n + (old and not new)
-        else:
-            others, own = others + 1, own + new
-    return new_n, stale_n, changes, own, others, lines / max(1, changes + others)
 
 
 def main(where: str, candidate: str = CANDIDATE) -> None:
@@ -77,33 +57,10 @@ def main(where: str, candidate: str = CANDIDATE) -> None:
                 feats, vec = pickle.load(fh)
             replays[family, scale] = {h: Replay(feats, vec, protos, f) for h, f in heads.items()}
     convs = sorted({f["case_id"].split(":")[0] for f in replays["train", "x1"]["shipped"].feats})
-    got = {(g, k, c): outcome(r["shipped"], r[g[0]], g[1], g[2], {c})
+    got = {(g, k, c): outcome(r["shipped"].feats, lambda n, r=r: r["shipped"].pick(n, *SHIPPED[1:]),
+                              lambda n, r=r, g=g: r[g[0]].pick(n, g[1], g[2]), {c})
            for g in settings for k, r in replays.items() for c in convs}
-
-    def objective(g, among):
-        total = 0.0
-        for k in replays:
-            rows = [got[g, k, c] for c in among]
-            asked = sum(r[2] + r[4] for r in rows)
-            total += sum(r[0] - r[1] for r in rows) / sum(r[2] for r in rows)
-            total -= 0.01 * sum(r[5] * (r[2] + r[4]) for r in rows) / asked
-        return total
-
-    held = {k: [0, 0, 0] for k in replays}
-    chosen = []
-    for c in convs:
-        rest = [x for x in convs if x != c]
-        best = max(settings, key=lambda g: (round(objective(g, rest), 9), g == SHIPPED, g[1], -g[2]))
-        chosen.append(best)
-        for k in replays:
-            r = got[best, k, c]
-            held[k] = [held[k][0] + r[0], held[k][1] + r[1], held[k][2] + r[3]]
-    print("folds chose:", chosen)
-    print("held out (newest shown, stale only, own value):", held)
-    for g in settings:
-        print(g, {f"{k[0]} {k[1]}": tuple(sum(got[g, k, c][i] for c in convs) for i in (0, 1, 3)) for k in replays},
-              round(objective(g, convs), 4))
-
+    choose(got, list(replays), convs, settings, lambda g: (g == SHIPPED, g[1], -g[2]))
 
 if __name__ == "__main__":
     main(*sys.argv[1:3])
