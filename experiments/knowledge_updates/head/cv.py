@@ -14,20 +14,16 @@ gives the product's figures exactly (checked on all four records). ``edge``: the
 
 from __future__ import annotations
 
-import json
 import pickle
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
-from train import fit
+from train import fit, training_set
 
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.retrieval import current_value as C
-from cbmemory.retrieval.slots import SLOTS
 
-HERE = Path(__file__).parent
 GRID = [(9.0, 0.0)] + [(t, b) for t in (0.7, 0.5, 0.3, 0.2) for b in (0.0, 0.1, 0.2)]
 OFF = GRID[0]
 # the stage's selection when the records were made and these experiments ran (``current_value``'s TOP and LATEST
@@ -137,6 +133,19 @@ def choose(got: dict, keys, convs: list[str], settings: list, prefer: Callable[[
               round(objective(got, keys, g, convs), 4))
 
 
+def softmax(w: np.ndarray, b: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """A head's probabilities per kind ("none" left out) from ``train.fit``'s weights, in float64 (``SlotHead``'s
+    arithmetic, unrounded)."""
+
+    def probabilities(v: np.ndarray) -> np.ndarray:
+        m = np.asarray(v, dtype=np.float64)
+        z = (m / np.linalg.norm(m, axis=1, keepdims=True)) @ w + b
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        return (p / p.sum(axis=1, keepdims=True))[:, :-1]
+
+    return probabilities
+
+
 def _rules(v, saids, protos, slot):
     """``statement_scores`` as it was before the head (the claim and change marks, the floor and margin)."""
     floor, weight = C.HEAD_FLOOR, C.HEAD_WEIGHT
@@ -150,24 +159,16 @@ def _rules(v, saids, protos, slot):
 def main(where: str, negatives: str = "llm", grid: str = "first") -> None:
     emb = MiniLMEmbedder()
     protos = C.prototypes(emb.embed_query, emb.embed_queries)
-    names = protos[0]
-    made = [json.loads(line) for line in (HERE / "kinds.jsonl").read_text().splitlines()]
-    said = [d for s in names for d in SLOTS[s]] + [m["text"] for m in made]
-    kind = [names.index(s) for s in names for _ in SLOTS[s]] + [names.index(m["slot"]) for m in made]
     if negatives == "llm":
-        none = emb.embed([json.loads(line)["text"] for line in (HERE / "everyday.jsonl").read_text().splitlines()])
-    else:
+        x, y, weights = training_set(emb)
+    else:  # LoCoMo's plain user turns as "none": the kinds' side as training_set gives it
+        said, kinds, _ = training_set(emb)
+        said, kinds = said[kinds < len(protos[0])], kinds[kinds < len(protos[0])]
         with open(f"{where}/negs.pkl", "rb") as fh:
             none = np.concatenate([v for _, v in pickle.load(fh).values()])
-    x = np.concatenate([emb.embed(said), none])
-    y = np.array(kind + [len(names)] * len(none))
-    w, b = fit(x, y, len(names) + 1, np.concatenate([np.ones(len(said)), np.full(len(none), len(said) / len(none))]))
-
-    def head(v):
-        m = np.asarray(v, dtype=np.float64)
-        z = (m / np.linalg.norm(m, axis=1, keepdims=True)) @ w + b
-        p = np.exp(z - z.max(axis=1, keepdims=True))
-        return (p / p.sum(axis=1, keepdims=True))[:, :-1]
+        x, y = np.concatenate([said, none]), np.concatenate([kinds, np.full(len(none), len(protos[0]))])
+        weights = np.concatenate([np.ones(len(said)), np.full(len(none), len(said) / len(none))])
+    head = softmax(*fit(x, y, len(protos[0]) + 1, weights))
 
     replays = {}
     for family in ("train", "dev"):
@@ -180,6 +181,7 @@ def main(where: str, negatives: str = "llm", grid: str = "first") -> None:
     first = settings[0]
     got = {(g, k, c): r.outcome(*g, {c}) for g in settings for k, r in replays.items() for c in convs}
     choose(got, list(replays), convs, settings, lambda g: (g == first, g[0], -g[1]))
+
 
 if __name__ == "__main__":
     main(*sys.argv[1:4])

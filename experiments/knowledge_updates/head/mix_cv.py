@@ -16,8 +16,7 @@ from __future__ import annotations
 import pickle
 import sys
 
-import numpy as np
-from cv import Replay, choose, outcome
+from cv import Replay, choose, outcome, softmax
 from train import TWO_BATCHES, fit, training_set
 
 from cbmemory.embedding import MiniLMEmbedder
@@ -40,15 +39,7 @@ def main(where: str, candidate: str = CANDIDATE) -> None:
         x, y, weights = training_set(emb, mixed=True)
     else:
         x, y, weights = training_set(emb, batches=TWO_BATCHES)
-    w, b = fit(x, y, len(protos[0]) + 1, weights)
-
-    def other(v):
-        m = np.asarray(v, dtype=np.float64)
-        z = (m / np.linalg.norm(m, axis=1, keepdims=True)) @ w + b
-        p = np.exp(z - z.max(axis=1, keepdims=True))
-        return (p / p.sum(axis=1, keepdims=True))[:, :-1]
-
-    heads = {"shipped": slot_head.load().probabilities, candidate: other}
+    heads = {"shipped": slot_head.load().probabilities, candidate: softmax(*fit(x, y, len(protos[0]) + 1, weights))}
     settings = grid(candidate)
     replays = {}
     for family in ("train", "dev"):

@@ -235,12 +235,13 @@ _cached_clauses = lru_cache(maxsize=4096)(_read_clauses)
 
 
 def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> float | None:
-    """How near the slot a user's statement ranks (``nearest``): its cosine to the slot's nearest description, when
-    it is on the slot (``slot_score`` with the statement floor and margin), claims the slot's kind of fact
-    (``KINDS``, ``cbmemory.claims``), plus ``CLAIMED`` when it claims it and ``CHANGED`` when it has a change word;
-    or when the slot head (``slot_head``, MiniLM only) gives it the slot's kind at least ``HEAD_FLOOR``; and
-    ``HEAD_WEIGHT`` times the head's probability; ``None`` when it is none of those. ``vec``: what it states
-    (``said``), embedded."""
+    """How near the slot a user's statement ranks (``nearest``), or ``None`` when it is not on the slot. It is on the
+    slot when its cosine to the slot's nearest description clears the statement floor and margin (``slot_score``),
+    when it claims the slot's kind of fact (``KINDS``, ``cbmemory.claims``), or when the slot head (``slot_head``,
+    MiniLM only) gives it the slot's kind with probability at least ``HEAD_FLOOR``. Its rank is that cosine, plus
+    ``HEAD_WEIGHT`` times the head's probability, plus ``CLAIMED`` when it claims the kind and ``CHANGED`` when it has
+    a change word (neither bonus for a statement only the head puts on the slot). ``vec``: what it states (``said``),
+    embedded."""
     return statement_scores(np.asarray(vec)[None, :], [said], protos, slot)[0]
 
 
