@@ -58,9 +58,9 @@ class Replay:
             p = head(v)[:, i] if head is not None else np.zeros(len(saids))
             self.ranked[n] = (rules, C._by_slots(v, protos)[:, i], p)
 
-    def pick(self, n: int, tau: float, beta: float, top: int = TOP, latest: int = LATEST) -> list[str]:
-        """The turn ids the stage's ranking picks for question ``n`` with the head at floor ``tau`` and weight ``beta``:
-        the newest ``latest`` of the ``top`` nearest the slot."""
+    def scored(self, n: int, tau: float, beta: float) -> list[tuple[str, int, float]]:
+        """The statements the stage ranks for question ``n`` with the head at floor ``tau`` and weight ``beta``: turn id,
+        place in the conversation, score; best first."""
         if n not in self.ranked:
             return []
         rules, cos, p = self.ranked[n]
@@ -70,7 +70,12 @@ class Replay:
                 scored.append((tid, place, r + beta * pp))
             elif pp >= tau:
                 scored.append((tid, place, c + beta * pp))
-        kept = sorted(scored, key=lambda x: -x[2])[:top]
+        return sorted(scored, key=lambda x: -x[2])
+
+    def pick(self, n: int, tau: float, beta: float, top: int = TOP, latest: int = LATEST) -> list[str]:
+        """The turn ids the stage's ranking picks for question ``n`` with the head at floor ``tau`` and weight ``beta``:
+        the newest ``latest`` of the ``top`` nearest the slot."""
+        kept = self.scored(n, tau, beta)[:top]
         return [t for t, _, _ in sorted(kept, key=lambda x: x[1])][-latest:]
 
     def outcome(self, tau: float, beta: float, convs: set[str]) -> tuple[int, int, int, int, int, float]:

@@ -1,0 +1,63 @@
+"""The latest word on the matter (README.md, "The latest word on the matter: statements no later one outranks"): the
+stage's selection as shipped (the newest ``LATEST`` of the ``TOP`` nearest) plus the skyline of its ranking, the
+statements whose score beats every later statement's, the best-ranked of all left out; chosen by leave one
+conversation out on the `train` and `dev` phrasings together (``select_cv.py``'s records, replay and objective).
+
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/skyline_cv.py FEATURES_DIR
+"""
+
+from __future__ import annotations
+
+import pickle
+import sys
+
+from cv import LATEST, TOP, Replay, choose, outcome
+
+from cbmemory.embedding import MiniLMEmbedder
+from cbmemory.retrieval import current_value as C
+from cbmemory.retrieval import slot_head
+
+RECORDS = (TOP, LATEST)  # the selection of the records' runs
+SHIPPED = (20, 12)  # the product's selection now (9efec7d)
+ALL = 10**6
+OFF = (0, 0)
+GRID = [OFF] + [(width, depth) for width in (20, 40, ALL) for depth in (2, 3, ALL)]
+
+
+def skyline(ranked: list[tuple[str, int, float]], depth: int) -> list[str]:
+    """Of ``ranked`` (turn id, place, score; best first), newest first, each statement whose score beats every later
+    one's: its newest ``depth``, the best-ranked of all left out."""
+    out, best = [], float("-inf")
+    for tid, _, score in sorted(ranked, key=lambda x: -x[1]):
+        if score > best:
+            out.append(tid)
+            best = score
+    return [t for t in out[:depth] if not ranked or t != ranked[0][0]]
+
+
+def pick(replay: Replay, n: int, width: int, depth: int) -> list[str]:
+    """The shipped selection's picks for question ``n`` and the skyline of the ranking's first ``width``."""
+    ranked = replay.scored(n, C.HEAD_FLOOR, C.HEAD_WEIGHT)
+    kept = sorted(ranked[:SHIPPED[0]], key=lambda x: x[1])[-SHIPPED[1]:]
+    shown = [t for t, _, _ in kept]
+    return list(dict.fromkeys(shown + skyline(ranked[:width], depth))) if width else shown
+
+
+def main(where: str) -> None:
+    emb = MiniLMEmbedder()
+    protos = C.prototypes(emb.embed_query, emb.embed_queries)
+    replays = {}
+    for family in ("train", "dev"):
+        for scale in ("x1", "x10"):
+            with open(f"{where}/feat-{family}-{scale}.pkl", "rb") as fh:
+                feats, vec = pickle.load(fh)
+            replays[family, scale] = Replay(feats, vec, protos, slot_head.load().probabilities)
+    convs = sorted({f["case_id"].split(":")[0] for f in replays["train", "x1"].feats})
+    got = {(g, k, c): outcome(r.feats, lambda n, r=r: r.pick(n, C.HEAD_FLOOR, C.HEAD_WEIGHT, *RECORDS),
+                              lambda n, r=r, g=g: pick(r, n, *g), {c})
+           for g in GRID for k, r in replays.items() for c in convs}
+    choose(got, list(replays), convs, GRID, lambda g: (g == OFF, -g[1], -g[0]))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
