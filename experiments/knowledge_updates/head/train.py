@@ -4,9 +4,10 @@ the kinds' own descriptions (``retrieval.slots.SLOTS``), embedded by the offline
 and "none" on the sentences' unit vectors, the two sides weighted alike, full-batch gradient descent (500 steps of
 20, L2 1e-4). Deterministic for the same files and model.
 
-    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/train.py shared/cbmemory/data/slot_head.npz [--mixed|--two-batches]
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/train.py shared/cbmemory/data/slot_head.npz [--mixed|--two-batches|--clues]
 
-``--mixed``: also trained on mixed messages; ``--two-batches``: on both batches of sentences (``training_set``).
+``--mixed``: also trained on mixed messages; ``--two-batches``: on both batches of sentences (``training_set``);
+``--clues``: on the first batch and the clues written by hand (``clues.jsonl``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def fit(x: np.ndarray, y: np.ndarray, classes: int, weights: np.ndarray, *, l2: 
 
 BATCHES = (("kinds.jsonl",), ("everyday.jsonl",))  # the first batch (head_data.py kinds, everyday)
 TWO_BATCHES = (("kinds.jsonl", "kinds2.jsonl"), ("everyday.jsonl", "everyday2.jsonl"))  # and the second
+CLUES = (("kinds.jsonl", "clues.jsonl"), ("everyday.jsonl",))  # the first batch and the clues written by hand
 
 
 def _read(files: tuple[str, ...]) -> list[dict]:
@@ -82,8 +84,8 @@ def training_set(emb: MiniLMEmbedder, mixed: bool = False,
 def main(out: str, variant: str = "") -> None:
     names = tuple(SLOTS)
     emb = MiniLMEmbedder()
-    x, y, weights = training_set(emb, mixed=variant == "--mixed",
-                                 batches=TWO_BATCHES if variant == "--two-batches" else BATCHES)
+    batches = {"--two-batches": TWO_BATCHES, "--clues": CLUES}.get(variant, BATCHES)
+    x, y, weights = training_set(emb, mixed=variant == "--mixed", batches=batches)
     w_, b = fit(x, y, len(names) + 1, weights)
     probe = unit(np.asarray(emb.embed_query(SLOTS[names[0]][0]), dtype=np.float64)[None, :])[0]
     np.savez(out, weights=w_.astype(np.float32), bias=b.astype(np.float32), names=np.array(names),

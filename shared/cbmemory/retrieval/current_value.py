@@ -9,34 +9,34 @@ them after the first search of a user). A text's slot is the slot of its nearest
 close enough (``*_FLOOR``) and nearer than any other slot's (``*_MARGIN``).
 
 When the question is about the user (``about.about_the_user``: in the first person, "we" included unless it is what
-the user and the assistant said, or about "the user", as an agent's tool asks, or by a name the user's turns among the
-hits carry: ``about.named_as_the_user``) and has a slot, one extra vector search (``DEPTH`` records, the slot's mean
-description as the query) finds the user's statements on that matter: what the
-user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you
-been?", states the news; one that only asks states nothing), naming no person the question does not ("my cousin
-moved to Glasgow" is not the user's home; a statement that names one is read as its clauses that name no one and are
-in the first person, when they claim the kind of fact: "I got vaccinated for Peru, our trip now, and the nurse asked
-about your sister"; but for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those people are the
-matter: "since my mum moved in we are six at dinner", "my boyfriend cooked tonight"), whose own words (what they
-state, embedded alone: the stored vector also holds the date and the turn answered) are near the slot's descriptions
-(``on_slot``), that claim the slot's kind of fact by the write-time rules (``cbmemory.claims``, a precise
-first-person statement of it) or that the slot head reads as of the slot's kind (``slot_head``: learned from a local
-LLM's sentences, for the offline MiniLM's vectors). Of those, the ``TOP`` nearest the slot are kept, a claim, a
+the user and the assistant said, or about "the user", as an agent's tool asks, or by a name the user's turns among
+the hits carry: ``about.named_as_the_user``) and has a slot, one extra vector search (``DEPTH`` records, the slot's
+mean description as the query) finds the user's statements on that matter: what the user's own turns state
+(``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you been?", states the
+news; one that only asks states nothing), naming no person the question does not ("my cousin moved to Glasgow" is
+not the user's home; a statement that names one is read as its clauses that name no one and are in the first person,
+when they claim the kind of fact: "I got vaccinated for Peru, our trip now, and the nurse asked about your sister";
+but for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those people are the matter: "since my
+mum moved in we are six at dinner", "my boyfriend cooked tonight"), whose own words (what they state, embedded
+alone: the stored vector also holds the date and the turn answered) are near the slot's descriptions (``on_slot``),
+that claim the slot's kind of fact by the write-time rules (``cbmemory.claims``, a precise first-person statement of
+it) or that the slot head reads as of the slot's kind (``slot_head``: learned from a local LLM's sentences and clues
+written by hand, for the offline MiniLM's vectors). Of those, the ``TOP`` nearest the slot are kept, a claim, a
 change word or the head's reading counting nearer (``statement_score``: in a long memory many statements touch the
 matter, and the newest of them would crowd out the one that changed it), and the latest ``LATEST`` of them, by
 conversation date, with the latest ``RESERVED`` of the others that one of their clauses puts on the matter (a change
 told in passing: "Work was hectic, but the view from our new flat in Bilbao makes up for it") and the newest that
 names again a value a claim of the matter gave (``followed.named_again``: a change back told in other words), join
 the first hit's context (as a window's turns do: the ranked hits, their number and order stay as they were; the
-context shows every line in date order), so the newest statements of the matter are in what the reader gets.
-Nothing is marked as changed here (marking the older statements of the slot was measured and left off: it
-would mark the current statement itself in 7 of ~180 questions per family); marks come from write-time links.
-Cost, for such a question only: one vector search of ``DEPTH`` and the embedding of up to ``EMBEDDED``
-statements it finds and of their clauses, newest first until ``RESERVED`` are found (the embedder's cache keeps
-them for the user's later questions), and one full-text search when those statements claim a value. A store that
-``keeps_derived`` (the embedded one) keeps the statements' vectors from each user turn's write (``kept_texts``), and
-the embedder's cache finds them there: only turns written before that (later writes give them theirs, a few at a
-time), or to a store that keeps none, are embedded when a question first reads them.
+context shows every line in date order), so the newest statements of the matter are in what the reader gets. Nothing
+is marked as changed here (marking the older statements of the slot was measured and left off: it would mark the
+current statement itself in 7 of ~180 questions per family); marks come from write-time links. Cost, for such a
+question only: one vector search of ``DEPTH`` and the embedding of up to ``EMBEDDED`` statements it finds and of
+their clauses, newest first until ``RESERVED`` are found (the embedder's cache keeps them for the user's later
+questions), and one full-text search when those statements claim a value. A store that ``keeps_derived`` (the
+embedded one) keeps the statements' vectors from each user turn's write (``kept_texts``), and the embedder's cache
+finds them there: only turns written before that (later writes give them theirs, a few at a time), or to a store
+that keeps none, are embedded when a question first reads them.
 """
 
 from __future__ import annotations
@@ -87,11 +87,13 @@ LATEST = 12  # ... of which the newest are shown
 # were written looking at train's phrasings).
 CLAIMED = 0.1
 CHANGED = 0.05
-# With the offline MiniLM, the slot head (``slot_head``: a softmax over the kinds learned from a local LLM's sentences)
-# also puts a statement on the slot when it gives the slot's kind at least HEAD_FLOOR, and each statement ranks
-# HEAD_WEIGHT times that probability nearer. Chosen by leave-one-conversation-out on the train and dev phrasings
-# together (experiments/knowledge_updates/head/cv.py; 8 folds chose HEAD_FLOOR 0.2, 6 of them HEAD_WEIGHT 0.2): test
-# once, newest shown / stale only x1 119 / 19 -> 122 / 16 of 154, x10 80 / 23 -> 84 / 22, own value not lower.
+# With the offline MiniLM, the slot head (``slot_head``: a softmax over the kinds learned from a local LLM's sentences
+# and clues written by hand) also puts a statement on the slot when it gives the slot's kind at least HEAD_FLOOR, and
+# each statement ranks HEAD_WEIGHT times that probability nearer. Chosen by leave-one-conversation-out on the train
+# and dev phrasings together (experiments/knowledge_updates/head/cv.py; 8 folds chose HEAD_FLOOR 0.2, 6 of them
+# HEAD_WEIGHT 0.2): test once, newest shown / stale only x1 119 / 19 -> 122 / 16 of 154, x10 80 / 23 -> 84 / 22, own
+# value not lower. Then retrained with clue sentences written by hand (head/clue_cv.py, the setting kept): test once,
+# x1 127 / 14 -> 132 / 11, x10 92 / 22 -> 94 / 17, own value 26 -> 25 and 17 -> 17 of 30.
 HEAD_FLOOR = 0.2
 HEAD_WEIGHT = 0.2
 # Besides those, a place is kept for the newest ``RESERVED`` statements the slot's search found that one of their

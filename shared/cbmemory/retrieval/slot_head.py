@@ -3,9 +3,10 @@
 The stage finds a statement's kind by its nearest hand-written description (``cbmemory.retrieval.slots``); a change
 told in other words ("the guidebook for Iceland is already full of sticky notes") is near none. The head is a softmax
 over the kinds and "none" on the offline MiniLM's unit vector of what a statement states, trained on sentences a local
-LLM wrote for each kind (plainly, indirectly, in passing) and on everyday chat it wrote as "none", with the kinds'
-descriptions (``experiments/knowledge_updates/head``: the sentences, the prompts and ``train.py``, which writes
-``cbmemory/data/slot_head.npz``). It reads MiniLM's vectors only: a memory with another embedding model has no head
+LLM wrote for each kind (plainly, indirectly, in passing), on clues written by hand (a value told only by what goes
+with it: "Got my first payslip from Halcyon Insurance today") and on everyday chat the LLM wrote as "none", with the
+kinds' descriptions (``experiments/knowledge_updates/head``: the sentences, the prompts and ``train.py --clues``,
+which writes ``cbmemory/data/slot_head.npz``). It reads MiniLM's vectors only: a memory with another embedding model has no head
 (``matching``), and the stage reads as before.
 """
 

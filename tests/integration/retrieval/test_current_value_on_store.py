@@ -275,15 +275,27 @@ def test_a_value_named_only_by_its_own_claim_or_by_someone_else_is_not_followed(
     ("I work for Globex these days.", True),  # the user's own claim of the kind, though its words are far from it
     ("I would love to work for Globex these days.", False),  # a wish: no claim, and as far from the matter
 ])
-def test_a_plain_claim_of_the_kind_is_taken_though_its_words_are_far_from_the_matter(memory, said, taken):
+def test_a_plain_claim_of_the_kind_is_taken_though_its_words_are_far_from_the_matter(memory, monkeypatch, said,
+                                                                                     taken):
     """``statement_score``: "I work for Globex these days" is below the statement floor by MiniLM alone (its words
     are near no description of an employer); the write-time rules read it as the user's claim of where they work,
-    so the stage takes it. A wish in the same words is no claim and stays off the matter."""
+    so the stage takes it. A wish in the same words is no claim and stays off the matter by the rules. The slot head
+    reads both as of the kind (an employer, the wish less surely), so with it both are on the matter and the claim
+    ranks nearer: the rules' part is checked with the head set aside."""
     _turns(memory, "s0", 0, "I work at Initech as an engineer.")
     for i in range(1, 21):
         _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
     _turns(memory, "s_change", 60, said)
-    chosen = _chosen(memory, "Which company do I work for now?")
+    q = "Which company do I work for now?"
+    assert said in _chosen(memory, q)  # with the head
+    emb = memory.embedder
+    protos = current_value.prototypes(emb.embed_query, emb.embed_queries)
+    claim, wish = "I work for Globex these days.", "I would love to work for Globex these days."
+    scores = current_value.statement_scores(emb.embed([claim, wish]), [claim, wish], protos, "employer")
+    assert scores[0] is not None and scores[1] is not None and scores[0] > scores[1]
+    monkeypatch.setattr(current_value, "HEAD_FLOOR", 9.0)
+    monkeypatch.setattr(current_value, "HEAD_WEIGHT", 0.0)
+    chosen = _chosen(memory, q)
     assert "I work at Initech as an engineer." in chosen  # the question has its kind, and the old claim is found
     assert (said in chosen) is taken
 
