@@ -23,6 +23,8 @@ from train import fit, training_set
 
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.retrieval import current_value as C
+from cbmemory.retrieval.slot_head import SlotHead
+from cbmemory.retrieval.slots import SLOTS
 
 GRID = [(9.0, 0.0)] + [(t, b) for t in (0.7, 0.5, 0.3, 0.2) for b in (0.0, 0.1, 0.2)]
 OFF = GRID[0]
@@ -31,6 +33,22 @@ OFF = GRID[0]
 TOP, LATEST = 15, 8
 # past the first grid's edge (τ 0.2 was its lowest): the shipped setting first, so a tie keeps it
 EDGE = [(0.2, 0.2)] + [(t, b) for t in (0.2, 0.15, 0.1, 0.05) for b in (0.1, 0.2, 0.3) if (t, b) != (0.2, 0.2)]
+
+
+def records(where: str, prefix: str = "feat") -> dict[tuple[str, str], tuple[list, dict]]:
+    """``features.py``'s records in ``where`` (``{prefix}-{family}-{scale}.pkl``), by (family, scale): `train` and `dev`,
+    ×1 and ×10."""
+    out = {}
+    for family in ("train", "dev"):
+        for scale in ("x1", "x10"):
+            with open(f"{where}/{prefix}-{family}-{scale}.pkl", "rb") as fh:
+                out[family, scale] = pickle.load(fh)
+    return out
+
+
+def conversations(feats: list) -> list[str]:
+    """The conversations of the records' questions, sorted."""
+    return sorted({f["case_id"].split(":")[0] for f in feats})
 
 
 def ids(f: dict) -> tuple[str, str]:
@@ -138,6 +156,16 @@ def choose(got: dict, keys, convs: list[str], settings: list, prefer: Callable[[
               round(objective(got, keys, g, convs), 4))
 
 
+def first_head(emb: MiniLMEmbedder) -> Callable[[np.ndarray], np.ndarray]:
+    """The head shipped from 4 December until the clues were added (b513a09), as the records' runs read it:
+    ``train.py`` on the first batch of sentences, in the product's float32 arithmetic (``SlotHead``; equal to the file
+    it wrote then). The replays of those records read this one, so their figures stay as the README gives them."""
+    names = tuple(SLOTS)
+    x, y, weights = training_set(emb)
+    w, b = fit(x, y, len(names) + 1, weights)
+    return SlotHead(names, w.astype(np.float32), b.astype(np.float32), np.zeros(1, np.float32)).probabilities
+
+
 def softmax(w: np.ndarray, b: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """A head's probabilities per kind ("none" left out) from ``train.fit``'s weights, in float64 (``SlotHead``'s
     arithmetic, unrounded)."""
@@ -175,13 +203,8 @@ def main(where: str, negatives: str = "llm", grid: str = "first") -> None:
         weights = np.concatenate([np.ones(len(said)), np.full(len(none), len(said) / len(none))])
     head = softmax(*fit(x, y, len(protos[0]) + 1, weights))
 
-    replays = {}
-    for family in ("train", "dev"):
-        for scale in ("x1", "x10"):
-            with open(f"{where}/feat2-{family}-{scale}.pkl", "rb") as fh:
-                feats, vec = pickle.load(fh)
-            replays[family, scale] = Replay(feats, vec, protos, head)
-    convs = sorted({f["case_id"].split(":")[0] for f in replays["train", "x1"].feats})
+    replays = {k: Replay(feats, vec, protos, head) for k, (feats, vec) in records(where, "feat2").items()}
+    convs = conversations(replays["train", "x1"].feats)
     settings = GRID if grid == "first" else EDGE
     first = settings[0]
     got = {(g, k, c): r.outcome(*g, {c}) for g in settings for k, r in replays.items() for c in convs}

@@ -1,7 +1,8 @@
-"""The slot head trained on mixed messages too, against the head as shipped, chosen by leave-one-conversation-out on the
-`train` and `dev` phrasings together (README.md, "The slot head trained on mixed messages too"). ``cv.py``'s replay
-of the stage and objective; the lines the product added besides the ranking (told in passing, named again) are those
-of the records' runs (the product with the shipped head) less the shipped head's ranked picks.
+"""The slot head trained on mixed messages too, against the head then shipped (``cv.first_head``), chosen by
+leave-one-conversation-out on the `train` and `dev` phrasings together (README.md, "The slot head trained on mixed
+messages too"). ``cv.py``'s replay of the stage and objective; the lines the product added besides the ranking (told
+in passing, named again) are those of the records' runs (the product with the shipped head) less the shipped head's
+ranked picks.
 
     PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/mix_cv.py FEATURES_DIR [mixed|batches]
 
@@ -13,18 +14,15 @@ sentences").
 
 from __future__ import annotations
 
-import pickle
 import sys
 
-from cv import Replay, choose, outcome, softmax
+from cv import Replay, choose, conversations, first_head, outcome, records, softmax
 from train import TWO_BATCHES, fit, training_set
 
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.retrieval import current_value as C
-from cbmemory.retrieval import slot_head
 
 SHIPPED = ("shipped", C.HEAD_FLOOR, C.HEAD_WEIGHT)
-SCALES = ("x1", "x10")
 CANDIDATE = "mixed"  # the head the shipped one is held against: "mixed" or "batches" (the command's second argument)
 
 
@@ -39,15 +37,11 @@ def main(where: str, candidate: str = CANDIDATE) -> None:
         x, y, weights = training_set(emb, mixed=True)
     else:
         x, y, weights = training_set(emb, batches=TWO_BATCHES)
-    heads = {"shipped": slot_head.load().probabilities, candidate: softmax(*fit(x, y, len(protos[0]) + 1, weights))}
+    heads = {"shipped": first_head(emb), candidate: softmax(*fit(x, y, len(protos[0]) + 1, weights))}
     settings = grid(candidate)
-    replays = {}
-    for family in ("train", "dev"):
-        for scale in SCALES:
-            with open(f"{where}/feat-{family}-{scale}.pkl", "rb") as fh:
-                feats, vec = pickle.load(fh)
-            replays[family, scale] = {h: Replay(feats, vec, protos, f) for h, f in heads.items()}
-    convs = sorted({f["case_id"].split(":")[0] for f in replays["train", "x1"]["shipped"].feats})
+    replays = {k: {h: Replay(feats, vec, protos, f) for h, f in heads.items()}
+               for k, (feats, vec) in records(where).items()}
+    convs = conversations(replays["train", "x1"]["shipped"].feats)
     got = {(g, k, c): outcome(r["shipped"].feats, lambda n, r=r: r["shipped"].pick(n, *SHIPPED[1:]),
                               lambda n, r=r, g=g: r[g[0]].pick(n, g[1], g[2]), {c})
            for g in settings for k, r in replays.items() for c in convs}

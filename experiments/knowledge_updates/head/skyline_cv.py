@@ -8,14 +8,12 @@ conversation out on the `train` and `dev` phrasings together (``select_cv.py``'s
 
 from __future__ import annotations
 
-import pickle
 import sys
 
-from cv import LATEST, TOP, Replay, choose, outcome
+from cv import LATEST, TOP, Replay, choose, conversations, first_head, outcome, records
 
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.retrieval import current_value as C
-from cbmemory.retrieval import slot_head
 
 RECORDS = (TOP, LATEST)  # the selection of the records' runs
 SHIPPED = (20, 12)  # the product's selection now (9efec7d)
@@ -46,13 +44,9 @@ def pick(replay: Replay, n: int, width: int, depth: int) -> list[str]:
 def main(where: str) -> None:
     emb = MiniLMEmbedder()
     protos = C.prototypes(emb.embed_query, emb.embed_queries)
-    replays = {}
-    for family in ("train", "dev"):
-        for scale in ("x1", "x10"):
-            with open(f"{where}/feat-{family}-{scale}.pkl", "rb") as fh:
-                feats, vec = pickle.load(fh)
-            replays[family, scale] = Replay(feats, vec, protos, slot_head.load().probabilities)
-    convs = sorted({f["case_id"].split(":")[0] for f in replays["train", "x1"].feats})
+    head = first_head(emb)
+    replays = {k: Replay(feats, vec, protos, head) for k, (feats, vec) in records(where).items()}
+    convs = conversations(replays["train", "x1"].feats)
     got = {(g, k, c): outcome(r.feats, lambda n, r=r: r.pick(n, C.HEAD_FLOOR, C.HEAD_WEIGHT, *RECORDS),
                               lambda n, r=r, g=g: pick(r, n, *g), {c})
            for g in GRID for k, r in replays.items() for c in convs}
