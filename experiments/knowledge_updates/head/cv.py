@@ -166,6 +166,15 @@ def first_head(emb: MiniLMEmbedder) -> Callable[[np.ndarray], np.ndarray]:
     return SlotHead(names, w.astype(np.float32), b.astype(np.float32), np.zeros(1, np.float32)).probabilities
 
 
+def first_head_replays(where: str) -> tuple[dict[tuple[str, str], Replay], list[str]]:
+    """The replays of the records in ``where`` (``records``) with ``first_head``, and their conversations."""
+    emb = MiniLMEmbedder()
+    protos = C.prototypes(emb.embed_query, emb.embed_queries)
+    head = first_head(emb)
+    replays = {k: Replay(feats, vec, protos, head) for k, (feats, vec) in records(where).items()}
+    return replays, conversations(replays["train", "x1"].feats)
+
+
 def softmax(w: np.ndarray, b: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """A head's probabilities per kind ("none" left out) from ``train.fit``'s weights, in float64 (``SlotHead``'s
     arithmetic, unrounded)."""

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import sys
 
-from cv import LATEST, TOP, Replay, choose, conversations, first_head, outcome, records
+from cv import LATEST, TOP, Replay, choose, first_head_replays, outcome
 
-from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.retrieval import current_value as C
 
 SHIPPED = (TOP, LATEST)  # the selection of the records' runs
@@ -25,11 +24,7 @@ def pick(replay: Replay, n: int, top: int, latest: int) -> list[str]:
 
 
 def main(where: str) -> None:
-    emb = MiniLMEmbedder()
-    protos = C.prototypes(emb.embed_query, emb.embed_queries)
-    head = first_head(emb)
-    replays = {k: Replay(feats, vec, protos, head) for k, (feats, vec) in records(where).items()}
-    convs = conversations(replays["train", "x1"].feats)
+    replays, convs = first_head_replays(where)
     got = {(g, k, c): outcome(r.feats, lambda n, r=r: pick(r, n, *SHIPPED), lambda n, r=r, g=g: pick(r, n, *g), {c})
            for g in GRID for k, r in replays.items() for c in convs}
     choose(got, list(replays), convs, GRID, lambda g: (g == SHIPPED, -g[1], -g[0]))

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import sys
 
-from cv import LATEST, TOP, Replay, choose, conversations, first_head, outcome, records
+from cv import LATEST, TOP, Replay, choose, first_head_replays, outcome
 
-from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.retrieval import current_value as C
 
 RECORDS = (TOP, LATEST)  # the selection of the records' runs
@@ -42,11 +41,7 @@ def pick(replay: Replay, n: int, width: int, depth: int) -> list[str]:
 
 
 def main(where: str) -> None:
-    emb = MiniLMEmbedder()
-    protos = C.prototypes(emb.embed_query, emb.embed_queries)
-    head = first_head(emb)
-    replays = {k: Replay(feats, vec, protos, head) for k, (feats, vec) in records(where).items()}
-    convs = conversations(replays["train", "x1"].feats)
+    replays, convs = first_head_replays(where)
     got = {(g, k, c): outcome(r.feats, lambda n, r=r: r.pick(n, C.HEAD_FLOOR, C.HEAD_WEIGHT, *RECORDS),
                               lambda n, r=r, g=g: pick(r, n, *g), {c})
            for g in GRID for k, r in replays.items() for c in convs}
