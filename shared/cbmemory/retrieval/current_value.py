@@ -74,6 +74,8 @@ STATEMENT_FLOOR = 0.3  # cosine of a statement's own words to the question's slo
 STATEMENT_MARGIN = -0.1  # ... minus its cosine to any other slot's (negative: a statement may be nearer another)
 DEPTH = 400  # records the slot's search reads
 EMBEDDED = 200  # of the user's statements among them, the first (nearest by the stored vectors) looked at
+HEAD_DEPTH = 400
+HEAD_EMBEDDED = 50
 # Re-chosen with the slot head (experiments/knowledge_updates/head/select_cv.py: train and dev together, 5 folds of 8
 # chose (20, 12) over (15, 8)); test once: newest shown / stale only x1 122 / 16 -> 127 / 14 of 154, x10 84 / 22 -> 92 /
 # 22, own value 23 -> 26 and 13 -> 17 of 30; about 50 (x1) and 140 (x10) more tokens a question.
@@ -359,6 +361,15 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
     records = (r for r in store.read_candidates(found, list(range(len(found)))) if r is not None)  # None: gone since
     pool = list(islice(((r, said) for r in records if (said := _own(r, asked, matter, kind))), EMBEDDED))
+    head = slot_head.matching(rows[0])
+    if head is not None and HEAD_DEPTH:
+        j = head.names.index(slot)
+        direction = _unit(head.weights[:, j] - head.bias[-1] * 0 - head.weights[:, -1])
+        more = store.search_candidates(Signal.VECTOR, user_id, direction, HEAD_DEPTH, replace(filters, kinds=("turn",)),
+                                       now)
+        seen = {r.record_id for r, _ in pool}
+        extra = (r for r in store.read_candidates(more, list(range(len(more)))) if r is not None and r.record_id not in seen)
+        pool += list(islice(((r, said) for r in extra if (said := _own(r, asked, matter, kind))), HEAD_EMBEDDED))
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
     saids = [said for _, said in pool]
