@@ -11,7 +11,8 @@ close enough (``*_FLOOR``) and nearer than any other slot's (``*_MARGIN``).
 When the question is about the user (``about.about_the_user``: in the first person, "we" included unless it is what
 the user and the assistant said, or about "the user", as an agent's tool asks, or by a name the user's turns among
 the hits carry: ``about.named_as_the_user``) and has a slot, one extra vector search (``DEPTH`` records, the slot's
-mean description as the query) finds the user's statements on that matter: what the user's own turns state
+mean description as the query; with the slot head a second, along the head's direction for the kind: ``HEAD_DEPTH``
+records, ``HEAD_EMBEDDED`` statements) finds the user's statements on that matter: what the user's own turns state
 (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you been?", states the
 news; one that only asks states nothing), naming no person the question does not ("my cousin moved to Glasgow" is
 not the user's home; a statement that names one is read as its clauses that name no one and are in the first person,
@@ -31,12 +32,12 @@ the first hit's context (as a window's turns do: the ranked hits, their number a
 context shows every line in date order), so the newest statements of the matter are in what the reader gets. Nothing
 is marked as changed here (marking the older statements of the slot was measured and left off: it would mark the
 current statement itself in 7 of ~180 questions per family); marks come from write-time links. Cost, for such a
-question only: one vector search of ``DEPTH`` and the embedding of up to ``EMBEDDED`` statements it finds and of
-their clauses, newest first until ``RESERVED`` are found (the embedder's cache keeps them for the user's later
-questions), and one full-text search when those statements claim a value. A store that ``keeps_derived`` (the
-embedded one) keeps the statements' vectors from each user turn's write (``kept_texts``), and the embedder's cache
-finds them there: only turns written before that (later writes give them theirs, a few at a time), or to a store
-that keeps none, are embedded when a question first reads them.
+question only: a vector search of ``DEPTH`` (and one of ``HEAD_DEPTH``) and the embedding of up to ``EMBEDDED``
+(and ``HEAD_EMBEDDED``) statements they find and of their clauses, newest first until ``RESERVED`` are found (the embedder's cache keeps them
+for the user's later questions), and one full-text search when those statements claim a value. A store that
+``keeps_derived`` (the embedded one) keeps the statements' vectors from each user turn's write (``kept_texts``), and
+the embedder's cache finds them there: only turns written before that (later writes give them theirs, a few at a
+time), or to a store that keeps none, are embedded when a question first reads them.
 """
 
 from __future__ import annotations
@@ -74,7 +75,11 @@ STATEMENT_FLOOR = 0.3  # cosine of a statement's own words to the question's slo
 STATEMENT_MARGIN = -0.1  # ... minus its cosine to any other slot's (negative: a statement may be nearer another)
 DEPTH = 400  # records the slot's search reads
 EMBEDDED = 200  # of the user's statements among them, the first (nearest by the stored vectors) looked at
-HEAD_DEPTH = 400
+# A second search (MiniLM only), its query the slot head's direction for the kind: its first HEAD_EMBEDDED user
+# statements not found above join them. Set before any run (experiments/knowledge_updates/README.md, "A second
+# search along the head's reading of the kind"); test once: x10 newest shown / stale only 94 / 17 -> 107 / 14 of
+# 154, own value 17 -> 17 of 30; x1 as it was.
+HEAD_DEPTH = 400  # records the second search reads
 HEAD_EMBEDDED = 50
 # Re-chosen with the slot head (experiments/knowledge_updates/head/select_cv.py: train and dev together, 5 folds of 8
 # chose (20, 12) over (15, 8)); test once: newest shown / stale only x1 122 / 16 -> 127 / 14 of 154, x10 84 / 22 -> 92 /
@@ -361,15 +366,15 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
     records = (r for r in store.read_candidates(found, list(range(len(found)))) if r is not None)  # None: gone since
     pool = list(islice(((r, said) for r in records if (said := _own(r, asked, matter, kind))), EMBEDDED))
+    # and the first HEAD_EMBEDDED others along the head's reading of the kind (``slot_head.SlotHead.direction``)
     head = slot_head.matching(rows[0])
-    if head is not None and HEAD_DEPTH:
-        j = head.names.index(slot)
-        direction = _unit(head.weights[:, j] - head.bias[-1] * 0 - head.weights[:, -1])
-        more = store.search_candidates(Signal.VECTOR, user_id, direction, HEAD_DEPTH, replace(filters, kinds=("turn",)),
-                                       now)
+    if head is not None and HEAD_DEPTH > 0:
+        more = store.search_candidates(Signal.VECTOR, user_id, head.direction(slot), HEAD_DEPTH,
+                                       replace(filters, kinds=("turn",)), now)
         seen = {r.record_id for r, _ in pool}
-        extra = (r for r in store.read_candidates(more, list(range(len(more)))) if r is not None and r.record_id not in seen)
-        pool += list(islice(((r, said) for r in extra if (said := _own(r, asked, matter, kind))), HEAD_EMBEDDED))
+        extra = (r for r in store.read_candidates(more, list(range(len(more))))
+                 if r is not None and r.record_id not in seen)
+        pool += islice(((r, said) for r in extra if (said := _own(r, asked, matter, kind))), HEAD_EMBEDDED)
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
     saids = [said for _, said in pool]

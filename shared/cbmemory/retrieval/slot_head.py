@@ -6,8 +6,9 @@ over the kinds and "none" on the offline MiniLM's unit vector of what a statemen
 LLM wrote for each kind (plainly, indirectly, in passing), on clues written by hand (a value told only by what goes
 with it: "Got my first payslip from Halcyon Insurance today") and on everyday chat the LLM wrote as "none", with the
 kinds' descriptions (``experiments/knowledge_updates/head``: the sentences, the prompts and ``train.py --clues``,
-which writes ``cbmemory/data/slot_head.npz``). It reads MiniLM's vectors only: a memory with another embedding model has no head
-(``matching``), and the stage reads as before.
+which writes ``cbmemory/data/slot_head.npz``). It reads MiniLM's vectors only: a memory with another embedding model
+has no head (``matching``), and the stage reads as before. Its direction for a kind (``SlotHead.direction``) is also
+the query of the stage's second search for the user's statements of that kind.
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ class SlotHead:
         z -= z.max(axis=1, keepdims=True)
         p = np.exp(z)
         return (p / p.sum(axis=1, keepdims=True))[:, :-1]
+
+    def direction(self, kind: str) -> np.ndarray:
+        """The unit vector along which the head's odds of ``kind`` over "none" grow (its weight column less the "none"
+        column): a vector search's query for the statements the head would read as of ``kind``."""
+        v = self.weights[:, self.names.index(kind)] - self.weights[:, -1]
+        return v / max(float(np.linalg.norm(v)), 1e-12)
 
 
 @lru_cache(maxsize=1)

@@ -2,7 +2,8 @@
 ``current_value.HEAD_FLOOR`` / ``HEAD_WEIGHT``) over a real SQLite file with the real MiniLM embedder. The head is
 MiniLM's (the stage's descriptions, embedded by it, match the head's); a change of employer told in words near no
 description of the matter ("First payslip from ... came in today") is read by the head as the matter and shown, and
-is not without the head; everyday talk stays off the matter."""
+is not without the head; everyday talk stays off the matter. The head's direction for a kind (``SlotHead.direction``)
+is the query of a second search (``current_value.HEAD_DEPTH``), which reaches a change the slot's search does not."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ CHAT = ["We watched a film about whales last night.", "The weather has been love
 OLD = "I work at Initech as an engineer."
 PAYSLIP = "First payslip from Greyfield Analytics came in today."
 Q = "Which company do I work for now?"
+WORK_TALK = ["Work was busy today, meeting after meeting.", "My company is hiring a lot of people this year.",
+             "The office kitchen ran out of coffee again.", "I stayed late at work to finish a report.",
+             "My colleagues and I had lunch together.", "The company picnic is next month."]
 
 
 @pytest.fixture
@@ -61,3 +65,27 @@ def test_a_change_only_the_head_reads_as_the_matter_is_shown(memory, monkeypatch
 
 def test_everyday_talk_stays_off_the_matter(memory):
     assert not _chosen(memory) & set(CHAT)
+
+
+def test_the_heads_own_search_reaches_a_change_the_slots_search_does_not(memory, monkeypatch):
+    """``HEAD_DEPTH``, ``HEAD_EMBEDDED``: talk about work nearer the matter's descriptions than the change fills the
+    slot's search (cut to a few records, as a long memory's many such turns would); the change (far from every
+    description) is past them. The second search, along the head's direction for the kind (``SlotHead.direction``),
+    finds it, and the head puts it on the matter; without the second search it is not shown."""
+    for i, text in enumerate(WORK_TALK):
+        memory.add_session("ana", f"w{i}", [{"role": "user", "speaker": "Ana", "content": text}],
+                           date=D0 + timedelta(days=80 + i))
+    monkeypatch.setattr(current_value, "DEPTH", 5)  # the payslip is past the five nearest records
+    with_second = _chosen(memory)
+    monkeypatch.setattr(current_value, "HEAD_DEPTH", 0)
+    without = _chosen(memory)
+    assert PAYSLIP in with_second and PAYSLIP not in without
+
+
+def test_the_heads_direction_is_a_unit_vector_toward_its_kind(minilm):
+    """``SlotHead.direction``: unit length, and the kind's own sentences lie further along it than everyday talk."""
+    head = slot_head.load()
+    d = head.direction("employer")
+    assert abs(float((d * d).sum()) - 1.0) < 1e-5
+    work, chat = minilm.embed([PAYSLIP, OLD]), minilm.embed(CHAT)
+    assert float((work @ d).min()) > float((chat @ d).max())
