@@ -43,7 +43,7 @@ time), or to a store that keeps none, are embedded when a question first reads t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
@@ -79,8 +79,9 @@ EMBEDDED = 200  # of the user's statements among them, the first (nearest by the
 # statements not found above join them. Set before any run (experiments/knowledge_updates/README.md, "A second
 # search along the head's reading of the kind"); test once: x10 newest shown / stale only 94 / 17 -> 107 / 14 of
 # 154, own value 17 -> 17 of 30; x1 as it was.
-HEAD_DEPTH = 400  # records the second search reads
+HEAD_DEPTH = 400  # records the second search finds
 HEAD_EMBEDDED = 50
+READ_BATCH = 64  # ... read this many at a time (those the first found left out), until HEAD_EMBEDDED are the user's
 # Re-chosen with the slot head (experiments/knowledge_updates/head/select_cv.py: train and dev together, 5 folds of 8
 # chose (20, 12) over (15, 8)); test once: newest shown / stale only x1 122 / 16 -> 127 / 14 of 154, x10 84 / 22 -> 92 /
 # 22, own value 23 -> 26 and 13 -> 17 of 30; about 50 (x1) and 140 (x10) more tokens a question.
@@ -228,7 +229,8 @@ def _read_marks(said: str, kind: str | None) -> tuple[bool, bool]:
     return kind is not None and bool(claims(said, kind)), bool(CHANGE.search(said))
 
 
-_cached_marks = lru_cache(maxsize=4096)(_read_marks)
+# a (statement, kind) pair per entry: a user's 30 kinds' pools of up to 250 statements each fit
+_cached_marks = lru_cache(maxsize=8192)(_read_marks)
 
 
 def _clauses(said: str) -> tuple[str, ...]:
@@ -372,8 +374,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
         more = store.search_candidates(Signal.VECTOR, user_id, head.direction(slot), HEAD_DEPTH,
                                        replace(filters, kinds=("turn",)), now)
         seen = {r.record_id for r, _ in pool}
-        extra = (r for r in store.read_candidates(more, list(range(len(more))))
-                 if r is not None and r.record_id not in seen)
+        unseen = [i for i, rid in enumerate(more.ids.tolist()) if rid not in seen]
+        extra = (r for at in _batches(unseen, READ_BATCH) for r in store.read_candidates(more, at) if r is not None)
         pool += islice(((r, said) for r in extra if (said := _own(r, asked, matter, kind))), HEAD_EMBEDDED)
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
@@ -388,6 +390,12 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     again = named_again(store, user_id, claimed, kind, chosen, lambda r: _own(r, asked, matter, kind), filters,
                         now) if kind is not None and claimed else []
     return sorted([*picked, *passing, *again], key=conversation_order)
+
+
+def _batches(items: Sequence[int], size: int) -> Iterator[list[int]]:
+    """``items`` in lists of ``size``: the second search's records are read a batch at a time, until enough are found."""
+    for start in range(0, len(items), size):
+        yield list(items[start:start + size])
 
 
 def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, slot: str,
