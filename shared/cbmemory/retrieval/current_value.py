@@ -393,7 +393,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
 
 
 def _batches(items: Sequence[int], size: int) -> Iterator[list[int]]:
-    """``items`` in lists of ``size``: the second search's records are read a batch at a time, until enough are found."""
+    """``items`` in lists of ``size``: the second search's records are read a batch at a time, until enough are."""
     for start in range(0, len(items), size):
         yield list(items[start:start + size])
 
