@@ -34,10 +34,10 @@ def skyline(ranked: list[tuple[str, int, float]], depth: int) -> list[str]:
 
 def pick(replay: Replay, n: int, width: int, depth: int) -> list[str]:
     """The shipped selection's picks for question ``n`` and the skyline of the ranking's first ``width``."""
-    ranked = replay.scored(n, C.HEAD_FLOOR, C.HEAD_WEIGHT)
-    kept = sorted(ranked[:SHIPPED[0]], key=lambda x: x[1])[-SHIPPED[1]:]
-    shown = [t for t, _, _ in kept]
-    return list(dict.fromkeys(shown + skyline(ranked[:width], depth))) if width else shown
+    shown = replay.pick(n, C.HEAD_FLOOR, C.HEAD_WEIGHT, *SHIPPED)
+    if not width:
+        return shown
+    return list(dict.fromkeys(shown + skyline(replay.scored(n, C.HEAD_FLOOR, C.HEAD_WEIGHT)[:width], depth)))
 
 
 def main(where: str) -> None:
