@@ -81,9 +81,14 @@ def content_hash(text: str) -> str:
 # Relatives and friends a turn names ("my cousin", "her daughter"): someone else's fact is not the user's
 # (the write-time supersession rules, ``cbmemory.ingest.updates``, and the read-time current-value stage,
 # ``cbmemory.retrieval.current_value``).
+# Relatives written as one word ("godmother", "stepdad") are named too, a hyphenated one ("half-brother") by its last
+# word. Words for a role the user also has ("manager", "teacher") are left out: "My manager at X approved my leave"
+# is the user's own job.
 _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|children|"
-           r"wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|co-?worker|boss|aunt|"
-           r"uncle|niece|nephew|grand\w+|roommate|flatmate|parents?|in-laws?|family|team ?mate|classmate")
+           r"wife|husband|spouse|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|co-?worker|boss|aunt|"
+           r"uncle|niece|nephew|grand\w+|siblings?|roommate|flatmate|housemate|parents?|in-laws?|family|team ?mate|"
+           r"classmate|god(?:mother|father|parents?|son|daughter|child|children)|"
+           r"step(?:mother|mum|mom|father|dad|son|daughter|brother|sister|kids?|child|children|parents?)")
 PEOPLE = re.compile(rf"\b({_PEOPLE})(?:['’]s)?\b", re.I)
 WHO_WORDS = _PEOPLE + r"|dog|cat|puppy|kitten|pet"  # the words a name may stand beside: "my partner, Tobias"
 

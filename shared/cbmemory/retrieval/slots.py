@@ -13,8 +13,8 @@ from collections.abc import Mapping
 # (experiments/knowledge_updates/README.md).
 ABOUT_PEOPLE: Mapping[str, frozenset[str] | None] = {
     "household": None,
-    "partner": frozenset({"boyfriend", "girlfriend", "husband", "wife", "partner", "fiance", "fiancee", "fiancé",
-                          "fiancée"}),
+    "partner": frozenset({"boyfriend", "girlfriend", "husband", "wife", "spouse", "partner", "fiance", "fiancee",
+                          "fiancé", "fiancée"}),
     "child_school": frozenset({"son", "daughter", "kid", "kids", "child", "children"}),
 }
 

@@ -132,6 +132,17 @@ def test_a_clause_that_opens_with_a_participle_is_the_subjects_of_the_sentence(s
 def test_the_evidence_the_rules_read():
     assert people("My cousin's daughter started school") == {"cousin", "daughter"}
     assert people("I moved to Porto") == frozenset()
+
+
+@pytest.mark.parametrize(("said", "named"), [
+    ("My godmother moved to Leeds", {"godmother"}),
+    ("My stepdad and my step-sister came over", {"stepdad", "sister"}),  # a hyphenated one by its last word
+    ("My spouse and our housemate cook on Sundays", {"spouse", "housemate"}),
+    ("My manager at Lumen Health approved my leave", set()),  # a role the user also has is no one else
+    ("Stephen went to the Godfrey Hotel", set()),  # names that begin as the words do
+])
+def test_the_people_a_statement_names(said, named):
+    assert people(said) == named
     assert values("Hey Maria! I moved to Porto on Saturday.") == {"porto", "saturday"}  # not whom it speaks to
     assert values("New SIM, new digits: 0789 951 4406.") >= {"0789 951 4406"}
     assert "home" in slots("Tomorrow is my first morning as a resident of Porto.")

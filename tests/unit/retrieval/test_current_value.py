@@ -322,3 +322,6 @@ def test_a_statement_naming_someone_is_the_users_only_by_clauses_that_claim_the_
     family = turn("When times get hard I remember why I do this, and my family keeps me going.")
     assert C._own(family, frozenset(), frozenset(), "habit") == ""
     assert C._own(turn("I moved to Porto."), frozenset(), frozenset(), "home") == "I moved to Porto."  # names no one
+    for theirs in ("My godmother moved to Leeds last month.", "My stepdad started at Pinecrest Bank on Monday.",
+                   "My step-sister moved to Porto."):  # a relative in one word or hyphenated: someone else's
+        assert C._own(turn(theirs), frozenset(), frozenset(), "home") == ""
