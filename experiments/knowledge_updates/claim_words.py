@@ -21,6 +21,7 @@ from cbmemory.claims import MAKES
 from cbmemory.models import conversation_order
 from cbmemory.retrieval import current_value as C
 from cbmemory.retrieval.followed import named_again
+from cbmemory.retrieval.statements import own
 from cbmemory.store.signals import Signal
 from cbmemory.text import people
 
@@ -64,14 +65,14 @@ def latest_statements(store, embed, user_id, query, filters, now, embed_texts=No
     found = store.search_candidates(Signal.VECTOR, user_id, probe, C.DEPTH, replace(filters, kinds=("turn",)), now)
     asked, matter, kind = people(query), C.ABOUT_PEOPLE.get(slot, frozenset()), C.KINDS.get(slot)
     records = (r for r in store.read_candidates(found, list(range(len(found)))) if r is not None)
-    pool = list(islice(((r, said) for r in records if (said := C._own(r, asked, matter, kind))), C.EMBEDDED))
+    pool = list(islice(((r, said) for r in records if (said := own(r, asked, matter, kind))), C.EMBEDDED))
     if kind is not None and DEPTHW > 0:
         have = {r.record_id for r, _ in pool}
         hits = store.search_candidates(Signal.BM25, user_id, WORDS[kind], DEPTHW, replace(filters, kinds=("turn",)), now)
         for r in store.read_candidates(hits, list(range(len(hits)))):
             if r is None or r.record_id in have:
                 continue
-            said = C._own(r, asked, matter, kind)
+            said = own(r, asked, matter, kind)
             if said and C._marks(said, kind)[0]:
                 pool.append((r, said))
                 have.add(r.record_id)
@@ -83,7 +84,7 @@ def latest_statements(store, embed, user_id, query, filters, now, embed_texts=No
     passing = C.told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many)
     chosen |= {r.record_id for r in passing}
     claimed = [(r, said) for r, said in pool if C._marks(said, kind)[0]]
-    again = named_again(store, user_id, claimed, kind, chosen, lambda r: C._own(r, asked, matter, kind), filters,
+    again = named_again(store, user_id, claimed, kind, chosen, lambda r: own(r, asked, matter, kind), filters,
                         now) if kind is not None and claimed else []
     return sorted([*picked, *passing, *again], key=conversation_order)
 

@@ -22,6 +22,7 @@ from cbmemory import AgentMemory
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.models import SearchFilters, conversation_order
 from cbmemory.retrieval import current_value as C
+from cbmemory.retrieval.statements import own
 from cbmemory.store.signals import Signal
 from cbmemory_eval.datasets.locomo import load_locomo
 from cbmemory_eval.scale import scaled_haystacks
@@ -58,14 +59,14 @@ def features(mem, user, case, protos):
     f = SearchFilters(kinds=("turn",), occurred_before=case.question_date.replace(hour=23, minute=59))
     found = mem.store.search(Signal.VECTOR, user, probe, 100, f)
     asked = C.people(case.question)
-    own = [(i, h.record) for i, h in enumerate(found) if C._own(h.record, asked)]
+    own = [(i, h.record) for i, h in enumerate(found) if own(h.record, asked)]
     cands = []
     for rank, r in sorted(own, key=lambda x: conversation_order(x[1])):
         b, sec = slot_scores(embed(r.text), protos, slot)
         cands.append({"turns": sorted(_units(r)), "best": b, "second": sec, "rank": rank,
                       "order": [r.occurred_at.isoformat(), r.session_id, r.position]})
     shown_own = []
-    for r in {r.record_id: r for h in rec.hits for r in (h.record, *h.context) if C._own(r, asked)}.values():
+    for r in {r.record_id: r for h in rec.hits for r in (h.record, *h.context) if own(r, asked)}.values():
         b, sec = slot_scores(embed(r.text), protos, slot)
         shown_own.append({"turns": sorted(_units(r)), "best": b, "second": sec,
                           "order": [r.occurred_at.isoformat(), r.session_id, r.position]})

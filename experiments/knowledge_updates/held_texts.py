@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from cbmemory.context.render import memory_line
 from cbmemory.models import MemoryRecord
 from cbmemory.retrieval import current_value as C
+from cbmemory.retrieval.statements import statement
 from cbmemory.store import lexical
 
 DAY = datetime(2024, 1, 1, tzinfo=timezone.utc)
@@ -40,5 +41,5 @@ def held(read) -> float:
 
 
 print("rendered, MB held:", held(lambda i, t: memory_line(record(i, t))))
-print("read by the stage, MB held:", held(lambda i, t: C._marks(C._statement(t)[0], "home")))
+print("read by the stage, MB held:", held(lambda i, t: C._marks(statement(t)[0], "home")))
 print("a hex dump's one token indexed, MB held:", held(lambda i, t: lexical.term_ids(f"{i:08x}" * 7500)))

@@ -21,6 +21,7 @@ from cbmemory import AgentMemory
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.models import SearchFilters
 from cbmemory.retrieval import current_value as C
+from cbmemory.retrieval.statements import own
 from cbmemory.store.signals import Signal
 from cbmemory.text import people
 
@@ -61,7 +62,7 @@ def main(family: str, run: str, scale: str, out: str) -> None:
                                               None)
             read = [r for r in m.store.read_candidates(found, list(range(len(found)))) if r is not None]
             asked, matter, kind = people(q), C.ABOUT_PEOPLE.get(slot, frozenset()), C.KINDS.get(slot)
-            pool = list(islice(((r, s) for r in read if (s := C._own(r, asked, matter, kind))), C.EMBEDDED))
+            pool = list(islice(((r, s) for r in read if (s := own(r, asked, matter, kind))), C.EMBEDDED))
             if pool:
                 vecs([s for _, s in pool])
             f["pool"] = [(r.turn_id, s, order[r.record_id]) for r, s in pool]

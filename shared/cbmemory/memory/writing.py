@@ -21,7 +21,7 @@ from ..embedding.sparse import SparseEncoder, SparseVector
 from ..errors import InvalidInputError, SparseEncoderBoundError, StoreUnavailableError, WriteConflictError
 from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, with_passages
 from ..models import IngestResult, MemoryRecord, Message, SearchFilters, Session
-from ..retrieval.current_value import kept_texts
+from ..retrieval.statements import kept_texts
 from ..store.base import MemoryStore, WriteMode
 from ..store.turns import writes_allowed
 from ..text import content_hash

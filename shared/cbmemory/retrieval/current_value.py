@@ -16,7 +16,8 @@ records, ``HEAD_EMBEDDED`` statements) finds the user's statements on that matte
 (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you been?", states the
 news; one that only asks states nothing), naming no person the question does not ("my cousin moved to Glasgow" is
 not the user's home; a statement that names one is read as its clauses that name no one and are in the first person,
-when they claim the kind of fact: "I got vaccinated for Peru, our trip now, and the nurse asked about your sister";
+when they claim the kind of fact: "I got vaccinated for Peru, our trip now, and the nurse asked about your sister",
+someone named as the user's company naming no one else: "I moved to Leeds with my sister"; ``statements.own``;
 but for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those people are the matter: "since my
 mum moved in we are six at dinner", "my boyfriend cooked tonight"), whose own words (what they state, embedded
 alone: the stored vector also holds the date and the turn answered) are near the slot's descriptions (``on_slot``),
@@ -42,7 +43,6 @@ theirs, a few at a time), or to a store that keeps none, are embedded when a que
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -51,16 +51,16 @@ from itertools import islice
 
 import numpy as np
 
-from ..claims import CHANGE, THIRD_PERSON, claims
-from ..claims import FIRST_PERSON as ANY_FIRST_PERSON
+from ..claims import CHANGE, claims
 from ..models import Hit, MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
-from ..text import clauses, people, stated
+from ..text import clauses, people
 from . import slot_head
 from .about import about_the_user, in_first_person, named_as_the_user, users_names
 from .followed import named_again
 from .slots import ABOUT_PEOPLE, KINDS, SLOTS
+from .statements import CACHED_CHARS, own
 
 # Chosen by leave-one-conversation-out CV on the knowledge-update benchmark's train phrasings (LoCoMo dev, 8
 # conversations): the floors and margins at x1 (every fold; experiments/knowledge_updates/current_cv.py), DEPTH,
@@ -119,8 +119,6 @@ CLAUSE_BATCH = 32  # statements whose clauses are embedded first (newest first; 
 # reads only a text's first 256 tokens, so the whole statement's slot is of its beginning too.
 CLAUSES_READ = 32
 
-# someone else's, as an object or owner ("I helped carry the boxes to his new flat"): with ``claims.THIRD_PERSON``
-THEIRS = re.compile(r"\b(?:his|him|her|hers|their|theirs|them)\b", re.I)
 
 
 Embed = Callable[[str], np.ndarray]
@@ -213,10 +211,6 @@ def on_slot(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: fl
     return slot_score(vec, protos, slot, floor, margin) is not None
 
 
-# The caches below hold their texts: only a chat turn's length is kept (LoCoMo's longest is 440 characters), so a
-# process that reads pasted documents does not hold thousands of them (3,000 of 60 KB held 173 MB); a longer text is
-# read again each time, in time linear in its length.
-CACHED_CHARS = 2048
 
 
 def _marks(said: str, kind: str | None) -> tuple[bool, bool]:
@@ -284,64 +278,8 @@ def nearest(scored: Sequence[tuple[MemoryRecord, float]], top: int | None) -> li
     return sorted((r for r, _ in kept), key=conversation_order)
 
 
-def _statement(text: str) -> tuple[str, frozenset[str]]:
-    """What a turn's text states (``text.stated``) and the people that names (``text.people``): the same user turns
-    come back in each first-person question's search (cached up to ``CACHED_CHARS``)."""
-    return _cached_statement(text) if len(text) <= CACHED_CHARS else _read_statement(text)
 
 
-def _read_statement(text: str) -> tuple[str, frozenset[str]]:
-    said = stated(text)
-    return said, people(said)
-
-
-_cached_statement = lru_cache(maxsize=8192)(_read_statement)
-
-
-def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
-    """The texts of a record whose vectors a store that ``keeps_derived`` keeps from the record's write, for the
-    embedder's cache (``lookup_vectors``): for the user's own turn, what it states (``text.stated``), which this stage
-    embeds for each statement it reads; none for any other record. The statements' clauses are embedded when read
-    (``told_in_passing``): kept as well, they took a store's file to twice its size (experiments/knowledge_updates)."""
-    if r.kind != "turn" or r.role != "user":
-        return ()
-    said = _statement(r.text)[0]
-    return (said,) if said else ()
-
-
-def _own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None, kind: str | None) -> str:
-    """What the user's own turn ``r`` states (``text.stated``: its questions left out), when it states something
-    and names no person but those ``asked`` and those of the ``matter`` (any relative: ``None``); of a statement that
-    names another, its own clauses that claim ``kind`` (``_read_own_clauses``); else ""."""
-    if r.kind != "turn" or r.role != "user":
-        return ""
-    said, named = _statement(r.text)
-    if not said or matter is None or named - matter <= asked:
-        return said
-    return _own_clauses(said, asked | matter, kind) if kind is not None else ""
-
-
-def _own_clauses(said: str, allowed: frozenset[str], kind: str) -> str:
-    """``_read_own_clauses``, cached up to ``CACHED_CHARS`` (in a cache of its own: the statements' marks, which every
-    question of a matter reads, are not crowded out of theirs)."""
-    read = _cached_own_clauses if len(said) <= CACHED_CHARS else _read_own_clauses
-    return read(said, allowed, kind)
-
-
-def _read_own_clauses(said: str, allowed: frozenset[str], kind: str) -> str:
-    """The clauses of ``said`` (``text.clauses``) that name no person but those ``allowed`` and have no third- or
-    second-person word (``THIRD_PERSON``, ``THEIRS``: "she loves it" after "my cousin moved to Glasgow" is the
-    cousin's), joined, when one of them is in the first person, singular or plural (``claims.FIRST_PERSON``): "I got
-    vaccinated for Peru, our trip now, and the nurse asked about your sister" states the user's trip; "My cousin
-    moved to Glasgow" states nothing of the user's; and only when they claim ``kind`` (``cbmemory.claims``): any
-    first-person clause of a long memory's many statements that name family or friends ("I look at it and
-    remember why I'm doing this", beside "my family is my motivation") would crowd the matter's statements out."""
-    kept = [c for c in clauses(said) if people(c) <= allowed and not THIRD_PERSON.search(c) and not THEIRS.search(c)]
-    own = ", ".join(kept) if any(ANY_FIRST_PERSON.search(c) for c in kept) else ""
-    return own if own and claims(own, kind) else ""
-
-
-_cached_own_clauses = lru_cache(maxsize=4096)(_read_own_clauses)
 
 
 def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str, filters: SearchFilters,
@@ -367,7 +305,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     asked, matter, kind = people(query), ABOUT_PEOPLE.get(slot, frozenset()), KINDS.get(slot)
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
     records = (r for r in store.read_candidates(found, list(range(len(found)))) if r is not None)  # None: gone since
-    pool = list(islice(((r, said) for r in records if (said := _own(r, asked, matter, kind))), EMBEDDED))
+    pool = list(islice(((r, said) for r in records if (said := own(r, asked, matter, kind))), EMBEDDED))
     # and the first HEAD_EMBEDDED others along the head's reading of the kind (``slot_head.SlotHead.direction``)
     head = slot_head.matching(rows[0])
     if head is not None and HEAD_DEPTH > 0:
@@ -376,7 +314,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
         seen = {r.record_id for r, _ in pool}
         unseen = [i for i, rid in enumerate(more.ids.tolist()) if rid not in seen]
         extra = (r for at in _batches(unseen, READ_BATCH) for r in store.read_candidates(more, at) if r is not None)
-        pool += islice(((r, said) for r in extra if (said := _own(r, asked, matter, kind))), HEAD_EMBEDDED)
+        pool += islice(((r, said) for r in extra if (said := own(r, asked, matter, kind))), HEAD_EMBEDDED)
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
     saids = [said for _, said in pool]
@@ -387,7 +325,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     chosen |= {r.record_id for r in passing}
     # a value the user's claims of the matter gave, named again (followed.py); the claims as ranked above (cached)
     claimed = [(r, said) for r, said in pool if _marks(said, kind)[0]]
-    again = named_again(store, user_id, claimed, kind, chosen, lambda r: _own(r, asked, matter, kind), filters,
+    again = named_again(store, user_id, claimed, kind, chosen, lambda r: own(r, asked, matter, kind), filters,
                         now) if kind is not None and claimed else []
     return sorted([*picked, *passing, *again], key=conversation_order)
 

@@ -26,11 +26,11 @@ from ..claims import claim_values, claims
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
+from .statements import CACHED_CHARS  # a longer statement's values are read again
 
 # Set before any run (experiments/knowledge_updates/README.md, "A value the user gave for the matter, named again"):
 VALUED = 1  # one place, as a reserved place adds at most what it shows
 VALUED_DEPTH = 64  # records the values' full-text search reads (a value is a rare word: its statements are few)
-CACHED_CHARS = 2048  # a chat turn's length, as the stage's caches keep; a longer statement's values are read again
 
 
 def _read_values(said: str, kind: str) -> frozenset[str]:

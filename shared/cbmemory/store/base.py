@@ -120,7 +120,7 @@ class MemoryStore(SearchBase):
         that is valid Unicode (no lone surrogates, which no file or server can encode), annotations of each
         record and session within ``validation``'s limits (keys, characters, bytes); ``sparse``: one
         ``SparseVector`` per record exactly when a sparse encoder is bound, none otherwise; ``derived``: by the id
-        of a record of the batch, vectors of texts derived from it (``current_value.kept_texts``) by their content hash,
+        of a record of the batch, vectors of texts derived from it (``statements.kept_texts``) by their content hash,
         each finite and of the bound dimension, kept with the record where the backend ``keeps_derived`` (and
         erased with it) for ``lookup_vectors``. The backend's :meth:`_write` then stores the checked batch."""
         self._check_writable()

@@ -17,7 +17,7 @@ import pytest
 
 from cbmemory import AgentMemory, InvalidInputError, Message, get_recipe
 from cbmemory.memory.transfer import FORMAT_VERSION, FormatVersionError
-from cbmemory.retrieval.current_value import kept_texts
+from cbmemory.retrieval.statements import kept_texts
 from cbmemory.text import content_hash
 
 from ...support.embedders import FourDims

@@ -166,6 +166,17 @@ def test_on_a_partner_only_the_partner_is_the_matter(memory, said, taken):
     assert (said in {r.text for r in chosen}) is taken
 
 
+@pytest.mark.parametrize(("said", "taken"), [
+    ("I moved to Porto with my sister last week.", True),  # the user's move, the sister as company
+    ("My sister moved to Porto last week.", False),  # hers
+])
+def test_someone_named_as_company_leaves_the_statement_the_users(memory, said, taken):
+    """A statement naming a person is read by its clauses that name no one else; a person after "with" goes along
+    with the user (``current_value.COMPANY``), so the user's own move told with company is found."""
+    _history(memory, said)
+    assert (said in _chosen(memory, "Which city do I live in these days?")) is taken
+
+
 def test_news_told_before_a_question_back_is_the_users_statement(memory):
     """``text.stated``: a turn that tells the news and then asks back is taken for what it states (before, a
     turn ending in a question was no statement, and the stage never showed it); one that only asks is not."""
@@ -350,7 +361,7 @@ class _Seen:
 
 def test_a_new_process_reads_the_statements_vectors_kept_at_write_and_shows_the_same(tmp_path, minilm):
     """The embedded store keeps the vectors of what each user turn states from the turn's write
-    (``current_value.kept_texts``): a new process's first question about the user embeds none of the statements (only
+    (``statements.kept_texts``): a new process's first question about the user embeds none of the statements (only
     the clauses of those not chosen, ``told_in_passing``), and shows exactly what a process that has to embed them
     (the same file without them) shows."""
     path = tmp_path / "kept.db"

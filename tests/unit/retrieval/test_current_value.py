@@ -266,62 +266,23 @@ def test_only_texts_of_a_chat_turns_length_are_held_by_the_caches():
     text: a pasted document is read again each time instead (the same answer), so a long-running process does not
     hold thousands of them."""
     from cbmemory.retrieval import current_value as C
+    from cbmemory.retrieval import statements as S
     from cbmemory.text import clauses, people, stated
 
-    caches = (C._cached_statement, C._cached_marks, C._cached_clauses, C._cached_own_clauses)
+    caches = (S._cached_statement, C._cached_marks, C._cached_clauses, S._cached_own_clauses)
     for cache in caches:
         cache.cache_clear()
     long = "I moved to Porto, after years in Lisbon. " * (C.CACHED_CHARS // 40)
     assert len(long) > C.CACHED_CHARS
-    assert C._statement(long) == (stated(long), people(stated(long)))
+    assert S.statement(long) == (stated(long), people(stated(long)))
     assert C._marks(long, "home") == (True, True)
     assert C._clauses(long) == tuple(clauses(long)[:C.CLAUSES_READ])
-    assert C._own_clauses(long, frozenset(), "home") == ", ".join(clauses(long))
+    assert S.own_clauses(long, frozenset(), "home") == ", ".join(clauses(long))
     assert [cache.cache_info().currsize for cache in caches] == [0, 0, 0, 0]
     short = "I moved to Porto, after years in Lisbon."
-    assert C._statement(short) == (short, frozenset())
+    assert S.statement(short) == (short, frozenset())
     assert C._marks(short, "home") == (True, True)
     assert C._marks(short, None) == (False, True)
     assert C._clauses(short) == tuple(clauses(short))
-    assert C._own_clauses(short, frozenset(), "home") == "I moved to Porto, after years in Lisbon"
+    assert S.own_clauses(short, frozenset(), "home") == "I moved to Porto, after years in Lisbon"
     assert [cache.cache_info().currsize for cache in caches] == [1, 2, 1, 1]
-
-
-@pytest.mark.parametrize(("said", "kind", "own"), [
-    ("I got vaccinated for Peru, our trip now, and the nurse asked about your sister.", "trip",
-     "I got vaccinated for Peru, our trip now"),  # the user's trip; the sister is in a clause of her own
-    ("We've got a tortoise now, the old one lives with my aunt.", "pet", "We've got a tortoise now"),
-    ("My cousin just became a resident of Glasgow, she loves it.", "home", ""),  # hers: "she" is the cousin
-    ("My brother moved to Porto and I helped carry the boxes to his new flat.", "home", ""),  # his flat
-    ("My sister moved to Porto.", "home", ""),  # one clause, naming her
-])
-def test_of_a_statement_naming_someone_the_users_own_clauses_are_read(said, kind, own):
-    """``_own_clauses``: the clauses that name no one else and have no third- or second-person word, when one of them
-    is in the first person and they claim the kind; else nothing."""
-    from cbmemory.retrieval import current_value as C
-
-    assert C._own_clauses(said, frozenset(), kind) == own
-
-
-def test_a_statement_naming_someone_is_the_users_only_by_clauses_that_claim_the_kind():
-    """``_own``: of a statement naming someone the question does not, its own clauses count when they claim the
-    question's kind of fact (a long memory's statements about family hold many other first-person clauses)."""
-    from datetime import datetime, timezone
-
-    from cbmemory.models import MemoryRecord
-    from cbmemory.retrieval import current_value as C
-
-    def turn(text: str) -> MemoryRecord:
-        when = datetime(2023, 5, 1, tzinfo=timezone.utc)
-        return MemoryRecord("r", "u", "s", "turn", 0, "user", text, text, when, when, "h")
-
-    trip = turn("I got vaccinated for Peru, our trip now, and the nurse asked about your sister.")
-    assert C._own(trip, frozenset(), frozenset(), "trip") == "I got vaccinated for Peru, our trip now"
-    assert C._own(trip, frozenset(), frozenset(), "home") == ""  # no claim of a home in them
-    assert C._own(trip, frozenset(), frozenset(), None) == ""  # a matter with no rules
-    family = turn("When times get hard I remember why I do this, and my family keeps me going.")
-    assert C._own(family, frozenset(), frozenset(), "habit") == ""
-    assert C._own(turn("I moved to Porto."), frozenset(), frozenset(), "home") == "I moved to Porto."  # names no one
-    for theirs in ("My godmother moved to Leeds last month.", "My stepdad started at Pinecrest Bank on Monday.",
-                   "My step-sister moved to Porto."):  # a relative in one word or hyphenated: someone else's
-        assert C._own(turn(theirs), frozenset(), frozenset(), "home") == ""

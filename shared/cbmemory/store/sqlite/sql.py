@@ -29,7 +29,7 @@ APPLICATION_ID = 0x43424D45  # "CBME": marks a SQLite file as a cbmemory store
 SESSION_ORDER_INDEX = "CREATE INDEX IF NOT EXISTS records_session_order ON records (user_id, session_id, occurred_at, position)"
 # the records that supersede another, per user: few, so finding who supersedes a record reads this index only
 SUPERSEDES_INDEX = "CREATE INDEX IF NOT EXISTS records_supersedes ON records (user_id) WHERE supersedes != '[]'"
-# Vectors of texts derived from a user's turn (what it states: ``current_value.kept_texts``), by the derived
+# Vectors of texts derived from a user's turn (what it states: ``statements.kept_texts``), by the derived
 # text's content hash, for the embedding cache (``lookup_vectors``): a read that embeds them (the current-value stage)
 # finds them here instead. Made with the schema, or on the first write of a store made before them (``file.LATER``):
 # the same schema (no row or result differs without them, only the time of some reads). A record's go with it,

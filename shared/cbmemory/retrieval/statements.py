@@ -1,0 +1,98 @@
+"""Whose fact a user's turn states, for the current-value stage (``current_value``): what the turn states
+(``text.stated``: its questions left out) and the people it names (``text.people``); a statement that names no one
+but the people asked about or the matter's own is the user's, and of one that names another only its own clauses
+count, those that name no one else (someone named as the user's company, "I moved to Leeds with my sister", is no
+one else), have no third- or second-person word, are in the first person and claim the kind of fact asked about.
+The same user turns come back in each question's search: the readings are cached per text."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ..claims import FIRST_PERSON as ANY_FIRST_PERSON
+from ..claims import THIRD_PERSON, claims
+from ..models import MemoryRecord
+from ..text import PEOPLE, clauses, people, stated
+
+# The caches here, in ``current_value`` and in ``followed`` hold their texts: only a chat turn's length is kept
+# (LoCoMo's longest is 440 characters), so a process that reads pasted documents does not hold thousands of them
+# (3,000 of 60 KB held 173 MB); a longer text is read again each time, in time linear in its length.
+CACHED_CHARS = 2048
+
+# someone else's, as an object or owner ("I helped carry the boxes to his new flat"): with ``claims.THIRD_PERSON``
+THEIRS = re.compile(r"\b(?:his|him|her|hers|their|theirs|them)\b", re.I)
+# a person named as company ("I moved to Leeds with my sister"): a "with" and at most three words before the name,
+# in a clause whose subject is the user (``WE``; "the old one lives with my aunt" is not)
+COMPANY = re.compile(r"\bwith\s+(?:[\w'’-]+\s+){0,3}$", re.I)
+WE = re.compile(r"\b(?:I|we)\b", re.I)
+
+
+def statement(text: str) -> tuple[str, frozenset[str]]:
+    """What a turn's text states (``text.stated``) and the people that names (``text.people``): the same user turns
+    come back in each first-person question's search (cached up to ``CACHED_CHARS``)."""
+    return _cached_statement(text) if len(text) <= CACHED_CHARS else _read_statement(text)
+
+
+def _read_statement(text: str) -> tuple[str, frozenset[str]]:
+    said = stated(text)
+    return said, people(said)
+
+
+_cached_statement = lru_cache(maxsize=8192)(_read_statement)
+
+
+def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
+    """The texts of a record whose vectors a store that ``keeps_derived`` keeps from the record's write, for the
+    embedder's cache (``lookup_vectors``): for the user's own turn, what it states (``text.stated``), which the stage
+    embeds for each statement it reads; none for any other record. The statements' clauses are embedded when read
+    (``current_value.told_in_passing``): kept as well, they took a store's file to twice its size
+    (experiments/knowledge_updates)."""
+    if r.kind != "turn" or r.role != "user":
+        return ()
+    said = statement(r.text)[0]
+    return (said,) if said else ()
+
+
+def own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None, kind: str | None) -> str:
+    """What the user's own turn ``r`` states (``text.stated``: its questions left out), when it states something
+    and names no person but those ``asked`` and those of the ``matter`` (any relative: ``None``); of a statement that
+    names another, its own clauses that claim ``kind`` (``_read_own_clauses``); else ""."""
+    if r.kind != "turn" or r.role != "user":
+        return ""
+    said, named = statement(r.text)
+    if not said or matter is None or named - matter <= asked:
+        return said
+    return own_clauses(said, asked | matter, kind) if kind is not None else ""
+
+
+def own_clauses(said: str, allowed: frozenset[str], kind: str) -> str:
+    """``_read_own_clauses``, cached up to ``CACHED_CHARS`` (in a cache of its own: the statements' marks, which every
+    question of a matter reads, are not crowded out of theirs)."""
+    read = _cached_own_clauses if len(said) <= CACHED_CHARS else _read_own_clauses
+    return read(said, allowed, kind)
+
+
+def _read_own_clauses(said: str, allowed: frozenset[str], kind: str) -> str:
+    """The clauses of ``said`` (``text.clauses``) that name no person but those ``allowed`` and have no third- or
+    second-person word (``THIRD_PERSON``, ``THEIRS``: "she loves it" after "my cousin moved to Glasgow" is the
+    cousin's), joined, when one of them is in the first person, singular or plural (``claims.FIRST_PERSON``): "I got
+    vaccinated for Peru, our trip now, and the nurse asked about your sister" states the user's trip; "My cousin
+    moved to Glasgow" states nothing of the user's; and only when they claim ``kind`` (``cbmemory.claims``): any
+    first-person clause of a long memory's many statements that name family or friends ("I look at it and
+    remember why I'm doing this", beside "my family is my motivation") would crowd the matter's statements out."""
+    kept = [c for c in clauses(said) or [said]  # a statement of one clause is its own (``text.clauses``)
+            if _named(c) <= allowed and not THIRD_PERSON.search(c) and not THEIRS.search(c)]
+    joined = ", ".join(kept) if any(ANY_FIRST_PERSON.search(c) for c in kept) else ""
+    return joined if joined and claims(joined, kind) else ""
+
+
+_cached_own_clauses = lru_cache(maxsize=4096)(_read_own_clauses)
+
+
+def _named(clause: str) -> frozenset[str]:
+    """The people ``clause`` names (``text.PEOPLE``) but those named as the user's company (``COMPANY``: "with my
+    sister")."""
+    we = WE.search(clause) is not None
+    return frozenset(m.group(1).lower() for m in PEOPLE.finditer(clause)
+                     if not (we and COMPANY.search(clause, 0, m.start())))

@@ -1,0 +1,52 @@
+"""Unit layer (retrieval.statements): whose fact a user's turn states, for the current-value stage: someone else's
+("my cousin moved to Glasgow", "my godmother moved to Leeds") is not the user's; of a statement naming someone, the
+user's own clauses that claim the kind asked about are (someone named as the user's company goes along)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from cbmemory.models import MemoryRecord
+from cbmemory.retrieval.statements import own, own_clauses
+
+
+@pytest.mark.parametrize(("said", "kind", "expected"), [
+    ("I got vaccinated for Peru, our trip now, and the nurse asked about your sister.", "trip",
+     "I got vaccinated for Peru, our trip now"),  # the user's trip; the sister is in a clause of her own
+    ("We've got a tortoise now, the old one lives with my aunt.", "pet", "We've got a tortoise now"),
+    ("My cousin just became a resident of Glasgow, she loves it.", "home", ""),  # hers: "she" is the cousin
+    ("My brother moved to Porto and I helped carry the boxes to his new flat.", "home", ""),  # his flat
+    ("My sister moved to Porto.", "home", ""),  # one clause, naming her
+    ("I moved to Leeds with my sister.", "home", "I moved to Leeds with my sister."),  # she goes along: the user's
+    ("On weekends I play squash with friends.", "sport", "On weekends I play squash with friends."),
+    ("I moved to Leeds with my sister, she found the flat.", "home", "I moved to Leeds with my sister"),
+    ("I had dinner with my parents, they moved to Leeds.", "home", ""),  # theirs, though the first clause is not
+    ("My cousin moved to Glasgow with her kids.", "home", ""),  # the cousin is no company
+])
+def test_of_a_statement_naming_someone_the_users_own_clauses_are_read(said, kind, expected):
+    """``own_clauses``: the clauses that name no one else (someone named as company, "with my sister", goes along)
+    and have no third- or second-person word, when one of them is in the first person and they claim the kind; else
+    nothing."""
+    assert own_clauses(said, frozenset(), kind) == expected
+
+
+def test_a_statement_naming_someone_is_the_users_only_by_clauses_that_claim_the_kind():
+    """``own``: of a statement naming someone the question does not, its own clauses count when they claim the
+    question's kind of fact (a long memory's statements about family hold many other first-person clauses)."""
+
+    def turn(text: str) -> MemoryRecord:
+        when = datetime(2023, 5, 1, tzinfo=timezone.utc)
+        return MemoryRecord("r", "u", "s", "turn", 0, "user", text, text, when, when, "h")
+
+    trip = turn("I got vaccinated for Peru, our trip now, and the nurse asked about your sister.")
+    assert own(trip, frozenset(), frozenset(), "trip") == "I got vaccinated for Peru, our trip now"
+    assert own(trip, frozenset(), frozenset(), "home") == ""  # no claim of a home in them
+    assert own(trip, frozenset(), frozenset(), None) == ""  # a matter with no rules
+    family = turn("When times get hard I remember why I do this, and my family keeps me going.")
+    assert own(family, frozenset(), frozenset(), "habit") == ""
+    assert own(turn("I moved to Porto."), frozenset(), frozenset(), "home") == "I moved to Porto."  # names no one
+    for theirs in ("My godmother moved to Leeds last month.", "My stepdad started at Pinecrest Bank on Monday.",
+                   "My step-sister moved to Porto."):  # a relative in one word or hyphenated: someone else's
+        assert own(turn(theirs), frozenset(), frozenset(), "home") == ""
