@@ -120,7 +120,6 @@ CLAUSE_BATCH = 32  # statements whose clauses are embedded first (newest first; 
 CLAUSES_READ = 32
 
 
-
 Embed = Callable[[str], np.ndarray]
 EmbedMany = Callable[[Sequence[str]], np.ndarray]
 # slot names, each description's slot (ascending: a slot's descriptions together, as ``_by_slots`` reads them), and
@@ -211,8 +210,6 @@ def on_slot(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: fl
     return slot_score(vec, protos, slot, floor, margin) is not None
 
 
-
-
 def _marks(said: str, kind: str | None) -> tuple[bool, bool]:
     """Whether a statement claims ``kind`` (``cbmemory.claims``; ``None``: no rule, never) and whether it has a change
     word (``CHANGE``): the same statements are ranked on each question of their matter."""
@@ -276,10 +273,6 @@ def nearest(scored: Sequence[tuple[MemoryRecord, float]], top: int | None) -> li
     newest of them crowd out the statement that changed the fact)."""
     kept = sorted(scored, key=lambda rs: -rs[1])[:top] if top is not None else scored
     return sorted((r for r, _ in kept), key=conversation_order)
-
-
-
-
 
 
 def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str, filters: SearchFilters,
