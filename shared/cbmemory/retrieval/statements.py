@@ -22,9 +22,11 @@ CACHED_CHARS = 2048
 
 # someone else's, as an object or owner ("I helped carry the boxes to his new flat"): with ``claims.THIRD_PERSON``
 THEIRS = re.compile(r"\b(?:his|him|her|hers|their|theirs|them)\b", re.I)
-# a person named as company ("I moved to Leeds with my sister"): a "with" and at most three words before the name,
-# in a clause whose subject is the user (``WE``; "the old one lives with my aunt" is not)
-COMPANY = re.compile(r"\bwith\s+(?:[\w'’-]+\s+){0,3}$", re.I)
+# a person named as company ("I moved to Leeds with my sister"): a "with" and at most three words before the name
+# (read in the COMPANY_CHARS before it, so a pasted text of many names is read in linear time), in a clause whose
+# subject is the user (``WE``; "the old one lives with my aunt" is not)
+COMPANY_WORDS = 3
+COMPANY_CHARS = 100
 WE = re.compile(r"\b(?:I|we)\b", re.I)
 
 
@@ -74,13 +76,14 @@ def own_clauses(said: str, allowed: frozenset[str], kind: str) -> str:
 
 
 def _read_own_clauses(said: str, allowed: frozenset[str], kind: str) -> str:
-    """The clauses of ``said`` (``text.clauses``) that name no person but those ``allowed`` and have no third- or
-    second-person word (``THIRD_PERSON``, ``THEIRS``: "she loves it" after "my cousin moved to Glasgow" is the
-    cousin's), joined, when one of them is in the first person, singular or plural (``claims.FIRST_PERSON``): "I got
-    vaccinated for Peru, our trip now, and the nurse asked about your sister" states the user's trip; "My cousin
-    moved to Glasgow" states nothing of the user's; and only when they claim ``kind`` (``cbmemory.claims``): any
-    first-person clause of a long memory's many statements that name family or friends ("I look at it and
-    remember why I'm doing this", beside "my family is my motivation") would crowd the matter's statements out."""
+    """The clauses of ``said`` (``text.clauses``) that name no person but those ``allowed`` (someone named as the
+    user's company goes along: ``_named``) and have no third- or second-person word (``THIRD_PERSON``, ``THEIRS``:
+    "she loves it" after "my cousin moved to Glasgow" is the cousin's), joined, when one of them is in the first
+    person, singular or plural (``claims.FIRST_PERSON``): "I got vaccinated for Peru, our trip now, and the nurse
+    asked about your sister" states the user's trip; "My cousin moved to Glasgow" states nothing of the user's; and
+    only when they claim ``kind`` (``cbmemory.claims``): any first-person clause of a long memory's many statements
+    that name family or friends ("I look at it and remember why I'm doing this", beside "my family is my
+    motivation") would crowd the matter's statements out."""
     kept = [c for c in clauses(said) or [said]  # a statement of one clause is its own (``text.clauses``)
             if _named(c) <= allowed and not THIRD_PERSON.search(c) and not THEIRS.search(c)]
     joined = ", ".join(kept) if any(ANY_FIRST_PERSON.search(c) for c in kept) else ""
@@ -91,8 +94,15 @@ _cached_own_clauses = lru_cache(maxsize=4096)(_read_own_clauses)
 
 
 def _named(clause: str) -> frozenset[str]:
-    """The people ``clause`` names (``text.PEOPLE``) but those named as the user's company (``COMPANY``: "with my
-    sister")."""
+    """The people ``clause`` names (``text.PEOPLE``) but those named as the user's company ("with my sister")."""
     we = WE.search(clause) is not None
-    return frozenset(m.group(1).lower() for m in PEOPLE.finditer(clause)
-                     if not (we and COMPANY.search(clause, 0, m.start())))
+    return frozenset(m.group(1).lower() for m in PEOPLE.finditer(clause) if not (we and _company(clause, m.start())))
+
+
+def _company(clause: str, at: int) -> bool:
+    """Whether the name at ``at`` in ``clause`` follows "with" and at most ``COMPANY_WORDS`` words."""
+    start = max(0, at - COMPANY_CHARS)
+    words = clause[start:at].split()
+    if start > 0 and words and not clause[start - 1].isspace():
+        words = words[1:]  # a word the window cut
+    return "with" in (w.lower() for w in words[-COMPANY_WORDS - 1:])
