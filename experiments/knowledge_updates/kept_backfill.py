@@ -1,5 +1,5 @@
 """Issue 31: copies of the benchmark's stores whose user turns have the vectors a write of this version keeps
-(``current_value.kept_texts``: what each user turn states), as if written by it; ``--clauses``: the statements'
+(``statements.kept_texts``: what each user turn states), as if written by it; ``--clauses``: the statements'
 clauses too (the variant measured and not kept). For the read timings and the selection check (the same hits and
 contexts as without them) of experiments/knowledge_updates/README.md, "Keeping what each user turn states".
 
@@ -14,7 +14,7 @@ import time
 
 from cbmemory import AgentMemory
 from cbmemory.embedding import MiniLMEmbedder
-from cbmemory.retrieval.current_value import kept_texts
+from cbmemory.retrieval.statements import kept_texts
 from cbmemory.store.sqlite import write as w
 from cbmemory.text import clauses, content_hash
 
