@@ -10,25 +10,9 @@ lines of context a question; ``cv.choose`` with ``cv.objective``, a tie to the s
 
 from __future__ import annotations
 
-import json
 import sys
-from collections import defaultdict
 
-from cv import choose
-
-
-def per_conversation(path: str) -> dict[str, tuple[int, int, int, int, int, float]]:
-    """Newest shown, stale only, changes, own value shown, other questions, lines a question; by conversation."""
-    rows: dict[str, list[dict]] = defaultdict(list)
-    for line in open(path):
-        r = json.loads(line)
-        rows[r["user_id"]].append(r)
-    out = {}
-    for conv, rs in rows.items():
-        ch, ot = [r for r in rs if r["is_change"]], [r for r in rs if not r["is_change"]]
-        out[conv] = (sum(r["new_shown"] for r in ch), sum(r["stale_only"] for r in ch), len(ch),
-                     sum(r["new_shown"] for r in ot), len(ot), sum(r["text"].count("\n") + 1 for r in rs) / len(rs))
-    return out
+from cv import choose, run_counts
 
 
 def main(runs: str, settings: list[int]) -> None:
@@ -36,7 +20,7 @@ def main(runs: str, settings: list[int]) -> None:
     got = {}
     for g in settings:
         for f, s in keys:
-            for conv, row in per_conversation(f"{runs}/L{g}_{f}{s[1:]}/cases-{f}-{s}.jsonl").items():
+            for conv, row in run_counts(f"{runs}/L{g}_{f}{s[1:]}/cases-{f}-{s}.jsonl").items():
                 got[g, (f, s), conv] = row
     convs = sorted({c for _, _, c in got})
     choose(got, keys, convs, settings, lambda g: (-g,))

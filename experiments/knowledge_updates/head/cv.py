@@ -14,6 +14,7 @@ gives the product's figures exactly (checked on all four records). ``edge``: the
 
 from __future__ import annotations
 
+import json
 import pickle
 import sys
 from collections.abc import Callable
@@ -122,6 +123,23 @@ def outcome(feats, shipped: Callable[[int], list[str]], pick: Callable[[int], li
         else:
             others, own = others + 1, own + new
     return new_n, stale_n, changes, own, others, lines / max(1, changes + others)
+
+
+def run_counts(path: str, lines: bool = True) -> dict[str, tuple[int, int, int, int, int, float]]:
+    """Per conversation of a product run's questions (``eval locomo-updates --keep-text``'s ``cases-*.jsonl`` at
+    ``path``), as ``outcome`` gives them: newest shown, stale only, changes, own value shown, other questions, and
+    the lines of context a question (0 with ``lines`` off: ``objective`` is then newest shown − stale only)."""
+    rows: dict[str, list[dict]] = {}
+    for line in open(path):
+        r = json.loads(line)
+        rows.setdefault(r["user_id"], []).append(r)
+    out = {}
+    for conv, rs in rows.items():
+        ch, ot = [r for r in rs if r["is_change"]], [r for r in rs if not r["is_change"]]
+        shown = sum(r["text"].count("\n") + 1 for r in rs) / len(rs) if lines else 0.0
+        out[conv] = (sum(r["new_shown"] for r in ch), sum(r["stale_only"] for r in ch), len(ch),
+                     sum(r["new_shown"] for r in ot), len(ot), shown)
+    return out
 
 
 def objective(got: dict, keys, g, among: list[str]) -> float:
