@@ -15,23 +15,17 @@ from __future__ import annotations
 
 import sys
 
-from cv import choose, run_counts
+from cv import RECORDS, choose, grid_counts
 
 SETTINGS = [(0.2, 0), (0.2, 0.1), (0.1, 0), (0.1, 0.1), (0.05, 0), (0.05, 0.1)]  # (floor, bonus)
 PLACES = [(0, 0.05), (1, 0.1), (1, 0.05), (2, 0.1), (2, 0.05)]  # (places, floor)
 
 
 def main(runs: str, places: bool) -> None:
-    keys = [(f, s) for f in ("train", "dev") for s in ("x1", "x10")]
     settings, prefix = (PLACES, "P") if places else (SETTINGS, "G")
-    got = {}
-    for g in settings:
-        for f, s in keys:
-            for conv, row in run_counts(f"{runs}/{prefix}{g[0]}_{g[1]}_{f}{s[1:]}/cases-{f}-{s}.jsonl").items():
-                got[g, (f, s), conv] = row
-    convs = sorted({c for _, _, c in got})
+    got, convs = grid_counts(settings, lambda g, f, s: f"{runs}/{prefix}{g[0]}_{g[1]}_{f}{s[1:]}/cases-{f}-{s}.jsonl")
     prefer = (lambda g: (g == PLACES[0], -g[0], g[1])) if places else (lambda g: (g == SETTINGS[0], g[0], -g[1]))
-    choose(got, keys, convs, settings, prefer)
+    choose(got, RECORDS, convs, settings, prefer)
 
 
 if __name__ == "__main__":

@@ -12,18 +12,12 @@ from __future__ import annotations
 
 import sys
 
-from cv import choose, run_counts
+from cv import RECORDS, choose, grid_counts
 
 
 def main(runs: str, settings: list[int]) -> None:
-    keys = [(f, s) for f in ("train", "dev") for s in ("x1", "x10")]
-    got = {}
-    for g in settings:
-        for f, s in keys:
-            for conv, row in run_counts(f"{runs}/L{g}_{f}{s[1:]}/cases-{f}-{s}.jsonl").items():
-                got[g, (f, s), conv] = row
-    convs = sorted({c for _, _, c in got})
-    choose(got, keys, convs, settings, lambda g: (-g,))
+    got, convs = grid_counts(settings, lambda g, f, s: f"{runs}/L{g}_{f}{s[1:]}/cases-{f}-{s}.jsonl")
+    choose(got, RECORDS, convs, settings, lambda g: (-g,))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import json
 import pickle
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from train import fit, training_set
@@ -140,6 +141,20 @@ def run_counts(path: str, lines: bool = True) -> dict[str, tuple[int, int, int, 
         out[conv] = (sum(r["new_shown"] for r in ch), sum(r["stale_only"] for r in ch), len(ch),
                      sum(r["new_shown"] for r in ot), len(ot), shown)
     return out
+
+
+RECORDS = [(f, s) for f in ("train", "dev") for s in ("x1", "x10")]  # the records the folds sum over
+
+
+def grid_counts(settings: list, path: Callable[[Any, str, str], str]) -> tuple[dict, list[str]]:
+    """``run_counts`` of each setting's product run on each of ``RECORDS`` (``path(setting, family, scale)``: its
+    ``cases-*.jsonl``), as ``choose`` reads them, and the conversations."""
+    got = {}
+    for g in settings:
+        for f, s in RECORDS:
+            for conv, row in run_counts(path(g, f, s)).items():
+                got[g, (f, s), conv] = row
+    return got, sorted({c for _, _, c in got})
 
 
 def objective(got: dict, keys, g, among: list[str]) -> float:

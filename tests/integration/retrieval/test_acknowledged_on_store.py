@@ -10,27 +10,18 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from cbmemory import AgentMemory, SearchFilters
+from cbmemory import SearchFilters
 from cbmemory.retrieval import current_value
 from cbmemory.retrieval.acknowledged import acknowledged
 from cbmemory.retrieval.current_value import latest_statements
 
+from .test_current_value_on_store import FILLER  # the same everyday talk
+
 D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
 OLD = "I work at Tidewater Freight, on the customer desk."
 CLUE = "Got a Fernhill Analytics hoodie in my welcome pack."
-FILLER = ["We watched a film about whales last night.", "The weather has been lovely for walks.",
-          "My book club picked a mystery novel this month.", "The garden needs weeding again.",
-          "I tried a new recipe for lentil soup.", "I finally fixed the squeaky door.",
-          "The concert on Friday was loud but fun.", "I have been reading about old maps."]
 PLAIN_REPLY = "Sounds good, tell me more."
 QUESTION = "Which company do I work for these days?"
-
-
-@pytest.fixture
-def memory(tmp_path, minilm):
-    m = AgentMemory.open(tmp_path / "memory.db", embedder=minilm)
-    yield m
-    m.close()
 
 
 def _say(memory, user, sid, day, text, reply=PLAIN_REPLY):
