@@ -1,6 +1,6 @@
-"""Unit layer (retrieval.acknowledged): whether the assistant's reply acknowledges a user's statement: a short reply
-that names a word of it back ("Noted, Fernhill Analytics."), not one that shares only function and chat words, nor a long
-reply that talks on."""
+"""Unit layer (retrieval.acknowledged): whether the assistant's reply acknowledges a user's statement: a short
+reply that names a word of it back ("Noted, Fernhill Analytics."), not one that shares only function and chat words,
+nor a long reply that talks on."""
 
 from __future__ import annotations
 
