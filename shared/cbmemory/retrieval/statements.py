@@ -1,8 +1,9 @@
 """Whose fact a user's turn states, for the current-value stage (``current_value``): what the turn states
-(``text.stated``: its questions left out) and the people it names (``text.people``); a statement that names no one
-but the people asked about or the matter's own is the user's, and of one that names another only its own clauses
-count, those that name no one else (someone named as the user's company, "I moved to Leeds with my sister", is no
-one else), have no third- or second-person word, are in the first person and claim the kind of fact asked about.
+(``text.stated``: its questions left out) and the people it names (``text.people``; someone named as the object of
+an act, "Since the move I see my parents on weekends", names no one: ``_object``); a statement that names no one but
+the people asked about or the matter's own is the user's, and of one that names another only its own clauses count,
+those that name no one else (someone named as the user's company, "I moved to Leeds with my sister", is no one
+else), have no third- or second-person word, are in the first person and claim the kind of fact asked about.
 The same user turns come back in each question's search: the readings are cached per text."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from functools import lru_cache
 from ..claims import FIRST_PERSON as ANY_FIRST_PERSON
 from ..claims import THIRD_PERSON, claims
 from ..models import MemoryRecord
-from ..text import PEOPLE, clauses, people, stated
+from ..text import PEOPLE, clauses, stated
 
 # The caches here, in ``current_value`` and in ``followed`` hold their texts: only a chat turn's length is kept
 # (LoCoMo's longest is 440 characters), so a process that reads pasted documents does not hold thousands of them
@@ -28,6 +29,14 @@ THEIRS = re.compile(r"\b(?:his|him|her|hers|their|theirs|them)\b", re.I)
 COMPANY_WORDS = 3
 COMPANY_CHARS = 100
 WE = re.compile(r"\b(?:I|we)\b", re.I)
+# a person named as the object of an act ("Ingrid visited my parents on Sunday"): after a verb, not one of these words
+NOT_VERBS = frozenset("""a an the and or but nor so yet for to of in on at by from with as into onto about over under
+after before since until than then that this these those if when while because though although where whether
+my our your his her their its is are was were be been am""".split())
+DETERMINERS = frozenset("a an the my our your his her their its this that these those".split())
+# ... and followed by the end of the clause or a word of time or place
+OBJECT_FOLLOWS = re.compile(r"\s*(?:$|[.,;:!?)]|(?:on|at|in|last|this|yesterday|today|tonight|over)\b)", re.I)
+OBJECT_CHARS = 60
 
 
 def statement(text: str) -> tuple[str, frozenset[str]]:
@@ -38,7 +47,14 @@ def statement(text: str) -> tuple[str, frozenset[str]]:
 
 def _read_statement(text: str) -> tuple[str, frozenset[str]]:
     said = stated(text)
-    return said, people(said)
+    return said, _people(said)
+
+
+def _people(said: str) -> frozenset[str]:
+    """``text.people`` of ``said`` but those named only as the object of someone's act (``_object``)."""
+    if not PEOPLE.search(said):
+        return frozenset()
+    return frozenset(m.group(1).lower() for m in PEOPLE.finditer(said) if not _object(said, m))
 
 
 _cached_statement = lru_cache(maxsize=8192)(_read_statement)
@@ -94,9 +110,33 @@ _cached_own_clauses = lru_cache(maxsize=4096)(_read_own_clauses)
 
 
 def _named(clause: str) -> frozenset[str]:
-    """The people ``clause`` names (``text.PEOPLE``) but those named as the user's company ("with my sister")."""
+    """The people ``clause`` names (``text.PEOPLE``) but those named as the user's company ("with my sister") or as
+    the object of someone's act ("I visited my parents in Harrogate": ``_object``)."""
     we = WE.search(clause) is not None
-    return frozenset(m.group(1).lower() for m in PEOPLE.finditer(clause) if not (we and _company(clause, m.start())))
+    return frozenset(m.group(1).lower() for m in PEOPLE.finditer(clause)
+                     if not (we and _company(clause, m.start())) and not _object(clause, m))
+
+
+def _object(text: str, m: re.Match[str]) -> bool:
+    """Whether the person ``m`` (a ``text.PEOPLE`` match in ``text``) is named as the object of an act: right after a
+    verb (a lower-case word, not a conjunction or preposition, ``NOT_VERBS``, with a word before it that is not a
+    determiner: the act's subject), "my" or "our" between (or nothing, for kin named by name: "Mum"), not as an owner
+    ("my sister's place"), and followed by the end of the clause or a word of time or place (``OBJECT_FOLLOWS``):
+    "Ingrid visited my parents on Sunday", "I visited my parents in Leeds"; not "I heard my cousin moved to Glasgow",
+    "I helped my cousin with her move", "My little sister, Elin, lives in Porto now". Reads the ``OBJECT_CHARS``
+    before the name (a pasted text of many names is read in linear time)."""
+    if m.group(0).lower().endswith(("'s", "’s")):
+        return False
+    before = text[max(0, m.start() - OBJECT_CHARS):m.start()]
+    words = re.findall(r"[\w'’]+|[^\w\s]", before)
+    if words and words[-1].lower() in ("my", "our"):
+        words = words[:-1]
+    elif not m.group(0)[0].isupper():  # "my parents", or a name of kin as a name: "Mum"; not "your new friend"
+        return False
+    if len(words) < 2 or not words[-1].isalpha() or not words[-1].islower() or words[-1] in NOT_VERBS \
+            or not re.fullmatch(r"[\w'’]+", words[-2]) or words[-2].lower() in DETERMINERS:
+        return False  # no verb with a subject before it ("my little sister", "the new friend")
+    return OBJECT_FOLLOWS.match(text, m.end()) is not None
 
 
 def _company(clause: str, at: int) -> bool:

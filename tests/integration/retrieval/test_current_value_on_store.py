@@ -177,6 +177,17 @@ def test_someone_named_as_company_leaves_the_statement_the_users(memory, said, t
     assert (said in _chosen(memory, "Which city do I live in these days?")) is taken
 
 
+@pytest.mark.parametrize(("said", "taken"), [
+    ("Since the move to Porto I see my parents on weekends.", True),  # the user's move; the parents its object
+    ("Since the move to Porto my parents see me on weekends.", False),  # the parents' move, as it reads
+])
+def test_a_relative_named_as_an_object_leaves_the_statement_the_users(memory, said, taken):
+    """A relative named as the object of an act (``statements._object``) does not make the statement someone
+    else's: the move told with the parents seen on weekends is found; told with them as the subject it is not."""
+    _history(memory, said)
+    assert (said in _chosen(memory, "Which city do I live in these days?")) is taken
+
+
 def test_news_told_before_a_question_back_is_the_users_statement(memory):
     """``text.stated``: a turn that tells the news and then asks back is taken for what it states (before, a
     turn ending in a question was no statement, and the stage never showed it); one that only asks is not."""

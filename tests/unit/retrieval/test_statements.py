@@ -50,3 +50,28 @@ def test_a_statement_naming_someone_is_the_users_only_by_clauses_that_claim_the_
     for theirs in ("My godmother moved to Leeds last month.", "My stepdad started at Pinecrest Bank on Monday.",
                    "My step-sister moved to Porto."):  # a relative in one word or hyphenated: someone else's
         assert own(turn(theirs), frozenset(), frozenset(), "home") == ""
+
+
+@pytest.mark.parametrize(("said", "mine"), [
+    ("Ingrid met my parents on Sunday and they got on well.", True),  # the parents are the object of her act
+    ("I visited my parents in Harrogate.", True),
+    ("I called Mum yesterday.", True),
+    ("Olek drove our kids to the lake.", False),  # followed by "to": not read as an object
+    ("I heard my cousin moved to Glasgow.", False),  # the cousin is the subject of the move
+    ("I helped my cousin with her move to Glasgow.", False),
+    ("My cousin just moved to Glasgow.", False),
+    ("Yesterday my cousin moved to Glasgow.", False),  # no verb before the name
+    ("and then my brother moved in.", False),
+    ("We had dinner at my sister's place.", False),  # an owner, not an object
+    ("The parents' evening at Elmwood School clashed with yoga.", False),
+    ("My little sister, Elin, lives in Porto now.", False),  # "little" is no verb: "my" is not right before her
+    ("I love my little sister.", False),
+    ("You'll find the right flat for you and your new furry friend.", False),
+])
+def test_a_relative_named_as_the_object_of_an_act_is_not_who_the_statement_is_about(said, mine):
+    """``own``: a person named right after a verb and before the clause's end or a word of time or place is the
+    object of that act ("Ingrid met my parents on Sunday" is news of the partner, Ingrid); a person who is the
+    subject, an owner, or followed by anything else still makes the statement someone else's."""
+    when = datetime(2023, 5, 1, tzinfo=timezone.utc)
+    r = MemoryRecord("r", "u", "s", "turn", 0, "user", said, said, when, when, "h")
+    assert (own(r, frozenset(), frozenset(), "partner") == said) is mine
