@@ -11,8 +11,8 @@ A reply acknowledges a statement when it is the next turn of the statement's ses
 ``ACK_WORDS`` words, and names a word of what the statement states (``text.stated``) of at least ``ACK_LETTERS``
 letters that is not one of ``PLAIN``'s function and chat words ("thanks", "great", "keep"). Nothing reads how the
 reply is phrased: only that short echo. Cost, for a question the stage answers: one read of the next position of
-each statement it has not chosen that clears that floor (``MemoryStore.neighbours``, radius 0: the embedded store
-reads its columns in memory and its recent records' cache).
+each statement it has not chosen that is on the slot or clears that floor (``MemoryStore.neighbours``, radius 0: the
+embedded store reads its columns in memory and its recent records' cache).
 """
 
 from __future__ import annotations

@@ -39,10 +39,10 @@ current statement itself in 7 of ~180 questions per family); marks come from wri
 question only: a vector search of ``DEPTH`` (and one of ``HEAD_DEPTH``) and the embedding of up to ``EMBEDDED`` (and
 ``HEAD_EMBEDDED``) statements they find and of their clauses, newest first until ``RESERVED`` are found (the
 embedder's cache keeps them for the user's later questions), one read of the replies to the statements not chosen
-that clear ``ACK_FLOOR`` (``acknowledged``), and one full-text search when those statements claim a value. A store
-that ``keeps_derived`` (the embedded one) keeps the statements' vectors from each user turn's write (``kept_texts``),
-and the embedder's cache finds them there: only turns written before that (later writes give them theirs, a few at a
-time), or to a store that keeps none, are embedded when a question first reads them.
+that are on the slot or clear ``ACK_FLOOR`` (``acknowledged``), and one full-text search when those statements claim
+a value. A store that ``keeps_derived`` (the embedded one) keeps the statements' vectors from each user turn's write
+(``kept_texts``), and the embedder's cache finds them there: only turns written before that (later writes give them
+theirs, a few at a time), or to a store that keeps none, are embedded when a question first reads them.
 """
 
 from __future__ import annotations
