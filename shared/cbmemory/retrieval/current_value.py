@@ -260,17 +260,24 @@ def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> fl
     return statement_scores(np.asarray(vec)[None, :], [said], protos, slot)[0]
 
 
-def statement_scores(vecs: np.ndarray, saids: Sequence[str], protos: Protos, slot: str) -> list[float | None]:
+def head_reading(vecs: np.ndarray, protos: Protos, slot: str) -> np.ndarray:
+    """Per row of ``vecs`` (statements' vectors), the slot head's probability of ``slot``'s kind (``slot_head``;
+    zeros for a model the head was not trained on)."""
+    head = slot_head.matching(protos[2][0]) if len(vecs) else None
+    return head.probabilities(vecs)[:, head.names.index(slot)] if head is not None else np.zeros(len(vecs))
+
+
+def statement_scores(vecs: np.ndarray, saids: Sequence[str], protos: Protos, slot: str,
+                     learned: np.ndarray | None = None) -> list[float | None]:
     """``statement_score`` of each statement (``saids``, their vectors the rows of ``vecs``), the cosines in one
-    product with the descriptions."""
+    product with the descriptions; ``learned``: their ``head_reading``, when the caller has it already."""
     kind = KINDS.get(slot)
     i = protos[0].index(slot)
     best = _by_slots(vecs, protos)
     clear = _clear_rows(best, i, STATEMENT_FLOOR, STATEMENT_MARGIN).tolist()
-    head = slot_head.matching(protos[2][0]) if len(saids) else None
-    learned = head.probabilities(vecs)[:, head.names.index(slot)].tolist() if head else [0.0] * len(saids)
+    read = (head_reading(vecs, protos, slot) if learned is None else learned).tolist()
     out: list[float | None] = []
-    for said, cosine, on, p in zip(saids, best[:, i].tolist(), clear, learned, strict=True):
+    for said, cosine, on, p in zip(saids, best[:, i].tolist(), clear, read, strict=True):
         claimed, changed = _marks(said, kind)
         if on or claimed:
             out.append(cosine + CLAIMED * claimed + CHANGED * changed + HEAD_WEIGHT * p)
@@ -325,13 +332,13 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
     saids = [said for _, said in pool]
     vecs = many(saids) if pool else np.empty((0, 0))
-    scores = statement_scores(vecs, saids, protos, slot) if pool else []
+    learned = head_reading(vecs, protos, slot)  # the head's reading of each, for the ranking and the replies' places
+    scores = statement_scores(vecs, saids, protos, slot, learned) if pool else []
     picked = nearest([(r, s) for (r, _), s in zip(pool, scores, strict=True) if s is not None], TOP)[-LATEST:]
     chosen = {r.record_id for r in picked}
     passing = told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many)
     chosen |= {r.record_id for r in passing}
-    acked = acknowledged_places(store, user_id, pool, vecs, scores, chosen, head, slot,
-                                replace(filters, kinds=("turn",)), now)
+    acked = acknowledged_places(store, user_id, pool, learned, scores, chosen, replace(filters, kinds=("turn",)), now)
     chosen |= {r.record_id for r in acked}
     # a value the user's claims of the matter gave, named again (followed.py); the claims as ranked above (cached)
     claimed = [(r, said) for r, said in pool if _marks(said, kind)[0]]
@@ -341,15 +348,13 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
 
 
 def acknowledged_places(store: MemoryStore, user_id: str, pool: Sequence[tuple[MemoryRecord, str]],
-                        vecs: np.ndarray, scores: Sequence[float | None], chosen: Collection[str],
-                        head: slot_head.SlotHead | None, slot: str, filters: SearchFilters,
-                        now: datetime | None) -> list[MemoryRecord]:
-    """Of ``pool`` (a statement's record and what it states; ``vecs`` its vectors, ``scores`` its
+                        learned: np.ndarray, scores: Sequence[float | None], chosen: Collection[str],
+                        filters: SearchFilters, now: datetime | None) -> list[MemoryRecord]:
+    """Of ``pool`` (a statement's record and what it states; ``learned`` its ``head_reading``, ``scores`` its
     ``statement_scores``), the newest ``ACK_PLACES`` not ``chosen`` that the assistant acknowledged (``acknowledged``)
-    and that are on the slot or that ``head`` gives the slot's kind at least ``ACK_FLOOR``."""
+    and that are on the slot or that the head gives the slot's kind at least ``ACK_FLOOR``."""
     if ACK_PLACES <= 0 or not pool:
         return []
-    learned = head.probabilities(vecs)[:, head.names.index(slot)] if head is not None else np.zeros(len(pool))
     left = sorted(((r, said) for (r, said), s, p in zip(pool, scores, learned.tolist(), strict=True)
                    if r.record_id not in chosen and (s is not None or p >= ACK_FLOOR)),
                   key=lambda rs: conversation_order(rs[0]), reverse=True)

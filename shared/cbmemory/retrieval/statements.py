@@ -37,6 +37,7 @@ DETERMINERS = frozenset("a an the my our your his her their its this that these 
 # ... and followed by the end of the clause or a word of time or place
 OBJECT_FOLLOWS = re.compile(r"\s*(?:$|[.,;:!?)]|(?:on|at|in|last|this|yesterday|today|tonight|over)\b)", re.I)
 OBJECT_CHARS = 60
+_TOKEN = re.compile(r"[\w'’]+|[^\w\s]")  # a word or a mark of punctuation, as ``_object`` reads the words before
 
 
 def statement(text: str) -> tuple[str, frozenset[str]]:
@@ -52,8 +53,6 @@ def _read_statement(text: str) -> tuple[str, frozenset[str]]:
 
 def _people(said: str) -> frozenset[str]:
     """``text.people`` of ``said`` but those named only as the object of someone's act (``_object``)."""
-    if not PEOPLE.search(said):
-        return frozenset()
     return frozenset(m.group(1).lower() for m in PEOPLE.finditer(said) if not _object(said, m))
 
 
@@ -128,7 +127,7 @@ def _object(text: str, m: re.Match[str]) -> bool:
     if m.group(0).lower().endswith(("'s", "’s")):
         return False
     before = text[max(0, m.start() - OBJECT_CHARS):m.start()]
-    words = re.findall(r"[\w'’]+|[^\w\s]", before)
+    words = _TOKEN.findall(before)
     if words and words[-1].lower() in ("my", "our"):
         words = words[:-1]
     elif not m.group(0)[0].isupper():  # "my parents", or a name of kin as a name: "Mum"; not "your new friend"
