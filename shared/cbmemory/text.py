@@ -83,13 +83,24 @@ def content_hash(text: str) -> str:
 # ``cbmemory.retrieval.current_value``).
 # Relatives written as one word ("godmother", "stepdad") are named too, a hyphenated one ("half-brother") by its last
 # word. Words for a role the user also has ("manager", "teacher") are left out: "My manager at X approved my leave"
-# is the user's own job.
+# is the user's own job. The everyday words users type name people too ("my gran", "my landlord", "my hubby"); those
+# that are also a common word or a way of addressing someone ("Thanks, mate", "I mentor a teen", "NaN") only right
+# after "my" or "our" (``_THEIRS_ONLY``).
+_THEIRS_ONLY = (r"(?:best\s)?(?:mate|buddy|pal)|bro|sis|twin|ex|bf|gf|other half|nan|mama|papa|tenant|mentor|carer|"
+                r"relative")
 _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|children|"
            r"wife|husband|spouse|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|co-?worker|boss|aunt|"
            r"uncle|niece|nephew|grand\w+|siblings?|roommate|flatmate|housemate|parents?|in-laws?|family|team ?mate|"
            r"classmate|god(?:mother|father|parents?|son|daughter|child|children)|"
-           r"step(?:mother|mum|mom|father|dad|son|daughter|brother|sister|kids?|child|children|parents?)")
+           r"step(?:mother|mum|mom|father|dad|son|daughter|brother|sister|kids?|child|children|parents?)|"
+           r"gran|granny|grannie|nanny|nana|nanna|auntie|aunty|mummy|mommy|momma|daddy|hubby|wifey|missus|bestie|bff|"
+           r"landlord|landlady|lodger|mentee|babysitter|workmate|schoolmate|playmate|"
+           rf"(?:(?<=\bmy\s)|(?<=\bour\s))(?:{_THEIRS_ONLY})")
 PEOPLE = re.compile(rf"\b({_PEOPLE})(?:['’]s)?\b", re.I)
+# the words for one's partner among them (as ``people`` gives them): a statement naming "my hubby" is the user's own
+# on their partner, not someone else's (``retrieval.slots.ABOUT_PEOPLE``, ``ingest.updates.OWN``)
+PARTNER_WORDS = frozenset({"partner", "boyfriend", "girlfriend", "wife", "husband", "spouse", "fiance", "fiancee",
+                           "fiancé", "fiancée", "hubby", "wifey", "missus", "bf", "gf", "other half"})
 WHO_WORDS = _PEOPLE + r"|dog|cat|puppy|kitten|pet"  # the words a name may stand beside: "my partner, Tobias"
 
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 
 from ..claims import CHANGE, claim_values, claims, values
-from ..text import people, stated
+from ..text import PARTNER_WORDS, people, stated
 
 SIMILARITY = 0.1  # the least cosine of two turns' embeddings for a link (leave-one-conversation-out, pairs.py)
 MAX_CANDIDATES = 8  # earlier claims considered per new claim (the nearest by embedding)
@@ -51,8 +51,7 @@ MAX_CLAIMS = 8  # claims of one kind compared per message (a message holds a few
 SINGLE = frozenset({"home", "work", "school", "phone", "email", "title", "partner", "doctor", "car", "diet",
                     "coffee", "wake", "commute", "household"})
 # relatives a slot's own claims name (my partner): not someone else
-OWN = {"partner": frozenset({"partner", "boyfriend", "girlfriend", "wife", "husband", "fiance", "fiancee", "fiancé",
-                             "fiancée"})}
+OWN = {"partner": PARTNER_WORDS}
 # the days a claim is told for, as a habit ("on Tuesdays", "every Monday", "weekdays"; not a date: "on Saturday I
 # moved"): two claims told for different days are not one matter ("I wake at 6:45 on Tuesdays" and "I've been
 # waking at 7:30 lately"); a schedule's value is its day, so it is not read there

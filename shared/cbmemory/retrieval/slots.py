@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..text import PARTNER_WORDS
+
 # Kinds of fact whose matter is other people, with the people words that are that matter (``None``: any relative,
 # as one moving in changes the household): a statement naming them is still the user's own on that kind ("my
 # boyfriend cooked tonight"), one naming anyone else is not ("my sister is dating Tom now"). Chosen by what the
@@ -13,8 +15,7 @@ from collections.abc import Mapping
 # (experiments/knowledge_updates/README.md).
 ABOUT_PEOPLE: Mapping[str, frozenset[str] | None] = {
     "household": None,
-    "partner": frozenset({"boyfriend", "girlfriend", "husband", "wife", "spouse", "partner", "fiance", "fiancee",
-                          "fiancé", "fiancée"}),
+    "partner": PARTNER_WORDS,
     "child_school": frozenset({"son", "daughter", "kid", "kids", "child", "children"}),
 }
 

@@ -151,6 +151,7 @@ def test_on_who_lives_with_the_user_a_statement_naming_a_relative_is_the_users_o
 @pytest.mark.parametrize(("said", "taken"), [
     ("My new boyfriend Sam and I had our first date night at the harbour.", True),  # the matter's own word
     ("My sister has a new boyfriend, Sam, and they had a date night at the harbour.", False),  # her partner
+    ("My hubby Sam and I had our first date night at the harbour in years.", True),  # an everyday word for him
 ])
 def test_on_a_partner_only_the_partner_is_the_matter(memory, said, taken):
     """The stage's selection itself (``latest_statements``): a partner named by the matter's own word is the
@@ -169,6 +170,7 @@ def test_on_a_partner_only_the_partner_is_the_matter(memory, said, taken):
 @pytest.mark.parametrize(("said", "taken"), [
     ("I moved to Porto with my sister last week.", True),  # the user's move, the sister as company
     ("My sister moved to Porto last week.", False),  # hers
+    ("My landlord moved to Porto last week.", False),  # someone else named in an everyday word
 ])
 def test_someone_named_as_company_leaves_the_statement_the_users(memory, said, taken):
     """A statement naming a person is read by its clauses that name no one else; a person after "with" goes along

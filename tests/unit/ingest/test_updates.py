@@ -4,7 +4,7 @@ Pure: the similarity a caller measures is given."""
 import pytest
 
 from cbmemory.claims import CHANGE, CLAUSE_CHARS, Claim, claims, sentences, slots, values
-from cbmemory.ingest.updates import changes, people
+from cbmemory.ingest.updates import OWN, changes, people
 
 LINKS = [  # (new, old, similarity): the user's new statement changes the old one
     ("Big news: I moved to Porto last week.", "I live in Paris and love it.", 0.25),  # lives in / moved
@@ -140,9 +140,23 @@ def test_the_evidence_the_rules_read():
     ("My spouse and our housemate cook on Sundays", {"spouse", "housemate"}),
     ("My manager at Lumen Health approved my leave", set()),  # a role the user also has is no one else
     ("Stephen went to the Godfrey Hotel", set()),  # names that begin as the words do
+    ("Our landlord sold the building, and my gran moved in with my auntie", {"landlord", "gran", "auntie"}),
+    ("My best mate and my ex both started at Globex", {"best mate", "ex"}),  # everyday words after "my"
+    ("Thanks, mate! I mentor two interns and my exam went well", set()),  # the same words otherwise name no one
+    ("The other half of the loaf is yours, buddy", set()),
 ])
 def test_the_people_a_statement_names(said, named):
     assert people(said) == named
+
+
+def test_someone_named_in_everyday_words_changes_nothing_of_the_users():
+    """"My landlord moved to ..." is the landlord's move, not a change of the user's home; the partner's everyday
+    words are the partner's own matter, so "my hubby" still states the user's partner."""
+    assert changes("I moved to Tallinn last week.", "I live in Lisbon.", 0.3)
+    for theirs in ("My landlord moved to Tallinn last week.", "My gran moved to Tallinn last week.",
+                   "My mate moved to Tallinn last week."):
+        assert not changes(theirs, "I live in Lisbon.", 0.3)
+    assert {"partner", "hubby", "other half"} <= OWN["partner"]
     assert values("Hey Maria! I moved to Porto on Saturday.") == {"porto", "saturday"}  # not whom it speaks to
     assert values("New SIM, new digits: 0789 951 4406.") >= {"0789 951 4406"}
     assert "home" in slots("Tomorrow is my first morning as a resident of Porto.")

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from cbmemory.models import MemoryRecord
+from cbmemory.retrieval.slots import ABOUT_PEOPLE
 from cbmemory.retrieval.statements import own, own_clauses
 
 
@@ -48,8 +49,10 @@ def test_a_statement_naming_someone_is_the_users_only_by_clauses_that_claim_the_
     assert own(family, frozenset(), frozenset(), "habit") == ""
     assert own(turn("I moved to Porto."), frozenset(), frozenset(), "home") == "I moved to Porto."  # names no one
     for theirs in ("My godmother moved to Leeds last month.", "My stepdad started at Pinecrest Bank on Monday.",
-                   "My step-sister moved to Porto."):  # a relative in one word or hyphenated: someone else's
-        assert own(turn(theirs), frozenset(), frozenset(), "home") == ""
+                   "My step-sister moved to Porto.", "My landlord moved to Porto.", "My bestie moved to Porto."):
+        assert own(turn(theirs), frozenset(), frozenset(), "home") == ""  # someone else's, in any word for them
+    hubby = turn("My hubby and I moved in together, and he cooks on Sundays.")  # the partner's matter: the user's own
+    assert own(hubby, frozenset(), ABOUT_PEOPLE["partner"], "partner") == hubby.text
 
 
 @pytest.mark.parametrize(("said", "mine"), [
