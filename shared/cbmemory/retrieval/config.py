@@ -308,12 +308,17 @@ def scale_k(n_sessions: int, *, base_k: int = 10, base_sessions: int = 50, lo: i
     """
     if n_sessions <= 0:
         return lo
-    k = base_k * (n_sessions / base_sessions) ** math.log10(2)
-    return max(lo, min(hi, round(k)))
+    return max(lo, min(hi, round(base_k * growth(n_sessions, base_sessions))))
+
+
+def growth(n_sessions: int, base_sessions: int = 50) -> float:
+    """``scale_k``'s law as a factor: (sessions / base_sessions) ** log10(2), 1 at the base, doubling with each
+    tenfold growth (0 for no sessions). The current-value stage grows its selection by it too."""
+    return (n_sessions / base_sessions) ** math.log10(2) if n_sessions > 0 else 0.0
 
 
 __all__ = [
     "CHANGES", "DATE", "DEFAULT_POOLS", "FIELDS", "KINDS", "MOVED_BUDGET", "NEIGHBOUR", "SESSION", "SHORTHANDS", "SIGNALS",
     "SPEAKER", "BoostConfig", "ContextBoostConfig", "FilterConfig", "Fusion", "FusionConfig", "Order",
-    "OrderConfig", "Rerank", "RerankConfig", "RetrievalConfig", "Signal", "SignalSpec", "scale_k",
+    "OrderConfig", "Rerank", "RerankConfig", "RetrievalConfig", "Signal", "SignalSpec", "growth", "scale_k",
 ]

@@ -26,8 +26,9 @@ it) or that the slot head reads as of the slot's kind (``slot_head``: learned fr
 written by hand, for the offline MiniLM's vectors). Of those, the ``TOP`` nearest the slot are kept, a claim, a
 change word or the head's reading counting nearer (``statement_score``: in a long memory many statements touch the
 matter, and the newest of them would crowd out the one that changed it), and the latest ``LATEST`` of them, by
-conversation date, with the latest ``RESERVED`` of the others that one of their clauses puts on the matter (a change
-told in passing: "Work was hectic, but the view from our new flat in Bilbao makes up for it"), the latest
+conversation date (both growing with a memory past 50 sessions, as k does: ``selection``), with the latest
+``RESERVED`` of the others that one of their clauses puts on the matter (a change told in passing: "Work was hectic,
+but the view from our new flat in Bilbao makes up for it"), the latest
 ``ACK_PLACES`` of the others that the assistant acknowledged by naming them back in a short reply and that the head
 reads as of the kind from a lower floor (``acknowledged``: a change told by a clue, "Got a Fernhill Analytics hoodie
 in my welcome pack", answered "Noted, Fernhill Analytics.") and the newest that
@@ -39,10 +40,11 @@ current statement itself in 7 of ~180 questions per family); marks come from wri
 question only: a vector search of ``DEPTH`` (and one of ``HEAD_DEPTH``) and the embedding of up to ``EMBEDDED`` (and
 ``HEAD_EMBEDDED``) statements they find and of their clauses, newest first until ``RESERVED`` are found (the
 embedder's cache keeps them for the user's later questions), one read of the replies to the statements not chosen
-that are on the slot or clear ``ACK_FLOOR`` (``acknowledged``), and one full-text search when those statements claim
-a value. A store that ``keeps_derived`` (the embedded one) keeps the statements' vectors from each user turn's write
-(``kept_texts``), and the embedder's cache finds them there: only turns written before that (later writes give them
-theirs, a few at a time), or to a store that keeps none, are embedded when a question first reads them.
+that are on the slot or clear ``ACK_FLOOR`` (``acknowledged``), one list of the user's sessions (their number) and
+one full-text search when those statements claim a value. A store that ``keeps_derived`` (the embedded one) keeps
+the statements' vectors from each user turn's write (``kept_texts``), and the embedder's cache finds them there: only
+turns written before that (later writes give them theirs, a few at a time), or to a store that keeps none, are
+embedded when a question first reads them.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from ..text import clauses, people
 from . import slot_head
 from .about import about_the_user, in_first_person, named_as_the_user, users_names
 from .acknowledged import acknowledged
+from .config import growth
 from .followed import named_again
 from .slots import ABOUT_PEOPLE, KINDS, SLOTS
 from .statements import CACHED_CHARS, own
@@ -92,6 +95,12 @@ READ_BATCH = 64  # ... read this many at a time (those the first found left out)
 # 22, own value 23 -> 26 and 13 -> 17 of 30; about 50 (x1) and 140 (x10) more tokens a question.
 TOP = 20  # the statements looked at nearest the slot's descriptions ...
 LATEST = 12  # ... of which the newest are shown
+# ... in a memory of up to 50 sessions; in a larger one both grow by ``scale_k``'s law (``config.growth``: doubling
+# with each tenfold growth of the sessions), at most GROW_MAX times (``scale_k``'s own bound: k at most 50 of its
+# 10). Taken as it is, no constant chosen (experiments/knowledge_updates/README.md, "The stage's selection grows with
+# the haystack"); test once: x10 newest shown / stale only 109 / 13 -> 115 / 11 of 154, own value 17 -> 17 of 30, about
+# 134 more tokens a question; x1 (19-32 sessions) as it was.
+GROW_MAX = 5.0
 # In that ranking a statement that claims the question's kind of fact (``cbmemory.claims``: a slot phrase in a
 # first-person clause with no hedge, negation or future) counts CLAIMED nearer, and is on the slot even below the
 # floor or margin; one with a change word (``cbmemory.claims.CHANGE``) counts CHANGED nearer. Chosen by the same CV
@@ -334,7 +343,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     vecs = many(saids) if pool else np.empty((0, 0))
     learned = head_reading(vecs, protos, slot)  # the head's reading of each, for the ranking and the replies' places
     scores = statement_scores(vecs, saids, protos, slot, learned) if pool else []
-    picked = nearest([(r, s) for (r, _), s in zip(pool, scores, strict=True) if s is not None], TOP)[-LATEST:]
+    top, latest = selection(len(store.list_sessions(user_id)))
+    picked = nearest([(r, s) for (r, _), s in zip(pool, scores, strict=True) if s is not None], top)[-latest:]
     chosen = {r.record_id for r in picked}
     passing = told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many)
     chosen |= {r.record_id for r in passing}
@@ -345,6 +355,13 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     again = named_again(store, user_id, claimed, kind, chosen, lambda r: own(r, asked, matter, kind), filters,
                         now) if kind is not None and claimed else []
     return sorted([*picked, *passing, *acked, *again], key=conversation_order)
+
+
+def selection(sessions: int) -> tuple[int, int]:
+    """``TOP`` and ``LATEST`` for a memory of ``sessions`` sessions: as they are up to 50 sessions, then times
+    ``config.growth`` (``scale_k``'s law), at most ``GROW_MAX`` times."""
+    grow = min(GROW_MAX, max(1.0, growth(sessions)))
+    return round(TOP * grow), round(LATEST * grow)
 
 
 def acknowledged_places(store: MemoryStore, user_id: str, pool: Sequence[tuple[MemoryRecord, str]],

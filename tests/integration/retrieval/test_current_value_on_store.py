@@ -11,7 +11,8 @@ its own, the newest such first, and so has a later statement naming a value the 
 (a change back told in other words), not the claim itself nor someone else's; a process's first such question
 through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted model's round trips) embeds the
 stage's descriptions in one call, not one call each; a new process reads the statements' vectors the store kept at
-write time, embeds none of them, and shows what it shows without them."""
+write time, embeds none of them, and shows what it shows without them; a memory past 50 sessions keeps more
+statements of the matter, as k grows with the haystack."""
 
 from __future__ import annotations
 
@@ -400,3 +401,16 @@ def test_a_new_process_reads_the_statements_vectors_kept_at_write_and_shows_the_
     assert [(h.record.record_id, [r.record_id for r in h.context]) for h in a.hits] == \
         [(h.record.record_id, [r.record_id for r in h.context]) for h in b.hits]
     assert a.context.text == b.context.text
+
+
+def test_a_memory_of_many_sessions_keeps_more_statements_of_the_matter(memory, monkeypatch):
+    """150 sessions, each with a statement on where the user lives: the stage keeps the newest 17 of the 28 nearest
+    (``selection``: 12 of 20 grown by scale_k's law); with the growth held at 1 the newest 12 of 20. The other places
+    (told in passing, acknowledged, named again) add at most 3 in either case."""
+    for i in range(150):
+        _turns(memory, f"s{i}", i, f"I live in Leeds and I walked {i + 2} km around my neighbourhood today.")
+    assert len(memory.store.list_sessions("ana")) == 150 and current_value.selection(150) == (28, 17)
+    grown = _chosen(memory, "Which city do I live in these days?")
+    monkeypatch.setattr(current_value, "GROW_MAX", 1.0)
+    held = _chosen(memory, "Which city do I live in these days?")
+    assert len(grown) >= 17 and len(held) <= 15

@@ -1,14 +1,16 @@
 """Unit layer: the current-value stage's pure parts (``cbmemory.retrieval.current_value``): a text's slot by its
 nearest description (floor and margin), whether a text is on a given slot, which questions are about the
 user, the ``RetrievalConfig.current_value`` switch (checked, written to JSON only when on), and how a statement
-ranks toward the slot (``statement_score``: a claim of the kind and a change word count nearer)."""
+ranks toward the slot (``statement_score``: a claim of the kind and a change word count nearer), and how many statements
+it keeps for a memory of a given size (``selection``)."""
 
 import numpy as np
 import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.retrieval import RetrievalConfig
-from cbmemory.retrieval.current_value import about_the_user, in_first_person, on_slot, slot_of
+from cbmemory.retrieval import current_value
+from cbmemory.retrieval.current_value import about_the_user, in_first_person, on_slot, selection, slot_of
 from cbmemory.retrieval.slots import SLOTS
 
 
@@ -286,3 +288,13 @@ def test_only_texts_of_a_chat_turns_length_are_held_by_the_caches():
     assert C._clauses(short) == tuple(clauses(short))
     assert S.own_clauses(short, frozenset(), "home") == "I moved to Porto, after years in Lisbon"
     assert [cache.cache_info().currsize for cache in caches] == [1, 2, 1, 1]
+
+
+@pytest.mark.parametrize(("sessions", "top", "latest"), [
+    (0, 20, 12), (32, 20, 12), (50, 20, 12),  # a memory of up to 50 sessions: as chosen
+    (250, 32, 19), (500, 40, 24),  # then scale_k's law: doubling with each tenfold growth
+    (10**7, 100, 60),  # at most GROW_MAX times (scale_k's own bound)
+])
+def test_the_selection_grows_with_the_memory_as_k_does(sessions, top, latest):
+    assert (current_value.TOP, current_value.LATEST, current_value.GROW_MAX) == (20, 12, 5.0)
+    assert selection(sessions) == (top, latest)
