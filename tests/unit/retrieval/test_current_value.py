@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from cbmemory import InvalidInputError
-from cbmemory.retrieval import RetrievalConfig
-from cbmemory.retrieval import current_value
+from cbmemory.retrieval import RetrievalConfig, current_value
 from cbmemory.retrieval.current_value import about_the_user, in_first_person, on_slot, selection, slot_of
 from cbmemory.retrieval.slots import SLOTS
 
