@@ -147,6 +147,10 @@ def test_the_evidence_the_rules_read():
 ])
 def test_the_people_a_statement_names(said, named):
     assert people(said) == named
+    assert values("Hey Maria! I moved to Porto on Saturday.") == {"porto", "saturday"}  # not whom it speaks to
+    assert values("New SIM, new digits: 0789 951 4406.") >= {"0789 951 4406"}
+    assert "home" in slots("Tomorrow is my first morning as a resident of Porto.")
+    assert "work" in slots("Signed the contract with Orbital Foods yesterday.")  # a slot, but no one's claim
 
 
 def test_someone_named_in_everyday_words_changes_nothing_of_the_users():
@@ -157,10 +161,6 @@ def test_someone_named_in_everyday_words_changes_nothing_of_the_users():
                    "My mate moved to Tallinn last week."):
         assert not changes(theirs, "I live in Lisbon.", 0.3)
     assert {"partner", "hubby", "other half"} <= OWN["partner"]
-    assert values("Hey Maria! I moved to Porto on Saturday.") == {"porto", "saturday"}  # not whom it speaks to
-    assert values("New SIM, new digits: 0789 951 4406.") >= {"0789 951 4406"}
-    assert "home" in slots("Tomorrow is my first morning as a resident of Porto.")
-    assert "work" in slots("Signed the contract with Orbital Foods yesterday.")  # a slot, but no one's claim
 
 
 @pytest.mark.parametrize(("said", "kind", "claimed"), [
