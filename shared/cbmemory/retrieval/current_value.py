@@ -323,7 +323,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
         return []
     names, owner, rows = protos
     probe = _unit(rows[owner == names.index(slot)].mean(axis=0))
-    found = store.search_candidates(Signal.VECTOR, user_id, probe, DEPTH, replace(filters, kinds=("turn",)), now)
+    turns = replace(filters, kinds=("turn",))  # the user's statements are turns: each search and read keeps to them
+    found = store.search_candidates(Signal.VECTOR, user_id, probe, DEPTH, turns, now)
     asked, matter, kind = people(query), ABOUT_PEOPLE.get(slot, frozenset()), KINDS.get(slot)
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
     records = (r for r in store.read_candidates(found, list(range(len(found)))) if r is not None)  # None: gone since
@@ -331,8 +332,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     # and the first HEAD_EMBEDDED others along the head's reading of the kind (``slot_head.SlotHead.direction``)
     head = slot_head.matching(rows[0])
     if head is not None and HEAD_DEPTH > 0:
-        more = store.search_candidates(Signal.VECTOR, user_id, head.direction(slot), HEAD_DEPTH,
-                                       replace(filters, kinds=("turn",)), now)
+        more = store.search_candidates(Signal.VECTOR, user_id, head.direction(slot), HEAD_DEPTH, turns, now)
         seen = {r.record_id for r, _ in pool}
         unseen = [i for i, rid in enumerate(more.ids.tolist()) if rid not in seen]
         extra = (r for at in _batches(unseen, READ_BATCH) for r in store.read_candidates(more, at) if r is not None)
@@ -348,7 +348,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     chosen = {r.record_id for r in picked}
     passing = told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many)
     chosen |= {r.record_id for r in passing}
-    acked = acknowledged_places(store, user_id, pool, learned, scores, chosen, replace(filters, kinds=("turn",)), now)
+    acked = acknowledged_places(store, user_id, pool, learned, scores, chosen, turns, now)
     chosen |= {r.record_id for r in acked}
     # a value the user's claims of the matter gave, named again (followed.py); the claims as ranked above (cached)
     claimed = [(r, said) for r, said in pool if _marks(said, kind)[0]]
