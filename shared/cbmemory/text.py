@@ -96,7 +96,15 @@ _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter
            r"gran|granny|grannie|nanny|nana|nanna|auntie|aunty|mummy|mommy|momma|daddy|hubby|wifey|missus|bestie|bff|"
            r"landlord|landlady|lodger|mentee|babysitter|workmate|schoolmate|playmate|"
            rf"(?:(?<=\bmy\s)|(?<=\bour\s))(?:{_THEIRS_ONLY})")
-PEOPLE = re.compile(rf"\b({_PEOPLE})(?:['’]s)?\b", re.I)
+# The plurals of the words above, only right after "my" or "our" ("my cousins moved to Glasgow", "our neighbours"):
+# plurals come up in passing in the user's own news ("the neighbours in my new town are lovely", "I play squash with
+# friends"), where the singular is rarer.
+_PLURALS = (r"sisters|brothers|cousins|friends|mums|moms|mothers|dads|fathers|sons|daughters|wives|husbands|spouses|"
+            r"partners|boyfriends|girlfriends|fianc[eé]e?s|neighbou?rs|colleagues|co-?workers|bosses|aunts|uncles|"
+            r"nieces|nephews|roommates|flatmates|housemates|team ?mates|classmates|workmates|schoolmates|playmates|"
+            r"grannies|nannies|aunties|landlords|landladies|lodgers|mentees|babysitters|besties|bffs|"
+            r"mates|buddies|pals|twins|exes|tenants|mentors|carers|relatives")
+PEOPLE = re.compile(rf"\b({_PEOPLE}|(?:(?<=\bmy\s)|(?<=\bour\s))(?:{_PLURALS}))(?:['’]s)?\b", re.I)
 # the words for one's partner among them (as ``people`` gives them): a statement naming "my hubby" is the user's own
 # on their partner, not someone else's (``retrieval.slots.ABOUT_PEOPLE``, ``ingest.updates.OWN``)
 PARTNER_WORDS = frozenset({"partner", "boyfriend", "girlfriend", "wife", "husband", "spouse", "fiance", "fiancee",

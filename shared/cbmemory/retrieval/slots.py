@@ -16,7 +16,7 @@ from ..text import PARTNER_WORDS
 ABOUT_PEOPLE: Mapping[str, frozenset[str] | None] = {
     "household": None,
     "partner": PARTNER_WORDS,
-    "child_school": frozenset({"son", "daughter", "kid", "kids", "child", "children"}),
+    "child_school": frozenset({"son", "sons", "daughter", "daughters", "kid", "kids", "child", "children"}),
 }
 
 # Kinds of personal fact that change, each described a few ways (generic: not any benchmark's sentences).

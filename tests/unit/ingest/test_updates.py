@@ -139,6 +139,8 @@ def test_the_evidence_the_rules_read():
     ("My stepdad and my step-sister came over", {"stepdad", "sister"}),  # a hyphenated one by its last word
     ("My spouse and our housemate cook on Sundays", {"spouse", "housemate"}),
     ("My manager at Lumen Health approved my leave", set()),  # a role the user also has is no one else
+    ("My cousins and our neighbours moved away", {"cousins", "neighbours"}),  # plurals after "my" or "our"
+    ("The neighbours in my new town are lovely, and I play squash with friends", set()),  # plurals in passing
     ("Stephen went to the Godfrey Hotel", set()),  # names that begin as the words do
     ("Our landlord sold the building, and my gran moved in with my auntie", {"landlord", "gran", "auntie"}),
     ("My best mate and my ex both started at Globex", {"best mate", "ex"}),  # everyday words after "my"
@@ -161,6 +163,14 @@ def test_someone_named_in_everyday_words_changes_nothing_of_the_users():
                    "My mate moved to Tallinn last week."):
         assert not changes(theirs, "I live in Lisbon.", 0.3)
     assert {"partner", "hubby", "other half"} <= OWN["partner"]
+
+
+def test_someone_named_in_the_plural_changes_nothing_of_the_users():
+    """"My cousins moved to ..." is the cousins' move, not a change of the user's home; friends in passing (after
+    "with") are company, and the user's own claim told with them still links."""
+    for theirs in ("My cousins moved to Tallinn last week.", "Our neighbours moved to Tallinn last week."):
+        assert not changes(theirs, "I live in Lisbon.", 0.3)
+    assert changes("I moved to Tallinn with friends last week.", "I live in Lisbon.", 0.3)
 
 
 @pytest.mark.parametrize(("said", "kind", "claimed"), [

@@ -53,6 +53,10 @@ def test_a_statement_naming_someone_is_the_users_only_by_clauses_that_claim_the_
         assert own(turn(theirs), frozenset(), frozenset(), "home") == ""  # someone else's, in any word for them
     hubby = turn("My hubby and I moved in together, and he cooks on Sundays.")  # the partner's matter: the user's own
     assert own(hubby, frozenset(), ABOUT_PEOPLE["partner"], "partner") == hubby.text
+    for theirs in ("My cousins moved to Porto.", "Our neighbours moved to Porto."):
+        assert own(turn(theirs), frozenset(), frozenset(), "home") == ""  # in the plural
+    ours = turn("Our daughters started at Elmwood School, we are all thrilled.")  # a child's school: its matter
+    assert own(ours, frozenset(), ABOUT_PEOPLE["child_school"], "school") == ours.text
 
 
 @pytest.mark.parametrize(("said", "mine"), [
