@@ -82,10 +82,11 @@ def content_hash(text: str) -> str:
 # (the write-time supersession rules, ``cbmemory.ingest.updates``, and the read-time current-value stage,
 # ``cbmemory.retrieval.current_value``).
 # Relatives written as one word ("godmother", "stepdad") are named too, a hyphenated one ("half-brother") by its last
-# word. Words for a role the user also has ("manager", "teacher") are left out: "My manager at X approved my leave"
-# is the user's own job. The everyday words users type name people too ("my gran", "my landlord", "my hubby"); those
-# that are also a common word or a way of addressing someone ("Thanks, mate", "I mentor a teen", "NaN") only right
-# after "my" or "our" (``_THEIRS_ONLY``).
+# word. Words for a role the user may also have ("manager", "teacher") name someone only right after "my" or "our"
+# (``_ROLES``, below), and are part of the matter of the kinds of fact they act on (``ROLES_OF``: "My manager at X
+# approved my leave" is the user's own job). The everyday words users type name people too ("my gran", "my
+# landlord", "my hubby"); those that are also a common word or a way of addressing someone ("Thanks, mate", "I mentor
+# a teen", "NaN") only right after "my" or "our" (``_THEIRS_ONLY``).
 _THEIRS_ONLY = (r"(?:best\s)?(?:mate|buddy|pal)|bro|sis|twin|ex|bf|gf|other half|nan|mama|papa|tenant|mentor|carer|"
                 r"relative")
 _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|children|"
@@ -104,7 +105,34 @@ _PLURALS = (r"sisters|brothers|cousins|friends|mums|moms|mothers|dads|fathers|so
             r"nieces|nephews|roommates|flatmates|housemates|team ?mates|classmates|workmates|schoolmates|playmates|"
             r"grannies|nannies|aunties|landlords|landladies|lodgers|mentees|babysitters|besties|bffs|"
             r"mates|buddies|pals|twins|exes|tenants|mentors|carers|relatives")
-PEOPLE = re.compile(rf"\b({_PEOPLE}|(?:(?<=\bmy\s)|(?<=\bour\s))(?:{_PLURALS}))(?:['’]s)?\b", re.I)
+# Someone named by a role the user may also have ("As a teacher I ..."), only right after "my" or "our" ("my manager",
+# "our GP"), singular or plural. Which roles are part of a kind of fact's own matter: ``ROLES_OF``.
+_WORK = ("manager", "supervisor", "team lead", "team leader", "director", "client", "intern", "assistant",
+         "employee", "student", "pupil")
+_MEDICAL = ("doctor", "gp", "dentist", "therapist", "counsellor", "counselor", "physio", "physiotherapist", "nurse")
+_DIET = ("dietitian", "dietician", "nutritionist")
+_SCHOOL = ("teacher", "tutor", "headteacher", "head teacher", "principal")
+_SPORT = ("coach", "trainer", "instructor")
+_OTHER_ROLES = ("vet", "lawyer", "solicitor", "accountant")
+_ROLES = "|".join(w.replace(" ", r"\s") for w in (*_WORK, *_MEDICAL, *_DIET, *_SCHOOL, *_SPORT, *_OTHER_ROLES))
+PEOPLE = re.compile(rf"\b({_PEOPLE}|(?:(?<=\bmy\s)|(?<=\bour\s))(?:{_PLURALS})|(?:(?<=\bmy\s)|(?<=\bour\s))(?:{_ROLES})(?:e?s)?)"
+                    r"(?:['’]s)?\b", re.I)
+
+
+def _forms(*groups: tuple[str, ...]) -> frozenset[str]:
+    """The words of ``groups`` as ``people`` gives them: singular and plural."""
+    return frozenset(f for g in groups for w in g for f in (w, w + "s", w + "es"))
+
+
+ROLE_WORDS = _forms(_WORK, _MEDICAL, _DIET, _SCHOOL, _SPORT, _OTHER_ROLES)
+# The roles that act on the user's own fact of a kind (by ``cbmemory.claims`` kind): "My manager moved my shift to
+# Tuesdays" is the user's schedule, "My GP put me on a gluten-free diet" the user's diet; "My manager moved to
+# Glasgow" is someone else's move. The read-time stage (``retrieval.slots.matter``) and the write-time rules
+# (``ingest.updates.OWN``) let a statement about the user's fact name these.
+ROLES_OF: dict[str, frozenset[str]] = {
+    **{kind: _forms(_WORK) for kind in ("work", "title", "schedule", "commute")},
+    "doctor": _forms(_MEDICAL, _DIET), "diet": _forms(("doctor", "gp"), _DIET), "school": _forms(_SCHOOL),
+    "language": _forms(("teacher", "tutor")), "sport": _forms(_SPORT), "pet": _forms(("vet",))}
 # the words for one's partner among them (as ``people`` gives them): a statement naming "my hubby" is the user's own
 # on their partner, not someone else's (``retrieval.slots.ABOUT_PEOPLE``, ``ingest.updates.OWN``)
 PARTNER_WORDS = frozenset({"partner", "boyfriend", "girlfriend", "wife", "husband", "spouse", "fiance", "fiancee",

@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 
 from ..claims import CHANGE, claim_values, claims, values
-from ..text import PARTNER_WORDS, people, stated
+from ..text import PARTNER_WORDS, ROLE_WORDS, ROLES_OF, people, stated
 
 SIMILARITY = 0.1  # the least cosine of two turns' embeddings for a link (leave-one-conversation-out, pairs.py)
 MAX_CANDIDATES = 8  # earlier claims considered per new claim (the nearest by embedding)
@@ -51,7 +51,7 @@ MAX_CLAIMS = 8  # claims of one kind compared per message (a message holds a few
 SINGLE = frozenset({"home", "work", "school", "phone", "email", "title", "partner", "doctor", "car", "diet",
                     "coffee", "wake", "commute", "household"})
 # relatives a slot's own claims name (my partner): not someone else
-OWN = {"partner": PARTNER_WORDS}
+OWN = {**ROLES_OF, "partner": PARTNER_WORDS}  # and the roles that act on the user's own fact (``text.ROLES_OF``)
 # the days a claim is told for, as a habit ("on Tuesdays", "every Monday", "weekdays"; not a date: "on Saturday I
 # moved"): two claims told for different days are not one matter ("I wake at 6:45 on Tuesdays" and "I've been
 # waking at 7:30 lately"); a schedule's value is its day, so it is not read there
@@ -75,7 +75,7 @@ def changes(new: str, old: str, similarity: float) -> bool:
     new, old = stated(new), stated(old)
     if not (new and old) or similarity < SIMILARITY:
         return False
-    if not people(new) <= people(old):
+    if not people(new) - ROLE_WORDS <= people(old):  # roles: by each claim's kind, below
         return False
     new_values, old_values = values(new), values(old)
     if new_values and new_values <= old_values:

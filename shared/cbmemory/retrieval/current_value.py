@@ -18,7 +18,7 @@ news; one that only asks states nothing), naming no person the question does not
 not the user's home; a statement that names one is read as its clauses that name no one and are in the first person,
 when they claim the kind of fact: "I got vaccinated for Peru, our trip now, and the nurse asked about your sister",
 someone named as the user's company naming no one else: "I moved to Leeds with my sister"; ``statements.own``;
-but for the kinds of fact about the people in one's life, ``ABOUT_PEOPLE``, those people are the matter: "since my
+but for the kinds of fact about the people in one's life, ``slots.matter``, those people are the matter: "since my
 mum moved in we are six at dinner", "my boyfriend cooked tonight"), whose own words (what they state, embedded
 alone: the stored vector also holds the date and the turn answered) are near the slot's descriptions (``on_slot``),
 that claim the slot's kind of fact by the write-time rules (``cbmemory.claims``, a precise first-person statement of
@@ -67,7 +67,8 @@ from .about import about_the_user, in_first_person, named_as_the_user, users_nam
 from .acknowledged import acknowledged
 from .config import growth
 from .followed import named_again
-from .slots import ABOUT_PEOPLE, KINDS, SLOTS
+from .slots import KINDS, SLOTS
+from .slots import matter as slot_matter
 from .statements import CACHED_CHARS, own
 
 # Chosen by leave-one-conversation-out CV on the knowledge-update benchmark's train phrasings (LoCoMo dev, 8
@@ -325,7 +326,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     probe = _unit(rows[owner == names.index(slot)].mean(axis=0))
     turns = replace(filters, kinds=("turn",))  # the user's statements are turns: each search and read keeps to them
     found = store.search_candidates(Signal.VECTOR, user_id, probe, DEPTH, turns, now)
-    asked, matter, kind = people(query), ABOUT_PEOPLE.get(slot, frozenset()), KINDS.get(slot)
+    asked, kind = people(query), KINDS.get(slot)
+    matter = slot_matter(slot)
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
     records = (r for r in store.read_candidates(found, list(range(len(found)))) if r is not None)  # None: gone since
     pool = list(islice(((r, said) for r in records if (said := own(r, asked, matter, kind))), EMBEDDED))

@@ -1,12 +1,12 @@
 """The kinds of personal fact the current-value stage knows (``cbmemory.retrieval.current_value``), as plain data:
 each kind's generic descriptions (``SLOTS``), the kinds of the write-time rules they map to (``KINDS``), and the
-kinds whose matter is other people (``ABOUT_PEOPLE``)."""
+kinds whose matter is other people (``ABOUT_PEOPLE``; with the roles that act on a kind, ``matter``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..text import PARTNER_WORDS
+from ..text import PARTNER_WORDS, ROLES_OF
 
 # Kinds of fact whose matter is other people, with the people words that are that matter (``None``: any relative,
 # as one moving in changes the household): a statement naming them is still the user's own on that kind ("my
@@ -18,6 +18,14 @@ ABOUT_PEOPLE: Mapping[str, frozenset[str] | None] = {
     "partner": PARTNER_WORDS,
     "child_school": frozenset({"son", "sons", "daughter", "daughters", "kid", "kids", "child", "children"}),
 }
+
+
+def matter(slot: str) -> frozenset[str] | None:
+    """The people a statement on ``slot``'s kind of fact may name and stay the user's own (``None``: any relative):
+    ``ABOUT_PEOPLE``'s, and the roles that act on the user's own fact of that kind (``text.ROLES_OF``: "my manager"
+    on one's job, "my GP" on one's doctor)."""
+    about = ABOUT_PEOPLE.get(slot, frozenset())
+    return None if about is None else about | ROLES_OF.get(KINDS.get(slot, ""), frozenset())
 
 # Kinds of personal fact that change, each described a few ways (generic: not any benchmark's sentences).
 SLOTS: Mapping[str, tuple[str, ...]] = {

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from cbmemory.models import MemoryRecord
-from cbmemory.retrieval.slots import ABOUT_PEOPLE
+from cbmemory.retrieval.slots import ABOUT_PEOPLE, matter
 from cbmemory.retrieval.statements import own, own_clauses
 
 
@@ -57,6 +57,19 @@ def test_a_statement_naming_someone_is_the_users_only_by_clauses_that_claim_the_
         assert own(turn(theirs), frozenset(), frozenset(), "home") == ""  # in the plural
     ours = turn("Our daughters started at Elmwood School, we are all thrilled.")  # a child's school: its matter
     assert own(ours, frozenset(), ABOUT_PEOPLE["child_school"], "school") == ours.text
+    manager = turn("My manager moved to Porto.")  # someone named by a role
+    assert own(manager, frozenset(), matter("home_city"), "home") == ""
+    leave = turn("My manager at Lumen Health approved my leave.")  # a role on the user's own job: its matter
+    assert own(leave, frozenset(), matter("employer"), "work") == leave.text
+    assert own(leave, frozenset(), matter("home_city"), "home") == ""
+
+
+def test_the_people_a_kind_of_fact_is_about():
+    """``slots.matter``: the people words a statement on a kind may name and stay the user's own."""
+    assert matter("household") is None  # any relative: one moving in changes the household
+    assert {"boyfriend", "hubby"} <= matter("partner") and {"manager", "supervisor"} <= matter("employer")
+    assert {"gp", "dentist"} <= matter("doctor") and {"teacher", "daughters"} <= matter("child_school")
+    assert matter("home_city") == frozenset()  # no one: "my manager moved to Porto" is someone else's
 
 
 @pytest.mark.parametrize(("said", "mine"), [
