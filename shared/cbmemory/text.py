@@ -115,8 +115,8 @@ _SCHOOL = ("teacher", "tutor", "headteacher", "head teacher", "principal")
 _SPORT = ("coach", "trainer", "instructor")
 _OTHER_ROLES = ("vet", "lawyer", "solicitor", "accountant")
 _ROLES = "|".join(w.replace(" ", r"\s") for w in (*_WORK, *_MEDICAL, *_DIET, *_SCHOOL, *_SPORT, *_OTHER_ROLES))
-PEOPLE = re.compile(rf"\b({_PEOPLE}|(?:(?<=\bmy\s)|(?<=\bour\s))(?:{_PLURALS})|(?:(?<=\bmy\s)|(?<=\bour\s))(?:{_ROLES})(?:e?s)?)"
-                    r"(?:['’]s)?\b", re.I)
+_MINE = r"(?:(?<=\bmy\s)|(?<=\bour\s))"  # right after "my" or "our"
+PEOPLE = re.compile(rf"\b({_PEOPLE}|{_MINE}(?:{_PLURALS})|{_MINE}(?:{_ROLES})(?:e?s)?)(?:['’]s)?\b", re.I)
 
 
 def _forms(*groups: tuple[str, ...]) -> frozenset[str]:
