@@ -9,6 +9,7 @@ import hashlib
 import re
 import threading
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -129,7 +130,7 @@ ROLE_WORDS = _forms(_WORK, _MEDICAL, _DIET, _SCHOOL, _SPORT, _OTHER_ROLES)
 # Tuesdays" is the user's schedule, "My GP put me on a gluten-free diet" the user's diet; "My manager moved to
 # Glasgow" is someone else's move. The read-time stage (``retrieval.slots.matter``) and the write-time rules
 # (``ingest.updates.OWN``) let a statement about the user's fact name these.
-ROLES_OF: dict[str, frozenset[str]] = {
+ROLES_OF: Mapping[str, frozenset[str]] = {
     **{kind: _forms(_WORK) for kind in ("work", "title", "schedule", "commute")},
     "doctor": _forms(_MEDICAL, _DIET), "diet": _forms(("doctor", "gp"), _DIET), "school": _forms(_SCHOOL),
     "language": _forms(("teacher", "tutor")), "sport": _forms(_SPORT), "pet": _forms(("vet",))}
@@ -141,7 +142,8 @@ WHO_WORDS = _PEOPLE + r"|dog|cat|puppy|kitten|pet"  # the words a name may stand
 
 
 def people(text: str) -> frozenset[str]:
-    """The relatives and friends a text names, lower case."""
+    """The people a text names (``PEOPLE``: relatives, friends and others, and roles right after "my" or "our"), lower
+    case."""
     return frozenset(m.group(1).lower() for m in PEOPLE.finditer(text))
 
 

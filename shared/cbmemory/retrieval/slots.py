@@ -19,14 +19,6 @@ ABOUT_PEOPLE: Mapping[str, frozenset[str] | None] = {
     "child_school": frozenset({"son", "sons", "daughter", "daughters", "kid", "kids", "child", "children"}),
 }
 
-
-def matter(slot: str) -> frozenset[str] | None:
-    """The people a statement on ``slot``'s kind of fact may name and stay the user's own (``None``: any relative):
-    ``ABOUT_PEOPLE``'s, and the roles that act on the user's own fact of that kind (``text.ROLES_OF``: "my manager"
-    on one's job, "my GP" on one's doctor)."""
-    about = ABOUT_PEOPLE.get(slot, frozenset())
-    return None if about is None else about | ROLES_OF.get(KINDS.get(slot, ""), frozenset())
-
 # Kinds of personal fact that change, each described a few ways (generic: not any benchmark's sentences).
 SLOTS: Mapping[str, tuple[str, ...]] = {
     "home_city": ("the city or town where I live now", "I moved to another city", "I relocated and live somewhere "
@@ -99,3 +91,11 @@ KINDS: Mapping[str, str] = {
     "trip": "trip", "morning": "habit", "partner": "partner", "device": "device", "household": "household",
     "doctor": "doctor", "language": "language", "car": "car", "sport": "sport", "diet": "diet", "pet": "pet",
     "commute": "commute", "wake": "wake"}
+
+
+def matter(slot: str) -> frozenset[str] | None:
+    """The people a statement on ``slot``'s kind of fact may name and stay the user's own (``None``: any relative):
+    ``ABOUT_PEOPLE``'s, and the roles that act on the user's own fact of that kind (``text.ROLES_OF``: "my manager"
+    on one's job, "my GP" on one's doctor)."""
+    about = ABOUT_PEOPLE.get(slot, frozenset())
+    return None if about is None else about | ROLES_OF.get(KINDS.get(slot, ""), frozenset())
