@@ -138,7 +138,7 @@ def test_the_evidence_the_rules_read():
     ("My godmother moved to Leeds", {"godmother"}),
     ("My stepdad and my step-sister came over", {"stepdad", "sister"}),  # a hyphenated one by its last word
     ("My spouse and our housemate cook on Sundays", {"spouse", "housemate"}),
-    ("My manager at Lumen Health approved my leave", {"manager"}),  # a role, after "my" (a job's matter: OWN)
+    ("My manager at Quillon Labs approved my leave", {"manager"}),  # a role, after "my" (a job's matter: OWN)
     ("As a manager I approve leave, and the teacher at the gym is kind", set()),  # a role not after "my" or "our"
     ("My cousins and our neighbours moved away", {"cousins", "neighbours"}),  # plurals after "my" or "our"
     ("The neighbours in my new town are lovely, and I play squash with friends", set()),  # plurals in passing
@@ -169,18 +169,18 @@ def test_someone_named_in_everyday_words_changes_nothing_of_the_users():
 def test_someone_named_in_the_plural_changes_nothing_of_the_users():
     """"My cousins moved to ..." is the cousins' move, not a change of the user's home; friends in passing (after
     "with") are company, and the user's own claim told with them still links."""
-    for theirs in ("My cousins moved to Tallinn last week.", "Our neighbours moved to Tallinn last week."):
-        assert not changes(theirs, "I live in Lisbon.", 0.3)
-    assert changes("I moved to Tallinn with friends last week.", "I live in Lisbon.", 0.3)
+    for theirs in ("My cousins moved to Inverness last week.", "Our neighbours moved to Inverness last week."):
+        assert not changes(theirs, "I live in Aberdeen.", 0.3)
+    assert changes("I moved to Inverness with friends last week.", "I live in Aberdeen.", 0.3)
 
 
 def test_someone_named_by_a_role_changes_nothing_of_the_users_but_on_the_roles_own_matter():
     """"My manager moved to ..." is someone else's move, not a change of the user's home; a role that acts on the
     user's own fact of a kind is that fact's matter (``OWN``): a new job told with the manager still changes the
     user's employer."""
-    for theirs in ("My manager moved to Tallinn last week.", "Our GP moved to Tallinn last week."):
-        assert not changes(theirs, "I live in Lisbon.", 0.3)
-    assert changes("I started at Lumen Health last week, my manager is lovely.", "I work at Pinecrest Bank.", 0.3)
+    for theirs in ("My manager moved to Inverness last week.", "Our GP moved to Inverness last week."):
+        assert not changes(theirs, "I live in Aberdeen.", 0.3)
+    assert changes("I started at Quillon Labs last week, my manager is lovely.", "I work at Marsh & Finch.", 0.3)
     assert {"manager", "managers"} <= OWN["work"] and "manager" not in OWN.get("home", frozenset())
 
 

@@ -53,13 +53,13 @@ def test_a_statement_naming_someone_is_the_users_only_by_clauses_that_claim_the_
         assert own(turn(theirs), frozenset(), frozenset(), "home") == ""  # someone else's, in any word for them
     hubby = turn("My hubby and I moved in together, and he cooks on Sundays.")  # the partner's matter: the user's own
     assert own(hubby, frozenset(), ABOUT_PEOPLE["partner"], "partner") == hubby.text
-    for theirs in ("My cousins moved to Porto.", "Our neighbours moved to Porto."):
+    for theirs in ("My cousins moved to Inverness.", "Our neighbours moved to Inverness."):
         assert own(turn(theirs), frozenset(), frozenset(), "home") == ""  # in the plural
-    ours = turn("Our daughters started at Elmwood School, we are all thrilled.")  # a child's school: its matter
+    ours = turn("Our daughters started at Harewood Primary, we are all thrilled.")  # a child's school: its matter
     assert own(ours, frozenset(), ABOUT_PEOPLE["child_school"], "school") == ours.text
-    manager = turn("My manager moved to Porto.")  # someone named by a role
+    manager = turn("My manager moved to Inverness.")  # someone named by a role
     assert own(manager, frozenset(), matter("home_city"), "home") == ""
-    leave = turn("My manager at Lumen Health approved my leave.")  # a role on the user's own job: its matter
+    leave = turn("My manager at Quillon Labs approved my leave.")  # a role on the user's own job: its matter
     assert own(leave, frozenset(), matter("employer"), "work") == leave.text
     assert own(leave, frozenset(), matter("home_city"), "home") == ""
 
@@ -69,7 +69,7 @@ def test_the_people_a_kind_of_fact_is_about():
     assert matter("household") is None  # any relative: one moving in changes the household
     assert {"boyfriend", "hubby"} <= matter("partner") and {"manager", "supervisor"} <= matter("employer")
     assert {"gp", "dentist"} <= matter("doctor") and {"teacher", "daughters"} <= matter("child_school")
-    assert matter("home_city") == frozenset()  # no one: "my manager moved to Porto" is someone else's
+    assert matter("home_city") == frozenset()  # no one: "my manager moved to Inverness" is someone else's
 
 
 @pytest.mark.parametrize(("said", "mine"), [
