@@ -300,7 +300,11 @@ def _changed(config: RetrievalConfig, changes: dict[str, Any], *, lenient: bool)
     return out if specs == out.signals else dataclasses.replace(out, signals=specs)
 
 
-def scale_k(n_sessions: int, *, base_k: int = 10, base_sessions: int = 50, lo: int = 5, hi: int = 50) -> int:
+K_BASE = 10  # ``scale_k``'s k at its base of 50 sessions ...
+K_MAX = 50  # ... and its most
+
+
+def scale_k(n_sessions: int, *, base_k: int = K_BASE, base_sessions: int = 50, lo: int = 5, hi: int = K_MAX) -> int:
     """k from the haystack size, through the study's two points: ~10 at ~50 sessions, ~20 at ~500.
 
     k = base_k * (sessions / base_sessions) ** log10(2), so every tenfold growth doubles k; clamped to
@@ -318,7 +322,8 @@ def growth(n_sessions: int, base_sessions: int = 50) -> float:
 
 
 __all__ = [
-    "CHANGES", "DATE", "DEFAULT_POOLS", "FIELDS", "KINDS", "MOVED_BUDGET", "NEIGHBOUR", "SESSION", "SHORTHANDS", "SIGNALS",
-    "SPEAKER", "BoostConfig", "ContextBoostConfig", "FilterConfig", "Fusion", "FusionConfig", "Order",
-    "OrderConfig", "Rerank", "RerankConfig", "RetrievalConfig", "Signal", "SignalSpec", "growth", "scale_k",
+    "CHANGES", "DATE", "DEFAULT_POOLS", "FIELDS", "KINDS", "MOVED_BUDGET", "NEIGHBOUR", "SESSION", "SHORTHANDS",
+    "SIGNALS", "SPEAKER", "K_BASE", "K_MAX", "BoostConfig", "ContextBoostConfig", "FilterConfig", "Fusion",
+    "FusionConfig", "Order", "OrderConfig", "Rerank", "RerankConfig", "RetrievalConfig", "Signal", "SignalSpec",
+    "growth", "scale_k",
 ]

@@ -65,7 +65,7 @@ from ..text import clauses, people
 from . import slot_head
 from .about import about_the_user, in_first_person, named_as_the_user, users_names
 from .acknowledged import acknowledged
-from .config import growth
+from .config import K_BASE, K_MAX, growth
 from .followed import named_again
 from .slots import KINDS, SLOTS
 from .slots import matter as slot_matter
@@ -101,7 +101,7 @@ LATEST = 12  # ... of which the newest are shown
 # 10). Taken as it is, no constant chosen (experiments/knowledge_updates/README.md, "The stage's selection grows with
 # the haystack"); test once: x10 newest shown / stale only 109 / 13 -> 115 / 11 of 154, own value 17 -> 17 of 30, about
 # 134 more tokens a question; x1 (19-32 sessions) as it was.
-GROW_MAX = 5.0
+GROW_MAX = K_MAX / K_BASE
 # In that ranking a statement that claims the question's kind of fact (``cbmemory.claims``: a slot phrase in a
 # first-person clause with no hedge, negation or future) counts CLAIMED nearer, and is on the slot even below the
 # floor or margin; one with a change word (``cbmemory.claims.CHANGE``) counts CHANGED nearer. Chosen by the same CV
@@ -326,8 +326,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     probe = _unit(rows[owner == names.index(slot)].mean(axis=0))
     turns = replace(filters, kinds=("turn",))  # the user's statements are turns: each search and read keeps to them
     found = store.search_candidates(Signal.VECTOR, user_id, probe, DEPTH, turns, now)
-    asked, kind = people(query), KINDS.get(slot)
-    matter = slot_matter(slot)
+    asked, matter, kind = people(query), slot_matter(slot), KINDS.get(slot)
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
     records = (r for r in store.read_candidates(found, list(range(len(found)))) if r is not None)  # None: gone since
     pool = list(islice(((r, said) for r in records if (said := own(r, asked, matter, kind))), EMBEDDED))
