@@ -5,7 +5,7 @@
 - ``changes``: direct changes told in everyday words, three a kind: is each on its kind's slot by the stage's reading
   (``current_value.statement_scores``), and does it claim the kind by the write-time rules (``cbmemory.claims``)?
 
-    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/probes.py questions|changes
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/probes.py questions|changes|check
 """
 
 import sys
@@ -17,6 +17,7 @@ from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.retrieval import current_value as C
 from cbmemory.retrieval.about import about_the_user, in_first_person
 from cbmemory.retrieval.slots import KINDS
+from cbmemory.text import people
 
 QUESTIONS = {
     "home_city": [
@@ -217,6 +218,133 @@ CHANGES = {
     ],
 }
 
+# A second set, written at 15:25 UTC before any change to the claim rules that ``CHANGES``' misses suggested: the
+# check for such a change (``changes check``). And look-alikes no rule should claim: someone else's, a wish, a
+# negation, a plan not yet made, a question (``changes check`` counts those claimed that name no one: ``text.people``, which both readers
+# of a claim apply).
+CHECK = {
+    "home_city": [
+        "Finally settled in Galway after all that house hunting.",
+        "Our new address is in Leicester, much closer to the coast road.",
+        "I'm a Bristolian now, signed the lease on Friday.",
+    ],
+    "home_kind": [
+        "We bought a bungalow, no more stairs for us.",
+        "I'm renting a houseboat now, believe it or not.",
+        "Moved out of the semi into a top-floor flat.",
+    ],
+    "employer": [
+        "I'm working for Halden Logistics since May.",
+        "Accepted the offer from Corvid Software, first day was Monday.",
+        "My new company is Tamsin & Roe, a small law firm.",
+    ],
+    "job_title": [
+        "I'm the team's lead engineer now.",
+        "Got bumped up to senior nurse last month.",
+        "My job title changed to operations manager.",
+    ],
+    "schedule": [
+        "Book club meets on Wednesdays now, not Tuesdays.",
+        "My swim squad trains every Saturday morning now.",
+        "I moved my piano lesson to Sunday afternoons.",
+    ],
+    "phone": [
+        "I changed my number, it's 0756 330 8812.",
+        "You can reach me on 0747 991 2034 now.",
+        "My mobile is 0712 558 4409 these days.",
+    ],
+    "email": [
+        "I'm on ravi.p@hey.com now, the old inbox is closed.",
+        "My email is now tomas.w@gmx.net.",
+        "Switched my email to lou.b@icloud.com.",
+    ],
+    "favourite_food": [
+        "I'm obsessed with pho at the moment.",
+        "Dumplings have become my favourite thing to eat.",
+        "My go-to dinner these days is a mushroom risotto.",
+    ],
+    "drink": [
+        "I've switched to green tea in the mornings.",
+        "My usual coffee is a long black now.",
+        "These days I order a chai latte every time.",
+    ],
+    "child_school": [
+        "Our daughter is at Linden Park School now.",
+        "We moved the twins to Greyfriars Primary.",
+        "My son started at Ashgrove Academy this week.",
+    ],
+    "trip": [
+        "We booked Lisbon for our anniversary trip instead.",
+        "Our summer holiday is in Crete this year.",
+        "I'm flying to Montreal in August now, not Boston.",
+    ],
+    "morning": [
+        "My morning routine now starts with journaling.",
+        "I go for a run before breakfast these days.",
+        "Every morning I do ten minutes of stretching now.",
+    ],
+    "partner": [
+        "I'm dating a guy called Felix.",
+        "My partner is Ines, we met in the spring.",
+        "I got engaged to Tom last weekend.",
+    ],
+    "device": [
+        "I use a Surface Pro for everything now.",
+        "My laptop is a Dell XPS these days.",
+        "Bought a new MacBook Pro, the old one died.",
+    ],
+    "household": [
+        "My mum moved in with us, so we're five now.",
+        "We live with two lodgers these days.",
+        "I live alone since the divorce.",
+    ],
+    "doctor": [
+        "My doctor now is Dr Okafor at Riverside Surgery.",
+        "I see Dr Halvorsen these days.",
+        "We registered with a new GP, Dr Chen.",
+    ],
+    "language": [
+        "I'm learning Korean on the side.",
+        "I've taken up Italian classes on Thursdays.",
+        "Studying Mandarin now, three lessons a week.",
+    ],
+    "car": [
+        "I drive a Kia Niro these days.",
+        "We swapped the Corsa for a Volvo estate.",
+        "My car is a Nissan Leaf now.",
+    ],
+    "sport": [
+        "I've joined a climbing gym.",
+        "I play tennis on weekends now.",
+        "Netball is my sport these days.",
+    ],
+    "diet": ["I've gone vegetarian.", "I eat gluten-free now.", "I'm on a low-carb diet these days."],
+    "pet": [
+        "We have a dog now, a collie called Bramble.",
+        "I adopted a tabby cat last month.",
+        "Our new puppy is called Biscuit.",
+    ],
+    "commute": [
+        "I take the bus to work now.",
+        "I ride my e-bike to the office these days.",
+        "I drive in to work since the move.",
+    ],
+    "wake": [
+        "I wake up at 6:30 now.",
+        "My alarm is set for 5am these days.",
+        "I've been waking at 7:15 since the new job.",
+    ],
+}
+NOT_CLAIMS = [
+    "My sister moved to Galway last month.", "She's working for Halden Logistics now.",
+    "I'd love to live in Leicester one day.", "I never worked for Corvid Software.",
+    "I'm going to move to Bristol next year.", "Do you still live in Galway?",
+    "My brother got a new number, 0756 330 8812.", "If I moved to Crete I'd swim every day.",
+    "I don't drive a Kia any more.", "My friend adopted a tabby cat.",
+    "They play tennis on weekends.", "Maybe I'll learn Korean.", "Our neighbours bought a bungalow.",
+    "My cousin is dating a guy called Felix.", "I wish I could wake up at 6:30.",
+]
+
 
 def questions(emb: MiniLMEmbedder, protos: C.Protos) -> None:
     ok = n = 0
@@ -230,9 +358,9 @@ def questions(emb: MiniLMEmbedder, protos: C.Protos) -> None:
     print(f"{ok}/{n}")
 
 
-def changes(emb: MiniLMEmbedder, protos: C.Protos) -> None:
+def changes(emb: MiniLMEmbedder, protos: C.Protos, sets: dict[str, list[str]] = CHANGES) -> None:
     on = cl = n = 0
-    for slot, ss in CHANGES.items():
+    for slot, ss in sets.items():
         sc = C.statement_scores(np.asarray(emb.embed(ss)), ss, protos, slot)
         for s, v in zip(ss, sc, strict=True):
             c = bool(claims(s, KINDS[slot]))
@@ -244,6 +372,13 @@ def changes(emb: MiniLMEmbedder, protos: C.Protos) -> None:
     print(f"on slot {on}/{n}, claims {cl}/{n}")
 
 
+def check(emb: MiniLMEmbedder, protos: C.Protos) -> None:
+    changes(emb, protos, CHECK)
+    wrong = [s for s in NOT_CLAIMS if claims(s) and not people(s)]  # as the link rules and the stage read them
+    print(*(f"claimed: {s} {sorted(claims(s))}" for s in wrong), sep="\n")
+    print(f"look-alikes claimed {len(wrong)}/{len(NOT_CLAIMS)}")
+
+
 if __name__ == "__main__":
     model = MiniLMEmbedder()
-    {"questions": questions, "changes": changes}[sys.argv[1]](model, C.prototypes(model.embed_query))
+    {"questions": questions, "changes": changes, "check": check}[sys.argv[1]](model, C.prototypes(model.embed_query))
