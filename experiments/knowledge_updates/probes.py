@@ -5,7 +5,7 @@
 - ``changes``: direct changes told in everyday words, three a kind: is each on its kind's slot by the stage's reading
   (``current_value.statement_scores``), and does it claim the kind by the write-time rules (``cbmemory.claims``)?
 
-    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/probes.py questions|changes|check
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/probes.py questions|changes|check|held
 """
 
 import sys
@@ -335,6 +335,121 @@ CHECK = {
         "I've been waking at 7:15 since the new job.",
     ],
 }
+# A third set, written at 15:35 UTC after ``CHECK``'s misses had been printed once with its count (so ``CHECK`` is
+# seen, as ``CHANGES`` is) and before any change to the claim rules: ``changes held`` prints its counts only.
+HELD = {
+    "home_city": [
+        "After years of thinking about it I finally live in Truro, by the harbour.",
+        "We're in Harrogate now, the kids love the park.",
+        "Swapped city life for Kendal this spring.",
+    ],
+    "home_kind": [
+        "Our home now is a little cottage with a wood burner.",
+        "I moved into a shared house near the station.",
+        "We're in a two-bed maisonette these days.",
+    ],
+    "employer": [
+        "I work at Pellinor Bank now, in their risk team.",
+        "Started with Quayside Media on the first of the month.",
+        "Left the agency, my employer is Hartwell Foods now.",
+    ],
+    "job_title": [
+        "I'm now the deputy head of science.",
+        "As of this month I'm a staff engineer.",
+        "They gave me the product owner role, so that's my title now.",
+    ],
+    "schedule": [
+        "My Spanish conversation group is on Tuesday evenings now.",
+        "I have my climbing session every Thursday now.",
+        "Rehearsals for my band switched to Saturdays.",
+    ],
+    "phone": [
+        "My new phone number is 0791 664 2387.",
+        "Ring me on 0738 220 9164, I ditched the old SIM.",
+        "Got a work phone, my number there is 0745 310 6621.",
+    ],
+    "email": [
+        "Send things to my new address, noor.h@posteo.de.",
+        "I've moved my email over to d.kim@zoho.com.",
+        "My inbox is now at ellis.j@mailbox.org.",
+    ],
+    "favourite_food": [
+        "Tacos are my favourite food now, hands down.",
+        "I can't get enough of katsu curry lately.",
+        "My favourite meal these days is a Sunday roast.",
+    ],
+    "drink": [
+        "My morning drink is a flat white now.",
+        "I've moved on from lattes to cold brew.",
+        "Coffee-wise I'm all about the cortado now.",
+    ],
+    "child_school": [
+        "Our youngest goes to Millbrook Primary now.",
+        "We enrolled our son at St Aidan's Academy.",
+        "My daughter moved schools, she's at Fairview High now.",
+    ],
+    "trip": [
+        "Our autumn trip is to Kyoto now, all booked.",
+        "I'm heading to Sicily for my holiday instead of Crete.",
+        "We're travelling to Chile in March, the Peru trip is off.",
+    ],
+    "morning": [
+        "My new routine is a cold shower first thing.",
+        "I walk the dog every morning before work now.",
+        "Each morning I start the day with a smoothie now.",
+    ],
+    "partner": [
+        "I'm in a relationship with Sofia now.",
+        "My boyfriend is called Dev, we've been together since June.",
+        "Me and Harriet are a couple now.",
+    ],
+    "device": [
+        "My work laptop is a ThinkPad T14 now.",
+        "I'm on a Chromebook these days, it's all I need.",
+        "I replaced my old PC with a Mac mini.",
+    ],
+    "household": [
+        "My partner's dad lives with us now, so it's four of us.",
+        "There are six of us in the house since the twins arrived.",
+        "I'm living with my sister these days.",
+    ],
+    "doctor": [
+        "My new doctor is Dr Abiodun.",
+        "I'm registered at Elm Tree Surgery now, with Dr Price.",
+        "I changed GP, I see Dr Novak now.",
+    ],
+    "language": [
+        "I'm studying Greek with an app now.",
+        "I've been learning Welsh since January.",
+        "I switched from French to Spanish lessons.",
+    ],
+    "car": [
+        "We've got a Toyota Yaris hybrid now.",
+        "I sold the Fiesta and bought a Mazda 3.",
+        "I drive an electric Vauxhall now.",
+    ],
+    "sport": [
+        "I play squash on Sundays now.",
+        "I've joined the local rowing club.",
+        "Football's out, I'm playing hockey this season.",
+    ],
+    "diet": ["I'm vegan now.", "I've stopped eating meat.", "I eat a pescatarian diet these days."],
+    "pet": [
+        "We got a cat, her name is Pepper.",
+        "I've adopted a rescue greyhound.",
+        "My new dog is a spaniel called Rolo.",
+    ],
+    "commute": [
+        "I cycle in to work every day now.",
+        "My commute is on the tram these days.",
+        "I get the train to the office now.",
+    ],
+    "wake": [
+        "I get up at 6am these days.",
+        "I set my alarm for 6:45 now.",
+        "I wake at 5:30 every morning now.",
+    ],
+}
 NOT_CLAIMS = [
     "My sister moved to Galway last month.", "She's working for Halden Logistics now.",
     "I'd love to live in Leicester one day.", "I never worked for Corvid Software.",
@@ -372,6 +487,15 @@ def changes(emb: MiniLMEmbedder, protos: C.Protos, sets: dict[str, list[str]] = 
     print(f"on slot {on}/{n}, claims {cl}/{n}")
 
 
+def held(emb: MiniLMEmbedder, protos: C.Protos) -> None:
+    """``HELD``'s counts only: on its kind's slot, and claimed."""
+    n = sum(len(ss) for ss in HELD.values())
+    on = sum(v is not None for slot, ss in HELD.items()
+             for v in C.statement_scores(np.asarray(emb.embed(ss)), ss, protos, slot))
+    claimed = sum(bool(claims(x, KINDS[slot])) for slot, ss in HELD.items() for x in ss)
+    print(f"on slot {on}/{n}, claims {claimed}/{n}")
+
+
 def check(emb: MiniLMEmbedder, protos: C.Protos) -> None:
     changes(emb, protos, CHECK)
     wrong = [s for s in NOT_CLAIMS if claims(s) and not people(s)]  # as the link rules and the stage read them
@@ -381,4 +505,4 @@ def check(emb: MiniLMEmbedder, protos: C.Protos) -> None:
 
 if __name__ == "__main__":
     model = MiniLMEmbedder()
-    {"questions": questions, "changes": changes, "check": check}[sys.argv[1]](model, C.prototypes(model.embed_query))
+    {"questions": questions, "changes": changes, "check": check, "held": held}[sys.argv[1]](model, C.prototypes(model.embed_query))
