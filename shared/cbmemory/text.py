@@ -88,6 +88,12 @@ def content_hash(text: str) -> str:
 # approved my leave" is the user's own job). The everyday words users type name people too ("my gran", "my
 # landlord", "my hubby"); those that are also a common word or a way of addressing someone ("Thanks, mate", "I mentor
 # a teen", "NaN") only right after "my" or "our" (``_THEIRS_ONLY``).
+# "Right after my or our" allows one word that describes the person between: "my new manager", "my old friends", "our
+# two sisters" (``_MINE``: a lookbehind of fixed width for each).
+DESCRIBED = frozenset("""new old former current previous best close dear older younger elder eldest oldest youngest
+little big baby late other both two three four""".split())
+_BEFORE = ("my", "our", *(rf"{o}\s{d}" for o in ("my", "our") for d in sorted(DESCRIBED)))
+_MINE = "(?:" + "|".join(rf"(?<=\b{w}\s)" for w in _BEFORE) + ")"
 _THEIRS_ONLY = (r"(?:best\s)?(?:mate|buddy|pal)|bro|sis|twin|ex|bf|gf|other half|nan|mama|papa|tenant|mentor|carer|"
                 r"relative")
 _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|children|"
@@ -97,7 +103,7 @@ _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter
            r"step(?:mother|mum|mom|father|dad|son|daughter|brother|sister|kids?|child|children|parents?)|"
            r"gran|granny|grannie|nanny|nana|nanna|auntie|aunty|mummy|mommy|momma|daddy|hubby|wifey|missus|bestie|bff|"
            r"landlord|landlady|lodger|mentee|babysitter|workmate|schoolmate|playmate|"
-           rf"(?:(?<=\bmy\s)|(?<=\bour\s))(?:{_THEIRS_ONLY})")
+           rf"{_MINE}(?:{_THEIRS_ONLY})")
 # The plurals of the words above, only right after "my" or "our" ("my cousins moved to Glasgow", "our neighbours"):
 # plurals come up in passing in the user's own news ("the neighbours in my new town are lovely", "I play squash with
 # friends"), where the singular is rarer.
@@ -116,7 +122,6 @@ _SCHOOL = ("teacher", "tutor", "headteacher", "head teacher", "principal")
 _SPORT = ("coach", "trainer", "instructor")
 _OTHER_ROLES = ("vet", "lawyer", "solicitor", "accountant")
 _ROLES = "|".join(w.replace(" ", r"\s") for w in (*_WORK, *_MEDICAL, *_DIET, *_SCHOOL, *_SPORT, *_OTHER_ROLES))
-_MINE = r"(?:(?<=\bmy\s)|(?<=\bour\s))"  # right after "my" or "our"
 PEOPLE = re.compile(rf"\b({_PEOPLE}|{_MINE}(?:{_PLURALS})|{_MINE}(?:{_ROLES})(?:e?s)?)(?:['’]s)?\b", re.I)
 
 

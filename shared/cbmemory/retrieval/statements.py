@@ -14,7 +14,7 @@ from functools import lru_cache
 from ..claims import FIRST_PERSON as ANY_FIRST_PERSON
 from ..claims import THIRD_PERSON, claims
 from ..models import MemoryRecord
-from ..text import PEOPLE, clauses, stated
+from ..text import DESCRIBED, PEOPLE, clauses, stated
 
 # The caches here, in ``current_value`` and in ``followed`` hold their texts: only a chat turn's length is kept
 # (LoCoMo's longest is 440 characters), so a process that reads pasted documents does not hold thousands of them
@@ -119,8 +119,9 @@ def _named(clause: str) -> frozenset[str]:
 def _object(text: str, m: re.Match[str]) -> bool:
     """Whether the person ``m`` (a ``text.PEOPLE`` match in ``text``) is named as the object of an act: right after a
     verb (a lower-case word, not a conjunction or preposition, ``NOT_VERBS``, with a word before it that is not a
-    determiner: the act's subject), "my" or "our" between (or nothing, for kin named by name: "Mum"), not as an owner
-    ("my sister's place"), and followed by the end of the clause or a word of time or place (``OBJECT_FOLLOWS``):
+    determiner: the act's subject), "my" or "our" between, perhaps with a word that describes the person
+    (``text.DESCRIBED``: "my old friends"), or nothing, for kin named by name ("Mum"); not as an owner ("my sister's
+    place"), and followed by the end of the clause or a word of time or place (``OBJECT_FOLLOWS``):
     "Ingrid visited my parents on Sunday", "I visited my parents in Leeds"; not "I heard my cousin moved to Glasgow",
     "I helped my cousin with her move", "My little sister, Elin, lives in Porto now". Reads the ``OBJECT_CHARS``
     before the name (a pasted text of many names is read in linear time)."""
@@ -128,6 +129,8 @@ def _object(text: str, m: re.Match[str]) -> bool:
         return False
     before = text[max(0, m.start() - OBJECT_CHARS):m.start()]
     words = _TOKEN.findall(before)
+    if len(words) > 1 and words[-1].lower() in DESCRIBED and words[-2].lower() in ("my", "our"):
+        words = words[:-1]  # "my old friends": the word that describes them, stepped over
     if words and words[-1].lower() in ("my", "our"):
         words = words[:-1]
     elif not m.group(0)[0].isupper():  # "my parents", or a name of kin as a name: "Mum"; not "your new friend"

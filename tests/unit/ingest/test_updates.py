@@ -147,6 +147,8 @@ def test_the_evidence_the_rules_read():
     ("My best mate and my ex both started at Globex", {"best mate", "ex"}),  # everyday words after "my"
     ("Thanks, mate! I mentor two interns and my exam went well", set()),  # the same words otherwise name no one
     ("The other half of the loaf is yours, buddy", set()),
+    ("My new manager and our two neighbours met my old mates", {"manager", "neighbours", "mates"}),  # one word between
+    ("A new manager started, the old friends left, my very old friends stayed", set()),  # not after "my"; two words
 ])
 def test_the_people_a_statement_names(said, named):
     assert people(said) == named
@@ -182,6 +184,14 @@ def test_someone_named_by_a_role_changes_nothing_of_the_users_but_on_the_roles_o
         assert not changes(theirs, "I live in Aberdeen.", 0.3)
     assert changes("I started at Quillon Labs last week, my manager is lovely.", "I work at Marsh & Finch.", 0.3)
     assert {"manager", "managers"} <= OWN["work"] and "manager" not in OWN.get("home", frozenset())
+
+
+def test_someone_named_after_a_word_that_describes_them_changes_nothing_of_the_users():
+    """"My new manager moved to ..." and "My old friends moved to ..." are theirs, as without the word between."""
+    for theirs in ("My new manager moved to Inverness last week.", "My old friends moved to Inverness last week.",
+                   "Our two sisters moved to Inverness last week."):
+        assert not changes(theirs, "I live in Aberdeen.", 0.3)
+    assert changes("I started at Quillon Labs last week, my new manager is lovely.", "I work at Marsh & Finch.", 0.3)
 
 
 @pytest.mark.parametrize(("said", "kind", "claimed"), [

@@ -85,7 +85,10 @@ def test_the_people_a_kind_of_fact_is_about():
     ("We had dinner at my sister's place.", False),  # an owner, not an object
     ("The parents' evening at Elmwood School clashed with yoga.", False),
     ("My little sister, Elin, lives in Porto now.", False),  # "little" is no verb: "my" is not right before her
-    ("I love my little sister.", False),
+    ("I love my little sister.", True),  # "little" describes her: the verb before "my" is what counts
+    ("I visited my old friends in Dunfermline.", True),
+    ("My old friends moved to Dunfermline.", False),
+    ("Yesterday my new manager moved to Dunfermline.", False),
     ("You'll find the right flat for you and your new furry friend.", False),
 ])
 def test_a_relative_named_as_the_object_of_an_act_is_not_who_the_statement_is_about(said, mine):
