@@ -36,50 +36,82 @@ MAKES = (r"toyota|honda|ford|tesla|volkswagen|vw|skoda|škoda|bmw|audi|mercedes|
          r"fiat|renault|peugeot|citro[eë]n|jeep|chevrolet|chevy|lexus|porsche|jaguar|land rover|range rover|dacia|"
          r"opel|vauxhall|suzuki|mitsubishi|polestar|rivian|dodge|cadillac|alfa romeo|saab|byd|lada")
 
+# sports and languages by name, for a claim told with a verb of taking one up ("I've taken up badminton", "Italian
+# classes"): the kind's own word ("sport", "language") is rarely said
+SPORTS = (r"badminton|tennis|table tennis|padel|squash|pickleball|football|soccer|rugby|cricket|hockey|netball|"
+          r"basketball|volleyball|handball|lacrosse|baseball|softball|golf|running|rowing|climbing|bouldering|"
+          r"swimming|cycling|triathlons?|boxing|kickboxing|judo|karate|jiu-?jitsu|fencing|crossfit|water polo")
+LANGUAGES = (r"spanish|french|german|italian|portuguese|japanese|korean|mandarin|chinese|cantonese|arabic|russian|"
+             r"dutch|swedish|norwegian|danish|finnish|polish|greek|turkish|hindi|urdu|welsh|gaelic|irish|hebrew|"
+             r"thai|vietnamese|czech|hungarian|swahili|sign language")
+HOMES = r"flat|apartment|house|bungalow|cottage|studio|houseboat|narrowboat|maisonette|condo|semi|terrace"
+
 SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "home": r"\b(?:live[sd]? in|living in|mov(?:ed|ing|e) (?:back )?to|relocat\w+ to|resident of|based in|settled "
-            r"in|moved into|new (?:flat|apartment|place|house|home)|home (?:is|now is) in|our place in)\b",
+            r"in|moved into|new (?:flat|apartment|place|house|home)|home (?:is|now is) in|our place in|"
+            rf"(?:new |our |my )address|(?:renting|rent|bought|own) an? (?:\w+ )?(?:{HOMES})|downsized|moved out of|"
+            r"swapped (?:the|our|my) (?:flat|house|apartment|place))\b",
     "work": r"\b(?:work(?:ing|s|ed)? (?:at|for)(?! (?:me|us|you|everyone|everybody|both|all|hours|years|months|"
             r"weeks|days|a while|ages))|job at|hired by|contract with|employer|new job|started "
-            r"(?:at|with)|my (?:company|firm|office))\b",
+            r"(?:at|with)|my (?:company|firm|office)|new (?:company|firm|workplace)|join(?:ed|ing) (?-i:[A-Z])\w*|"
+            r"offer from|first day (?:at|with|was))\b",
     "school": r"\b(?:school|academy|primary|enrolled|this term|term at|classes at|started at|first week at|goes "
               r"to)\b",
-    "phone": r"\b(?:phone|(?:my|new|old|mobile|cell) number|digits|sim|text me|call me|reach me)\b",
+    "phone": r"\b(?:phone|(?:my|new|old|mobile|cell) number|digits|sim|text me|call me|reach me|ring me|my mobile|"
+             r"number is)\b",
     "email": r"\b(?:e-?mail|inbox|mail me|write to me)\b|@",
     "title": r"\b(?:title|promoted|my role|made (?:a |the )?\w+ (?:lead|manager|head)|work as|(?:new|my) position|"
-             r"i(?:'m| am) (?:now )?an? (?:\w+ ){1,3}(?:at|for)\b)",
-    "trip": r"\b(?:trip|holiday|vacation|flights?|travel(?:l?ing)? to|heading to|going to \w+ (?:in|next|this))\b",
+             r"i(?:'m| am) (?:now )?an? (?:\w+ ){1,3}(?:at|for)\b|job title|bumped up|promot(?:ed|ion) to|"
+             r"i(?:'m| am) (?:now )?(?:the|an?) (?:[\w'’-]+ ){0,3}(?:lead|manager|head|director|engineer|analyst|"
+             r"designer|nurse|officer|supervisor|editor|developer|consultant|architect|coordinator|owner|specialist|"
+             r"administrator|associate)\b)",
+    "trip": r"\b(?:trip|holiday|vacation|flights?|travel(?:l?ing)? to|heading to|going to \w+ (?:in|next|this)|"
+            r"flying (?:out )?to)\b",
     # the partner named ("my partner Rafael"), not only mentioned ("my partner and I went ...")
     "partner": r"\b(?:(?:partner|boyfriend|girlfriend|wife|husband|fianc[eé]e?)(?:,| is| named| called)? (?-i:[A-Z])\w*|"
-               r"seeing someone|dating|been together|in a relationship|relationship with|married to)\b",
-    "device": r"\b(?:laptop|computer|macbook|thinkpad|notebook|pc|phone model)\b",
+               r"seeing someone|seeing (?-i:[A-Z])\w*|dating|been together|in a relationship|relationship with|"
+               r"married to|engaged to|are (?:now )?(?:together|a couple|an item))\b",
+    "device": r"\b(?:laptop|computer|macbook|thinkpad|notebook|pc|phone model|chromebook|ipad|imac|mac mini|"
+              r"surface (?:pro|laptop|go)|my (?:main |work )?machine)\b",
     "car": r"\b(?:(?:my|new|old|the) car|drive an?|driving an?|bought an? (?:(?:new|used|second-?hand|electric) )?"
-           r"(?:car|suv|hatchback|saloon|sedan|estate car|convertible|pick-?up|van|" + MAKES + r"))\b",
+           r"(?:car|suv|hatchback|saloon|sedan|estate car|convertible|pick-?up|van|" + MAKES + r")|"
+           r"traded (?:in )?(?:the|my|our)|(?:for|got|get|have|drive|driving) an? "
+           r"(?:(?:new|used|second-?hand|electric|hybrid) )?(?:" + MAKES + r"))\b",
     "pet": r"\b(?:pet|dog|cat|puppy|kitten|adopted|parrot|rabbit|hamster|ferret|tortoise)\b",
-    "diet": r"\b(?:diet|vegan|vegetarian|pescatarian|keto|gluten|eat(?:ing)? (?:no|only))\b",
+    "diet": r"\b(?:diet|vegan|vegetarian|pescatarian|keto|gluten|eat(?:ing)? (?:no|only)|(?:cut out|given up|gave up|"
+            r"stopped eating) (?:red )?(?:meat|dairy|sugar|gluten|alcohol|carbs|caffeine|fish|eggs))\b",
     "sport": r"\b(?:sport|court|league|weekend games?|play (?:\w+ ){1,2}on weekends|weekends i play|leisure "
-             r"cent(?:re|er))\b",
-    "coffee": r"\b(?:coffees?|lattes?|espressos?|cortados?|cappuccinos?|flat whites?|brew|barista)\b",
-    "language": r"\b(?:learning(?! (?:curve|experience|process|opportunit))|studying|language|lessons?|course|duolingo|vocab\w*)\b",
+             rf"cent(?:re|er)|(?:play|playing|took up|taken up|take up|joined|started|switched (?:from \w+ )?to) "
+             rf"(?:a |the |some )?(?:local )?(?:{SPORTS}))\b",
+    "coffee": r"\b(?:coffees?|lattes?|espressos?|cortados?|cappuccinos?|flat whites?|brew|barista|matcha|chai|"
+              r"long blacks?|americanos?|mochas?|macchiatos?|green tea|my usual)\b",
+    "language": r"\b(?:learning(?! (?:curve|experience|process|opportunit))|studying|language|lessons?|course|"
+                rf"duolingo|vocab\w*|(?:{LANGUAGES}) (?:classes|class|tutor)|(?:taken up|took up|picked up|started) "
+                rf"(?:{LANGUAGES}))\b",
     "doctor": r"\b(?:doctors?|gp|dr|physician|check-?up|clinic)\b",
-    "wake": r"\b(?:wake|woke|alarm|get up|up at)\b",
+    "wake": r"\b(?:wake|woke|alarm|get up|getting up|up at)\b",
     "commute": r"\b(?:commut\w*|(?:get|gets|got|go|goes|going|went|come|ride|drive|walk|cycle) (?:in )?to "
                r"(?:work|the office)|by (?:bike|bus|train|tram|car|tube|metro|underground|foot)|"
-               r"(?:cycle|cycling|ride|walk) to)\b",
+               r"(?:cycle|cycling|ride|walk) to|(?:take|took|taking|catch|get|getting) the (?:bus|train|tram|tube|"
+               r"metro|ferry|underground)|(?:walking|riding|driving) (?:in )?to (?:work|the office)|(?:bike|e-bike|"
+               r"scooter|car) to (?:work|the office)|drive in)\b",
     "household": r"\b(?:household|live with|living with|under (?:one|our) roof|people (?:at|in) (?:home|the house)|"
-                 r"\w+ of us (?:living )?(?:in|at|under))\b",
+                 r"\w+ of us (?:living )?(?:in|at|under)|live alone|living alone|family of \w+|lives with "
+                 r"(?:us|me)|just (?:me|us) and)\b",
     "habit": r"\b(?:every morning|each morning|first thing|(?:my|our|morning|daily|new) routine|my mornings|start (?:my|the) "
-             r"day|before breakfast)\b",
-    "favourite": r"\b(?:favou?rite|crave|craving|obsessed|best food|top food|can't stop)\b",
+             r"day|start (?:every|each) day|before breakfast)\b",
+    "favourite": r"\b(?:favou?rite|crave|craving|obsessed|best food|top food|can't stop|go-to|nothing beats|can't "
+                 r"get enough|hooked on)\b",
     "schedule": r"\b(?:every (?:mon|tue|wed|thu|fri|sat|sun)\w*|(?:mon|tues|wednes|thurs|fri|satur|sun)day "
-                r"(?:evenings?|nights?|mornings?)|on (?:mon|tues|wednes|thurs|fri|satur|sun)days|weekly)\b",
+                r"(?:evenings?|nights?|mornings?|afternoons?)|(?:on|to) (?:mon|tues|wednes|thurs|fri|satur|sun)days|"
+                r"weekly)\b",
 }.items()}
 
 # kinds whose claim must name its value where it is stated: a wake-up time is a time ("adjusting my wake-up time" is
 # no claim of one)
 NAMES_VALUE: dict[str, re.Pattern[str]] = {
     "wake": re.compile(r"\b\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}[:.]\d{2}\b|\b(?:o'clock|noon|"
-                       r"dawn|sunrise|half past|quarter (?:past|to))\b", re.I)}
+                       r"dawn|sunrise|half past|quarter (?:past|to))\b|\b(?:at|for) \d{1,2}\b(?![:.]?\d)", re.I)}
 
 FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|we've|us|our)\b|\bI['’]", re.I)
 THIRD_PERSON = re.compile(r"\b(?:he|she|they|he's|she's|they're|they've|your|you're|you've|you'd)\b|\byou (?:\w+ )?"
@@ -160,12 +192,16 @@ _AFTER_VERB = r"to|into|in|at|for|with|a|an|the|my|our|up|out|back|over|from|on|
 _DROPPED = re.compile(rf"\W*(?:(?:{_LEADS})\b[,!\s]*){{0,2}}(?:{_PAST})\s+(?:{_AFTER_VERB})\b", re.I)
 
 
+# A sentence that opens with a label of the user's news: "New number: 0771 ...", "New employer - Quillon Labs".
+_LABEL = re.compile(r"\W*new (?:[\w'’-]+ ){0,2}[\w'’-]+\s*(?::|\s[-–—])\s", re.I)
+
+
 def _opened_by_me(sentence: str) -> bool:
     """Whether the subject of ``sentence``'s opening clause is the user, though it has no first-person word: it opens
-    with an -ing word and goes on, after a comma (semicolon, colon), with "I" or "we"; or its subject is left out
-    (``_DROPPED``). Read once a sentence."""
+    with an -ing word and goes on, after a comma (semicolon, colon), with "I" or "we"; its subject is left out
+    (``_DROPPED``); or it opens with a label of news ("New number: ...", ``_LABEL``). Read once a sentence."""
     return (_OPENER.match(sentence) is not None and _THEN_I.search(sentence) is not None) or (
-        _DROPPED.match(sentence) is not None)
+        _DROPPED.match(sentence) is not None) or _LABEL.match(sentence) is not None
 
 
 def _stated(clause: str, slot: str, mine: bool = False) -> bool:

@@ -38,7 +38,7 @@ def test_a_long_chain_of_connectors_is_read_once(chain):
     assert stated("I moved to Porto, so, how are you?") == "I moved to Porto"
 
 
-@pytest.mark.parametrize(("piece", "kind"), [("I wake at 7 ", "wake"), ("she has my car, ", "car"),
+@pytest.mark.parametrize(("piece", "kind"), [("I wake at last ", "wake"), ("she has my car, ", "car"),
                                              ("you live in Paris and ", "home"), ("a@b.c ", "email"),
                                              ("Going in by bus, ", "commute")])
 def test_many_slot_phrases_in_one_sentence(piece, kind):

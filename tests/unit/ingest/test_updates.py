@@ -216,6 +216,51 @@ def test_a_change_with_its_subject_left_out_links():
     assert not changes("Ahmed moved to Porto last week!", "I live in Paris and love it.", 0.25)
 
 
+@pytest.mark.parametrize(("said", "kind"), [
+    ("We've got a new address in Inverness now.", "home"),
+    ("We're renting a cottage by the loch now.", "home"),
+    ("I've joined Quillon Labs as of last week.", "work"),
+    ("My new company is Brennan & Hale.", "work"),
+    ("I'm now the lead analyst in our team.", "title"),
+    ("Ring me on 0700 900 1234 from now on.", "phone"),
+    ("New number: 0700 900 1234.", "phone"),  # a label of news: the user's own
+    ("My go-to lunch is a falafel wrap these days.", "favourite"),
+    ("I've switched to matcha in the mornings.", "coffee"),
+    ("I'm flying to Oslo in June instead.", "trip"),
+    ("I'm seeing Callum these days.", "partner"),
+    ("I got engaged to Priya in June.", "partner"),
+    ("I do everything on a Chromebook now.", "device"),
+    ("I live alone since the move.", "household"),
+    ("I've taken up Norwegian classes.", "language"),
+    ("We traded in the old hatchback for a Skoda.", "car"),
+    ("I've taken up squash on Thursdays.", "sport"),
+    ("I've cut out meat completely.", "diet"),
+    ("I take the tram to work now.", "commute"),
+    ("I've been getting up at 6 these days.", "wake"),
+    ("My piano lesson moved to Sunday afternoons.", "schedule"),
+])
+def test_a_direct_change_in_everyday_words_is_a_claim(said, kind):
+    assert kind in claims(said)
+
+
+@pytest.mark.parametrize(("said", "kind"), [
+    ("I made a dairy-free chocolate cake for the party.", "diet"),  # a dish, not a diet
+    ("I'd love to take up squash one day.", "sport"),  # a wish
+    ("I never take the tram to work.", "commute"),  # negated
+    ("She's seeing Callum these days.", "partner"),  # hers
+    ("I joined a book club.", "work"),  # joining a club is no employer (only a name after "joined" is)
+    ("I wake at last, after a long night.", "wake"),  # no time
+])
+def test_what_only_looks_like_a_change_in_everyday_words_is_no_claim(said, kind):
+    assert kind not in claims(said)
+
+
+def test_a_change_in_everyday_words_links():
+    assert changes("I've joined Quillon Labs as of last week.", "I work at Marsh & Finch.", 0.3)
+    assert changes("New number: 0700 900 1234.", "My number is 0700 111 2222.", 0.3)
+    assert not changes("My sister joined Quillon Labs last week.", "I work at Marsh & Finch.", 0.3)
+
+
 def test_a_question_inside_a_turn_is_no_claim_and_a_closing_word_no_value():
     """Each sentence keeps its closing marks, so a question in the middle of a text is known as one (a claim skips
     it), and a word that is a whole sentence ("Haha.") is its first word, not a value."""
