@@ -23,6 +23,8 @@ CACHED_CHARS = 2048
 
 # someone else's, as an object or owner ("I helped carry the boxes to his new flat"): with ``claims.THIRD_PERSON``
 THEIRS = re.compile(r"\b(?:his|him|her|hers|their|theirs|them)\b", re.I)
+# a statement about someone just named ("She just moved to Glasgow!"), with no first-person word (``own``)
+HERS = re.compile(r"\W*(?:he|she)(?:['’](?:s|d|ll))?\b", re.I)
 # a person named as company ("I moved to Leeds with my sister"): a "with" and at most three words before the name
 # (read in the COMPANY_CHARS before it, so a pasted text of many names is read in linear time), in a clause whose
 # subject is the user (``WE``; "the old one lives with my aunt" is not)
@@ -74,10 +76,14 @@ def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
 def own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None, kind: str | None) -> str:
     """What the user's own turn ``r`` states (``text.stated``: its questions left out), when it states something
     and names no person but those ``asked`` and those of the ``matter`` (any relative: ``None``); of a statement that
-    names another, its own clauses that claim ``kind`` (``_read_own_clauses``); else ""."""
+    names another, its own clauses that claim ``kind`` (``_read_own_clauses``); else "". A statement that opens with
+    "he" or "she" and says nothing in the first person (``HERS``) is someone else's, unless the question asks about
+    someone or the kind of fact is a pet."""
     if r.kind != "turn" or r.role != "user":
         return ""
     said, named = statement(r.text)
+    if not asked and kind != "pet" and HERS.match(said) and not ANY_FIRST_PERSON.search(said):
+        return ""  # "She just moved to Glasgow!": someone else's news (a pet is he or she too)
     if not said or matter is None or named - matter <= asked:
         return said
     return own_clauses(said, asked | matter, kind) if kind is not None else ""

@@ -174,6 +174,8 @@ def test_on_a_partner_only_the_partner_is_the_matter(memory, said, taken):
     ("My landlord moved to Porto last week.", False),  # someone else named in an everyday word
     ("My cousins moved to Inverness last week.", False),  # someone else in the plural
     ("My manager moved to Inverness last week.", False),  # someone named by a role
+    ("My new manager moved to Inverness last week.", False),  # ... with a word that describes them between
+    ("She moved to Inverness last week.", False),  # someone just named, and nothing of the user's
 ])
 def test_someone_named_as_company_leaves_the_statement_the_users(memory, said, taken):
     """A statement naming a person is read by its clauses that name no one else; a person after "with" goes along

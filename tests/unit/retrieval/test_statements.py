@@ -98,3 +98,20 @@ def test_a_relative_named_as_the_object_of_an_act_is_not_who_the_statement_is_ab
     when = datetime(2023, 5, 1, tzinfo=timezone.utc)
     r = MemoryRecord("r", "u", "s", "turn", 0, "user", said, said, when, when, "h")
     assert (own(r, frozenset(), frozenset(), "partner") == said) is mine
+
+
+@pytest.mark.parametrize(("said", "asked", "kind", "mine"), [
+    ("She just moved to Dunfermline!", frozenset(), "home", False),  # someone just named: not the user's move
+    ("He's started at Quillon Labs, he loves it.", frozenset(), "work", False),
+    ("She moved in, so we're three at home now.", frozenset(), "household", True),  # "we": the user's own too
+    ("She just moved to Dunfermline!", frozenset({"sister"}), "home", True),  # the question asks about someone
+    ("She's settled in well, our new kitten.", frozenset(), "pet", True),  # a pet is he or she
+    ("Shelley's class moved to Thursdays.", frozenset(), "schedule", True),  # a name that begins as "she"
+    ("They moved my class to Thursdays.", frozenset(), "schedule", True),  # "they" is often no one in particular
+])
+def test_a_statement_that_opens_with_he_or_she_and_says_nothing_of_the_user_is_someone_elses(said, asked, kind,
+                                                                                            mine):
+    """``own``: "She just moved to Dunfermline!" after a turn about someone is that person's news."""
+    when = datetime(2023, 5, 1, tzinfo=timezone.utc)
+    r = MemoryRecord("r", "u", "s", "turn", 0, "user", said, said, when, when, "h")
+    assert (own(r, asked, frozenset(), kind) == said) is mine
