@@ -1,7 +1,8 @@
 """Whose fact a user's turn states, for the current-value stage (``current_value``): what the turn states
 (``text.stated``: its questions left out) and the people it names (``text.people``; someone named as the object of
 an act, "Since the move I see my parents on weekends", names no one: ``_object``); a statement that names no one but
-the people asked about or the matter's own is the user's, and of one that names another only its own clauses count,
+the people asked about or the matter's own is the user's (but one that opens with "he" or "she" and says nothing
+in the first person: "She just moved to Glasgow!"), and of one that names another only its own clauses count,
 those that name no one else (someone named as the user's company, "I moved to Leeds with my sister", is no one
 else), have no third- or second-person word, are in the first person and claim the kind of fact asked about.
 The same user turns come back in each question's search: the readings are cached per text."""
