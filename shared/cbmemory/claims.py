@@ -118,7 +118,7 @@ NAMES_VALUE: dict[str, re.Pattern[str]] = {
 FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|we|we're|we've|us|our)\b|\bI['’]", re.I)
 THIRD_PERSON = re.compile(r"\b(?:he|she|they|he's|she's|they're|they've|your|you're|you've|you'd)\b|\byou (?:\w+ )?"
                           r"(?:live|lived|moved|work|worked|started|got|have|had|are|were|go|went|play|drive)\b", re.I)
-HEDGE = re.compile(r"\b(?:if|would|could|might|may|maybe|perhaps|someday|one day|wish\w*|hop(?:e|es|ed|ing)|wanna|"
+HEDGE = re.compile(r"\b(?:if|would|could|might|(?-i:may)|maybe|perhaps|someday|one day|wish\w*|hop(?:e|es|ed|ing)|wanna|"
                    r"worr(?:y|ies|ied|ying)|afraid|desir\w*|"
                    r"(?:want|wanted|wants|plan|plans|planning|thinking|think|considering|dream\w*|trying|try) "
                    r"(?:to|of|about)|used to|can't wait|should|imagine|pretend)\b|['’]d\b", re.I)

@@ -255,6 +255,16 @@ def test_what_only_looks_like_a_change_in_everyday_words_is_no_claim(said, kind)
     assert kind not in claims(said)
 
 
+@pytest.mark.parametrize(("said", "kind", "claimed"), [
+    ("I'm flying to Oslo in May instead.", "trip", True),  # the month
+    ("I moved to Inverness in May.", "home", True),
+    ("We may move to Inverness.", "home", False),  # the modal: a hedge
+    ("Maybe I'll live in Inverness.", "home", False),
+])
+def test_may_the_month_is_no_hedge(said, kind, claimed):
+    assert (kind in claims(said)) is claimed
+
+
 def test_a_change_in_everyday_words_links():
     assert changes("I've joined Quillon Labs as of last week.", "I work at Marsh & Finch.", 0.3)
     assert changes("New number: 0700 900 1234.", "My number is 0700 111 2222.", 0.3)
