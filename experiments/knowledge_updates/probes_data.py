@@ -199,7 +199,7 @@ CHANGES = {
     ],
 }
 
-# A second set, written at 15:25 UTC before any change to the claim rules that ``CHANGES``' misses suggested: the
+# A second set, written at 15:19–15:21 UTC before any change to the claim rules that ``CHANGES``' misses suggested: the
 # check for such a change (``changes check``). And look-alikes no rule should claim: someone else's, a wish, a
 # negation, a plan not yet made, a question (``changes check`` counts those claimed that name no one: ``text.people``, which both readers
 # of a claim apply).
@@ -316,7 +316,7 @@ CHECK = {
         "I've been waking at 7:15 since the new job.",
     ],
 }
-# A third set, written at 15:35 UTC after ``CHECK``'s misses had been printed once with its count (so ``CHECK`` is
+# A third set, written at 15:21 UTC after ``CHECK``'s misses had been printed once with its count (so ``CHECK`` is
 # seen, as ``CHANGES`` is) and before any change to the claim rules: ``changes held`` prints its counts only.
 HELD = {
     "home_city": [
