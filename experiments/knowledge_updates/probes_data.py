@@ -199,10 +199,10 @@ CHANGES = {
     ],
 }
 
-# A second set, written at 15:19–15:21 UTC before any change to the claim rules that ``CHANGES``' misses suggested: the
-# check for such a change (``changes check``). And look-alikes no rule should claim: someone else's, a wish, a
-# negation, a plan not yet made, a question (``changes check`` counts those claimed that name no one: ``text.people``, which both readers
-# of a claim apply).
+# A second set, written at 15:19-15:21 UTC before any change to the claim rules that ``CHANGES``' misses
+# suggested: the check for such a change (``probes.py check``). And look-alikes no rule should claim: someone else's,
+# a wish, a negation, a plan not yet made, a question (``check`` counts those claimed that name no one:
+# ``text.people``, which both readers of a claim apply).
 CHECK = {
     "home_city": [
         "Finally settled in Galway after all that house hunting.",
