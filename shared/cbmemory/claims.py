@@ -77,7 +77,7 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
               r"surface (?:pro|laptop|go)|my (?:main |work )?machine)\b",
     "car": r"\b(?:(?:my|new|old|the) car|drive an?|driving an?|bought an? (?:(?:new|used|second-?hand|electric) )?"
            r"(?:car|suv|hatchback|saloon|sedan|estate car|convertible|pick-?up|van|" + MAKES + r")|"
-           r"traded (?:in )?(?:the|my|our)|(?:for|got|get|have|drive|driving) an? "
+           r"traded (?:in )?(?:the|my|our)|(?:for|got|get|have) an? "
            r"(?:(?:new|used|second-?hand|electric|hybrid) )?(?:" + MAKES + r"))\b",
     "pet": r"\b(?:pet|dog|cat|puppy|kitten|adopted|parrot|rabbit|hamster|ferret|tortoise)\b",
     "diet": r"\b(?:diet|vegan|vegetarian|pescatarian|keto|gluten|eat(?:ing)? (?:no|only)|(?:cut out|given up|gave up|"
@@ -92,11 +92,11 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
                 rf"(?:{LANGUAGES}))\b",
     "doctor": r"\b(?:doctors?|gp|dr|physician|check-?up|clinic)\b",
     "wake": r"\b(?:wake|woke|alarm|get up|getting up|up at)\b",
-    "commute": r"\b(?:commut\w*|(?:get|gets|got|go|goes|going|went|come|ride|drive|walk|cycle) (?:in )?to "
+    "commute": r"\b(?:commut\w*|(?:get|gets|got|go|goes|going|went|come|ride|riding|drive|driving|walk|walking|"
+               r"cycle) (?:in )?to "
                r"(?:work|the office)|by (?:bike|bus|train|tram|car|tube|metro|underground|foot)|"
                r"(?:cycle|cycling|ride|walk) to|(?:take|took|taking|catch|get|getting) the (?:bus|train|tram|tube|"
-               r"metro|ferry|underground)|(?:walking|riding|driving) (?:in )?to (?:work|the office)|(?:bike|e-bike|"
-               r"scooter|car) to (?:work|the office)|drive in)\b",
+               r"metro|ferry|underground)|(?:bike|e-bike|scooter|car) to (?:work|the office)|drive in)\b",
     "household": r"\b(?:household|live with|living with|under (?:one|our) roof|people (?:at|in) (?:home|the house)|"
                  r"\w+ of us (?:living )?(?:in|at|under)|live alone|living alone|family of \w+|lives with "
                  r"(?:us|me)|just (?:me|us) and)\b",
