@@ -150,8 +150,12 @@ def ranked_order(scores: np.ndarray, best_rank: np.ndarray, ids: np.ndarray) -> 
     """Rows by score (higher first), then best rank, then record id (compared only where the first two tie)."""
     order = np.lexsort((best_rank, -scores))
     s, r = scores[order], best_rank[order]
-    if order.size > 1 and ((s[1:] == s[:-1]) & (r[1:] == r[:-1])).any():
-        order = np.lexsort((_id_rank(ids), best_rank, -scores))
+    tied = (s[1:] == s[:-1]) & (r[1:] == r[:-1])
+    if tied.any():  # only the rows of a tie are compared by id: their places among themselves suffice
+        members = order[np.concatenate([tied, [False]]) | np.concatenate([[False], tied])]
+        rank = np.zeros(ids.size, np.int64)
+        rank[members] = _id_rank(ids[members])
+        order = np.lexsort((rank, best_rank, -scores))
     return order
 
 

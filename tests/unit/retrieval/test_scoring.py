@@ -93,3 +93,17 @@ def test_entity_extraction_table(query, expected):
 @pytest.mark.parametrize("sessions, k", [(0, 5), (5, 5), (50, 10), (500, 20), (5000, 40), (10**6, 50)])
 def test_scale_k_follows_the_study_anchors(sessions, k):
     assert scale_k(sessions) == k
+
+
+def test_the_pools_order_breaks_ties_by_best_rank_then_record_id():
+    from cbmemory.retrieval.pool import ranked_order
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n = int(rng.integers(0, 25))
+        scores = rng.integers(0, 3, n) / 2.0  # few distinct values: many ties
+        best = rng.choice([1.0, 2.0, np.inf], n)
+        ids = np.empty(n, dtype=object)
+        ids[:] = [f"r{int(rng.integers(0, 50)):02d}-{i}" for i in range(n)]
+        expected = sorted(range(n), key=lambda i: (-scores[i], best[i], ids[i]))
+        assert ranked_order(scores, best, ids).tolist() == expected
