@@ -23,6 +23,8 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     ("I bought a Toyota Prius last week.", "I drive a Skoda Octavia.", 0.5),
     # the same days told for a habit, or a day that is a date ("on Monday"), not a scope
     ("I've started getting up at 5:30 on weekdays.", "I wake up at 7:00 on workdays.", 0.6),
+    ("I wake at 6:00 on those days now, the club moved its start.",  # both told for the days named elsewhere
+     "I joined a rowing club that trains on Tuesdays and Thursdays, so I wake up at 6:15 AM on those days.", 0.6),
     ("Big news: I started at Globex on Monday.", "I work at Initech.", 0.3),
     ("With the new baby there are four of us in the house now.", "There are five of us living in the house.", 0.6),
     # LoCoMo (conv-41): losing the job changes the job the user enjoyed
@@ -70,6 +72,10 @@ NOT_LINKS = [
     ("I'm worried about waking up at 7:00 am on days with meetings.", "I wake up at 6:45 on weekdays.", 0.6),
     # told for other days: a habit of some days is not changed by one told for none
     ("I've been waking up at 7:30 am lately.", "I've been waking up at 6:45 on Tuesdays and Thursdays for yoga.", 0.6),
+    # ... also when those days are named in another clause ("on those days", "on such mornings")
+    ("I've been waking up at 7:30 am lately.",
+     "I joined a rowing club that trains on Tuesdays and Thursdays, so I wake up at 6:15 AM on those days.", 0.6),
+    ("These days I get up at 8.", "Choir is on Wednesdays and I get up at 6 on such mornings.", 0.6),
 ]
 
 
