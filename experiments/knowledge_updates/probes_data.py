@@ -440,3 +440,11 @@ NOT_CLAIMS = [
     "They play tennis on weekends.", "Maybe I'll learn Korean.", "Our neighbours bought a bungalow.",
     "My cousin is dating a guy called Felix.", "I wish I could wake up at 6:30.",
 ]
+
+# written 5 December 2026 before the second round of claim phrases (README, "Direct changes in everyday words, a
+# second round"): look-alikes of its phrases that no rule should claim
+NOT_CLAIMS_2 = [
+    "My brother became head of sales in March.", "I wish they'd made me team lead.",
+    "Waking at 5 every day sounds awful.", "Are there four of you now?",
+    "My sister's family are five now.", "I never became a manager, thankfully.",
+]
