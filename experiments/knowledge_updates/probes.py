@@ -5,7 +5,8 @@
   (``current_value.slot_of``)?
 - ``changes``: direct changes told in everyday words, three a kind: is each on its kind's slot by the stage's reading
   (``current_value.statement_scores``), and does it claim the kind by the write-time rules (``cbmemory.claims``)?
-- ``check``: a second set of such changes, and look-alikes no rule should claim; ``held``: a third set, counts only.
+- ``check``: a second set of such changes, and look-alikes no rule should claim (two lists); ``held``: a third set,
+  counts only.
 
     PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/probes.py questions|changes|check|held
 """
@@ -13,7 +14,7 @@
 import sys
 
 import numpy as np
-from probes_data import CHANGES, CHECK, HELD, NOT_CLAIMS, QUESTIONS
+from probes_data import CHANGES, CHECK, HELD, NOT_CLAIMS, NOT_CLAIMS_2, QUESTIONS
 
 from cbmemory.claims import claims
 from cbmemory.embedding import MiniLMEmbedder
@@ -60,11 +61,13 @@ def held(emb: MiniLMEmbedder, protos: C.Protos) -> None:
 
 def check(emb: MiniLMEmbedder, protos: C.Protos) -> None:
     changes(emb, protos, CHECK)
-    wrong = [s for s in NOT_CLAIMS if claims(s) and not people(s)]  # as the link rules and the stage read them
+    alike = NOT_CLAIMS + NOT_CLAIMS_2
+    wrong = [s for s in alike if claims(s) and not people(s)]  # as the link rules and the stage read them
     print(*(f"claimed: {s} {sorted(claims(s))}" for s in wrong), sep="\n")
-    print(f"look-alikes claimed {len(wrong)}/{len(NOT_CLAIMS)}")
+    print(f"look-alikes claimed {len(wrong)}/{len(alike)}")
 
 
 if __name__ == "__main__":
     model = MiniLMEmbedder()
-    {"questions": questions, "changes": changes, "check": check, "held": held}[sys.argv[1]](model, C.prototypes(model.embed_query))
+    run = {"questions": questions, "changes": changes, "check": check, "held": held}[sys.argv[1]]
+    run(model, C.prototypes(model.embed_query))
