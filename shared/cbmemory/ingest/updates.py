@@ -30,9 +30,9 @@ habit told "on those days" was read as told for some days (not a change by hand-
 7:30 lately" after "... on Tuesdays and Thursdays ..., wake up at 6:45 AM on those days"), and 17, none a change,
 before the claim words were narrowed there (a purchase is a car only by a car word, "game-changer" is no change
 word, a mention of a morning no habit, a wake-up claim names a time, a worry is a hedge) and claims told for other
-days (``DAYS``) were kept apart. Most missed changes are told
-without a first-person word ("the new flat in Valencia made it worth it") or in words no slot rule knows (of 69
-direct changes in everyday words of our own, ``experiments/knowledge_updates/probes.py held``, 58 are claimed).
+days (``DAYS``) were kept apart. Most missed changes are told without a first-person word ("the new flat in
+Valencia made it worth it") or in words no slot rule knows (of 69 direct changes in everyday words of our own,
+``experiments/knowledge_updates/probes.py held``, 58 are claimed).
 The slot rules and words were written looking at the train phrasings and at the links earlier rules made on plain
 LoCoMo dev (both speakers); ``SIMILARITY`` was chosen leaving one conversation out
 (``experiments/knowledge_updates/pairs.py --grid``).
