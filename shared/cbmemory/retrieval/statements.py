@@ -26,6 +26,8 @@ CACHED_CHARS = 2048
 THEIRS = re.compile(r"\b(?:his|him|her|hers|their|theirs|them)\b", re.I)
 # a statement about someone just named ("She just moved to Glasgow!"), with no first-person word (``own``)
 HERS = re.compile(r"\W*(?:he|she)(?:['’](?:s|d|ll))?\b", re.I)
+# a clause that goes on from the one before it, its "which" split off ("The vegetarian menu, which is how I eat now")
+RELATIVE = re.compile(r"(?:is|was|are|were)\b", re.I)
 # a person named as company ("I moved to Leeds with my sister"): a "with" and at most three words before the name
 # (read in the COMPANY_CHARS before it, so a pasted text of many names is read in linear time), in a clause whose
 # subject is the user (``WE``; "the old one lives with my aunt" is not)
@@ -106,10 +108,26 @@ def _read_own_clauses(said: str, allowed: frozenset[str], kind: str) -> str:
     only when they claim ``kind`` (``cbmemory.claims``): any first-person clause of a long memory's many statements
     that name family or friends ("I look at it and remember why I'm doing this", beside "my family is my
     motivation") would crowd the matter's statements out."""
-    kept = [c for c in clauses(said) or [said]  # a statement of one clause is its own (``text.clauses``)
-            if _named(c) <= allowed and not THIRD_PERSON.search(c) and not THEIRS.search(c)]
+    parts = clauses(said) or [said]  # a statement of one clause is its own (``text.clauses``)
+    ok = [_named(c) <= allowed and not THIRD_PERSON.search(c) and not THEIRS.search(c) for c in parts]
+    kept = [c for c, yes in zip(parts, ok, strict=True) if yes]
     joined = ", ".join(kept) if any(ANY_FIRST_PERSON.search(c) for c in kept) else ""
-    return joined if joined and claims(joined, kind) else ""
+    return joined if joined and claims(_read_together(parts, ok), kind) else ""
+
+
+def _read_together(parts: list[str], ok: list[bool]) -> str:
+    """The kept clauses (``ok``) as the claim rules read them: each its own clause, but a relative clause whose
+    "which" the split took ("is how I eat now" after "The vegetarian menu") read with the clause before it, when both
+    are kept: "The vegetarian menu, which is how I eat now" claims a diet only as a whole."""
+    out: list[str] = []
+    for i, (c, yes) in enumerate(zip(parts, ok, strict=True)):
+        if not yes:
+            continue
+        if out and i and ok[i - 1] and RELATIVE.match(c):
+            out[-1] += " " + c
+        else:
+            out.append(c)
+    return ", ".join(out)
 
 
 _cached_own_clauses = lru_cache(maxsize=4096)(_read_own_clauses)

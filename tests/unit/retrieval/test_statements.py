@@ -25,6 +25,10 @@ from cbmemory.retrieval.statements import own, own_clauses
     ("I moved to Leeds with my sister, she found the flat.", "home", "I moved to Leeds with my sister"),
     ("I had dinner with my parents, they moved to Leeds.", "home", ""),  # theirs, though the first clause is not
     ("My cousin moved to Glasgow with her kids.", "home", ""),  # the cousin is no company
+    # the kind in one clause, the first person in the next: read together for the claim
+    ("The Welsh lessons, which is what I do on Tuesdays now, at my sister's college are great fun.", "language",
+     "The Welsh lessons, is what I do on Tuesdays now"),
+    ("My cousin's Welsh lessons are great fun, I should try.", "language", ""),  # hers, and no claim of the user's
 ])
 def test_of_a_statement_naming_someone_the_users_own_clauses_are_read(said, kind, expected):
     """``own_clauses``: the clauses that name no one else (someone named as company, "with my sister", goes along)
