@@ -105,9 +105,10 @@ def _read_own_clauses(said: str, allowed: frozenset[str], kind: str) -> str:
     "she loves it" after "my cousin moved to Glasgow" is the cousin's), joined, when one of them is in the first
     person, singular or plural (``claims.FIRST_PERSON``): "I got vaccinated for Peru, our trip now, and the nurse
     asked about your sister" states the user's trip; "My cousin moved to Glasgow" states nothing of the user's; and
-    only when they claim ``kind`` (``cbmemory.claims``): any first-person clause of a long memory's many statements
-    that name family or friends ("I look at it and remember why I'm doing this", beside "my family is my
-    motivation") would crowd the matter's statements out."""
+    only when they claim ``kind`` (``cbmemory.claims``, each clause alone but a relative clause read with the one
+    before it: ``_read_together``): any first-person clause of a long memory's many statements that name family or
+    friends ("I look at it and remember why I'm doing this", beside "my family is my motivation") would crowd the
+    matter's statements out."""
     parts = clauses(said) or [said]  # a statement of one clause is its own (``text.clauses``)
     ok = [_named(c) <= allowed and not THIRD_PERSON.search(c) and not THEIRS.search(c) for c in parts]
     kept = [c for c, yes in zip(parts, ok, strict=True) if yes]
