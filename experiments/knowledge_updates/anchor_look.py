@@ -45,7 +45,7 @@ for case in cases:
     qv = qv / np.linalg.norm(qv)
     sim_q = V[later] @ qv
     if slot is not None:
-        sim_s = C._by_slots(V[later], protos)[:, names.index(slot)]
+        sim_s = C.by_slots(V[later], protos)[:, names.index(slot)]
     else:
         sim_s = np.zeros(len(later))
     j = later.index(c)

@@ -61,7 +61,7 @@ def latest_statements(store, embed, user_id, query, filters, now, embed_texts=No
     if slot is None:
         return []
     nm, owner, rows = protos
-    probe = C._unit(rows[owner == nm.index(slot)].mean(axis=0))
+    probe = C.unit(rows[owner == nm.index(slot)].mean(axis=0))
     found = store.search_candidates(Signal.VECTOR, user_id, probe, C.DEPTH, replace(filters, kinds=("turn",)), now)
     asked, matter, kind = people(query), C.ABOUT_PEOPLE.get(slot, frozenset()), C.KINDS.get(slot)
     records = (r for r in store.read_candidates(found, list(range(len(found)))) if r is not None)

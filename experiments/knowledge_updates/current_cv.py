@@ -32,7 +32,7 @@ from cbmemory_eval.updates.run import _units, base_store, ranked_turns
 
 def scores(vec, protos):
     names, owner, rows = protos
-    sims = rows @ C._unit(np.asarray(vec, np.float32))
+    sims = rows @ C.unit(np.asarray(vec, np.float32))
     best = np.full(len(names), -1.0)
     np.maximum.at(best, owner, sims)
     o = np.argsort(-best)
@@ -42,7 +42,7 @@ def scores(vec, protos):
 def slot_scores(vec, protos, slot):
     """(the score of ``slot``, the best score of any other slot)."""
     names, owner, rows = protos
-    sims = rows @ C._unit(np.asarray(vec, np.float32))
+    sims = rows @ C.unit(np.asarray(vec, np.float32))
     best = np.full(len(names), -1.0)
     np.maximum.at(best, owner, sims)
     i = names.index(slot)
@@ -55,7 +55,7 @@ def features(mem, user, case, protos):
     embed = lambda t: mem.embedder.embed_query(t, user_id=user)  # noqa: E731
     slot, best, second = scores(embed(case.question), protos)
     names, owner, rows = protos
-    probe = C._unit(rows[owner == names.index(slot)].mean(axis=0))
+    probe = C.unit(rows[owner == names.index(slot)].mean(axis=0))
     f = SearchFilters(kinds=("turn",), occurred_before=case.question_date.replace(hour=23, minute=59))
     found = mem.store.search(Signal.VECTOR, user, probe, 100, f)
     asked = C.people(case.question)

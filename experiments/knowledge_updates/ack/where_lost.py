@@ -39,7 +39,7 @@ def lost(mem: AgentMemory, c) -> tuple[str, str]:
         return "no slot", ""
     names, owner, rows = protos
     filt = replace(SearchFilters(), kinds=("turn",))
-    found = st.search_candidates(Signal.VECTOR, c.user_id, C._unit(rows[owner == names.index(slot)].mean(axis=0)),
+    found = st.search_candidates(Signal.VECTOR, c.user_id, C.unit(rows[owner == names.index(slot)].mean(axis=0)),
                                  C.DEPTH, filt, None)
     recs = [x for x in st.read_candidates(found, list(range(len(found)))) if x is not None]
     head = slot_head.matching(rows[0])

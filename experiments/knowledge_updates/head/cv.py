@@ -76,7 +76,7 @@ class Replay:
             i = protos[0].index(f["slot"])
             rules = _rules(v, saids, protos, f["slot"])
             p = head(v)[:, i] if head is not None else np.zeros(len(saids))
-            self.ranked[n] = (rules, C._by_slots(v, protos)[:, i], p)
+            self.ranked[n] = (rules, C.by_slots(v, protos)[:, i], p)
 
     def scored(self, n: int, tau: float, beta: float) -> list[tuple[str, int, float]]:
         """The statements the stage ranks for question ``n`` with the head at floor ``tau`` and weight ``beta``: turn id,

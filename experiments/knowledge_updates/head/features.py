@@ -57,7 +57,7 @@ def main(family: str, run: str, scale: str, out: str) -> None:
              "stage": [r.turn_id for r in stage], "pool": []}
         if slot is not None and C.about_the_user(q):
             names, owner, rows = protos
-            probe = C._unit(rows[owner == names.index(slot)].mean(axis=0))
+            probe = C.unit(rows[owner == names.index(slot)].mean(axis=0))
             found = m.store.search_candidates(Signal.VECTOR, user, probe, C.DEPTH, SearchFilters(kinds=("turn",)),
                                               None)
             read = [r for r in m.store.read_candidates(found, list(range(len(found)))) if r is not None]

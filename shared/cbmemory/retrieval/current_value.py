@@ -20,7 +20,7 @@ when they claim the kind of fact: "I got vaccinated for Peru, our trip now, and 
 someone named as the user's company naming no one else: "I moved to Leeds with my sister"; ``statements.own``;
 but for the kinds of fact about the people in one's life, ``slots.matter``, those people are the matter: "since my
 mum moved in we are six at dinner", "my boyfriend cooked tonight"), whose own words (what they state, embedded
-alone: the stored vector also holds the date and the turn answered) are near the slot's descriptions (``on_slot``),
+alone: the stored vector also holds the date and the turn answered) are near the slot's descriptions (``slot_match``),
 that claim the slot's kind of fact by the write-time rules (``cbmemory.claims``, a precise first-person statement of
 it) or that the slot head reads as of the slot's kind (``slot_head``: learned from a local LLM's sentences and clues
 written by hand, for the offline MiniLM's vectors). Of those, the ``TOP`` nearest the slot are kept, a claim, a
@@ -49,7 +49,7 @@ embedded when a question first reads them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
@@ -67,7 +67,8 @@ from .about import about_the_user, in_first_person, named_as_the_user, users_nam
 from .acknowledged import acknowledged
 from .config import K_BASE, K_MAX, growth
 from .followed import named_again
-from .slots import KINDS, SLOTS
+from .slot_match import Embed, EmbedMany, Protos, by_slots, clear_rows, prototypes, slot_of, unit
+from .slots import KINDS
 from .slots import matter as slot_matter
 from .statements import CACHED_CHARS, own
 
@@ -143,96 +144,6 @@ CLAUSE_BATCH = 32  # statements whose clauses are embedded first (newest first; 
 CLAUSES_READ = 32
 
 
-Embed = Callable[[str], np.ndarray]
-EmbedMany = Callable[[Sequence[str]], np.ndarray]
-# slot names, each description's slot (ascending: a slot's descriptions together, as ``_by_slots`` reads them), and
-# the descriptions' unit vectors
-Protos = tuple[tuple[str, ...], np.ndarray, np.ndarray]
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    n = float(np.linalg.norm(v))
-    return v / n if n > 0 else v
-
-
-_MADE: dict[bytes, Protos] = {}  # prototypes by the embedder's vector of the first description (one per model)
-_MADE_MAX = 8
-
-
-def prototypes(embed: Embed, embed_many: EmbedMany | None = None) -> Protos:
-    """The slot names, each description's slot index and the descriptions' unit vectors (rows). Made once per
-    embedding model and process: the model is told by its vector of the first description (one embedding per
-    call, which the caller's cache answers after the first), so a new user's first question does not embed the
-    descriptions again. ``embed_many``: the same query embedder for many texts at once (the descriptions are
-    then embedded in one call, not one call each: a hosted model's round trip paid once)."""
-    names = tuple(SLOTS)
-    first = np.asarray(embed(SLOTS[names[0]][0]), dtype=np.float32)
-    key = first.tobytes()
-    made = _MADE.get(key)
-    if made is None:
-        owner = np.array([i for i, n in enumerate(names) for _ in SLOTS[n]])
-        texts = [t for n in names for t in SLOTS[n]]
-        vecs = embed_many(texts) if embed_many is not None else [embed(t) for t in texts]
-        rows = np.stack([_unit(np.asarray(v, dtype=np.float32)) for v in vecs])
-        made = names, owner, rows
-        if len(_MADE) >= _MADE_MAX:
-            _MADE.pop(next(iter(_MADE)))
-        _MADE[key] = made
-    return made
-
-
-def _by_slot(vec: np.ndarray, protos: Protos) -> np.ndarray:
-    """Per slot, the cosine of ``vec`` to its nearest description (``_by_slots`` of one vector)."""
-    return _by_slots(np.asarray(vec)[None, :], protos)[0]
-
-
-def slot_of(vec: np.ndarray, protos: Protos, floor: float, margin: float) -> str | None:
-    """The slot of a text's vector: its nearest description's, when at least ``floor`` and ``margin`` above
-    the nearest description of any other slot; else ``None``."""
-    best = _by_slot(vec, protos)
-    order = np.argsort(-best)
-    first = float(best[order[0]])
-    second = float(best[order[1]]) if len(order) > 1 else -1.0
-    return protos[0][int(order[0])] if first >= floor and first - second >= margin else None
-
-
-def slot_score(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: float) -> float | None:
-    """A text's cosine to ``slot``'s nearest description when the text is on the slot: that cosine is at
-    least ``floor`` and at least ``margin`` above its cosine to any other slot's (a negative margin lets a
-    text nearer to another slot count too); else ``None``."""
-    best = _by_slot(vec, protos)
-    i = protos[0].index(slot)
-    return float(best[i]) if _clear(best, i, floor, margin) else None
-
-
-def _by_slots(vecs: np.ndarray, protos: Protos) -> np.ndarray:
-    """``_by_slot`` of each row of ``vecs`` (rows), in one product with the descriptions, each slot's maximum over
-    its own run of columns (``prototypes`` lists every slot's descriptions together, in slot order)."""
-    names, owner, rows = protos
-    m = np.asarray(vecs, dtype=np.float32)
-    if not len(m):
-        return np.empty((0, len(names)), dtype=np.float32)
-    norms = np.linalg.norm(m, axis=1, keepdims=True)
-    cos = (m / np.where(norms > 0, norms, 1)) @ rows.T  # a zero vector is near nothing (as ``_unit`` leaves it)
-    return np.maximum.reduceat(cos, np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]]), axis=1)
-
-
-def _clear_rows(best: np.ndarray, i: int, floor: float, margin: float) -> np.ndarray:
-    """Per row of ``best`` (rows of per-slot cosines, ``_by_slots``), whether slot ``i``'s is at least ``floor`` and
-    ``margin`` above every other slot's."""
-    return (best[:, i] >= floor) & (best[:, i] - np.delete(best, i, axis=1).max(axis=1) >= margin)
-
-
-def _clear(best: np.ndarray, i: int, floor: float, margin: float) -> bool:
-    """``_clear_rows`` of one vector's per-slot cosines (``_by_slot``)."""
-    return bool(_clear_rows(best[None, :], i, floor, margin)[0])
-
-
-def on_slot(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: float) -> bool:
-    """Whether a text's vector is on ``slot`` (``slot_score``)."""
-    return slot_score(vec, protos, slot, floor, margin) is not None
-
-
 def _marks(said: str, kind: str | None) -> tuple[bool, bool]:
     """Whether a statement claims ``kind`` (``cbmemory.claims``; ``None``: no rule, never) and whether it has a change
     word (``CHANGE``): the same statements are ranked on each question of their matter."""
@@ -283,8 +194,8 @@ def statement_scores(vecs: np.ndarray, saids: Sequence[str], protos: Protos, slo
     product with the descriptions; ``learned``: their ``head_reading``, when the caller has it already."""
     kind = KINDS.get(slot)
     i = protos[0].index(slot)
-    best = _by_slots(vecs, protos)
-    clear = _clear_rows(best, i, STATEMENT_FLOOR, STATEMENT_MARGIN).tolist()
+    best = by_slots(vecs, protos)
+    clear = clear_rows(best, i, STATEMENT_FLOOR, STATEMENT_MARGIN).tolist()
     read = (head_reading(vecs, protos, slot) if learned is None else learned).tolist()
     out: list[float | None] = []
     for said, cosine, on, p in zip(saids, best[:, i].tolist(), clear, read, strict=True):
@@ -323,7 +234,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     if slot is None:
         return []
     names, owner, rows = protos
-    probe = _unit(rows[owner == names.index(slot)].mean(axis=0))
+    probe = unit(rows[owner == names.index(slot)].mean(axis=0))
     turns = replace(filters, kinds=("turn",))  # the user's statements are turns: each search and read keeps to them
     found = store.search_candidates(Signal.VECTOR, user_id, probe, DEPTH, turns, now)
     asked, matter, kind = people(query), slot_matter(slot), KINDS.get(slot)
@@ -404,7 +315,7 @@ def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, sl
         start, size = start + size, 2 * size
         if not pieces:
             continue
-        on = _clear_rows(_by_slots(embed_many([c for _, c in pieces]), protos), i, CLAUSE_FLOOR, CLAUSE_MARGIN)
+        on = clear_rows(by_slots(embed_many([c for _, c in pieces]), protos), i, CLAUSE_FLOOR, CLAUSE_MARGIN)
         for (r, _), yes in zip(pieces, on, strict=True):
             if yes and r.record_id not in found:
                 found[r.record_id] = r

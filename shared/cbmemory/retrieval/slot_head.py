@@ -68,7 +68,7 @@ def load() -> SlotHead:
 
 
 def matching(first: np.ndarray) -> SlotHead | None:
-    """The head when ``first`` (a unit vector of the first kind's first description, ``current_value.prototypes``'
+    """The head when ``first`` (a unit vector of the first kind's first description, ``slot_match.prototypes``'
     first row) is the trained-on model's (its dimension, and cosine at least ``SAME_MODEL``); else ``None``. A head
     that cannot be read (a damaged install, kinds changed without training it again) is none, with a warning: the
     stage then reads as without it, and the question is still answered."""

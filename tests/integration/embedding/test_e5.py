@@ -120,6 +120,6 @@ def test_the_slot_head_is_minilms_and_e5_gets_none(e5small):
     """``retrieval.slot_head.matching``: the current-value stage's learned head reads MiniLM's vectors only; e5's
     vector of the same description (same dimension) is another model's, so a memory with e5 ranks as without it."""
     from cbmemory.retrieval import slot_head
-    from cbmemory.retrieval.current_value import prototypes
+    from cbmemory.retrieval.slot_match import prototypes
 
     assert slot_head.matching(prototypes(e5small.embed_query)[2][0]) is None

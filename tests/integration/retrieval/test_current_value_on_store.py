@@ -24,7 +24,7 @@ import pytest
 from langchain_core.embeddings import Embeddings
 
 from cbmemory import AgentMemory, LangChainEmbedder, SearchFilters, get_recipe
-from cbmemory.retrieval import current_value, followed
+from cbmemory.retrieval import current_value, followed, slot_match
 from cbmemory.retrieval.current_value import latest_statements
 
 D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
@@ -351,7 +351,7 @@ def test_a_processs_first_question_about_the_user_embeds_the_matters_in_one_batc
     con.execute("DELETE FROM derived")
     con.commit()
     con.close()
-    monkeypatch.setattr(current_value, "_MADE", {})  # the descriptions' vectors not made yet in this process
+    monkeypatch.setattr(slot_match, "_MADE", {})  # the descriptions' vectors not made yet in this process
     with AgentMemory.open(path, embedder=LangChainEmbedder(hosted)) as memory:  # a new process's cache
         hosted.calls = 0  # not the open's (the model's dimension)
         on = memory.recall("Which city do I live in these days?", "ana", recipe=ON)

@@ -13,7 +13,8 @@ import pytest
 
 from cbmemory import AgentMemory, SearchFilters
 from cbmemory.retrieval import current_value, slot_head
-from cbmemory.retrieval.current_value import latest_statements, prototypes
+from cbmemory.retrieval.current_value import latest_statements
+from cbmemory.retrieval.slot_match import prototypes
 
 D0 = datetime(2024, 3, 4, tzinfo=timezone.utc)
 CHAT = ["We watched a film about whales last night.", "The weather has been lovely for walks.",

@@ -1,6 +1,5 @@
-"""Unit layer: the current-value stage's pure parts (``cbmemory.retrieval.current_value``): a text's slot by its
-nearest description (floor and margin), whether a text is on a given slot, which questions are about the
-user, the ``RetrievalConfig.current_value`` switch (checked, written to JSON only when on), and how a statement
+"""Unit layer: the current-value stage's pure parts (``cbmemory.retrieval.current_value``; a text's slot by its
+vector: ``test_slot_match.py``): which questions are about the user, the ``RetrievalConfig.current_value`` switch (checked, written to JSON only when on), and how a statement
 ranks toward the slot (``statement_score``: a claim of the kind and a change word count nearer), and how many statements
 it keeps for a memory of a given size (``selection``)."""
 
@@ -9,7 +8,7 @@ import pytest
 
 from cbmemory import InvalidInputError
 from cbmemory.retrieval import RetrievalConfig, current_value
-from cbmemory.retrieval.current_value import about_the_user, in_first_person, on_slot, selection, slot_of
+from cbmemory.retrieval.current_value import about_the_user, in_first_person, selection
 from cbmemory.retrieval.slots import SLOTS
 
 
@@ -17,22 +16,6 @@ def protos():
     """Three slots in 4 dimensions: a has two descriptions (axes 0 and 1), b one (axis 2), c one (axis 3)."""
     rows = np.eye(4, dtype=np.float32)
     return ("a", "b", "c"), np.array([0, 0, 1, 2]), rows
-
-
-def test_a_slot_is_the_nearest_descriptions_when_near_and_clear_enough():
-    p = protos()
-    assert slot_of(np.array([0.0, 1.0, 0.2, 0.0]), p, 0.5, 0.1) == "a"  # its second description
-    assert slot_of(np.array([0.1, 0.0, 1.0, 0.0]), p, 0.5, 0.1) == "b"
-    assert slot_of(np.array([0.7, 0.0, 0.7, 0.0]), p, 0.5, 0.1) is None  # as near to a as to b
-    assert slot_of(np.array([0.3, 0.0, 0.0, 0.1]), p, 0.99, 0.0) is None  # near nothing
-
-
-def test_on_slot_compares_the_slot_with_every_other_one():
-    p = protos()
-    v = np.array([0.6, 0.0, 0.8, 0.0])  # cosine 0.6 to a, 0.8 to b
-    assert not on_slot(v, p, "a", 0.5, 0.0)
-    assert on_slot(v, p, "a", 0.5, -0.25)  # a negative margin: near a, if nearer to b
-    assert on_slot(v, p, "b", 0.5, 0.15) and not on_slot(v, p, "b", 0.9, 0.0)
 
 
 @pytest.mark.parametrize("question,about_user", [
@@ -78,32 +61,6 @@ def test_current_value_is_a_checked_switch_written_only_when_on():
     assert RetrievalConfig.from_dict(on.to_dict()) == on
     with pytest.raises(InvalidInputError, match="current_value"):
         RetrievalConfig(current_value="yes")  # type: ignore[arg-type]
-
-
-def test_the_descriptions_are_embedded_once_per_model():
-    """A new user's first question does not embed every description again: the prototypes are kept per model,
-    told apart by the model's vector of the first description (a counting stand-in embedder: the vectors are not
-    under test)."""
-    from cbmemory.retrieval.current_value import prototypes
-
-    calls: list[str] = []
-
-    def model(seed: int):
-        def embed(text: str) -> np.ndarray:
-            calls.append(text)
-            rng = np.random.default_rng(abs(hash((seed, text))) % 2**32)
-            return rng.standard_normal(8).astype(np.float32)
-        return embed
-
-    every = sum(len(d) for d in SLOTS.values())
-    first = prototypes(model(1))
-    assert len(calls) == 1 + every  # the key, then each description
-    calls.clear()
-    again = prototypes(model(1))
-    assert len(calls) == 1 and again[2] is first[2]  # only the key
-    calls.clear()
-    other = prototypes(model(2))  # another model: its own vectors
-    assert len(calls) == 1 + every and not np.allclose(other[2], first[2])
 
 
 def test_the_newest_of_the_statements_nearest_the_slot_are_kept_not_the_newest_of_all():
@@ -236,9 +193,8 @@ def test_only_a_statements_first_clauses_are_read():
 def test_statements_are_scored_in_one_product_as_each_would_be_alone():
     """``statement_scores``: the same scores as ``statement_score`` of each statement, for random vectors over the
     stage's real slots (random descriptions: the vectors are not under test), a zero vector (near nothing: only a
-    claim counts) and no statement at all; ``_by_slots`` (and ``_by_slot``, its one-row case) gives each slot's
-    nearest description's cosine, as a per-slot loop does."""
-    from cbmemory.retrieval.current_value import _by_slot, _by_slots, statement_score, statement_scores
+    claim counts) and no statement at all."""
+    from cbmemory.retrieval.current_value import statement_score, statement_scores
 
     rng = np.random.default_rng(7)
     names = tuple(SLOTS)
@@ -254,11 +210,6 @@ def test_statements_are_scored_in_one_product_as_each_would_be_alone():
     assert [b is None for b in batched] == [a is None for a in alone]
     assert 0 < sum(b is not None for b in batched) < 60
     assert all(b == pytest.approx(a, abs=1e-6) for b, a in zip(batched, alone, strict=True) if a is not None)
-    unit = vecs[:59] / np.linalg.norm(vecs[:59], axis=1, keepdims=True)
-    nearest_each = np.stack([(unit @ p[2][owner == j].T).max(axis=1) for j in range(len(names))], axis=1)
-    assert np.allclose(_by_slots(vecs[:59], p), nearest_each, atol=1e-6)
-    assert np.allclose(_by_slot(vecs[3], p), nearest_each[3], atol=1e-6)
-    assert np.all(_by_slots(vecs[59:], p) == 0)
     assert statement_scores(np.empty((0, 16), dtype=np.float32), [], p, "employer") == []
 
 
