@@ -10,9 +10,17 @@ households their ordinary words; a value in lower case that no rule reads, a pet
 One full-text search for the values finds the user's statements that name one; of those later than a claim naming
 that value, the newest ``VALUED`` the stage does not show already join what it shows.
 
+A change told by a clue names the new value with no word of the matter ("My security pass for Quillon Labs finally
+works on every door"): the stage's searches read it, but it is off the slot by its meaning. It is often the first of
+the user's statements near the matter to name that value, after the statement that ranks nearest the matter (most
+often the old claim): of the stage's statements not shown, the newest ``ANEW`` later than the best-ranked one that
+name a value (``claims.values``) no earlier statement of the stage's names, and that the slot head gives the kind at
+least ``ANEW_FLOOR``, join what it shows (``named_anew``).
+
 Cost, for a question the stage answers whose statements claim a value: the values of those claims (the stage passes
 only the statements that claim the kind, which it has read already), one full-text search of ``VALUED_DEPTH`` records
-and the reading of what those state (both cached, as the stage's own statements are)."""
+and the reading of what those state (both cached, as the stage's own statements are). ``named_anew`` reads the values
+of the stage's statements (cached by text) and no record."""
 
 from __future__ import annotations
 
@@ -22,7 +30,9 @@ from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 
-from ..claims import claim_values, claims
+import numpy as np
+
+from ..claims import claim_values, claims, values
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
@@ -31,6 +41,10 @@ from .statements import CACHED_CHARS  # a longer statement's values are read aga
 # Set before any run (experiments/knowledge_updates/README.md, "A value the user gave for the matter, named again"):
 VALUED = 1  # one place, as a reserved place adds at most what it shows
 VALUED_DEPTH = 64  # records the values' full-text search reads (a value is a rare word: its statements are few)
+# Chosen by leave-one-conversation-out on the train and dev phrasings, x1 and x10 (experiments/knowledge_updates/anew/
+# anew_cv.py; 8 folds of 8): off or 1-2 places x a head floor of 0, 0.05 or 0.1.
+ANEW = 2  # places for the newest statements naming a value first ...
+ANEW_FLOOR = 0.05  # ... that the slot head gives the slot's kind at least this
 
 
 def _read_values(said: str, kind: str) -> frozenset[str]:
@@ -38,6 +52,14 @@ def _read_values(said: str, kind: str) -> frozenset[str]:
 
 
 _cached_values = lru_cache(maxsize=4096)(_read_values)
+
+
+_cached_named = lru_cache(maxsize=8192)(values)
+
+
+def named(said: str) -> frozenset[str]:
+    """The values a statement names (``claims.values``; cached by text, as the stage's other readings are)."""
+    return _cached_named(said) if len(said) <= CACHED_CHARS else values(said)
 
 
 def claimed_values(said: str, kind: str) -> frozenset[str]:
@@ -74,4 +96,27 @@ def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[Mem
     return sorted(later, key=conversation_order)[-VALUED:] if VALUED > 0 else []
 
 
-__all__ = ["VALUED", "VALUED_DEPTH", "claimed_values", "named_again", "names_value"]
+def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, scores: Sequence[float | None],
+               shown: Collection[str]) -> list[MemoryRecord]:
+    """Of ``pool`` (the stage's statements: a record and what it states; ``learned``: the slot head's reading of each,
+    ``scores``: how near the slot each ranks, ``None`` off it), the newest ``ANEW`` not in ``shown`` that are later than
+    the best-ranked statement (of equal ranks, the later), that the head gives the kind at least ``ANEW_FLOOR`` and that
+    name a value no earlier statement of ``pool`` names, in conversation order."""
+    ranked = [(s, conversation_order(r)) for (r, _), s in zip(pool, scores, strict=True) if s is not None]
+    if ANEW <= 0 or not ranked:
+        return []
+    best = max(ranked)[1]
+    seen: set[str] = set()
+    out = []
+    for i in sorted(range(len(pool)), key=lambda i: conversation_order(pool[i][0])):
+        r, said = pool[i]
+        values_named = named(said)
+        if conversation_order(r) > best and r.record_id not in shown and learned[i] >= ANEW_FLOOR \
+                and values_named - seen:
+            out.append(r)
+        seen |= values_named
+    return out[-ANEW:]
+
+
+__all__ = ["ANEW", "ANEW_FLOOR", "VALUED", "VALUED_DEPTH", "claimed_values", "named", "named_again", "named_anew",
+           "names_value"]

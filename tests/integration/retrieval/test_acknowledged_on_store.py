@@ -2,7 +2,8 @@
 (``cbmemory.retrieval.acknowledged``) over a real SQLite file with the real MiniLM embedder. A change told by a clue
 ("Got a Fernhill Analytics hoodie in my welcome pack"), under the slot head's floor, is taken when the assistant's
 short reply names it back, and not when the reply names nothing of it or is another user's; the reads see only the
-asking user's memory."""
+asking user's memory. The place for a value named first (``followed.named_anew``, ``test_named_anew_on_store.py``)
+would take such a clue by itself: it is set aside here, so each case shows the acknowledgement's part."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from cbmemory import SearchFilters
-from cbmemory.retrieval import current_value
+from cbmemory.retrieval import current_value, followed
 from cbmemory.retrieval.acknowledged import acknowledged
 from cbmemory.retrieval.current_value import latest_statements
 
@@ -36,6 +37,11 @@ def _history(memory, reply: str, user: str = "ana") -> None:
     for i in range(1, 25):
         _say(memory, user, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
     _say(memory, user, "s_clue", 60, CLUE, reply)
+
+
+@pytest.fixture(autouse=True)
+def _no_value_named_first(monkeypatch):
+    monkeypatch.setattr(followed, "ANEW", 0)
 
 
 def _chosen(memory, user: str = "ana") -> set[str]:

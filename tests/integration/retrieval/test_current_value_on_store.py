@@ -234,9 +234,10 @@ def test_a_change_told_in_passing_has_a_place_of_its_own(memory, monkeypatch):
     """``told_in_passing``: the change's whole sentence is off the matter (mostly about pottery), its last clause is
     on it. It is shown besides the stage's ranked selection, which stays as it was; with no place kept for such
     statements (``RESERVED`` 0) it is not shown. (No place for a value named again either: the history names Leeds
-    after the user's claim of it, and that place is another test's.)"""
+    after the user's claim of it, and that place is another test's; nor for a value named first, which Porto is.)"""
     _history(memory, PASSING)
     monkeypatch.setattr(followed, "VALUED", 0)
+    monkeypatch.setattr(followed, "ANEW", 0)
 
     def chosen() -> set[str]:
         return _chosen(memory, "Which city do I live in these days?")
@@ -251,7 +252,9 @@ def test_a_change_told_in_passing_has_a_place_of_its_own(memory, monkeypatch):
 
 def test_the_place_kept_is_for_the_newest_statements_told_in_passing(memory, monkeypatch):
     """Of several statements whose clause is on the matter and that the ranked selection leaves out, the newest
-    ``RESERVED`` are kept; the older one, which a third place would keep, is not; with no place kept, none is."""
+    ``RESERVED`` are kept; the older one, which a third place would keep, is not; with no place kept, none is (the
+    place for a value named first, which would take the first to name Porto, set aside)."""
+    monkeypatch.setattr(followed, "ANEW", 0)
     older = ("The storm kept me awake all night, the dog barked at every thunderclap and the power went out twice, "
              "but unpacking in our new neighbourhood in Porto went fine.")
     latest = PASSING.replace("pottery", "yoga").replace("vase collapsed", "mat slipped")
@@ -310,7 +313,8 @@ def test_a_plain_claim_of_the_kind_is_taken_though_its_words_are_far_from_the_ma
     are near no description of an employer); the write-time rules read it as the user's claim of where they work,
     so the stage takes it. A wish in the same words is no claim and stays off the matter by the rules. The slot head
     reads both as of the kind (an employer, the wish less surely), so with it both are on the matter and the claim
-    ranks nearer: the rules' part is checked with the head set aside."""
+    ranks nearer: the rules' part is checked with the head set aside (and the place for a value named first, which
+    reads the head and would show the wish as the first to name Globex: it is shown, not claimed)."""
     _turns(memory, "s0", 0, "I work at Initech as an engineer.")
     for i in range(1, 21):
         _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
@@ -324,6 +328,7 @@ def test_a_plain_claim_of_the_kind_is_taken_though_its_words_are_far_from_the_ma
     assert scores[0] is not None and scores[1] is not None and scores[0] > scores[1]
     monkeypatch.setattr(current_value, "HEAD_FLOOR", 9.0)
     monkeypatch.setattr(current_value, "HEAD_WEIGHT", 0.0)
+    monkeypatch.setattr(followed, "ANEW", 0)
     chosen = _chosen(memory, q)
     assert "I work at Initech as an engineer." in chosen  # the question has its kind, and the old claim is found
     assert (said in chosen) is taken
@@ -410,7 +415,9 @@ def test_a_new_process_reads_the_statements_vectors_kept_at_write_and_shows_the_
 def test_a_memory_of_many_sessions_keeps_more_statements_of_the_matter(memory, monkeypatch):
     """150 sessions, each with a statement on where the user lives: the stage keeps the newest 17 of the 28 nearest
     (``selection``: 12 of 20 grown by scale_k's law); with the growth held at 1 the newest 12 of 20. The other places
-    (told in passing, acknowledged, named again) add at most 3 in either case."""
+    (told in passing, acknowledged, named again) add at most 3 in either case; the place for a value named first is
+    set aside (each statement names a distance of its own)."""
+    monkeypatch.setattr(followed, "ANEW", 0)
     for i in range(150):
         _turns(memory, f"s{i}", i, f"I live in Leeds and I walked {i + 2} km around my neighbourhood today.")
     assert len(memory.store.list_sessions("ana")) == 150 and current_value.selection(150) == (28, 17)

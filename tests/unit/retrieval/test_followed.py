@@ -33,3 +33,39 @@ def test_the_values_a_statements_claims_of_a_kind_name(said, kind, values):
 ])
 def test_a_statement_names_a_value_as_a_whole_sequence_of_words(said, value, named):
     assert names_value(said, value) is named
+
+
+def _pool(*saids: str):
+    """One user statement a day, in the order given (day 0 first), each with what it states."""
+    from datetime import datetime, timedelta, timezone
+
+    from cbmemory.models import MemoryRecord
+
+    day = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    return [(MemoryRecord(record_id=f"r{k}", user_id="u", session_id=f"s{k}", kind="turn", text=said, index_text=said,
+                          role="user", occurred_at=day + timedelta(days=k), ingested_at=day, content_hash=f"h{k}",
+                          position=0), said) for k, said in enumerate(saids)]
+
+
+def test_a_value_named_first_after_the_best_ranked_statement_is_shown_the_newest_first():
+    """``named_anew``: of the statements later than the best-ranked one, those naming a value no earlier statement
+    named, that the head reads as of the kind at least ``ANEW_FLOOR`` and that are not shown, the newest ``ANEW``."""
+    import numpy as np
+
+    from cbmemory.retrieval.followed import ANEW, ANEW_FLOOR, named_anew
+
+    pool = _pool("I'm at Marsh & Finch, in the accounts team.",  # r0: the best-ranked (the old claim)
+                 "Lunch with Marsh & Finch people again.",  # r1: names a value named before
+                 "My security pass for Quillon Labs finally works on every door.",  # r2: a value named first
+                 "The badge from Quillon Labs came in the post.",  # r3: named before (by r2)
+                 "The Aberdeen trip photos are up.",  # r4: named first, the head reads it below the floor
+                 "The canteen at Dunfermline Works is far better.")  # r5: named first
+    scores = [0.8, 0.4, None, None, None, 0.3]
+    learned = np.array([0.9, 0.3, 0.07, 0.3, ANEW_FLOOR / 2, 0.1])
+    assert ANEW == 2
+    assert [r.record_id for r in named_anew(pool, learned, scores, shown=set())] == ["r2", "r5"]
+    assert [r.record_id for r in named_anew(pool, learned, scores, shown={"r5"})] == ["r2"]  # shown already
+    # a best-ranked statement later than them: none of them is after it
+    assert named_anew(pool, learned, [0.8, 0.4, None, None, None, 0.9], shown=set()) == []
+    assert named_anew(pool, learned, [None] * 6, shown=set()) == []  # nothing on the slot: no reference
+    assert named_anew([], np.empty(0), [], shown=set()) == []

@@ -1,0 +1,78 @@
+"""Integration layer: the current-value stage's place for a value named first (``cbmemory.retrieval.followed.
+named_anew``) over a real SQLite file with the real MiniLM embedder. A change told by a clue ("My security pass for
+Quillon Labs finally works on every door"), off the slot by its meaning, is shown for a question about the fact when it
+comes after the user's claim of the matter and names a value no earlier statement near the matter named; not when the
+value was named before it, not when it comes before the claim, and never from another user's memory."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from cbmemory import SearchFilters
+from cbmemory.retrieval import followed
+from cbmemory.retrieval.current_value import latest_statements
+
+from .test_current_value_on_store import FILLER  # the same everyday talk
+
+D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
+OLD = "I work at Marsh & Finch, on the accounts desk."
+CLUE = "My security pass for Quillon Labs finally works on every door."
+QUESTION = "Which company do I work for these days?"
+
+
+def _say(memory, user, sid, day, text):
+    memory.add_session(user, sid, [{"role": "user", "speaker": "Ana", "content": text},
+                                   {"role": "assistant", "speaker": "Bot", "content": "Sounds good, tell me more."}],
+                       date=D0 + timedelta(days=day))
+
+
+def _history(memory, first: str, then: str, user: str = "ana") -> None:
+    """``first``, much everyday talk, ``then``, and a little more talk."""
+    _say(memory, user, "s0", 0, first)
+    for i in range(1, 25):
+        _say(memory, user, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
+    _say(memory, user, "s_then", 60, then)
+    for i in range(25, 28):
+        _say(memory, user, f"s{i}", 2 * i + 20, FILLER[i % len(FILLER)])
+
+
+def _chosen(memory, user: str = "ana") -> set[str]:
+    emb = memory.embedder
+    return {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id=user), user,
+                                              QUESTION, SearchFilters(), None)}
+
+
+@pytest.fixture
+def memory(tmp_path, minilm):
+    from cbmemory import AgentMemory
+
+    m = AgentMemory.open(tmp_path / "memory.db", embedder=minilm)
+    yield m
+    m.close()
+
+
+def test_a_value_named_first_after_the_claim_is_shown(memory, monkeypatch):
+    _history(memory, OLD, CLUE)
+    assert {OLD, CLUE} <= _chosen(memory)
+    assert CLUE in memory.recall(QUESTION, "ana").text
+    monkeypatch.setattr(followed, "ANEW", 0)  # the place off: the clue is off the matter by its meaning
+    assert CLUE not in _chosen(memory)
+
+
+def test_a_value_named_before_is_not_given_the_place(memory):
+    _history(memory, OLD, CLUE)
+    _say(memory, "ana", "s_named", 30, "The lighting at the quiz night was by Quillon Labs, which was great.")
+    assert CLUE not in _chosen(memory)
+
+
+def test_a_clue_before_the_claim_is_not_given_the_place(memory):
+    _history(memory, CLUE, OLD)
+    assert OLD in _chosen(memory) and CLUE not in _chosen(memory)
+
+
+def test_another_users_clue_is_never_shown(memory):
+    _history(memory, OLD, FILLER[0])
+    _history(memory, OLD, CLUE, user="ben")
+    assert CLUE not in _chosen(memory) and CLUE in _chosen(memory, "ben")
