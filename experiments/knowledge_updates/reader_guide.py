@@ -45,6 +45,7 @@ def reader_args() -> argparse.ArgumentParser:
     ap.add_argument("--model", default="local-gguf")
     ap.add_argument("--n", type=int, default=20)
     ap.add_argument("--first", type=int, help="only the first N of the draw, in case-id order")
+    ap.add_argument("--cases", help="only these case ids of it (comma-separated): the ones whose context changed")
     return ap
 
 
@@ -52,7 +53,9 @@ def drawn(args: argparse.Namespace) -> list:
     """The fixed draw of ``args.family`` (``--n`` changes, seed 0), in case-id order, its first ``--first``."""
     cases = generate(load_locomo(args.data), args.family, seed=0)
     ids = fixed_subset(cases, args.n, 0)
-    return sorted((c for c in cases if c.case_id in ids), key=lambda c: c.case_id)[: args.first]
+    chosen = sorted((c for c in cases if c.case_id in ids), key=lambda c: c.case_id)[: args.first]
+    only = set(args.cases.split(",")) if getattr(args, "cases", None) else None
+    return [c for c in chosen if only is None or c.case_id in only]
 
 
 def main():
