@@ -196,11 +196,11 @@ def test_statements_are_scored_in_one_product_as_each_would_be_alone():
     claim counts) and no statement at all."""
     from cbmemory.retrieval.current_value import statement_score, statement_scores
 
+    from .test_slot_match import random_protos
+
     rng = np.random.default_rng(7)
-    names = tuple(SLOTS)
-    owner = np.array([i for i, n in enumerate(names) for _ in SLOTS[n]])
-    rows = rng.standard_normal((len(owner), 16)).astype(np.float32)
-    p = names, owner, rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    p = random_protos(rng)
+    names, owner = p[0], p[1]
     vecs = rng.standard_normal((60, 16)).astype(np.float32)
     vecs[:20] += 3 * p[2][owner == names.index("employer")][0]  # a third of them near an employer description
     vecs[59] = 0

@@ -14,6 +14,14 @@ def protos():
     return ("a", "b", "c"), np.array([0, 0, 1, 2]), rows
 
 
+def random_protos(rng: np.random.Generator, dim: int = 16):
+    """The stage's real slots, each description a random unit vector of ``dim`` dimensions."""
+    names = tuple(SLOTS)
+    owner = np.array([i for i, n in enumerate(names) for _ in SLOTS[n]])
+    rows = rng.standard_normal((len(owner), dim)).astype(np.float32)
+    return names, owner, rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
 def test_a_slot_is_the_nearest_descriptions_when_near_and_clear_enough():
     p = protos()
     assert slot_of(np.array([0.0, 1.0, 0.2, 0.0]), p, 0.5, 0.1) == "a"  # its second description
@@ -58,10 +66,8 @@ def test_each_slots_nearest_description_in_one_product_as_a_per_slot_loop_gives_
     """``by_slots`` (and ``by_slot``, its one-row case): each slot's nearest description's cosine, for random vectors
     over the stage's real slots (random descriptions); a zero vector is near nothing."""
     rng = np.random.default_rng(7)
-    names = tuple(SLOTS)
-    owner = np.array([i for i, n in enumerate(names) for _ in SLOTS[n]])
-    rows = rng.standard_normal((len(owner), 16)).astype(np.float32)
-    p = names, owner, rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    p = random_protos(rng)
+    names, owner = p[0], p[1]
     vecs = rng.standard_normal((60, 16)).astype(np.float32)
     vecs[59] = 0
     unit = vecs[:59] / np.linalg.norm(vecs[:59], axis=1, keepdims=True)
