@@ -1,5 +1,6 @@
 """Read time, beside the current-value stage: a later statement of the user's that names a value they gave for the
-matter (``named_again``).
+matter (``named_again``), or that names a value for the first time after their statement nearest the matter
+(``named_anew``).
 
 A change back (A, then B, then A again) or a fact told again in passing is often told in words of any kind ("my
 first morning back as a resident of Lisbon", "the Porto rain again!"): off every kind of fact by its meaning, it
