@@ -174,7 +174,7 @@ _cached_clauses = lru_cache(maxsize=4096)(_read_clauses)
 
 def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> float | None:
     """How near the slot a user's statement ranks (``nearest``), or ``None`` when it is not on the slot. It is on the
-    slot when its cosine to the slot's nearest description clears the statement floor and margin (``slot_score``),
+    slot when its cosine to the slot's nearest description clears the statement floor and margin (``clear_rows``),
     when it claims the slot's kind of fact (``KINDS``, ``cbmemory.claims``), or when the slot head (``slot_head``,
     MiniLM only) gives it the slot's kind with probability at least ``HEAD_FLOOR``. Its rank is that cosine, plus
     ``HEAD_WEIGHT`` times the head's probability, plus ``CLAIMED`` when it claims the kind and ``CHANGED`` when it has

@@ -1,8 +1,8 @@
 """Which kind of fact a text is about, by its vector (``current_value``'s geometry): each kind's generic descriptions
 (``slots.SLOTS``) embedded once per model and process (``prototypes``), a vector's cosine to each kind's nearest
-description (``by_slots``), and whether it is clearly on one kind (``slot_of``, ``slot_score``, ``clear_rows``: at
-least a floor, and a margin above every other kind's). Pure functions of vectors; the only state is the cache of
-prototypes per model."""
+description (``by_slots``), and whether it is clearly on one kind (``slot_of``, ``clear_rows``: at least a floor,
+and a margin above every other kind's). Pure functions of vectors; the only state is the cache of prototypes per
+model."""
 
 from __future__ import annotations
 
@@ -65,15 +65,6 @@ def slot_of(vec: np.ndarray, protos: Protos, floor: float, margin: float) -> str
     return protos[0][int(order[0])] if first >= floor and first - second >= margin else None
 
 
-def slot_score(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: float) -> float | None:
-    """A text's cosine to ``slot``'s nearest description when the text is on the slot: that cosine is at
-    least ``floor`` and at least ``margin`` above its cosine to any other slot's (a negative margin lets a
-    text nearer to another slot count too); else ``None``."""
-    best = by_slot(vec, protos)
-    i = protos[0].index(slot)
-    return float(best[i]) if _clear(best, i, floor, margin) else None
-
-
 def by_slots(vecs: np.ndarray, protos: Protos) -> np.ndarray:
     """``by_slot`` of each row of ``vecs`` (rows), in one product with the descriptions, each slot's maximum over
     its own run of columns (``prototypes`` lists every slot's descriptions together, in slot order)."""
@@ -92,15 +83,4 @@ def clear_rows(best: np.ndarray, i: int, floor: float, margin: float) -> np.ndar
     return (best[:, i] >= floor) & (best[:, i] - np.delete(best, i, axis=1).max(axis=1) >= margin)
 
 
-def _clear(best: np.ndarray, i: int, floor: float, margin: float) -> bool:
-    """``clear_rows`` of one vector's per-slot cosines (``by_slot``)."""
-    return bool(clear_rows(best[None, :], i, floor, margin)[0])
-
-
-def on_slot(vec: np.ndarray, protos: Protos, slot: str, floor: float, margin: float) -> bool:
-    """Whether a text's vector is on ``slot`` (``slot_score``)."""
-    return slot_score(vec, protos, slot, floor, margin) is not None
-
-
-__all__ = ["Embed", "EmbedMany", "Protos", "by_slot", "by_slots", "clear_rows", "on_slot", "prototypes", "slot_of",
-           "slot_score", "unit"]
+__all__ = ["Embed", "EmbedMany", "Protos", "by_slot", "by_slots", "clear_rows", "prototypes", "slot_of", "unit"]

@@ -1,10 +1,10 @@
 """Unit layer: which kind of fact a vector is about (``cbmemory.retrieval.slot_match``): a text's slot by its nearest
-description (floor and margin), whether a text is on a given slot, each slot's nearest description in one product,
+description (floor and margin), whether a text is clearly on a given slot, each slot's nearest description in one product,
 and the descriptions embedded once per model. Stand-in vectors: the model is not under test."""
 
 import numpy as np
 
-from cbmemory.retrieval.slot_match import by_slot, by_slots, on_slot, prototypes, slot_of
+from cbmemory.retrieval.slot_match import by_slot, by_slots, clear_rows, prototypes, slot_of
 from cbmemory.retrieval.slots import SLOTS
 
 
@@ -30,12 +30,16 @@ def test_a_slot_is_the_nearest_descriptions_when_near_and_clear_enough():
     assert slot_of(np.array([0.3, 0.0, 0.0, 0.1]), p, 0.99, 0.0) is None  # near nothing
 
 
-def test_on_slot_compares_the_slot_with_every_other_one():
+def test_a_vector_is_clearly_on_a_slot_against_every_other_one():
     p = protos()
-    v = np.array([0.6, 0.0, 0.8, 0.0])  # cosine 0.6 to a, 0.8 to b
-    assert not on_slot(v, p, "a", 0.5, 0.0)
-    assert on_slot(v, p, "a", 0.5, -0.25)  # a negative margin: near a, if nearer to b
-    assert on_slot(v, p, "b", 0.5, 0.15) and not on_slot(v, p, "b", 0.9, 0.0)
+    best = by_slots(np.array([[0.6, 0.0, 0.8, 0.0]]), p)  # cosine 0.6 to a, 0.8 to b
+
+    def on(slot: str, floor: float, margin: float) -> bool:
+        return bool(clear_rows(best, p[0].index(slot), floor, margin)[0])
+
+    assert not on("a", 0.5, 0.0)
+    assert on("a", 0.5, -0.25)  # a negative margin: near a, if nearer to b
+    assert on("b", 0.5, 0.15) and not on("b", 0.9, 0.0)
 
 
 def test_the_descriptions_are_embedded_once_per_model():
