@@ -103,17 +103,17 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
     ``scores``: how near the slot each ranks, ``None`` off it), the newest ``ANEW`` not in ``shown`` that are later than
     the best-ranked statement (of equal ranks, the later), that the head gives the kind at least ``ANEW_FLOOR`` and that
     name a value no earlier statement of ``pool`` names, in conversation order."""
-    ranked = [(s, conversation_order(r)) for (r, _), s in zip(pool, scores, strict=True) if s is not None]
+    order = [conversation_order(r) for r, _ in pool]
+    ranked = [(s, at) for at, s in zip(order, scores, strict=True) if s is not None]
     if ANEW <= 0 or not ranked:
         return []
     best = max(ranked)[1]
     seen: set[str] = set()
     out = []
-    for i in sorted(range(len(pool)), key=lambda i: conversation_order(pool[i][0])):
+    for i in sorted(range(len(pool)), key=order.__getitem__):
         r, said = pool[i]
         values_named = named(said)
-        if conversation_order(r) > best and r.record_id not in shown and learned[i] >= ANEW_FLOOR \
-                and values_named - seen:
+        if order[i] > best and r.record_id not in shown and learned[i] >= ANEW_FLOOR and values_named - seen:
             out.append(r)
         seen |= values_named
     return out[-ANEW:]
