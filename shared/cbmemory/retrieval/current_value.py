@@ -46,16 +46,19 @@ that are on the slot or clear ``ACK_FLOOR`` (``acknowledged``), one list of the 
 one full-text search when those statements claim a value. A store that ``keeps_derived`` (the embedded one) keeps
 the statements' vectors from each user turn's write (``kept_texts``), and the embedder's cache finds them there: only
 turns written before that (later writes give them theirs, a few at a time), or to a store that keeps none, are
-embedded when a question first reads them.
+embedded when a question first reads them. The stage only adds to the recipe's hits: when one of its embedder calls
+fails (a hosted model's rate limit), the hits stay as they are and a warning is logged (``with_current``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+import logging
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 from itertools import islice
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 
@@ -329,16 +332,45 @@ def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, sl
     return list(found.values())
 
 
+LOG = logging.getLogger("cbmemory.retrieval")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class _ModelFailed(Exception):
+    """A call of the embedder made for this stage failed (the cause is ``__cause__``)."""
+
+
+def _guarded(call: Callable[P, R]) -> Callable[P, R]:
+    """``call``, its failures raised as ``_ModelFailed``: the stage tells the model's faults from its own."""
+    def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return call(*args, **kwargs)
+        except Exception as exc:
+            raise _ModelFailed from exc
+    return guarded
+
+
 def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hits: list[Hit],
                  filters: SearchFilters, now: datetime | None, embed_texts: EmbedMany | None = None,
                  embed_queries: EmbedMany | None = None) -> list[Hit]:
     """``hits`` with the user's latest statements of the fact asked about (``latest_statements``; a question that
     names the user by a name their turns among ``hits`` carry counts as about them) that no hit shows yet added to
-    the first hit's context; ``hits`` unchanged when there are none."""
+    the first hit's context; ``hits`` unchanged when there are none. The stage adds to the search and must not undo
+    it: when one of its embedder calls fails (a hosted model's rate limit, a timeout), ``hits`` come back as they
+    are and a warning is logged on the ``cbmemory.retrieval`` logger; any other fault is raised."""
     if not hits:
         return hits
-    latest = latest_statements(store, embed, user_id, query, filters, now, embed_texts, embed_queries,
-                               users_names(hits))
+    try:
+        latest = latest_statements(store, _guarded(embed), user_id, query, filters, now,
+                                   _guarded(embed_texts) if embed_texts is not None else None,
+                                   _guarded(embed_queries) if embed_queries is not None else None,
+                                   users_names(hits))
+    except _ModelFailed as failed:
+        cause = failed.__cause__
+        LOG.warning("cbmemory: the latest statements on the matter asked about were not added: the embedder failed "
+                    "(%s: %s)", type(cause).__name__, cause)
+        return hits
     shown = {r.record_id for h in hits for r in (h.record, *h.context)}
     added = tuple(r for r in latest if r.record_id not in shown)
     return [replace(hits[0], context=(*hits[0].context, *added)), *hits[1:]] if added else hits
