@@ -367,9 +367,9 @@ def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hit
                                    _guarded(embed_queries) if embed_queries is not None else None,
                                    users_names(hits))
     except _ModelFailed as failed:
-        cause = failed.__cause__
+        cause = failed.__cause__  # its message may name a file or the user: only its type is logged (at DEBUG, all)
         LOG.warning("cbmemory: the latest statements on the matter asked about were not added: the embedder failed "
-                    "(%s: %s)", type(cause).__name__, cause)
+                    "(%s)", type(cause).__name__, exc_info=cause if LOG.isEnabledFor(logging.DEBUG) else None)
         return hits
     shown = {r.record_id for h in hits for r in (h.record, *h.context)}
     added = tuple(r for r in latest if r.record_id not in shown)

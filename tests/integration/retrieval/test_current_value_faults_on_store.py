@@ -30,11 +30,12 @@ class Failing:
         self.inner, self.name, self.dimension = inner, inner.name, inner.dimension
         self.failing, self.spared, self.calls_failed = False, "", 0
         self.malformed = False  # texts embedded as NaN vectors, queries as they are
+        self.where = ""  # a path named in the error, as a local model's error may
 
     def _check(self) -> None:
         if self.failing:
             self.calls_failed += 1
-            raise ConnectionError("429: rate limited")
+            raise ConnectionError(f"429: rate limited for ana's texts in {self.where}")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if self.malformed:
@@ -79,8 +80,8 @@ def test_the_stage_adds_the_change_when_the_model_works(memory):
     assert NEW not in _shown(memory.recall(QUESTION, "ana", recipe=OFF).hits)
 
 
-def test_the_recipes_memories_stay_when_the_stages_model_calls_fail(memory, failing, caplog):
-    failing.failing, failing.spared = True, QUESTION
+def test_the_recipes_memories_stay_when_the_stages_model_calls_fail(memory, failing, caplog, path):
+    failing.failing, failing.spared, failing.where = True, QUESTION, str(path)
     with caplog.at_level(logging.WARNING, logger="cbmemory.retrieval"):
         failed = memory.recall(QUESTION, "ana")
     assert failing.calls_failed > 0  # the stage did call the model, and the call failed
@@ -91,6 +92,7 @@ def test_the_recipes_memories_stay_when_the_stages_model_calls_fail(memory, fail
     assert OLD in _shown(failed.hits) and NEW not in _shown(failed.hits)
     [warning] = [r for r in caplog.records if r.name == "cbmemory.retrieval"]
     assert warning.levelno == logging.WARNING and "ConnectionError" in warning.getMessage()
+    assert "rate limited" not in warning.getMessage() and str(path) not in warning.getMessage()  # only its type
 
 
 def test_search_gives_the_recipes_hits_when_the_stages_model_calls_fail(memory, failing):
