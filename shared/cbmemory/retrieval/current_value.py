@@ -77,6 +77,10 @@ from .slots import KINDS
 from .slots import matter as slot_matter
 from .statements import CACHED_CHARS, own
 
+LOG = logging.getLogger("cbmemory.retrieval")  # the stage's embedder faults (``with_current``)
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
 # Chosen by leave-one-conversation-out CV on the knowledge-update benchmark's train phrasings (LoCoMo dev, 8
 # conversations): the floors and margins at x1 (every fold; experiments/knowledge_updates/current_cv.py), DEPTH,
 # EMBEDDED, TOP and LATEST at x1 and x10 together (experiments/knowledge_updates/scale_cv.py). At x10 the newest
@@ -332,18 +336,13 @@ def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, sl
     return list(found.values())
 
 
-LOG = logging.getLogger("cbmemory.retrieval")
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
 class _ModelFailed(Exception):
     """A call of the embedder made for this stage failed (the cause is ``__cause__``)."""
 
 
-def _guarded(call: Callable[P, R]) -> Callable[P, R]:
+def _guarded(call: Callable[_P, _R]) -> Callable[_P, _R]:
     """``call``, its failures raised as ``_ModelFailed``: the stage tells the model's faults from its own."""
-    def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+    def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return call(*args, **kwargs)
         except Exception as exc:
