@@ -1,8 +1,9 @@
 """Integration layer: the current-value stage (``cbmemory.retrieval.current_value.with_current``) when the model
 fails, over a real SQLite file with the real MiniLM embedder behind a wrapper that can be made to fail (the way a
 hosted model fails: a rate limit, a timeout). The stage only adds to what the recipe found: when one of its own
-embedder calls fails, ``recall`` and ``search`` give the recipe's memories as they are (no fault, nothing lost) and a
-warning is logged on ``cbmemory.retrieval``; a fault of the stage's own code is still raised by ``search``."""
+embedder calls fails, ``recall``, ``search`` and ``context`` give the recipe's memories as they are (no fault,
+nothing lost) and a warning is logged on ``cbmemory.retrieval``; a fault of the stage's own code is still raised by
+``search``."""
 
 from __future__ import annotations
 
@@ -102,6 +103,13 @@ def test_search_gives_the_recipes_hits_when_the_stages_model_calls_fail(memory, 
     off = memory.search(QUESTION, "ana", recipe=OFF)
     assert [h.record.record_id for h in hits] == [h.record.record_id for h in off]
     assert _shown(hits) == _shown(off)
+
+
+def test_context_gives_the_recipes_memories_when_the_stages_model_calls_fail(memory, failing):
+    failing.failing, failing.spared = True, QUESTION
+    got = memory.context(QUESTION, "ana")
+    assert failing.calls_failed > 0 and OLD in got.text and "Porto" not in got.text
+    assert got.text == memory.context(QUESTION, "ana", recipe=OFF).text
 
 
 def test_malformed_vectors_from_the_stages_model_calls_leave_the_recipes_memories(memory, failing, caplog):
