@@ -1,7 +1,8 @@
 """Unit layer: the current-value stage's pure parts (``cbmemory.retrieval.current_value``; a text's slot by its
-vector: ``test_slot_match.py``): which questions are about the user, the ``RetrievalConfig.current_value`` switch (checked, written to JSON only when on), and how a statement
-ranks toward the slot (``statement_score``: a claim of the kind and a change word count nearer), and how many statements
-it keeps for a memory of a given size (``selection``)."""
+vector: ``test_slot_match.py``): which questions are about the user, the ``RetrievalConfig.current_value`` switch
+(checked, written to JSON only when on), how a statement ranks toward the slot (``statement_score``: a claim of the
+kind and a change word count nearer), and how many statements it keeps for a memory of a given size
+(``selection``)."""
 
 import numpy as np
 import pytest
@@ -11,11 +12,7 @@ from cbmemory.retrieval import RetrievalConfig, current_value
 from cbmemory.retrieval.current_value import about_the_user, in_first_person, selection
 from cbmemory.retrieval.slots import SLOTS
 
-
-def protos():
-    """Three slots in 4 dimensions: a has two descriptions (axes 0 and 1), b one (axis 2), c one (axis 3)."""
-    rows = np.eye(4, dtype=np.float32)
-    return ("a", "b", "c"), np.array([0, 0, 1, 2]), rows
+from .test_slot_match import protos, random_protos  # the same stand-in descriptions
 
 
 @pytest.mark.parametrize("question,about_user", [
@@ -195,8 +192,6 @@ def test_statements_are_scored_in_one_product_as_each_would_be_alone():
     stage's real slots (random descriptions: the vectors are not under test), a zero vector (near nothing: only a
     claim counts) and no statement at all."""
     from cbmemory.retrieval.current_value import statement_score, statement_scores
-
-    from .test_slot_match import random_protos
 
     rng = np.random.default_rng(7)
     p = random_protos(rng)
