@@ -266,9 +266,12 @@ _APPOSITIVE = re.compile(rf"\b(?:my|our)\s+(?:{WHO_WORDS})$", re.I)
 _CONTRACTION = re.compile(r"['’](?:re|ll|ve|d|m)$|n['’]t$")
 
 
-def values(text: str) -> frozenset[str]:
+def values(text: str, first_word: bool = False) -> frozenset[str]:
     """The value words of a turn: capitalised names (not a sentence's first word, not the name of whom the
-    turn speaks to, not the usual capitalised words), numbers, emails; days of the week by their name."""
+    turn speaks to, not the usual capitalised words), numbers, emails; days of the week by their name.
+    ``first_word``: the other reading of a run of two or more capitalised words that opens a sentence, its first
+    word kept ("Quillon Labs is my employer" names "quillon labs"; read as now, "labs": "Visited Inverness" names
+    "inverness"). ``opens_with_name`` says whether the two readings can differ."""
     addressed = {m.group(1) or m.group(2) for m in _GREETING.finditer(text)
                  if m.group(1) or not _APPOSITIVE.search(text, max(0, m.start() - 40), m.start())}
     out = set()
@@ -276,7 +279,8 @@ def values(text: str) -> frozenset[str]:
         for m in VALUE.finditer(sentence):
             found = m.group(0).strip(" .,:;!?")
             words = [w for w in found.split() if not _CONTRACTION.search(w) and w not in addressed]
-            if m.start() == 0 and words and words[0].isalpha() and words[0] == found.split()[0]:
+            if m.start() == 0 and words and words[0].isalpha() and words[0] == found.split()[0] and not (
+                    first_word and len(words) > 1):
                 words = words[1:]  # a sentence's first word
             first = next((i for i, w in enumerate(words) if w not in _STARTS), len(words))
             last = next((i for i in range(len(words), first, -1) if words[i - 1] not in _STARTS), first)
@@ -288,10 +292,17 @@ def values(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def claim_values(claim: Claim, slot: str) -> frozenset[str]:
+def opens_with_name(text: str) -> bool:
+    """Whether a sentence of ``text`` opens with a run of two or more capitalised words: ``values`` reads it two
+    ways (its first word a name's or only capitalised by its place)."""
+    return any((m := VALUE.match(s)) is not None and len(m.group(0).split()) > 1 for s in sentences(text))
+
+
+def claim_values(claim: Claim, slot: str, first_word: bool = False) -> frozenset[str]:
     """The values a claim names: its sentence's ``values`` in its span (days and months only for a schedule) and, for a
-    slot whose values are ordinary words, those."""
+    slot whose values are ordinary words, those (``first_word``: as for ``values``)."""
     span = claim.span.lower()
-    found = frozenset(v for v in values(claim.sentence) if v in span and (slot == "schedule" or v not in _CALENDAR))
+    found = frozenset(v for v in values(claim.sentence, first_word)
+                      if v in span and (slot == "schedule" or v not in _CALENDAR))
     rule = VALUE_TERMS.get(slot)
     return found | ({m.group(0).lower() for m in rule.finditer(claim.span)} if rule else set())

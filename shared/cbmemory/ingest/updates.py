@@ -18,6 +18,9 @@ A new user turn supersedes an earlier user turn of the same user when all of the
   (``SINGLE``: a home, an employer, a phone number ...) and each claim names a value the other turn lacks
   (``values``: names, numbers, emails; for diets, commutes and households their ordinary words). Slots
   that can hold several values at once (pets, trips, languages, sports, favourites) need the change word.
+  A name that opens a sentence is read with its first word and without it (``claims.values``: the word may be
+  capitalised only by its place), and a link needs both readings to see a change: "Quillon Labs is still my
+  employer" restates "I work at Quillon Labs".
 
 Precision first: a missed link leaves today's behaviour (both statements can be shown, unmarked); a false one
 marks a line that still holds as changed. Measured with ``cbmemory eval locomo-updates --family train
@@ -42,7 +45,7 @@ from __future__ import annotations
 
 import re
 
-from ..claims import CHANGE, claim_values, claims, values
+from ..claims import CHANGE, claim_values, claims, opens_with_name, values
 from ..text import PARTNER_WORDS, ROLE_WORDS, ROLES_OF, people, stated
 
 SIMILARITY = 0.1  # the least cosine of two turns' embeddings for a link (leave-one-conversation-out, pairs.py)
@@ -83,7 +86,15 @@ def changes(new: str, old: str, similarity: float) -> bool:
         return False
     if not people(new) - ROLE_WORDS <= people(old):  # roles: by each claim's kind, below
         return False
-    new_values, old_values = values(new), values(old)
+    # a name that opens a sentence is read both ways (``claims.values``): "St Brigid's is her school now" restates
+    # "Our daughter goes to St Brigid's" though, without its first word, it names "brigid": both must see a change
+    return _changed(new, old, False) and (
+        not (opens_with_name(new) or opens_with_name(old)) or _changed(new, old, True))
+
+
+def _changed(new: str, old: str, first_word: bool) -> bool:
+    """``changes``' test of two statements' values and claims (``first_word``: the reading of ``claims.values``)."""
+    new_values, old_values = values(new, first_word), values(old, first_word)
     if new_values and new_values <= old_values:
         return False  # says again what was said
     if old_values and old_values <= new_values:
@@ -92,9 +103,10 @@ def changes(new: str, old: str, similarity: float) -> bool:
     for slot in new_claims.keys() & old_claims.keys():
         own = OWN.get(slot, frozenset())
         # each claim's evidence is read once; a message's first MAX_CLAIMS claims of a kind are compared
-        olds = [(people(o.sentence) - own, _days(o.span), claim_values(o, slot)) for o in old_claims[slot][:MAX_CLAIMS]]
+        olds = [(people(o.sentence) - own, _days(o.span), claim_values(o, slot, first_word))
+                for o in old_claims[slot][:MAX_CLAIMS]]
         for n in new_claims[slot][:MAX_CLAIMS]:
-            n_people, n_days, n_values = people(n.sentence) - own, _days(n.span), claim_values(n, slot)
+            n_people, n_days, n_values = people(n.sentence) - own, _days(n.span), claim_values(n, slot, first_word)
             changed = CHANGE.search(n.sentence) is not None
             for o_people, o_days, o_values in olds:
                 if n_people != o_people:

@@ -87,6 +87,15 @@ def test_a_restatement_and_a_question_link_nothing(memory):
     assert all(r.supersedes == () for r in memory.session_records("ana"))
 
 
+
+def test_a_restatement_that_opens_with_the_name_links_nothing_and_marks_nothing(memory):
+    """A name that opens a sentence ("Quillon Labs is ...") is no other value than the one it restates."""
+    _session(memory, "s1", 0, "I work at Quillon Labs, mostly on the planning side.", CHAT[0])
+    _session(memory, "s2", 20, "Quillon Labs is still my employer, no change there.", CHAT[1])
+    assert all(r.supersedes == () for r in memory.session_records("ana"))
+    text = memory.recall("Where do I work?", "ana").context.text
+    assert "Quillon Labs is still my employer" in text and "changed on" not in text
+
 def test_a_new_number_in_one_batch_with_the_old_is_linked(memory):
     msgs = [{"role": "user", "content": "You can always reach me on 0745 330 8172."},
             {"role": "user", "content": "I changed my phone number, it's 0752 119 3387 now."}]

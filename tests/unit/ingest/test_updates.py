@@ -3,7 +3,7 @@ Pure: the similarity a caller measures is given."""
 
 import pytest
 
-from cbmemory.claims import CHANGE, CLAUSE_CHARS, Claim, claims, sentences, slots, values
+from cbmemory.claims import CHANGE, CLAUSE_CHARS, Claim, claims, opens_with_name, sentences, slots, values
 from cbmemory.ingest.updates import OWN, changes, people
 
 LINKS = [  # (new, old, similarity): the user's new statement changes the old one
@@ -301,3 +301,28 @@ def test_a_name_beside_a_word_for_a_person_is_a_value_not_whom_the_turn_speaks_t
 
 def test_a_partner_named_beside_the_word_links_when_another_is_named_so():
     assert changes("I live with my partner, Henrik, since the spring.", "I live with my partner, Tobias.", 0.5)
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("Quillon Labs is still my employer, no change there.", "I work at Quillon Labs."),
+    ("Dunfermline High is our son's school and he likes it.", "Our son goes to school at Dunfermline High."),
+    ("Our son is still at Dunfermline High school, no change.", "Dunfermline High is our son's school."),
+])
+def test_a_restatement_that_opens_with_the_name_it_restates_links_nothing(new, old):
+    """A sentence's first word is capitalised by its place, so a name that opens one is read both ways (without its
+    first word "Quillon Labs" names "labs", another value than "quillon labs"): a link needs both to see a change."""
+    assert not changes(new, old, 0.6)
+
+
+def test_a_change_that_opens_with_the_new_name_still_links():
+    assert changes("Quillon Labs is my new employer, I start Monday.", "I work at Marsh & Finch.", 0.4)
+    assert changes("Our son goes to Dunfermline High now.", "Aberdeen Grammar is our son's school.", 0.5)
+
+
+def test_a_name_that_opens_a_sentence_is_read_both_ways():
+    assert values("Quillon Labs is my employer.") == {"labs"}  # as a word capitalised by its place
+    assert values("Quillon Labs is my employer.", first_word=True) == {"quillon labs"}
+    assert values("Visited Inverness last week.") == {"inverness"}
+    assert values("Painting the walls took all weekend.", first_word=True) == frozenset()  # one word: as before
+    assert opens_with_name("It was long. Quillon Labs is my employer.")
+    assert not opens_with_name("Painting the walls took all weekend. I work at Quillon Labs.")
