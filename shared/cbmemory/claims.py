@@ -236,9 +236,9 @@ def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:
 
 
 # The values a claim names (``values``, ``claim_values``): the write-time rules compare them (``ingest.updates``), the
-# read-time stage follows them (``retrieval.followed``). An email is tried from the start of its run of name characters
-# only (from inside a long run of "-" or "+" every try would scan the rest).
-VALUE = re.compile(r"(?<![\w@.])(?:[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*|\d[\d:.,\s]*\d|\d|(?<![+-])[\w.+-]+@[\w.-]+)")
+# read-time stage follows them (``retrieval.followed``). An email is tried first ("Quinn.Reyes@Mail.com" is no name),
+# from the start of its run of name characters only (from inside a long run of "-" or "+" every try would scan the rest).
+VALUE = re.compile(r"(?<![\w@.])(?:(?<![+-])[\w.+-]+@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*|\d[\d:.,\s]*\d|\d)")
 _STARTS = {"I", "I'm", "I've", "I'll", "I'd", "My", "We", "Our", "The", "A", "An", "It", "It's", "So", "And",
            "But", "Big", "Oh", "Yes", "No", "Hey", "Hi", "Well", "Just", "Also", "Now", "Since", "Before", "After",
            "These", "This", "That", "Speaking", "Tomorrow", "Today", "Yesterday", "Change", "Booked", "Signed",
@@ -290,6 +290,36 @@ def values(text: str, first_word: bool = False) -> frozenset[str]:
                 value = " ".join(w.removesuffix("'s").removesuffix("’s") for w in words)
                 out.add(value.lower().rstrip("s") if value.rstrip("s") in _MONTHS_DAYS else value.lower())
     return frozenset(out)
+
+
+# one value written two ways (``value_form``): a time ("07:00", "7"), a number by its digits, a phone number by its last
+# PHONE_DIGITS digits (a country code where the leading 0 was: "+44 7521 193387", "07521 193387")
+_TIME = re.compile(r"0*(\d{1,2}):(\d{2})")
+_NUMBER = re.compile(r"[\d\s.-]+")
+PHONE_DIGITS = 9
+
+
+def value_form(value: str) -> str:
+    """One written form of a value of ``values`` (lower case), for telling whether two are one: a time without
+    ":00" or a leading zero, a number's digits alone (a phone number's last ``PHONE_DIGITS``), an email as it is, a
+    name without its dots ("dr. haddad" is "dr haddad")."""
+    if "@" in value:
+        return value
+    if (time := _TIME.fullmatch(value)) is not None:
+        return time.group(1) if time.group(2) == "00" else f"{time.group(1)}:{time.group(2)}"
+    if _NUMBER.fullmatch(value) and any(c.isdigit() for c in value):
+        digits = "".join(c for c in value if c.isdigit())
+        return digits[-PHONE_DIGITS:] if len(digits) >= PHONE_DIGITS else digits.lstrip("0") or "0"
+    return " ".join(value.replace(".", " ").split())
+
+
+def name_openings(form: str) -> list[str]:
+    """The shorter names a name's ``value_form`` opens with, word for word ("quillon" of "quillon labs"); none for a
+    number or an email."""
+    if "@" in form or form[:1].isdigit():
+        return []
+    words = form.split()
+    return [" ".join(words[:i]) for i in range(1, len(words))]
 
 
 def opens_with_name(text: str) -> bool:

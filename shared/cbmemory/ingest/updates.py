@@ -20,7 +20,9 @@ A new user turn supersedes an earlier user turn of the same user when all of the
   that can hold several values at once (pets, trips, languages, sports, favourites) need the change word.
   A name that opens a sentence is read with its first word and without it (``claims.values``: the word may be
   capitalised only by its place), and a link needs both readings to see a change: "Quillon Labs is still my
-  employer" restates "I work at Quillon Labs".
+  employer" restates "I work at Quillon Labs". One value written two ways is one (``claims.value_form``): a number
+  by its digits ("0752-119-3387", "07521193387"; a phone number by its last nine, "+44 7521 193387"), a time
+  without ":00", a name without its dots ("Dr Haddad") or cut short to the words it opens with ("Quillon").
 
 Precision first: a missed link leaves today's behaviour (both statements can be shown, unmarked); a false one
 marks a line that still holds as changed. Measured with ``cbmemory eval locomo-updates --family train
@@ -45,7 +47,7 @@ from __future__ import annotations
 
 import re
 
-from ..claims import CHANGE, claim_values, claims, opens_with_name, values
+from ..claims import CHANGE, claim_values, claims, name_openings, opens_with_name, value_form, values
 from ..text import PARTNER_WORDS, ROLE_WORDS, ROLES_OF, people, stated
 
 SIMILARITY = 0.1  # the least cosine of two turns' embeddings for a link (leave-one-conversation-out, pairs.py)
@@ -77,11 +79,14 @@ def _days(span: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_DASHED = re.compile(r"(?<=\d)[-–](?=\d)")  # a dash between digits: a number's groups (``changes``)
+
+
 def changes(new: str, old: str, similarity: float) -> bool:
     """Whether the user's statement ``new`` changes the user's earlier statement ``old`` (both user turns of
     one user; ``similarity``: the cosine of their embeddings). The rules are the module docstring's, on what
     each states (``text.stated``: a turn's questions left out)."""
-    new, old = stated(new), stated(old)
+    new, old = _DASHED.sub(" ", stated(new)), _DASHED.sub(" ", stated(old))  # "0752-119-3387": one number
     if not (new and old) or similarity < SIMILARITY:
         return False
     if not people(new) - ROLE_WORDS <= people(old):  # roles: by each claim's kind, below
@@ -95,9 +100,9 @@ def changes(new: str, old: str, similarity: float) -> bool:
 def _changed(new: str, old: str, first_word: bool) -> bool:
     """``changes``' test of two statements' values and claims (``first_word``: the reading of ``claims.values``)."""
     new_values, old_values = values(new, first_word), values(old, first_word)
-    if new_values and new_values <= old_values:
+    if new_values and not _other(new_values, old_values):
         return False  # says again what was said
-    if old_values and old_values <= new_values:
+    if old_values and not _other(old_values, new_values):
         return False
     new_claims, old_claims = claims(new), claims(old)
     for slot in new_claims.keys() & old_claims.keys():
@@ -113,11 +118,21 @@ def _changed(new: str, old: str, first_word: bool) -> bool:
                     continue  # one is about someone else (my daughter's school, my school)
                 if slot != "schedule" and n_days != o_days:
                     continue  # told for other days: another matter
-                new_here = n_values - o_values - old_values
+                new_here = _other(n_values, o_values | old_values)
                 if n_values and not new_here:
                     continue  # nothing new
                 if changed:
                     return True  # a change word where the user states the fact, and something new
-                if slot in SINGLE and new_here and o_values - n_values - new_values:
+                if slot in SINGLE and new_here and _other(o_values, n_values | new_values):
                     return True  # a fact of one value, another value
     return False
+
+
+def _other(these: frozenset[str], those: frozenset[str]) -> frozenset[str]:
+    """The values of ``these`` that are none of ``those``: one value written two ways is one (``claims.value_form``:
+    "07521193387" is "0752 119 3387", "7:00" is "7"), and a name is the longer one it opens word for word ("Quillon"
+    is "Quillon Labs", either way round)."""
+    forms = {value_form(v) for v in those}
+    opened = {o for f in forms for o in name_openings(f)}
+    return frozenset(v for v in these if (f := value_form(v)) not in forms and f not in opened
+                     and not any(o in forms for o in name_openings(f)))

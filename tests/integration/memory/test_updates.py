@@ -96,6 +96,14 @@ def test_a_restatement_that_opens_with_the_name_links_nothing_and_marks_nothing(
     text = memory.recall("Where do I work?", "ana").context.text
     assert "Quillon Labs is still my employer" in text and "changed on" not in text
 
+
+def test_a_number_written_another_way_links_nothing(memory):
+    """The same phone number with other spacing and a country code is no new number."""
+    _session(memory, "s1", 0, "My number is 07521 193387, text me any time.", CHAT[0])
+    _session(memory, "s2", 20, "My mobile is +44 7521 193387, same as ever.", CHAT[1])
+    assert all(r.supersedes == () for r in memory.session_records("ana"))
+    assert "changed on" not in memory.recall("What is my phone number?", "ana").context.text
+
 def test_a_new_number_in_one_batch_with_the_old_is_linked(memory):
     msgs = [{"role": "user", "content": "You can always reach me on 0745 330 8172."},
             {"role": "user", "content": "I changed my phone number, it's 0752 119 3387 now."}]

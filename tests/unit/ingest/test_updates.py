@@ -3,7 +3,18 @@ Pure: the similarity a caller measures is given."""
 
 import pytest
 
-from cbmemory.claims import CHANGE, CLAUSE_CHARS, Claim, claims, opens_with_name, sentences, slots, values
+from cbmemory.claims import (
+    CHANGE,
+    CLAUSE_CHARS,
+    Claim,
+    claims,
+    name_openings,
+    opens_with_name,
+    sentences,
+    slots,
+    value_form,
+    values,
+)
 from cbmemory.ingest.updates import OWN, changes, people
 
 LINKS = [  # (new, old, similarity): the user's new statement changes the old one
@@ -326,3 +337,40 @@ def test_a_name_that_opens_a_sentence_is_read_both_ways():
     assert values("Painting the walls took all weekend.", first_word=True) == frozenset()  # one word: as before
     assert opens_with_name("It was long. Quillon Labs is my employer.")
     assert not opens_with_name("Painting the walls took all weekend. I work at Quillon Labs.")
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("My number is 07521193387, same as always.", "My number is 0752 119 3387."),
+    ("My number is 0752-119-3387.", "My number is 0752 119 3387."),
+    ("My mobile is +44 7521 193387.", "My number is 07521 193387."),  # a country code where the 0 was
+    ("I wake up at 7am on weekdays.", "I wake up at 7:00 on weekdays."),
+    ("My doctor is Dr Haddad.", "My doctor is Dr. Haddad."),
+    ("I work at Quillon now, loving it.", "I work at Quillon Labs."),  # a name cut short
+    ("My email is Quinn.Reyes@Mail.com now.", "My email is quinn.reyes@mail.com."),
+])
+def test_one_value_written_two_ways_is_no_change(new, old):
+    assert not changes(new, old, 0.8)
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("I changed my number, it is 0752 119 3387 now.", "My number is 0745 330 8172."),
+    ("I wake up at 6:30 on weekdays now.", "I wake up at 7:00 on weekdays."),
+    ("My doctor is Dr. Okafor now.", "My doctor is Dr Haddad."),
+    ("My new email is quinn@fastmail.com.", "My email is Quinn.Reyes@Mail.com."),
+])
+def test_another_value_in_any_writing_is_still_a_change(new, old):
+    assert changes(new, old, 0.8)
+
+
+@pytest.mark.parametrize(("value", "form"), [
+    ("07:00", "7"), ("7:30", "7:30"), ("0752 119 3387", "521193387"), ("44 7521 193387", "521193387"),
+    ("07521 193387", "521193387"), ("007", "7"), ("dr. haddad", "dr haddad"), ("quinn@mail.com", "quinn@mail.com"),
+])
+def test_the_written_form_of_a_value(value, form):
+    assert value_form(value) == form
+
+
+def test_an_email_that_opens_with_a_capital_is_an_email_not_a_name():
+    assert values("Write to Quinn.Reyes@Mail.com from now on.") == {"quinn.reyes@mail.com"}
+    assert name_openings("quillon labs ltd") == ["quillon", "quillon labs"]
+    assert name_openings("521193387") == [] and name_openings("a@b.com") == []
