@@ -124,6 +124,15 @@ HEDGE = re.compile(r"\b(?:if|would|could|might|(?-i:may)|maybe|perhaps|someday|o
                    r"(?:to|of|about)|used to|can't wait|should|imagine|pretend)\b|['’]d\b", re.I)
 NEGATED = re.compile(r"\b(?:not|never|no one|nobody)\b|n['’]t\b(?! stop)", re.I)
 FUTURE = re.compile(r"\b(?:will|going to|gonna|soon|next (?:week|month|year))\b|['’]ll\b", re.I)
+# a past that no longer holds, in a claim's own clause ("I lived in Aberdeen", "My old number was ...", "back then";
+# not "I've lived", which still holds, "I moved to", a change, nor "I quit my old sport", what one leaves: "my old"
+# only as the clause's subject): the links (``ingest.updates``) take no such claim for the fact that holds now
+# (``in_the_past``); the read-time stage reads claims as they are
+PAST = re.compile(r"^\W*(?:my|our) (?:old|previous|former|last|ex)\b|"
+                  r"\b(?:(?:I|we) (?:lived|worked|studied|was (?:living|working|based)|were (?:living|working|based))|"
+                  r"ex-\w|back (?:when|then)|years ago|growing up|grew up|"
+                  r"as an? (?:kid|child|student|teenager)|in my (?:teens|twenties|thirties|forties|fifties|youth)|"
+                  r"when (?:I|we) (?:was|were) |before (?:I|we) (?:moved|came|left|joined|started|retrained))\b", re.I)
 MAX_PHRASES = 32  # a kind's phrases read per sentence (a sentence has a few; a pasted text may have thousands)
 CLAUSE_CHARS = 400  # the most of a claim read before and after its slot phrase (a clause is a few dozen characters)
 _CLAUSE = re.compile(r"[,;:—–]\s*|\s-\s|\b(?:and|but|so|because|while|when|after|before)\s", re.I)
@@ -212,6 +221,13 @@ def _stated(clause: str, slot: str, mine: bool = False) -> bool:
     trips)."""
     return ((mine or bool(FIRST_PERSON.search(clause))) and not THIRD_PERSON.search(clause)
             and not HEDGE.search(clause) and not NEGATED.search(clause) and (slot == "trip" or not FUTURE.search(clause)))
+
+
+def in_the_past(claim: Claim) -> bool:
+    """Whether the clause of ``claim``'s slot phrase (its span's first clause) tells a past that no longer holds
+    (``PAST``)."""
+    end = _CLAUSE.search(claim.span)
+    return PAST.search(claim.span[:end.start()] if end is not None and end.start() > 0 else claim.span) is not None
 
 
 def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:

@@ -23,6 +23,9 @@ A new user turn supersedes an earlier user turn of the same user when all of the
   employer" restates "I work at Quillon Labs". One value written two ways is one (``claims.value_form``): a number
   by its digits ("0752-119-3387", "07521193387"; a phone number by its last nine, "+44 7521 193387"), a time
   without ":00", a name without its dots ("Dr Haddad") or cut short to the words it opens with ("Quillon").
+- the new claim tells what holds now, not a past that no longer holds (``claims.in_the_past``: "I lived in
+  Aberdeen before I came here", "My old number was ...", "back when I worked for ..."), which would mark the fact
+  that holds now as changed.
 
 Precision first: a missed link leaves today's behaviour (both statements can be shown, unmarked); a false one
 marks a line that still holds as changed. Measured with ``cbmemory eval locomo-updates --family train
@@ -47,7 +50,16 @@ from __future__ import annotations
 
 import re
 
-from ..claims import CHANGE, claim_values, claims, name_openings, opens_with_name, value_form, values
+from ..claims import (
+    CHANGE,
+    claim_values,
+    claims,
+    in_the_past,
+    name_openings,
+    opens_with_name,
+    value_form,
+    values,
+)
 from ..text import PARTNER_WORDS, ROLE_WORDS, ROLES_OF, people, stated
 
 SIMILARITY = 0.1  # the least cosine of two turns' embeddings for a link (leave-one-conversation-out, pairs.py)
@@ -111,6 +123,8 @@ def _changed(new: str, old: str, first_word: bool) -> bool:
         olds = [(people(o.sentence) - own, _days(o.span), claim_values(o, slot, first_word))
                 for o in old_claims[slot][:MAX_CLAIMS]]
         for n in new_claims[slot][:MAX_CLAIMS]:
+            if in_the_past(n):
+                continue  # "I lived in Aberdeen before I came here": what held once, no change of what holds now
             n_people, n_days, n_values = people(n.sentence) - own, _days(n.span), claim_values(n, slot, first_word)
             changed = CHANGE.search(n.sentence) is not None
             for o_people, o_days, o_values in olds:

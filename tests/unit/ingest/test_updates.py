@@ -8,6 +8,7 @@ from cbmemory.claims import (
     CLAUSE_CHARS,
     Claim,
     claims,
+    in_the_past,
     name_openings,
     opens_with_name,
     sentences,
@@ -374,3 +375,25 @@ def test_an_email_that_opens_with_a_capital_is_an_email_not_a_name():
     assert values("Write to Quinn.Reyes@Mail.com from now on.") == {"quinn.reyes@mail.com"}
     assert name_openings("quillon labs ltd") == ["quillon", "quillon labs"]
     assert name_openings("521193387") == [] and name_openings("a@b.com") == []
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("I lived in Aberdeen for ten years before I came here.", "I live in Inverness."),
+    ("My old number was 0745 330 8172, do not use it.", "My number is 0752 119 3387."),
+    ("My previous employer was Marsh & Finch.", "I work at Quillon Labs."),
+    ("Back when I worked for Marsh & Finch the hours were awful.", "I work at Quillon Labs."),
+    ("My former doctor, Dr Haddad, retired.", "My doctor is Dr Okafor."),
+    ("I was living in Aberdeen when we met.", "I live in Inverness."),
+])
+def test_a_past_told_in_the_past_is_no_change_of_what_holds_now(new, old):
+    """A fact that held once ("I lived in ...", "my old number", "back when ...") would otherwise mark the one that holds
+    now as no longer current."""
+    assert not changes(new, old, 0.8)
+
+
+def test_what_still_holds_or_just_changed_is_not_the_past():
+    assert not in_the_past(claims("I've lived in Aberdeen for ten years.")["home"][0])  # holds still
+    assert not in_the_past(claims("I moved to Aberdeen last month.")["home"][0])  # a change
+    assert in_the_past(claims("Years ago I lived in Aberdeen, loved it.")["home"][0])
+    assert changes("I moved to Aberdeen last month.", "I live in Inverness.", 0.8)
+    assert changes("I switched doctors, I see Dr Okafor now.", "My doctor is Dr Haddad.", 0.8)
