@@ -25,7 +25,9 @@ A new user turn supersedes an earlier user turn of the same user when all of the
   without ":00", a name without its dots ("Dr Haddad") or cut short to the words it opens with ("Quillon").
 - the new claim tells what holds now, not a past that no longer holds (``claims.in_the_past``: "I lived in
   Aberdeen before I came here", "My old number was ...", "back when I worked for ..."), which would mark the fact
-  that holds now as changed.
+  that holds now as changed, nor a stay told for a while with no change or beginning (``WHILE``: "This week I'm
+  based in Aberdeen for the audit", "for the holidays"); and a phone number or an email told with a qualifier ("my
+  work number", ``QUALIFIER``) is one of several: it changes only one told with the same qualifier.
 
 Precision first: a missed link leaves today's behaviour (both statements can be shown, unmarked); a false one
 marks a line that still holds as changed. Measured with ``cbmemory eval locomo-updates --family train
@@ -91,6 +93,31 @@ def _days(span: str) -> frozenset[str]:
     return frozenset(out)
 
 
+# a phone number or an email told with a qualifier ("my work number", "my personal email") is one of several: two
+# claims are one matter only with the same qualifiers, or both with none
+QUALIFIER = re.compile(r"\b(work|home|personal|private|office|business|school|landline)\s+(?:mobile\s+|cell\s+|phone\s+)?"
+                       r"(?:number|phone|line|mobile|e-?mail|inbox|address)\b", re.I)
+QUALIFIED = frozenset({"phone", "email"})
+# a claim told for a bounded while ("This week I'm based in Aberdeen", "for the holidays") that says no change or
+# beginning is a stay, not the lasting fact
+WHILE = re.compile(r"\b(?:this (?:week|weekend|month|term|summer|winter|spring|autumn|fall)|(?:for|over) (?:the|a|two|"
+                   r"three|a few|a couple of|some|several) (?:days?|weeks?|weekends?|months?|summer|winter|holidays?|"
+                   r"conference|trip|audit|project|contract|festival|course)|until (?:mon|tues|wednes|thurs|fri|satur|"
+                   r"sun)day|until the end of|on a contract|temporar(?:y|ily))\b", re.I)
+BEGUN = re.compile(r"\b(?:moved|moving|started|starting|joined|joining|began|for good|signed|hired|accepted)\b", re.I)
+
+
+def _qualifiers(span: str, slot: str) -> frozenset[str]:
+    """The qualifiers a phone number's or an email's claim is told with (``QUALIFIER``), lower case."""
+    return frozenset(q.lower() for q in QUALIFIER.findall(span)) if slot in QUALIFIED else frozenset()
+
+
+def _for_a_while(sentence: str) -> bool:
+    """Whether a claim's sentence tells it for a bounded while (``WHILE``) and no change or beginning (``BEGUN``,
+    ``CHANGE``)."""
+    return WHILE.search(sentence) is not None and not BEGUN.search(sentence) and not CHANGE.search(sentence)
+
+
 _DASHED = re.compile(r"(?<=\d)[-–](?=\d)")  # a dash between digits: a number's groups (``changes``)
 
 
@@ -120,18 +147,21 @@ def _changed(new: str, old: str, first_word: bool) -> bool:
     for slot in new_claims.keys() & old_claims.keys():
         own = OWN.get(slot, frozenset())
         # each claim's evidence is read once; a message's first MAX_CLAIMS claims of a kind are compared
-        olds = [(people(o.sentence) - own, _days(o.span), claim_values(o, slot, first_word))
+        olds = [(people(o.sentence) - own, _days(o.span), _qualifiers(o.span, slot), claim_values(o, slot, first_word))
                 for o in old_claims[slot][:MAX_CLAIMS]]
         for n in new_claims[slot][:MAX_CLAIMS]:
-            if in_the_past(n):
-                continue  # "I lived in Aberdeen before I came here": what held once, no change of what holds now
+            if in_the_past(n) or _for_a_while(n.sentence):
+                continue  # "I lived in Aberdeen before I came here", "This week I'm based in Aberdeen": not what holds
             n_people, n_days, n_values = people(n.sentence) - own, _days(n.span), claim_values(n, slot, first_word)
+            n_qualifiers = _qualifiers(n.span, slot)
             changed = CHANGE.search(n.sentence) is not None
-            for o_people, o_days, o_values in olds:
+            for o_people, o_days, o_qualifiers, o_values in olds:
                 if n_people != o_people:
                     continue  # one is about someone else (my daughter's school, my school)
                 if slot != "schedule" and n_days != o_days:
                     continue  # told for other days: another matter
+                if n_qualifiers != o_qualifiers:
+                    continue  # another of one's numbers or emails (a work number, a home number)
                 new_here = _other(n_values, o_values | old_values)
                 if n_values and not new_here:
                     continue  # nothing new

@@ -114,6 +114,14 @@ def test_a_past_told_later_links_nothing_and_hides_nothing(memory):
     text = memory.recall("Which city do I live in?", "ana", current_only=True).context.text
     assert "I live in Inverness" in text and "changed on" not in text
 
+
+def test_a_stay_told_for_a_week_links_nothing(memory):
+    _session(memory, "s1", 0, "I live in Inverness and I love my neighbourhood.", CHAT[0])
+    _session(memory, "s2", 20, "This week I am based in Aberdeen for the audit.", CHAT[1])
+    assert all(r.supersedes == () for r in memory.session_records("ana"))
+    text = memory.recall("Which city do I live in?", "ana", current_only=True).context.text
+    assert "I live in Inverness" in text and "changed on" not in text
+
 def test_a_new_number_in_one_batch_with_the_old_is_linked(memory):
     msgs = [{"role": "user", "content": "You can always reach me on 0745 330 8172."},
             {"role": "user", "content": "I changed my phone number, it's 0752 119 3387 now."}]

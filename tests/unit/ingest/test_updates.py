@@ -397,3 +397,23 @@ def test_what_still_holds_or_just_changed_is_not_the_past():
     assert in_the_past(claims("Years ago I lived in Aberdeen, loved it.")["home"][0])
     assert changes("I moved to Aberdeen last month.", "I live in Inverness.", 0.8)
     assert changes("I switched doctors, I see Dr Okafor now.", "My doctor is Dr Haddad.", 0.8)
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("This week I am based in Aberdeen for the audit.", "I live in Inverness."),  # a stay
+    ("We are renting a cottage in Aberdeen for the holidays.", "I live in Inverness."),
+    ("I am working for a client, Marsh & Finch, this month.", "I work at Quillon Labs."),
+    ("Call me on my work number 0131 496 0001 during the day.", "My number is 0752 119 3387."),  # one of several
+    ("My work email is quinn@quillonlabs.com.", "My email is quinn@mail.com."),
+])
+def test_a_fact_told_for_a_while_or_of_one_of_several_numbers_changes_nothing(new, old):
+    assert not changes(new, old, 0.8)
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("I moved to Aberdeen this week, the flat is lovely.", "I live in Inverness."),  # a move told with a week
+    ("I started a new job at Quillon Labs this month.", "I work at Marsh & Finch."),
+    ("My work number is 0131 496 0003 now, the old line is gone.", "My work number is 0131 496 0001."),  # the same qualifier
+])
+def test_a_change_told_with_a_while_or_a_qualifier_still_links(new, old):
+    assert changes(new, old, 0.8)
