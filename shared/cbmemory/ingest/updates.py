@@ -26,8 +26,10 @@ A new user turn supersedes an earlier user turn of the same user when all of the
 - the new claim tells what holds now, not a past that no longer holds (``claims.in_the_past``: "I lived in
   Aberdeen before I came here", "My old number was ...", "back when I worked for ..."), which would mark the fact
   that holds now as changed, nor a stay told for a while with no change or beginning (``WHILE``: "This week I'm
-  based in Aberdeen for the audit", "for the holidays"); and a phone number or an email told with a qualifier ("my
-  work number", ``QUALIFIER``) is one of several: it changes only one told with the same qualifier.
+  based in Aberdeen for the audit", "for the holidays"), nor a habit's or a standing choice's one day (``ONE_DAY``,
+  ``HABITS``: "I woke up at 9 today", "I saw Dr Patel today"; "my first check-up with Dr Patel" is a beginning); and
+  a phone number or an email told with a qualifier ("my work number", ``QUALIFIER``) is one of several: it changes
+  only one told with the same qualifier.
 
 Precision first: a missed link leaves today's behaviour (both statements can be shown, unmarked); a false one
 marks a line that still holds as changed. Measured with ``cbmemory eval locomo-updates --family train
@@ -104,7 +106,13 @@ WHILE = re.compile(r"\b(?:this (?:week|weekend|month|term|summer|winter|spring|a
                    r"three|a few|a couple of|some|several) (?:days?|weeks?|weekends?|months?|summer|winter|holidays?|"
                    r"conference|trip|audit|project|contract|festival|course)|until (?:mon|tues|wednes|thurs|fri|satur|"
                    r"sun)day|until the end of|on a contract|temporar(?:y|ily))\b", re.I)
-BEGUN = re.compile(r"\b(?:moved|moving|started|starting|joined|joining|began|for good|signed|hired|accepted)\b", re.I)
+BEGUN = re.compile(r"\b(?:moved|moving|started|starting|joined|joining|began|for good|signed|hired|accepted|"
+                   r"registered|since|first)\b", re.I)
+# a habit's or a standing choice's claim told of one day ("I woke up at 9 today", "I saw Dr Patel today") that says no
+# change or beginning is that day's: for these kinds a day's event is no change (a move, a purchase is)
+HABITS = frozenset({"wake", "commute", "coffee", "diet", "sport", "doctor", "habit"})
+ONE_DAY = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening)|yesterday|last night|"
+                     r"on (?:mon|tues|wednes|thurs|fri|satur|sun)day(?!s))\b", re.I)
 
 
 def _qualifiers(span: str, slot: str) -> frozenset[str]:
@@ -112,10 +120,11 @@ def _qualifiers(span: str, slot: str) -> frozenset[str]:
     return frozenset(q.lower() for q in QUALIFIER.findall(span)) if slot in QUALIFIED else frozenset()
 
 
-def _for_a_while(sentence: str) -> bool:
-    """Whether a claim's sentence tells it for a bounded while (``WHILE``) and no change or beginning (``BEGUN``,
-    ``CHANGE``)."""
-    return WHILE.search(sentence) is not None and not BEGUN.search(sentence) and not CHANGE.search(sentence)
+def _for_a_while(sentence: str, slot: str) -> bool:
+    """Whether a claim's sentence tells it for a bounded while (``WHILE``), or a habit's for one day (``ONE_DAY``,
+    ``HABITS``), and no change or beginning (``BEGUN``, ``CHANGE``)."""
+    bounded = WHILE.search(sentence) is not None or (slot in HABITS and ONE_DAY.search(sentence) is not None)
+    return bounded and not BEGUN.search(sentence) and not CHANGE.search(sentence)
 
 
 _DASHED = re.compile(r"(?<=\d)[-–](?=\d)")  # a dash between digits: a number's groups (``changes``)
@@ -150,7 +159,7 @@ def _changed(new: str, old: str, first_word: bool) -> bool:
         olds = [(people(o.sentence) - own, _days(o.span), _qualifiers(o.span, slot), claim_values(o, slot, first_word))
                 for o in old_claims[slot][:MAX_CLAIMS]]
         for n in new_claims[slot][:MAX_CLAIMS]:
-            if in_the_past(n) or _for_a_while(n.sentence):
+            if in_the_past(n) or _for_a_while(n.sentence, slot):
                 continue  # "I lived in Aberdeen before I came here", "This week I'm based in Aberdeen": not what holds
             n_people, n_days, n_values = people(n.sentence) - own, _days(n.span), claim_values(n, slot, first_word)
             n_qualifiers = _qualifiers(n.span, slot)

@@ -417,3 +417,21 @@ def test_a_fact_told_for_a_while_or_of_one_of_several_numbers_changes_nothing(ne
 ])
 def test_a_change_told_with_a_while_or_a_qualifier_still_links(new, old):
     assert changes(new, old, 0.8)
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("I woke up at 9 today, lovely lie-in.", "I wake up at 6:30 every day."),  # one morning
+    ("I saw Dr Patel today as my GP was away.", "My doctor is Dr Haddad."),  # a visit
+    ("I have an appointment with Dr Patel on Tuesday about my knee.", "My doctor is Dr Haddad."),
+])
+def test_a_habits_one_day_is_no_new_habit(new, old):
+    assert not changes(new, old, 0.8)
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("Starting today I wake up at 5:30 for the new shift.", "I wake up at 7:00 every day."),
+    ("Had my first check-up with Dr Patel today, she was lovely.", "My doctor is Dr Haddad."),  # a first: a beginning
+    ("I moved to Aberdeen yesterday, boxes everywhere.", "I live in Inverness."),  # a day's event that is the change
+])
+def test_a_change_told_on_its_day_still_links(new, old):
+    assert changes(new, old, 0.8)
