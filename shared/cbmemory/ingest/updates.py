@@ -107,7 +107,7 @@ WHILE = re.compile(r"\b(?:this (?:week|weekend|month|term|summer|winter|spring|a
                    r"conference|trip|audit|project|contract|festival|course)|until (?:mon|tues|wednes|thurs|fri|satur|"
                    r"sun)day|until the end of|on a contract|temporar(?:y|ily))\b", re.I)
 BEGUN = re.compile(r"\b(?:moved|moving|started|starting|joined|joining|began|for good|signed|hired|accepted|"
-                   r"registered|since|first)\b", re.I)
+                   r"registered|since|first|bought|buying|purchased|adopted|engaged|married)\b", re.I)
 # a habit's or a standing choice's claim told of one day ("I woke up at 9 today", "I saw Dr Patel today") that says no
 # change or beginning is that day's: for these kinds a day's event is no change (a move, a purchase is)
 HABITS = frozenset({"wake", "commute", "coffee", "diet", "sport", "doctor", "habit"})
@@ -139,8 +139,8 @@ def changes(new: str, old: str, similarity: float) -> bool:
         return False
     if not people(new) - ROLE_WORDS <= people(old):  # roles: by each claim's kind, below
         return False
-    # a name that opens a sentence is read both ways (``claims.values``): "St Brigid's is her school now" restates
-    # "Our daughter goes to St Brigid's" though, without its first word, it names "brigid": both must see a change
+    # a name that opens a sentence is read both ways (``claims.values``): "Quillon Labs is still my employer" restates
+    # "I work at Quillon Labs" though, without its first word, it names "labs": both readings must see a change
     return _changed(new, old, False) and (
         not (opens_with_name(new) or opens_with_name(old)) or _changed(new, old, True))
 

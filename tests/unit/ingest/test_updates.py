@@ -414,6 +414,8 @@ def test_a_fact_told_for_a_while_or_of_one_of_several_numbers_changes_nothing(ne
     ("I moved to Aberdeen this week, the flat is lovely.", "I live in Inverness."),  # a move told with a week
     ("I started a new job at Quillon Labs this month.", "I work at Marsh & Finch."),
     ("My work number is 0131 496 0003 now, the old line is gone.", "My work number is 0131 496 0001."),  # the same qualifier
+    ("We bought a house in Aberdeen this spring.", "We live in Inverness."),  # an event told with its season
+    ("I got engaged to Callum this summer!", "My boyfriend is Ruairidh."),
 ])
 def test_a_change_told_with_a_while_or_a_qualifier_still_links(new, old):
     assert changes(new, old, 0.8)
