@@ -107,7 +107,8 @@ WHILE = re.compile(r"\b(?:this (?:week|weekend|month|term|summer|winter|spring|a
                    r"conference|trip|audit|project|contract|festival|course)|until (?:mon|tues|wednes|thurs|fri|satur|"
                    r"sun)day|until the end of|on a contract|temporar(?:y|ily))\b", re.I)
 BEGUN = re.compile(r"\b(?:moved|moving|started|starting|joined|joining|began|for good|signed|hired|accepted|"
-                   r"registered|since|first|bought|buying|purchased|adopted|engaged|married)\b", re.I)
+                   r"registered|since|first|bought|buying|purchased|adopted|engaged|married|got (?:a|an|my|our)|went|"
+                   r"became|now)\b", re.I)
 # a habit's or a standing choice's claim told of one day ("I woke up at 9 today", "I saw Dr Patel today") that says no
 # change or beginning is that day's: for these kinds a day's event is no change (a move, a purchase is)
 HABITS = frozenset({"wake", "commute", "coffee", "diet", "sport", "doctor", "habit"})
@@ -150,7 +151,7 @@ def _changed(new: str, old: str, first_word: bool) -> bool:
     new_values, old_values = values(new, first_word), values(old, first_word)
     if new_values and not _other(new_values, old_values):
         return False  # says again what was said
-    if old_values and not _other(old_values, new_values):
+    if old_values and not _other(old_values, new_values, openings=False):
         return False
     new_claims, old_claims = claims(new), claims(old)
     for slot in new_claims.keys() & old_claims.keys():
@@ -176,16 +177,19 @@ def _changed(new: str, old: str, first_word: bool) -> bool:
                     continue  # nothing new
                 if changed:
                     return True  # a change word where the user states the fact, and something new
-                if slot in SINGLE and new_here and _other(o_values, n_values | new_values):
+                if slot in SINGLE and new_here and _other(o_values, n_values | new_values, openings=False):
                     return True  # a fact of one value, another value
     return False
 
 
-def _other(these: frozenset[str], those: frozenset[str]) -> frozenset[str]:
+def _other(these: frozenset[str], those: frozenset[str], openings: bool = True) -> frozenset[str]:
     """The values of ``these`` that are none of ``those``: one value written two ways is one (``claims.value_form``:
-    "07521193387" is "0752 119 3387", "7:00" is "7"), and a name is the longer one it opens word for word ("Quillon"
-    is "Quillon Labs", either way round)."""
+    "07521193387" is "0752 119 3387", "7:00" is "7"), and, with ``openings``, a name is the longer one it opens word
+    for word ("Quillon" is "Quillon Labs", either way round): a new value cut short says the old one again, but the
+    old one's short form in a new turn ("I got a Kia Niro, the Skoda is gone") is no restatement of it."""
     forms = {value_form(v) for v in those}
+    if not openings:
+        return frozenset(v for v in these if value_form(v) not in forms)
     opened = {o for f in forms for o in name_openings(f)}
     return frozenset(v for v in these if (f := value_form(v)) not in forms and f not in opened
                      and not any(o in forms for o in name_openings(f)))

@@ -437,3 +437,15 @@ def test_a_habits_one_day_is_no_new_habit(new, old):
 ])
 def test_a_change_told_on_its_day_still_links(new, old):
     assert changes(new, old, 0.8)
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("I went vegan this month, feeling great.", "I'm vegetarian, have been for years."),
+    ("I got a Kia Niro this week, the Skoda is gone.", "I drive a Skoda Octavia."),  # the old one named short
+    ("My doctor is Dr Patel now, I saw her yesterday.", "My doctor is Dr Haddad."),
+    ("Our new address is 3 Ness Walk, we moved on Tuesday.", "Our address is 14 Kelvin Road."),
+    ("I'm a staff engineer now, promoted this month.", "I'm a team lead at Quillon Labs."),
+])
+def test_a_change_in_everyday_words_told_with_a_time_still_links(new, old):
+    """The rules for the past, a stay and a habit's one day take no link a change made before them."""
+    assert changes(new, old, 0.8)
