@@ -105,22 +105,19 @@ def test_a_number_written_another_way_links_nothing(memory):
     assert "changed on" not in memory.recall("What is my phone number?", "ana").context.text
 
 
-def test_a_past_told_later_links_nothing_and_hides_nothing(memory):
-    """"I lived in Aberdeen before I came here" tells what held once: the home that holds now is neither marked as
-    changed nor hidden from a read of what is current."""
+@pytest.mark.parametrize("later", [
+    "I lived in Aberdeen for ten years before I came here.",  # what held once
+    "This week I am based in Aberdeen for the audit.",  # a stay
+])
+def test_a_later_past_or_stay_links_nothing_and_hides_nothing(memory, later):
+    """A past told later ("I lived in Aberdeen before I came here") or a stay told for a week: the home that holds now
+    is neither marked as changed nor hidden from a read of what is current."""
     _session(memory, "s1", 0, "I live in Inverness and I love my neighbourhood.", CHAT[0])
-    _session(memory, "s2", 20, "I lived in Aberdeen for ten years before I came here.", CHAT[1])
+    _session(memory, "s2", 20, later, CHAT[1])
     assert all(r.supersedes == () for r in memory.session_records("ana"))
     text = memory.recall("Which city do I live in?", "ana", current_only=True).context.text
     assert "I live in Inverness" in text and "changed on" not in text
 
-
-def test_a_stay_told_for_a_week_links_nothing(memory):
-    _session(memory, "s1", 0, "I live in Inverness and I love my neighbourhood.", CHAT[0])
-    _session(memory, "s2", 20, "This week I am based in Aberdeen for the audit.", CHAT[1])
-    assert all(r.supersedes == () for r in memory.session_records("ana"))
-    text = memory.recall("Which city do I live in?", "ana", current_only=True).context.text
-    assert "I live in Inverness" in text and "changed on" not in text
 
 def test_a_new_number_in_one_batch_with_the_old_is_linked(memory):
     msgs = [{"role": "user", "content": "You can always reach me on 0745 330 8172."},

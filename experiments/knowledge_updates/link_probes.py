@@ -1,0 +1,115 @@
+"""Issue 31: the write-time links (``ingest.updates.changes``) on statements that only look like a change of the
+user's fact, in pairs (new, old) of my own, none from any family (6 December), one set per fix:
+
+- ``PAST_*``: what held once ("I lived in Aberdeen for ten years before I came here." after "I live in Inverness.");
+- ``STAY_*``: a fact told for a while or of one of several numbers ("This week I am based in Aberdeen for the audit.",
+  "Call me on my work number ...");
+- ``DAY_*``: a habit's one day ("I woke up at 9 today, lovely lie-in.", "I saw Dr Patel today as my GP was away.").
+
+In each set ``SEEN`` were found linking and read while writing the fix, ``HELD`` were written with them, before the
+fix, and only counted after it, and ``CHANGES`` are changes told the same way, which must still link.
+
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/link_probes.py
+"""
+
+from cbmemory.ingest.updates import changes
+
+PAST_SEEN = [
+    ("I lived in Aberdeen for ten years before I came here.", "I live in Inverness."),
+    ("My old number was 0745 330 8172, do not use it.", "My number is 0752 119 3387."),
+    ("My previous employer was Marsh & Finch.", "I work at Quillon Labs."),
+    ("Back when I worked for Marsh & Finch the hours were awful.", "I work at Quillon Labs."),
+    ("Years ago I lived in Aberdeen, loved it.", "I live in Inverness."),
+    ("Before I moved here I lived in Aberdeen.", "I live in Inverness."),
+    ("My former doctor, Dr Haddad, retired.", "My doctor is Dr Okafor."),
+    ("I was living in Aberdeen when we met.", "I live in Inverness."),
+]
+
+PAST_HELD = [
+    ("When I was a student I lived in Dundee, in a tiny flat.", "I live in Inverness."),
+    ("I worked for Fenwick Analytics straight out of university.", "I work at Quillon Labs."),
+    ("My last job was at Marsh & Finch, on the sales side.", "I work at Quillon Labs."),
+    ("Our old address was 14 Kelvin Road, the post still goes there.", "Our address is 3 Ness Walk."),
+    ("In my twenties I was based in Leith.", "I'm based in Inverness."),
+    ("My ex-husband Gordon still calls sometimes.", "My husband is Ewan."),
+    ("As a kid I was a pupil at Dunfermline High.", "Our son goes to school at Inverness Royal Academy."),
+    ("I used to be a nurse, years before I retrained as an engineer.", "I'm a staff engineer now."),
+    ("Back then my phone number was 0131 496 0001.", "My number is 0752 119 3387."),
+    ("I worked at Marsh & Finch until 2019.", "I work at Quillon Labs."),
+    ("We lived in Aberdeen before the kids were born.", "We live in Inverness."),
+    ("My previous car was a Skoda Octavia and it never broke down.", "I drive a Kia Niro."),
+]
+
+PAST_CHANGES = [
+    ("I moved to Aberdeen last month.", "I live in Inverness."),
+    ("I left Marsh & Finch and joined Quillon Labs.", "I work at Marsh & Finch."),
+    ("I lived in Aberdeen until May, now I live in Inverness.", "I live in Aberdeen."),
+    ("I changed my number last week, it's 0752 119 3387 now.", "My number is 0745 330 8172."),
+    ("I switched doctors, I see Dr Okafor now.", "My doctor is Dr Haddad."),
+    ("Big news: I started at Quillon Labs on Monday.", "I work at Marsh & Finch."),
+]
+
+STAY_SEEN = [
+    ("We are renting a cottage in Aberdeen for the holidays.", "I live in Inverness."),
+    ("I am working for a client, Marsh & Finch, this month.", "I work at Quillon Labs."),
+    ("This week I am based in Aberdeen for the audit.", "I live in Inverness."),
+    ("Call me on my work number 0131 496 0001 during the day.", "My number is 0752 119 3387."),
+    ("My work email is quinn@quillonlabs.com.", "My email is quinn@mail.com."),
+]
+
+STAY_HELD = [
+    ("For the summer we are living in a caravan in Oban.", "We live in Inverness."),
+    ("I'm working for Fenwick Analytics for a few weeks on a contract.", "I work at Quillon Labs."),
+    ("Until Friday I'm based in Dundee for training.", "I'm based in Inverness."),
+    ("My home number is 01463 220 110 if the mobile is off.", "My number is 0752 119 3387."),
+    ("My personal email is quinn.r@fastmail.com, use it for the party.", "My email is quinn@quillonlabs.com."),
+    ("Reach me on my office line, 0131 496 0002, this afternoon.", "You can reach me on 0752 119 3387."),
+    ("For the conference I'm staying at a flat in Aberdeen.", "I live in Inverness."),
+    ("This month I'm working at the Aberdeen branch of Marsh & Finch.", "I work at Quillon Labs."),
+]
+
+STAY_CHANGES = [
+    ("I moved to Aberdeen this week, the flat is lovely.", "I live in Inverness."),
+    ("I started a new job at Quillon Labs this month.", "I work at Marsh & Finch."),
+    ("My work number changed, it's 0131 496 0003 now.", "My work number is 0131 496 0001."),
+    ("I changed my number, it's 0752 119 3387 now.", "My number is 0745 330 8172."),
+    ("New email: quinn@fastmail.com, the old inbox is closed.", "My email is quinn@mail.com."),
+    ("Big news: I moved to Aberdeen for good this summer.", "I live in Inverness."),
+]
+
+DAY_SEEN = [
+    ("I saw Dr Patel today as my GP was away.", "My doctor is Dr Haddad."),
+    ("I have an appointment with Dr Patel on Tuesday about my knee.", "My doctor is Dr Haddad."),
+    ("I woke up at 9 today, lovely lie-in.", "I wake up at 6:30 every day."),
+]
+
+DAY_HELD = [
+    ("Yesterday I got up at 5:00 to catch the early train.", "I wake up at 7:00 on weekdays."),
+    ("This morning I drove to work because of the rain.", "I cycle to work every day."),
+    ("Dr Okafor stitched my hand at the clinic last night.", "My GP is Dr Haddad."),
+    ("I had an oat latte this morning for a change.", "My usual coffee is an espresso."),
+    ("On Saturday I slept in and got up at 10.", "I wake up at 6:00 every day."),
+    ("I took the train in today, the roads were closed.", "I get to work by bike."),
+]
+
+DAY_CHANGES = [
+    ("I've been waking at 7:15 since the new job.", "I wake up at 6:30 every day."),
+    ("Starting today I wake up at 5:30 for the new shift.", "I wake up at 7:00 every day."),
+    ("I registered with Dr Patel today, Dr Haddad retired.", "My doctor is Dr Haddad."),
+    ("From now on I take the bus to work, the bike was stolen.", "I cycle to work."),
+    ("I switched to cortados this week, no more espresso.", "My usual coffee is an espresso."),
+]
+
+SETS = {"past": (PAST_SEEN, PAST_HELD, PAST_CHANGES), "stay": (STAY_SEEN, STAY_HELD, STAY_CHANGES),
+        "day": (DAY_SEEN, DAY_HELD, DAY_CHANGES)}
+
+
+def main() -> None:
+    for name, (seen, held, changed) in SETS.items():
+        counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (seen, held, changed)]
+        print(f"{name}: SEEN {counts[0]} of {len(seen)}, HELD {counts[1]} of {len(held)} link (wanted: none); "
+              f"CHANGES {counts[2]} of {len(changed)} (wanted: all)")
+
+
+if __name__ == "__main__":
+    main()
