@@ -7,10 +7,14 @@ user's fact, in pairs (new, old) of my own, none from any family (6 December), o
 - ``DAY_*``: a habit's one day ("I woke up at 9 today, lovely lie-in.", "I saw Dr Patel today as my GP was away.").
 
 In each set ``SEEN`` were found linking and read while writing the fix, ``HELD`` were written with them, before the
-fix, and only counted after it, and ``CHANGES`` are changes told the same way, which must still link.
+fix, and only counted after it, and ``CHANGES`` are changes told the same way, which must still link. ``REGRESS``:
+changes in everyday words told with a time, written after the three fixes to find links they take away (11 of 14
+link on d4bc3bd, the same 11 after; ``-v`` prints each, to compare checkouts).
 
-    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/link_probes.py
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/link_probes.py [-v]
 """
+
+import sys
 
 from cbmemory.ingest.updates import changes
 
@@ -100,15 +104,36 @@ DAY_CHANGES = [
     ("I switched to cortados this week, no more espresso.", "My usual coffee is an espresso."),
 ]
 
+REGRESS = [
+    ("I went vegan this month, feeling great.", "I'm vegetarian, have been for years."),
+    ("This week I switched to decaf.", "My usual coffee is an espresso."),
+    ("I took up squash this summer and play every weekend.", "I play tennis on weekends."),
+    ("I've been cycling to work this month, the bus was too slow.", "I take the bus to work."),
+    ("Today I got a new number: 0131 496 0004.", "My number is 0752 119 3387."),
+    ("My partner Callum moved in this week.", "My partner is Ruairidh."),
+    ("I got a Kia Niro this week, the Skoda is gone.", "I drive a Skoda Octavia."),
+    ("This morning was my first commute by train, no more driving.", "I drive to work."),
+    ("We live in Aberdeen now, for the past month.", "We live in Inverness."),
+    ("I work at Quillon Labs now, this is my second week.", "I work at Marsh & Finch."),
+    ("I wake at 5:30 these days, yesterday included.", "I wake up at 7:00 every day."),
+    ("My doctor is Dr Patel now, I saw her yesterday.", "My doctor is Dr Haddad."),
+    ("Our new address is 3 Ness Walk, we moved on Tuesday.", "Our address is 14 Kelvin Road."),
+    ("I'm a staff engineer now, promoted this month.", "I'm a team lead at Quillon Labs."),
+]
+
 SETS = {"past": (PAST_SEEN, PAST_HELD, PAST_CHANGES), "stay": (STAY_SEEN, STAY_HELD, STAY_CHANGES),
         "day": (DAY_SEEN, DAY_HELD, DAY_CHANGES)}
 
 
 def main() -> None:
+    if "-v" in sys.argv:
+        for new, old in REGRESS:
+            print(int(changes(new, old, 0.8)), new)
     for name, (seen, held, changed) in SETS.items():
         counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (seen, held, changed)]
         print(f"{name}: SEEN {counts[0]} of {len(seen)}, HELD {counts[1]} of {len(held)} link (wanted: none); "
               f"CHANGES {counts[2]} of {len(changed)} (wanted: all)")
+    print(f"regress: {sum(changes(new, old, 0.8) for new, old in REGRESS)} of {len(REGRESS)} link")
 
 
 if __name__ == "__main__":
