@@ -4,7 +4,8 @@ user's fact, in pairs (new, old) of my own, none from any family (6 December), o
 - ``PAST_*``: what held once ("I lived in Aberdeen for ten years before I came here." after "I live in Inverness.");
 - ``STAY_*``: a fact told for a while or of one of several numbers ("This week I am based in Aberdeen for the audit.",
   "Call me on my work number ...");
-- ``DAY_*``: a habit's one day ("I woke up at 9 today, lovely lie-in.", "I saw Dr Patel today as my GP was away.").
+- ``DAY_*``: a habit's one day ("I woke up at 9 today, lovely lie-in.", "I saw Dr Patel today as my GP was away.");
+- ``PLAN_*``: a plan told in the present ("I am moving to Aberdeen in March.").
 
 In each set ``SEEN`` were found linking and read while writing the fix, ``HELD`` were written with them, before the
 fix, and only counted after it, and ``CHANGES`` are changes told the same way, which must still link. ``REGRESS``:
@@ -104,6 +105,29 @@ DAY_CHANGES = [
     ("I switched to cortados this week, no more espresso.", "My usual coffee is an espresso."),
 ]
 
+PLAN_SEEN = [
+    ("I am moving to Aberdeen in March.", "I live in Inverness."),
+    ("We are moving to Aberdeen once the house sale goes through.", "We live in Inverness."),
+    ("I am relocating to Aberdeen later this year.", "I live in Inverness."),
+    ("I have accepted an offer from Quillon Labs, starting in September.", "I work at Marsh & Finch."),
+]
+
+PLAN_HELD = [
+    ("We're relocating to Dundee in the spring, the school is sorted.", "We live in Inverness."),
+    ("I'm switching to Fenwick Analytics at the end of the month.", "I work at Quillon Labs."),
+    ("I am starting at Marsh & Finch in January, I handed in my notice today.", "I work at Quillon Labs."),
+    ("We're moving to Leith after the wedding.", "We live in Inverness."),
+    ("I'm leaving Quillon Labs for Fenwick Analytics in a few weeks.", "I work at Quillon Labs."),
+    ("My number is changing to 0131 496 0009 from next Monday.", "My number is 0752 119 3387."),
+]
+
+PLAN_CHANGES = [
+    ("I moved to Aberdeen in March, the flat is lovely.", "I live in Inverness."),
+    ("Big news: I'm moving to Aberdeen this weekend, the van is booked for today.", "I live in Inverness."),
+    ("I started at Quillon Labs in January.", "I work at Marsh & Finch."),
+    ("I'm working at Quillon Labs now, I started in September.", "I work at Marsh & Finch."),
+]
+
 REGRESS = [
     ("I went vegan this month, feeling great.", "I'm vegetarian, have been for years."),
     ("This week I switched to decaf.", "My usual coffee is an espresso."),
@@ -122,7 +146,7 @@ REGRESS = [
 ]
 
 SETS = {"past": (PAST_SEEN, PAST_HELD, PAST_CHANGES), "stay": (STAY_SEEN, STAY_HELD, STAY_CHANGES),
-        "day": (DAY_SEEN, DAY_HELD, DAY_CHANGES)}
+        "day": (DAY_SEEN, DAY_HELD, DAY_CHANGES), "plan": (PLAN_SEEN, PLAN_HELD, PLAN_CHANGES)}
 
 
 def main() -> None:
