@@ -27,7 +27,8 @@ A new user turn supersedes an earlier user turn of the same user when all of the
   Aberdeen before I came here", "My old number was ...", "back when I worked for ..."), which would mark the fact
   that holds now as changed, nor a stay told for a while with no change or beginning (``WHILE``: "This week I'm
   based in Aberdeen for the audit", "for the holidays"), nor a habit's or a standing choice's one day (``ONE_DAY``,
-  ``HABITS``: "I woke up at 9 today", "I saw Dr Patel today"; "my first check-up with Dr Patel" is a beginning); and
+  ``HABITS``: "I woke up at 9 today", "I saw Dr Patel today"; "my first check-up with Dr Patel" is a beginning), nor
+  a plan told in the present (``PLANNED`` with ``TO_COME``: "I am moving to Aberdeen in March"); and
   a phone number or an email told with a qualifier ("my work number", ``QUALIFIER``) is one of several: it changes
   only one told with the same qualifier.
 
@@ -116,6 +117,21 @@ ONE_DAY = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening)|yes
                      r"on (?:mon|tues|wednes|thurs|fri|satur|sun)day(?!s))\b", re.I)
 
 
+# a plan told in the present ("I am moving to Aberdeen in March", "an offer, starting in September"): a change told in
+# the present progressive, or a start to come, with a time still to come; the statement's own date is not read
+_MONTHS = r"january|february|march|april|may|june|july|august|september|october|november|december"
+PLANNED = re.compile(r"(?:\b(?:am|are|is)|['’](?:m|re|s))\s+(?:now\s+)?(?:moving|relocating|starting|switching|leaving|"
+                     r"changing|transferring)\b|\bstarting (?:in|on|from|next)\b|\bfrom next\b", re.I)
+TO_COME = re.compile(rf"\b(?:in (?:{_MONTHS})|in the (?:spring|summer|autumn|fall|winter|new year)|later this (?:week|"
+                     r"month|year)|at the end of (?:the|this) (?:week|month|year)|in (?:a|a few|two|three|several) "
+                     r"(?:days|weeks|months)|once|after the|from next|starting (?:in|on|from|next))\b", re.I)
+
+
+def _planned(sentence: str) -> bool:
+    """Whether a claim's sentence tells a plan (``PLANNED`` with a time still to come, ``TO_COME``)."""
+    return PLANNED.search(sentence) is not None and TO_COME.search(sentence) is not None
+
+
 def _qualifiers(span: str, slot: str) -> frozenset[str]:
     """The qualifiers a phone number's or an email's claim is told with (``QUALIFIER``), lower case."""
     return frozenset(q.lower() for q in QUALIFIER.findall(span)) if slot in QUALIFIED else frozenset()
@@ -160,8 +176,9 @@ def _changed(new: str, old: str, first_word: bool) -> bool:
         olds = [(people(o.sentence) - own, _days(o.span), _qualifiers(o.span, slot), claim_values(o, slot, first_word))
                 for o in old_claims[slot][:MAX_CLAIMS]]
         for n in new_claims[slot][:MAX_CLAIMS]:
-            if in_the_past(n) or _for_a_while(n.sentence, slot):
-                continue  # "I lived in Aberdeen before I came here", "This week I'm based in Aberdeen": not what holds
+            if in_the_past(n) or _for_a_while(n.sentence, slot) or _planned(n.sentence):
+                continue  # "I lived in Aberdeen before I came here", "This week I'm based in Aberdeen", "I'm moving
+                # to Aberdeen in March": not what holds now
             n_people, n_days, n_values = people(n.sentence) - own, _days(n.span), claim_values(n, slot, first_word)
             n_qualifiers = _qualifiers(n.span, slot)
             changed = CHANGE.search(n.sentence) is not None

@@ -449,3 +449,20 @@ def test_a_change_told_on_its_day_still_links(new, old):
 def test_a_change_in_everyday_words_told_with_a_time_still_links(new, old):
     """The rules for the past, a stay and a habit's one day take no link a change made before them."""
     assert changes(new, old, 0.8)
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("I am moving to Aberdeen in March.", "I live in Inverness."),
+    ("We are moving to Aberdeen once the house sale goes through.", "We live in Inverness."),
+    ("I have accepted an offer from Quillon Labs, starting in September.", "I work at Marsh & Finch."),
+])
+def test_a_plan_told_in_the_present_is_no_change_yet(new, old):
+    assert not changes(new, old, 0.8)
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("I moved to Aberdeen in March, the flat is lovely.", "I live in Inverness."),  # done
+    ("Big news: I'm moving to Aberdeen this weekend, the van is booked for today.", "I live in Inverness."),
+])
+def test_a_move_done_or_under_way_still_links(new, old):
+    assert changes(new, old, 0.8)
