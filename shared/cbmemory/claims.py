@@ -329,13 +329,16 @@ def value_form(value: str) -> str:
     return " ".join(value.replace(".", " ").split())
 
 
+NAME_WORDS = 8  # the most words of a name read for its openings (a pasted text's run of capitals is no name)
+
+
 def name_openings(form: str) -> list[str]:
-    """The shorter names a name's ``value_form`` opens with, word for word ("quillon" of "quillon labs"); none for a
-    number or an email."""
+    """The shorter names a name's ``value_form`` opens with, word for word ("quillon" of "quillon labs"), of its first
+    ``NAME_WORDS`` words; none for a number or an email."""
     if "@" in form or form[:1].isdigit():
         return []
-    words = form.split()
-    return [" ".join(words[:i]) for i in range(1, len(words))]
+    words = form.split(maxsplit=NAME_WORDS)
+    return [" ".join(words[:i]) for i in range(1, min(len(words), NAME_WORDS + 1))]
 
 
 def opens_with_name(text: str) -> bool:

@@ -78,3 +78,10 @@ def test_many_people_in_one_clause_are_read_once(piece):
     # each name looked back over the whole text for a "with" before it: 3.2 s at 64 KB, quadratic
     assert own_clauses(_repeated(piece), frozenset(), "home") == ""  # no claim of a home
     assert statement(_repeated(piece))[0]  # the people it names, each as company or object, read in linear time
+
+
+def test_a_run_of_capitalised_words_is_compared_in_linear_time():
+    # one value of a whole run of names: its shorter openings (claims.name_openings) were all spelled out
+    run = _repeated("Aa ")
+    assert not changes("I work at " + run, "I work at Quillon Labs.", 0.5)
+    assert not changes("I work at Quillon Labs.", "I work at " + run, 0.5)
