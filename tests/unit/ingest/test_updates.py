@@ -46,6 +46,36 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     ("Big news: I moved to Porto last week! How have you been?", "I live in Paris and love it.", 0.25),
     ("I changed my phone number, it's 0752 119 3387 now, did you get my text?",
      "You can reach me on 0745 330 8172. How about you?", 0.4),
+    # a change that opens with the new name (read both ways, both see the change)
+    ("Quillon Labs is my new employer, I start Monday.", "I work at Marsh & Finch.", 0.4),
+    ("Our son goes to Dunfermline High now.", "Aberdeen Grammar is our son's school.", 0.5),
+    # another value, in any writing
+    ("I changed my number, it is 0752 119 3387 now.", "My number is 0745 330 8172.", 0.8),
+    ("I wake up at 6:30 on weekdays now.", "I wake up at 7:00 on weekdays.", 0.8),
+    ("My doctor is Dr. Okafor now.", "My doctor is Dr Haddad.", 0.8),
+    ("My new email is quinn@fastmail.com.", "My email is Quinn.Reyes@Mail.com.", 0.8),
+    # a change told with a while or a qualifier, or an event with its season
+    ("I moved to Aberdeen this week, the flat is lovely.", "I live in Inverness.", 0.8),  # a move told with a week
+    ("I started a new job at Quillon Labs this month.", "I work at Marsh & Finch.", 0.8),
+    # the same qualifier
+    ("My work number is 0131 496 0003 now, the old line is gone.", "My work number is 0131 496 0001.", 0.8),
+    ("We bought a house in Aberdeen this spring.", "We live in Inverness.", 0.8),  # an event told with its season
+    ("I got engaged to Callum this summer!", "My boyfriend is Ruairidh.", 0.8),
+    # a change told on its day (a beginning, a first, a move)
+    ("Starting today I wake up at 5:30 for the new shift.", "I wake up at 7:00 every day.", 0.8),
+    # a first: a beginning
+    ("Had my first check-up with Dr Patel today, she was lovely.", "My doctor is Dr Haddad.", 0.8),
+    # a day's event that is the change
+    ("I moved to Aberdeen yesterday, boxes everywhere.", "I live in Inverness.", 0.8),
+    # changes in everyday words told with a time, which the rules for a past, a stay and a day must keep
+    ("I went vegan this month, feeling great.", "I'm vegetarian, have been for years.", 0.8),
+    ("I got a Kia Niro this week, the Skoda is gone.", "I drive a Skoda Octavia.", 0.8),  # the old one named short
+    ("My doctor is Dr Patel now, I saw her yesterday.", "My doctor is Dr Haddad.", 0.8),
+    ("Our new address is 3 Ness Walk, we moved on Tuesday.", "Our address is 14 Kelvin Road.", 0.8),
+    ("I'm a staff engineer now, promoted this month.", "I'm a team lead at Quillon Labs.", 0.8),
+    # a move done, or under way this weekend: no plan
+    ("I moved to Aberdeen in March, the flat is lovely.", "I live in Inverness.", 0.8),  # done
+    ("Big news: I'm moving to Aberdeen this weekend, the van is booked for today.", "I live in Inverness.", 0.8),
 ]
 
 NOT_LINKS = [
@@ -88,6 +118,39 @@ NOT_LINKS = [
     ("I've been waking up at 7:30 am lately.",
      "I joined a rowing club that trains on Tuesdays and Thursdays, so I wake up at 6:15 AM on those days.", 0.6),
     ("These days I get up at 8.", "Choir is on Wednesdays and I get up at 6 on such mornings.", 0.6),
+    # a restatement that opens with the name it restates (a name that opens a sentence is read both ways)
+    ("Quillon Labs is still my employer, no change there.", "I work at Quillon Labs.", 0.6),
+    ("Dunfermline High is our son's school and he likes it.", "Our son goes to school at Dunfermline High.", 0.6),
+    ("Our son is still at Dunfermline High school, no change.", "Dunfermline High is our son's school.", 0.6),
+    # one value written two ways (claims.value_form)
+    ("My number is 07521193387, same as always.", "My number is 0752 119 3387.", 0.8),
+    ("My number is 0752-119-3387.", "My number is 0752 119 3387.", 0.8),
+    ("My mobile is +44 7521 193387.", "My number is 07521 193387.", 0.8),  # a country code where the 0 was
+    ("I wake up at 7am on weekdays.", "I wake up at 7:00 on weekdays.", 0.8),
+    ("My doctor is Dr Haddad.", "My doctor is Dr. Haddad.", 0.8),
+    ("I work at Quillon now, loving it.", "I work at Quillon Labs.", 0.8),  # a name cut short
+    ("My email is Quinn.Reyes@Mail.com now.", "My email is quinn.reyes@mail.com.", 0.8),
+    # a past told later: what held once (claims.in_the_past)
+    ("I lived in Aberdeen for ten years before I came here.", "I live in Inverness.", 0.8),
+    ("My old number was 0745 330 8172, do not use it.", "My number is 0752 119 3387.", 0.8),
+    ("My previous employer was Marsh & Finch.", "I work at Quillon Labs.", 0.8),
+    ("Back when I worked for Marsh & Finch the hours were awful.", "I work at Quillon Labs.", 0.8),
+    ("My former doctor, Dr Haddad, retired.", "My doctor is Dr Okafor.", 0.8),
+    ("I was living in Aberdeen when we met.", "I live in Inverness.", 0.8),
+    # a stay told for a while, or one of several numbers (WHILE, QUALIFIER)
+    ("This week I am based in Aberdeen for the audit.", "I live in Inverness.", 0.8),  # a stay
+    ("We are renting a cottage in Aberdeen for the holidays.", "I live in Inverness.", 0.8),
+    ("I am working for a client, Marsh & Finch, this month.", "I work at Quillon Labs.", 0.8),
+    ("Call me on my work number 0131 496 0001 during the day.", "My number is 0752 119 3387.", 0.8),  # one of several
+    ("My work email is quinn@quillonlabs.com.", "My email is quinn@mail.com.", 0.8),
+    # a habit's one day (ONE_DAY, HABITS)
+    ("I woke up at 9 today, lovely lie-in.", "I wake up at 6:30 every day.", 0.8),  # one morning
+    ("I saw Dr Patel today as my GP was away.", "My doctor is Dr Haddad.", 0.8),  # a visit
+    ("I have an appointment with Dr Patel on Tuesday about my knee.", "My doctor is Dr Haddad.", 0.8),
+    # a plan told in the present (PLANNED, TO_COME)
+    ("I am moving to Aberdeen in March.", "I live in Inverness.", 0.8),
+    ("We are moving to Aberdeen once the house sale goes through.", "We live in Inverness.", 0.8),
+    ("I have accepted an offer from Quillon Labs, starting in September.", "I work at Marsh & Finch.", 0.8),
 ]
 
 
@@ -315,22 +378,6 @@ def test_a_partner_named_beside_the_word_links_when_another_is_named_so():
     assert changes("I live with my partner, Henrik, since the spring.", "I live with my partner, Tobias.", 0.5)
 
 
-@pytest.mark.parametrize(("new", "old"), [
-    ("Quillon Labs is still my employer, no change there.", "I work at Quillon Labs."),
-    ("Dunfermline High is our son's school and he likes it.", "Our son goes to school at Dunfermline High."),
-    ("Our son is still at Dunfermline High school, no change.", "Dunfermline High is our son's school."),
-])
-def test_a_restatement_that_opens_with_the_name_it_restates_links_nothing(new, old):
-    """A sentence's first word is capitalised by its place, so a name that opens one is read both ways (without its
-    first word "Quillon Labs" names "labs", another value than "quillon labs"): a link needs both to see a change."""
-    assert not changes(new, old, 0.6)
-
-
-def test_a_change_that_opens_with_the_new_name_still_links():
-    assert changes("Quillon Labs is my new employer, I start Monday.", "I work at Marsh & Finch.", 0.4)
-    assert changes("Our son goes to Dunfermline High now.", "Aberdeen Grammar is our son's school.", 0.5)
-
-
 def test_a_name_that_opens_a_sentence_is_read_both_ways():
     assert values("Quillon Labs is my employer.") == {"labs"}  # as a word capitalised by its place
     assert values("Quillon Labs is my employer.", first_word=True) == {"quillon labs"}
@@ -338,29 +385,6 @@ def test_a_name_that_opens_a_sentence_is_read_both_ways():
     assert values("Painting the walls took all weekend.", first_word=True) == frozenset()  # one word: as before
     assert opens_with_name("It was long. Quillon Labs is my employer.")
     assert not opens_with_name("Painting the walls took all weekend. I work at Quillon Labs.")
-
-
-@pytest.mark.parametrize(("new", "old"), [
-    ("My number is 07521193387, same as always.", "My number is 0752 119 3387."),
-    ("My number is 0752-119-3387.", "My number is 0752 119 3387."),
-    ("My mobile is +44 7521 193387.", "My number is 07521 193387."),  # a country code where the 0 was
-    ("I wake up at 7am on weekdays.", "I wake up at 7:00 on weekdays."),
-    ("My doctor is Dr Haddad.", "My doctor is Dr. Haddad."),
-    ("I work at Quillon now, loving it.", "I work at Quillon Labs."),  # a name cut short
-    ("My email is Quinn.Reyes@Mail.com now.", "My email is quinn.reyes@mail.com."),
-])
-def test_one_value_written_two_ways_is_no_change(new, old):
-    assert not changes(new, old, 0.8)
-
-
-@pytest.mark.parametrize(("new", "old"), [
-    ("I changed my number, it is 0752 119 3387 now.", "My number is 0745 330 8172."),
-    ("I wake up at 6:30 on weekdays now.", "I wake up at 7:00 on weekdays."),
-    ("My doctor is Dr. Okafor now.", "My doctor is Dr Haddad."),
-    ("My new email is quinn@fastmail.com.", "My email is Quinn.Reyes@Mail.com."),
-])
-def test_another_value_in_any_writing_is_still_a_change(new, old):
-    assert changes(new, old, 0.8)
 
 
 @pytest.mark.parametrize(("value", "form"), [
@@ -377,92 +401,9 @@ def test_an_email_that_opens_with_a_capital_is_an_email_not_a_name():
     assert name_openings("521193387") == [] and name_openings("a@b.com") == []
 
 
-@pytest.mark.parametrize(("new", "old"), [
-    ("I lived in Aberdeen for ten years before I came here.", "I live in Inverness."),
-    ("My old number was 0745 330 8172, do not use it.", "My number is 0752 119 3387."),
-    ("My previous employer was Marsh & Finch.", "I work at Quillon Labs."),
-    ("Back when I worked for Marsh & Finch the hours were awful.", "I work at Quillon Labs."),
-    ("My former doctor, Dr Haddad, retired.", "My doctor is Dr Okafor."),
-    ("I was living in Aberdeen when we met.", "I live in Inverness."),
-])
-def test_a_past_told_in_the_past_is_no_change_of_what_holds_now(new, old):
-    """A fact that held once ("I lived in ...", "my old number", "back when ...") would otherwise mark the one that holds
-    now as no longer current."""
-    assert not changes(new, old, 0.8)
-
-
 def test_what_still_holds_or_just_changed_is_not_the_past():
     assert not in_the_past(claims("I've lived in Aberdeen for ten years.")["home"][0])  # holds still
     assert not in_the_past(claims("I moved to Aberdeen last month.")["home"][0])  # a change
     assert in_the_past(claims("Years ago I lived in Aberdeen, loved it.")["home"][0])
     assert changes("I moved to Aberdeen last month.", "I live in Inverness.", 0.8)
     assert changes("I switched doctors, I see Dr Okafor now.", "My doctor is Dr Haddad.", 0.8)
-
-
-@pytest.mark.parametrize(("new", "old"), [
-    ("This week I am based in Aberdeen for the audit.", "I live in Inverness."),  # a stay
-    ("We are renting a cottage in Aberdeen for the holidays.", "I live in Inverness."),
-    ("I am working for a client, Marsh & Finch, this month.", "I work at Quillon Labs."),
-    ("Call me on my work number 0131 496 0001 during the day.", "My number is 0752 119 3387."),  # one of several
-    ("My work email is quinn@quillonlabs.com.", "My email is quinn@mail.com."),
-])
-def test_a_fact_told_for_a_while_or_of_one_of_several_numbers_changes_nothing(new, old):
-    assert not changes(new, old, 0.8)
-
-
-@pytest.mark.parametrize(("new", "old"), [
-    ("I moved to Aberdeen this week, the flat is lovely.", "I live in Inverness."),  # a move told with a week
-    ("I started a new job at Quillon Labs this month.", "I work at Marsh & Finch."),
-    ("My work number is 0131 496 0003 now, the old line is gone.", "My work number is 0131 496 0001."),  # the same qualifier
-    ("We bought a house in Aberdeen this spring.", "We live in Inverness."),  # an event told with its season
-    ("I got engaged to Callum this summer!", "My boyfriend is Ruairidh."),
-])
-def test_a_change_told_with_a_while_or_a_qualifier_still_links(new, old):
-    assert changes(new, old, 0.8)
-
-
-@pytest.mark.parametrize(("new", "old"), [
-    ("I woke up at 9 today, lovely lie-in.", "I wake up at 6:30 every day."),  # one morning
-    ("I saw Dr Patel today as my GP was away.", "My doctor is Dr Haddad."),  # a visit
-    ("I have an appointment with Dr Patel on Tuesday about my knee.", "My doctor is Dr Haddad."),
-])
-def test_a_habits_one_day_is_no_new_habit(new, old):
-    assert not changes(new, old, 0.8)
-
-
-@pytest.mark.parametrize(("new", "old"), [
-    ("Starting today I wake up at 5:30 for the new shift.", "I wake up at 7:00 every day."),
-    ("Had my first check-up with Dr Patel today, she was lovely.", "My doctor is Dr Haddad."),  # a first: a beginning
-    ("I moved to Aberdeen yesterday, boxes everywhere.", "I live in Inverness."),  # a day's event that is the change
-])
-def test_a_change_told_on_its_day_still_links(new, old):
-    assert changes(new, old, 0.8)
-
-
-@pytest.mark.parametrize(("new", "old"), [
-    ("I went vegan this month, feeling great.", "I'm vegetarian, have been for years."),
-    ("I got a Kia Niro this week, the Skoda is gone.", "I drive a Skoda Octavia."),  # the old one named short
-    ("My doctor is Dr Patel now, I saw her yesterday.", "My doctor is Dr Haddad."),
-    ("Our new address is 3 Ness Walk, we moved on Tuesday.", "Our address is 14 Kelvin Road."),
-    ("I'm a staff engineer now, promoted this month.", "I'm a team lead at Quillon Labs."),
-])
-def test_a_change_in_everyday_words_told_with_a_time_still_links(new, old):
-    """The rules for the past, a stay and a habit's one day take no link a change made before them."""
-    assert changes(new, old, 0.8)
-
-
-@pytest.mark.parametrize(("new", "old"), [
-    ("I am moving to Aberdeen in March.", "I live in Inverness."),
-    ("We are moving to Aberdeen once the house sale goes through.", "We live in Inverness."),
-    ("I have accepted an offer from Quillon Labs, starting in September.", "I work at Marsh & Finch."),
-])
-def test_a_plan_told_in_the_present_is_no_change_yet(new, old):
-    assert not changes(new, old, 0.8)
-
-
-@pytest.mark.parametrize(("new", "old"), [
-    ("I moved to Aberdeen in March, the flat is lovely.", "I live in Inverness."),  # done
-    ("Big news: I'm moving to Aberdeen this weekend, the van is booked for today.", "I live in Inverness."),
-])
-def test_a_move_done_or_under_way_still_links(new, old):
-    assert changes(new, old, 0.8)
