@@ -29,6 +29,10 @@ def run_notebook(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    # the kernel's temporary files (a notebook's mkdtemp: its memory file, an evaluation's stores) go with the test's
+    # folder: else each run left three folders of up to 6 MB in the machine's /tmp
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     folder = ROOT / "notebooks"  # the kernel starts in the notebook's folder, as Jupyter starts it
     nb = nbformat.read(folder / name, as_version=4)
     km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
