@@ -5,7 +5,9 @@ user's fact, in pairs (new, old) of my own, none from any family (6 December), o
 - ``STAY_*``: a fact told for a while or of one of several numbers ("This week I am based in Aberdeen for the audit.",
   "Call me on my work number ...");
 - ``DAY_*``: a habit's one day ("I woke up at 9 today, lovely lie-in.", "I saw Dr Patel today as my GP was away.");
-- ``PLAN_*``: a plan told in the present ("I am moving to Aberdeen in March.").
+- ``PLAN_*``: a plan told in the present ("I am moving to Aberdeen in March.");
+- ``PLACE_*``: a place one goes to, or a thing of one's that moved ("We had dinner at a new place in Dundee.", "My
+  office moved to Leith over the summer." after "I live in Inverness.").
 
 In each set ``SEEN`` were found linking and read while writing the fix, ``HELD`` were written with them, before the
 fix, and only counted after it, and ``CHANGES`` are changes told the same way, which must still link. ``REGRESS``:
@@ -128,6 +130,42 @@ PLAN_CHANGES = [
     ("I'm working at Quillon Labs now, I started in September.", "I work at Marsh & Finch."),
 ]
 
+PLACE_SEEN = [
+    ("We had dinner at a new place in Dundee, amazing ramen.", "I live in Inverness."),
+    ("Tried a cortado at the new place, interesting.", "I live in a flat in Inverness."),
+    ("Tried a cortado at the new place, interesting.", "My usual coffee is a flat white."),
+    ("My gym moved to a new place near the station.", "I live in a flat in Inverness."),
+    ("I found a new place for haircuts, finally.", "I live in a flat in Inverness."),
+    ("We booked a new place for the wedding reception.", "I live in a flat in Inverness."),
+    ("My office moved to Leith over the summer.", "I live in Inverness."),
+    ("Our book club moved to a new place in Dundee, a cosy cafe.", "I live in Inverness."),
+    ("I have discovered a new place for coffee in Aberdeen, the beans are great.", "I live in Inverness."),
+    ("We celebrated at a new place in Dundee last night.", "We live in Inverness."),
+    ("My favourite bakery moved to Leith, so far from me now.", "I live in Inverness."),
+    ("Our team offsite was at a new place in Aberdeen, lovely venue.", "I live in Inverness."),
+    ("Grabbed a flat white at a new place near the office, so good.", "My usual coffee is an oat latte."),
+]
+
+PLACE_HELD = [
+    ("We tried a new place in Aberdeen for Sunday lunch, the roast was great.", "I live in Inverness."),
+    ("Picked up the cake from a new place in Leith, worth the drive.", "I live in Inverness."),
+    ("Our yoga studio moved to Dundee, so I've had to stop going.", "I live in Inverness."),
+    ("Our conference moved to Aberdeen this year, a long drive.", "I live in Inverness."),
+    ("My barber moved to a new place in Dundee.", "I live in Inverness."),
+    ("We had drinks at a new place on Leith Walk, very fancy.", "We live in Inverness."),
+    ("I love the new place for brunch in Dundee, we go every Sunday.", "I live in Inverness."),
+    ("My company moved to Aberdeen, luckily I can work from home.", "I live in Inverness."),
+    ("Went to a new place in Dunfermline for my birthday dinner.", "I live in Inverness."),
+]
+
+PLACE_CHANGES = [
+    ("We moved to a new place in Dundee last month.", "We live in Inverness."),
+    ("Our new place in Aberdeen has a garden, finally!", "We live in Inverness."),
+    ("My new place is in Leith, two minutes from the shore.", "I live in Inverness."),
+    ("I found a new place to live in Dundee and moved in on Saturday.", "I live in Inverness."),
+    ("We have a new place in Dundee now.", "We live in Inverness."),
+]
+
 REGRESS = [
     ("I went vegan this month, feeling great.", "I'm vegetarian, have been for years."),
     ("This week I switched to decaf.", "My usual coffee is an espresso."),
@@ -146,7 +184,8 @@ REGRESS = [
 ]
 
 SETS = {"past": (PAST_SEEN, PAST_HELD, PAST_CHANGES), "stay": (STAY_SEEN, STAY_HELD, STAY_CHANGES),
-        "day": (DAY_SEEN, DAY_HELD, DAY_CHANGES), "plan": (PLAN_SEEN, PLAN_HELD, PLAN_CHANGES)}
+        "day": (DAY_SEEN, DAY_HELD, DAY_CHANGES), "plan": (PLAN_SEEN, PLAN_HELD, PLAN_CHANGES),
+        "place": (PLACE_SEEN, PLACE_HELD, PLACE_CHANGES)}
 
 
 def main() -> None:
@@ -154,6 +193,8 @@ def main() -> None:
         for new, old in REGRESS:
             print(int(changes(new, old, 0.8)), new)
     for name, (seen, held, changed) in SETS.items():
+        if name == "place" and "--held" not in sys.argv:
+            held = []  # counted once, after its fix (``--held``)
         counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (seen, held, changed)]
         print(f"{name}: SEEN {counts[0]} of {len(seen)}, HELD {counts[1]} of {len(held)} link (wanted: none); "
               f"CHANGES {counts[2]} of {len(changed)} (wanted: all)")
