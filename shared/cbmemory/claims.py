@@ -26,11 +26,16 @@ from typing import NamedTuple
 
 from .text import WHO_WORDS
 
+# "new place" is a home only told as one's own: not a place one is at or comes from ("dinner at a new place", "a
+# cortado at the new place"), nor one found for something ("a new place for haircuts"): a home's phrase and a change
+# word then (``SLOTS``, ``CHANGE``)
+NEW_PLACE = r"(?<!\bat a )(?<!\bat the )(?<!\bfrom a )(?<!\bfrom the )new place(?! for\b)"
+
 CHANGE = re.compile(
     r"\b(?:moved|moving (?:back )?to|relocat\w*|switch\w*|(?<!-)chang(?:e|ed|es|ing)\b(?!-)|no longer|not anymore|any ?more|"
     r"instead(?! of \w+ing)|lost my job|laid off|got fired|resigned|retired|left (?:my|the) (?:job|company|firm)|"
     r"from now on|these days|nowadays|quit|swapped|upgraded|transferred|promoted|replaced|new (?:job|number|address|home|"
-    r"flat|place|school|doctor|phone|laptop|car|partner|plan|role|title)|(?:is|are|it's) \w+ now)\b", re.I)
+    rf"flat|school|doctor|phone|laptop|car|partner|plan|role|title)|{NEW_PLACE}|(?:is|are|it's) \w+ now)\b", re.I)
 
 # car makes, for a purchase that is a car ("bought a Kia"; "bought a new Instant Pot" is not); makes that are also
 # common words (Mini, Seat) are left out: "bought a mini fridge" is no car
@@ -50,7 +55,7 @@ HOMES = r"flat|apartment|house|bungalow|cottage|studio|houseboat|narrowboat|mais
 
 SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "home": r"\b(?:live[sd]? in|living in|mov(?:ed|ing|e) (?:back )?to|relocat\w+ to|resident of|based in|settled "
-            r"in|moved into|new (?:flat|apartment|place|house|home)|home (?:is|now is) in|our place in|"
+            rf"in|moved into|new (?:flat|apartment|house|home)|{NEW_PLACE}|home (?:is|now is) in|our place in|"
             rf"(?:new |our |my )address|(?:renting|rent|bought|own) an? (?:\w+ )?(?:{HOMES})|downsized|moved out of|"
             r"swapped (?:the|our|my) (?:flat|house|apartment|place))\b",
     "work": r"\b(?:work(?:ing|s|ed)? (?:at|for)(?! (?:me|us|you|everyone|everybody|both|all|hours|years|months|"

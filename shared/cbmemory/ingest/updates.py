@@ -144,6 +144,19 @@ def _for_a_while(sentence: str, slot: str) -> bool:
     return bounded and not BEGUN.search(sentence) and not CHANGE.search(sentence)
 
 
+# a move whose subject is a thing of the user's ("my gym moved to", "our book club relocated to"): the thing's move, not
+# the user's home; "my partner and I moved", "our family moved" are the user's, and a person's move names that person
+# (``people``)
+MOVED = re.compile(r"\b(?:my|our)\s+(?:[\w'’-]+\s+){0,2}?([\w'’-]+)\s+(?:(?:has|had|just|recently|finally|also|"
+                   r"now)\s+)*(?:moved|relocated|is moving|moves)\b", re.I)
+MOVERS = frozenset({"i", "we", "family", "household"})
+
+
+def _thing_moved(span: str) -> bool:
+    """Whether a home claim's span tells a thing of the user's that moved (``MOVED``), not the user."""
+    return any((w := m.group(1).lower()) not in MOVERS and not people(f"my {w}") for m in MOVED.finditer(span))
+
+
 _DASHED = re.compile(r"(?<=\d)[-–](?=\d)")  # a dash between digits: a number's groups (``changes``)
 
 
@@ -176,9 +189,10 @@ def _changed(new: str, old: str, first_word: bool) -> bool:
         olds = [(people(o.sentence) - own, _days(o.span), _qualifiers(o.span, slot), claim_values(o, slot, first_word))
                 for o in old_claims[slot][:MAX_CLAIMS]]
         for n in new_claims[slot][:MAX_CLAIMS]:
-            if in_the_past(n) or _for_a_while(n.sentence, slot) or _planned(n.sentence):
+            if in_the_past(n) or _for_a_while(n.sentence, slot) or _planned(n.sentence) or (
+                    slot == "home" and _thing_moved(n.span)):
                 continue  # "I lived in Aberdeen before I came here", "This week I'm based in Aberdeen", "I'm moving
-                # to Aberdeen in March": not what holds now
+                # to Aberdeen in March": not what holds now; "My gym moved to Leith": not the user's home
             n_people, n_days, n_values = people(n.sentence) - own, _days(n.span), claim_values(n, slot, first_word)
             n_qualifiers = _qualifiers(n.span, slot)
             changed = CHANGE.search(n.sentence) is not None

@@ -76,6 +76,11 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     # a move done, or under way this weekend: no plan
     ("I moved to Aberdeen in March, the flat is lovely.", "I live in Inverness.", 0.8),  # done
     ("Big news: I'm moving to Aberdeen this weekend, the van is booked for today.", "I live in Inverness.", 0.8),
+    # a new place told as one's home
+    ("We moved to a new place in Dundee last month.", "We live in Inverness.", 0.8),
+    ("Our new place in Aberdeen has a garden, finally!", "We live in Inverness.", 0.8),
+    ("I found a new place to live in Dundee and moved in on Saturday.", "I live in Inverness.", 0.8),
+    ("We have a new place in Dundee now.", "We live in Inverness.", 0.8),
 ]
 
 NOT_LINKS = [
@@ -151,6 +156,15 @@ NOT_LINKS = [
     ("I am moving to Aberdeen in March.", "I live in Inverness.", 0.8),
     ("We are moving to Aberdeen once the house sale goes through.", "We live in Inverness.", 0.8),
     ("I have accepted an offer from Quillon Labs, starting in September.", "I work at Marsh & Finch.", 0.8),
+    # a place one goes to, or finds for something, is no home (NEW_PLACE); a thing of one's that moved is no move of
+    # one's own (MOVED)
+    ("We had dinner at a new place in Dundee, amazing ramen.", "I live in Inverness.", 0.8),
+    ("Tried a cortado at the new place, interesting.", "I live in a flat in Inverness.", 0.8),
+    ("Tried a cortado at the new place, interesting.", "My usual coffee is a flat white.", 0.8),
+    ("I found a new place for haircuts, finally.", "I live in a flat in Inverness.", 0.8),
+    ("My gym moved to a new place near the station.", "I live in a flat in Inverness.", 0.8),
+    ("My office moved to Leith over the summer.", "I live in Inverness.", 0.8),
+    ("Our book club has just moved to Dundee, a cosy cafe.", "I live in Inverness.", 0.8),
 ]
 
 
