@@ -7,7 +7,9 @@ user's fact, in pairs (new, old) of my own, none from any family (6 December), o
 - ``DAY_*``: a habit's one day ("I woke up at 9 today, lovely lie-in.", "I saw Dr Patel today as my GP was away.");
 - ``PLAN_*``: a plan told in the present ("I am moving to Aberdeen in March.");
 - ``PLACE_*``: a place one goes to, or a thing of one's that moved ("We had dinner at a new place in Dundee.", "My
-  office moved to Leith over the summer." after "I live in Inverness.").
+  office moved to Leith over the summer." after "I live in Inverness.");
+- ``AWAY_*``: a number for a while away, a day's work elsewhere, a one-off swap ("Text me on 07700 900123 while I am
+  abroad.", "Spent the day working at a Starbucks in Leith.", "I had a latte instead of my usual today.").
 
 In each set ``SEEN`` were found linking and read while writing the fix, ``HELD`` were written with them, before the
 fix, and only counted after it, and ``CHANGES`` are changes told the same way, which must still link. ``REGRESS``:
@@ -166,6 +168,30 @@ PLACE_CHANGES = [
     ("We have a new place in Dundee now.", "We live in Inverness."),
 ]
 
+AWAY_SEEN = [
+    ("Spent the day working at a Starbucks in Leith.", "I work at Quillon Labs."),
+    ("Text me on 07700 900123 while I am abroad.", "My number is 0752 119 3387."),
+    ("Email me at quinn@quillonlabs.com while I am at work.", "My email is quinn@mail.com."),
+    ("I had a latte instead of my usual today.", "My usual coffee is a flat white."),
+]
+
+AWAY_HELD = [
+    ("While we are away, ring us on 0131 496 0077, the cottage phone.", "Our number is 0131 496 0011."),
+    ("Reach me at quinn.reyes@hotelmail.com while I'm travelling.", "My email is quinn@mail.com."),
+    ("I spent the whole day working at the Aberdeen office.", "I work at Quillon Labs."),
+    ("Had a cappuccino instead of my usual flat white this morning.", "My usual coffee is an oat latte."),
+    ("Took the bus instead of my usual cycle today, it was pouring.", "I cycle to work."),
+    ("Use 07700 900456 while I'm on holiday, my usual phone stays home.", "My number is 0752 119 3387."),
+    ("Worked at the Dundee site all day for the inspection.", "I work at Quillon Labs."),
+]
+
+AWAY_CHANGES = [
+    ("I changed my number while I was abroad, it's 0131 496 0004 now.", "My number is 0752 119 3387."),
+    ("I switched to oat lattes instead of my usual flat white, for good.", "My usual coffee is a flat white."),
+    ("I've been cycling instead of taking the bus since March.", "I take the bus to work."),
+    ("I work at Fenwick Analytics now, I spent my first day there today.", "I work at Quillon Labs."),
+]
+
 REGRESS = [
     ("I went vegan this month, feeling great.", "I'm vegetarian, have been for years."),
     ("This week I switched to decaf.", "My usual coffee is an espresso."),
@@ -185,7 +211,7 @@ REGRESS = [
 
 SETS = {"past": (PAST_SEEN, PAST_HELD, PAST_CHANGES), "stay": (STAY_SEEN, STAY_HELD, STAY_CHANGES),
         "day": (DAY_SEEN, DAY_HELD, DAY_CHANGES), "plan": (PLAN_SEEN, PLAN_HELD, PLAN_CHANGES),
-        "place": (PLACE_SEEN, PLACE_HELD, PLACE_CHANGES)}
+        "place": (PLACE_SEEN, PLACE_HELD, PLACE_CHANGES), "away": (AWAY_SEEN, AWAY_HELD, AWAY_CHANGES)}
 
 
 def main() -> None:
@@ -193,7 +219,7 @@ def main() -> None:
         for new, old in REGRESS:
             print(int(changes(new, old, 0.8)), new)
     for name, (seen, held, changed) in SETS.items():
-        if name == "place" and "--held" not in sys.argv:
+        if name == "away" and "--held" not in sys.argv:
             held = []  # counted once, after its fix (``--held``)
         counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (seen, held, changed)]
         print(f"{name}: SEEN {counts[0]} of {len(seen)}, HELD {counts[1]} of {len(held)} link (wanted: none); "
