@@ -101,12 +101,14 @@ def _days(span: str) -> frozenset[str]:
 QUALIFIER = re.compile(r"\b(work|home|personal|private|office|business|school|landline)\s+(?:mobile\s+|cell\s+|phone\s+)?"
                        r"(?:number|phone|line|mobile|e-?mail|inbox|address)\b", re.I)
 QUALIFIED = frozenset({"phone", "email"})
-# a claim told for a bounded while ("This week I'm based in Aberdeen", "for the holidays") that says no change or
-# beginning is a stay, not the lasting fact
+# a claim told for a bounded while ("This week I'm based in Aberdeen", "for the holidays", "all day", "while I'm
+# abroad") that says no change or beginning is a stay, not the lasting fact
 WHILE = re.compile(r"\b(?:this (?:week|weekend|month|term|summer|winter|spring|autumn|fall)|(?:for|over) (?:the|a|two|"
                    r"three|a few|a couple of|some|several) (?:days?|weeks?|weekends?|months?|summer|winter|holidays?|"
                    r"conference|trip|audit|project|contract|festival|course)|until (?:mon|tues|wednes|thurs|fri|satur|"
-                   r"sun)day|until the end of|on a contract|temporar(?:y|ily))\b", re.I)
+                   r"sun)day|until the end of|on a contract|temporar(?:y|ily)|(?:the|a) (?:whole )?day|all day|while "
+                   r"(?:I['’]m|I am|we['’]re|we are) (?:away|abroad|travell?ing|on holiday|on leave|on the road|at "
+                   r"work|visiting))\b", re.I)
 BEGUN = re.compile(r"\b(?:moved|moving|started|starting|joined|joining|began|for good|signed|hired|accepted|"
                    r"registered|since|first|bought|buying|purchased|adopted|engaged|married|got (?:a|an|my|our)|went|"
                    r"became|now)\b", re.I)
@@ -115,6 +117,9 @@ BEGUN = re.compile(r"\b(?:moved|moving|started|starting|joined|joining|began|for
 HABITS = frozenset({"wake", "commute", "coffee", "diet", "sport", "doctor", "habit"})
 ONE_DAY = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening)|yesterday|last night|"
                      r"on (?:mon|tues|wednes|thurs|fri|satur|sun)day(?!s))\b", re.I)
+# ... where "instead of my usual" tells a one-off ("I had a latte instead of my usual today"), no change ("Lately I've
+# been playing strategy games instead of my usual shooters" is told of no one day: a change word as before)
+ONE_OFF = re.compile(r"\binstead of (?:my|our|the) usual\b", re.I)
 
 
 # a plan told in the present ("I am moving to Aberdeen in March", "an offer, starting in September"): a change told in
@@ -139,9 +144,12 @@ def _qualifiers(span: str, slot: str) -> frozenset[str]:
 
 def _for_a_while(sentence: str, slot: str) -> bool:
     """Whether a claim's sentence tells it for a bounded while (``WHILE``), or a habit's for one day (``ONE_DAY``,
-    ``HABITS``), and no change or beginning (``BEGUN``, ``CHANGE``)."""
-    bounded = WHILE.search(sentence) is not None or (slot in HABITS and ONE_DAY.search(sentence) is not None)
-    return bounded and not BEGUN.search(sentence) and not CHANGE.search(sentence)
+    ``HABITS``; "instead of my usual" then a one-off, ``ONE_OFF``), and no change or beginning (``BEGUN``,
+    ``CHANGE``)."""
+    one_day = slot in HABITS and ONE_DAY.search(sentence) is not None
+    bounded = one_day or WHILE.search(sentence) is not None
+    told = ONE_OFF.sub(" ", sentence) if one_day else sentence
+    return bounded and not BEGUN.search(told) and not CHANGE.search(told)
 
 
 # a move whose subject is a thing of the user's ("my gym moved to", "our book club relocated to"): the thing's move, not

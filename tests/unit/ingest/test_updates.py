@@ -81,6 +81,9 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     ("Our new place in Aberdeen has a garden, finally!", "We live in Inverness.", 0.8),
     ("I found a new place to live in Dundee and moved in on Saturday.", "I live in Inverness.", 0.8),
     ("We have a new place in Dundee now.", "We live in Inverness.", 0.8),
+    # a change told with a while or a usual: its own change word
+    ("I changed my number while I was abroad, it's 0131 496 0004 now.", "My number is 0752 119 3387.", 0.8),
+    ("Lately I have been having oat lattes instead of my usual flat white.", "My usual coffee is a flat white.", 0.8),
 ]
 
 NOT_LINKS = [
@@ -165,6 +168,11 @@ NOT_LINKS = [
     ("My gym moved to a new place near the station.", "I live in a flat in Inverness.", 0.8),
     ("My office moved to Leith over the summer.", "I live in Inverness.", 0.8),
     ("Our book club has just moved to Dundee, a cosy cafe.", "I live in Inverness.", 0.8),
+    # a number for a while away, a day's work elsewhere (WHILE), a one-off swap on one day (ONE_OFF)
+    ("Text me on 07700 900123 while I am abroad.", "My number is 0752 119 3387.", 0.8),
+    ("Email me at quinn@quillonlabs.com while I am at work.", "My email is quinn@mail.com.", 0.8),
+    ("Spent the day working at a Starbucks in Leith.", "I work at Quillon Labs.", 0.8),
+    ("I had a latte instead of my usual today.", "My usual coffee is a flat white.", 0.8),
 ]
 
 
