@@ -9,7 +9,10 @@ user's fact, in pairs (new, old) of my own, none from any family (6 December), o
 - ``PLACE_*``: a place one goes to, or a thing of one's that moved ("We had dinner at a new place in Dundee.", "My
   office moved to Leith over the summer." after "I live in Inverness.");
 - ``AWAY_*``: a number for a while away, a day's work elsewhere, a one-off swap ("Text me on 07700 900123 while I am
-  abroad.", "Spent the day working at a Starbucks in Leith.", "I had a latte instead of my usual today.").
+  abroad.", "Spent the day working at a Starbucks in Leith.", "I had a latte instead of my usual today.");
+- ``COMPANY_*``: a change the user tells with the people who share it ("My partner and I moved to Aberdeen last
+  week."), a recall fix: here ``CHANGES`` and ``HELD_CHANGES`` must link, ``SEEN`` and ``HELD`` (someone else's move,
+  a wish, a visit told with company) must not.
 
 In each set ``SEEN`` were found linking and read while writing the fix, ``HELD`` were written with them, before the
 fix, and only counted after it, and ``CHANGES`` are changes told the same way, which must still link. ``REGRESS``:
@@ -192,6 +195,41 @@ AWAY_CHANGES = [
     ("I work at Fenwick Analytics now, I spent my first day there today.", "I work at Quillon Labs."),
 ]
 
+COMPANY_CHANGES = [
+    ("My partner and I moved to Aberdeen last week.", "I live in Inverness."),
+    ("My husband and I bought a house in Dundee, we got the keys on Friday.", "We live in Inverness."),
+    ("I moved to Dundee with my sister in March, the flat is great.", "I live in Inverness."),
+    ("My wife and I live in Leith now.", "We live in Inverness."),
+    ("Me and my boyfriend moved to Aberdeen, so happy.", "I live in Inverness."),
+    ("My brother and I started at Quillon Labs on Monday.", "I work at Marsh & Finch."),
+    ("My sister and I switched to oat lattes, no going back.", "My usual coffee is a flat white."),
+]
+
+COMPANY_HELD_CHANGES = [
+    ("My fiancee and I got a flat in Dunfermline, moved in on Sunday.", "I live in Inverness."),
+    ("My girlfriend and I live in Aberdeen now, since June.", "I live in Inverness."),
+    ("I relocated to Dundee with my husband for his job.", "I live in Inverness."),
+    ("My son and I moved to Aberdeen after the summer.", "I live in Inverness."),
+    ("Me and my wife switched to a vegan diet this year.", "I'm vegetarian."),
+]
+
+COMPANY_SEEN = [
+    ("My sister and I visited Dundee for the weekend.", "I live in Inverness."),
+    ("My sister and her husband moved to Aberdeen.", "I live in Inverness."),
+    ("I helped my brother move to Dundee last week.", "I live in Inverness."),
+    ("My partner and I are thinking of moving to Aberdeen.", "I live in Inverness."),
+    ("My mum and dad moved to Leith, I miss them.", "I live in Inverness."),
+    ("My friend and I had lunch at a new place in Dundee.", "I live in Inverness."),
+]
+
+COMPANY_HELD = [
+    ("My sister and I looked at flats in Dundee, nothing yet.", "I live in Inverness."),
+    ("My brother and his wife moved to Dundee in March.", "I live in Inverness."),
+    ("My partner and I might move to Aberdeen next year.", "I live in Inverness."),
+    ("I drove to Leith with my dad to see his new house.", "I live in Inverness."),
+    ("My friend and I went to the new place in Dundee for brunch.", "I live in Inverness."),
+]
+
 REGRESS = [
     ("I went vegan this month, feeling great.", "I'm vegetarian, have been for years."),
     ("This week I switched to decaf.", "My usual coffee is an espresso."),
@@ -224,6 +262,12 @@ def main() -> None:
         counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (seen, held, changed)]
         print(f"{name}: SEEN {counts[0]} of {len(seen)}, HELD {counts[1]} of {len(held)} link (wanted: none); "
               f"CHANGES {counts[2]} of {len(changed)} (wanted: all)")
+    if "--held" in sys.argv or "--company" in sys.argv:
+        counts = [sum(changes(new, old, 0.8) for new, old in pairs)
+                  for pairs in (COMPANY_CHANGES, COMPANY_HELD_CHANGES, COMPANY_SEEN, COMPANY_HELD)]
+        print(f"company: CHANGES {counts[0]} of {len(COMPANY_CHANGES)}, HELD_CHANGES {counts[1]} of "
+              f"{len(COMPANY_HELD_CHANGES)} link (wanted: all); SEEN {counts[2]} of {len(COMPANY_SEEN)}, HELD {counts[3]} "
+              f"of {len(COMPANY_HELD)} (wanted: none)")
     print(f"regress: {sum(changes(new, old, 0.8) for new, old in REGRESS)} of {len(REGRESS)} link")
 
 
