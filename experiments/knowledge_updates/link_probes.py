@@ -230,6 +230,22 @@ COMPANY_HELD = [
     ("My friend and I went to the new place in Dundee for brunch.", "I live in Inverness."),
 ]
 
+# written after the first fix's count (see the README), before its mend
+COMPANY_HELD2 = [
+    ("My mum and I popped into the new place on Leith Walk for cake.", "I live in Inverness."),
+    ("I helped pack boxes in Dundee with my brother for their new flat.", "I live in Inverness."),
+    ("Me and my sister went to see her new house in Aberdeen.", "I live in Inverness."),
+    ("My partner and I have been to the new place in Dundee twice, great pizza.", "I live in Inverness."),
+    ("I spent Sunday in Leith with my dad, at his new flat.", "I live in Inverness."),
+    ("My brother and I went to a new place in Aberdeen for his birthday.", "We live in Inverness."),
+]
+
+COMPANY_HELD2_CHANGES = [
+    ("My partner and I got the keys to our new flat in Aberdeen today.", "I live in Inverness."),
+    ("We moved to Dundee with our kids, the new house is lovely.", "We live in Inverness."),
+    ("Me and my husband live in Leith now, since the spring.", "I live in Inverness."),
+]
+
 REGRESS = [
     ("I went vegan this month, feeling great.", "I'm vegetarian, have been for years."),
     ("This week I switched to decaf.", "My usual coffee is an espresso."),
@@ -257,17 +273,19 @@ def main() -> None:
         for new, old in REGRESS:
             print(int(changes(new, old, 0.8)), new)
     for name, (seen, held, changed) in SETS.items():
-        if name == "away" and "--held" not in sys.argv:
-            held = []  # counted once, after its fix (``--held``)
         counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (seen, held, changed)]
         print(f"{name}: SEEN {counts[0]} of {len(seen)}, HELD {counts[1]} of {len(held)} link (wanted: none); "
               f"CHANGES {counts[2]} of {len(changed)} (wanted: all)")
-    if "--held" in sys.argv or "--company" in sys.argv:
+    if True:
         counts = [sum(changes(new, old, 0.8) for new, old in pairs)
                   for pairs in (COMPANY_CHANGES, COMPANY_HELD_CHANGES, COMPANY_SEEN, COMPANY_HELD)]
         print(f"company: CHANGES {counts[0]} of {len(COMPANY_CHANGES)}, HELD_CHANGES {counts[1]} of "
               f"{len(COMPANY_HELD_CHANGES)} link (wanted: all); SEEN {counts[2]} of {len(COMPANY_SEEN)}, HELD {counts[3]} "
               f"of {len(COMPANY_HELD)} (wanted: none)")
+        if "--held2" in sys.argv:  # counted once, after the mend
+            counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (COMPANY_HELD2_CHANGES, COMPANY_HELD2)]
+            print(f"company, second held sets: HELD2_CHANGES {counts[0]} of {len(COMPANY_HELD2_CHANGES)} link (wanted: "
+                  f"all); HELD2 {counts[1]} of {len(COMPANY_HELD2)} (wanted: none)")
     print(f"regress: {sum(changes(new, old, 0.8) for new, old in REGRESS)} of {len(REGRESS)} link")
 
 
