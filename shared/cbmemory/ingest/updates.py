@@ -4,7 +4,8 @@ store (the caller finds the candidates and their similarities; ``cbmemory.memory
 A new user turn supersedes an earlier user turn of the same user when all of these hold:
 
 - both are statements (not questions), the new one names no relative or friend the earlier one does not
-  (``people``), and their embeddings are not opposite (``SIMILARITY``);
+  (``people``; but those it names as the user's company, who share the change: "my partner and I moved", "I moved to
+  Dundee with my sister", ``COMPANY``), and their embeddings are not opposite (``SIMILARITY``);
 - both make a *claim* of the same kind of fact (``cbmemory.claims``): a sentence where one of the ``SLOTS`` rules
   (where one lives, works, a phone number, a school, a partner ...) matches and the clause around the match
   is the user's own plain statement: a first-person word (I, my, we ...), no third-person or second-person
@@ -28,7 +29,9 @@ A new user turn supersedes an earlier user turn of the same user when all of the
   that holds now as changed, nor a stay told for a while with no change or beginning (``WHILE``: "This week I'm
   based in Aberdeen for the audit", "for the holidays"), nor a habit's or a standing choice's one day (``ONE_DAY``,
   ``HABITS``: "I woke up at 9 today", "I saw Dr Patel today"; "my first check-up with Dr Patel" is a beginning), nor
-  a plan told in the present (``PLANNED`` with ``TO_COME``: "I am moving to Aberdeen in March"); and
+  a plan told in the present (``PLANNED`` with ``TO_COME``: "I am moving to Aberdeen in March"), nor a thing's move
+  or a place one goes to for a home ("My gym moved to Leith", ``MOVED``; "we went to the new place in Dundee",
+  ``VISITED``), nor someone else's thing ("to see his new house", ``THEIRS``) (``_holds_now``); and
   a phone number or an email told with a qualifier ("my work number", ``QUALIFIER``) is one of several: it changes
   only one told with the same qualifier.
 
@@ -57,6 +60,7 @@ import re
 
 from ..claims import (
     CHANGE,
+    Claim,
     claim_values,
     claims,
     in_the_past,
@@ -132,6 +136,11 @@ TO_COME = re.compile(rf"\b(?:in (?:{_MONTHS})|in the (?:spring|summer|autumn|fal
                      r"(?:days|weeks|months)|once|after the|from next|starting (?:in|on|from|next))\b", re.I)
 
 
+def _visited(span: str) -> bool:
+    """Whether a home claim's span tells a place one goes to (``VISITED``) and no move (``MOVING``)."""
+    return VISITED.search(span) is not None and MOVING.search(span) is None
+
+
 def _planned(sentence: str) -> bool:
     """Whether a claim's sentence tells a plan (``PLANNED`` with a time still to come, ``TO_COME``)."""
     return PLANNED.search(sentence) is not None and TO_COME.search(sentence) is not None
@@ -165,6 +174,37 @@ def _thing_moved(span: str) -> bool:
     return any((w := m.group(1).lower()) not in MOVERS and not people(f"my {w}") for m in MOVED.finditer(span))
 
 
+# the people a statement names as the user's company ("my partner and I moved", "me and my boyfriend", "I moved to
+# Dundee with my sister"): they share the user's change, so they are no one else the statement is about
+_WHO = r"(?:my|our)\s+(?:[\w'’-]+\s+)?[\w'’-]+"
+COMPANY = re.compile(rf"\b({_WHO})\s+and\s+(?:I|me)\b|\b(?:I|me)\s+and\s+({_WHO})|\b(?:I|we)\b[^,;.!?]{{0,80}}?\bwith\s+"
+                     rf"({_WHO})", re.I)
+
+
+def _people(text: str) -> frozenset[str]:
+    """The people ``text`` names (``people``) but those it names as the user's company (``COMPANY``)."""
+    named = people(text)
+    if not named:
+        return named
+    return named - {p for m in COMPANY.finditer(text) for g in m.groups() if g for p in people(g)}
+
+
+# a home claim told as a place one goes to ("we went to the new place in Dundee", "popped into the new place"), with no
+# move of one's own ("we moved to a new place" is one): a venue, not the user's home
+VISITED = re.compile(r"\b(?:in)?to (?:a|the) new place\b", re.I)
+MOVING = re.compile(r"\b(?:mov(?:ed|ing|e)|relocat\w*)\b", re.I)
+
+
+# a claim that names its kind's thing with someone else's possessive ("to see his new house", "their flat in Leith") is
+# that person's fact, though the sentence has "I" or a person named as company ("with my husband for his job" is no
+# home of his)
+_THINGS = {"home": r"place|flat|apartment|house|home|address", "work": r"job|company|firm|office|employer",
+           "phone": r"number|phone|mobile", "email": r"e-?mail|inbox|address", "doctor": r"doctor|gp",
+           "school": r"school", "car": r"car", "device": r"laptop|computer"}
+THEIRS = {slot: re.compile(rf"\b(?:his|her|their)\s+(?:[\w'’-]+\s+){{0,2}}?(?:{things})\b", re.I)
+          for slot, things in _THINGS.items()}
+
+
 _DASHED = re.compile(r"(?<=\d)[-–](?=\d)")  # a dash between digits: a number's groups (``changes``)
 
 
@@ -175,12 +215,24 @@ def changes(new: str, old: str, similarity: float) -> bool:
     new, old = _DASHED.sub(" ", stated(new)), _DASHED.sub(" ", stated(old))  # "0752-119-3387": one number
     if not (new and old) or similarity < SIMILARITY:
         return False
-    if not people(new) - ROLE_WORDS <= people(old):  # roles: by each claim's kind, below
+    if not _people(new) - ROLE_WORDS <= people(old):  # roles: by each claim's kind, below
         return False
     # a name that opens a sentence is read both ways (``claims.values``): "Quillon Labs is still my employer" restates
     # "I work at Quillon Labs" though, without its first word, it names "labs": both readings must see a change
     return _changed(new, old, False) and (
         not (opens_with_name(new) or opens_with_name(old)) or _changed(new, old, True))
+
+
+def _holds_now(claim: Claim, slot: str) -> bool:
+    """Whether a new claim tells the user's fact as it holds now: not a past ("I lived in Aberdeen before I came here"),
+    a while or a day ("This week I'm based in Aberdeen"), a plan ("I'm moving to Aberdeen in March"), a thing's move or
+    a place one goes to ("My gym moved to Leith", "we went to the new place in Dundee"), nor someone else's thing ("his
+    new house")."""
+    if in_the_past(claim) or _for_a_while(claim.sentence, slot) or _planned(claim.sentence):
+        return False
+    if slot == "home" and (_thing_moved(claim.span) or _visited(claim.span)):
+        return False
+    return slot not in THEIRS or THEIRS[slot].search(claim.span) is None
 
 
 def _changed(new: str, old: str, first_word: bool) -> bool:
@@ -197,11 +249,9 @@ def _changed(new: str, old: str, first_word: bool) -> bool:
         olds = [(people(o.sentence) - own, _days(o.span), _qualifiers(o.span, slot), claim_values(o, slot, first_word))
                 for o in old_claims[slot][:MAX_CLAIMS]]
         for n in new_claims[slot][:MAX_CLAIMS]:
-            if in_the_past(n) or _for_a_while(n.sentence, slot) or _planned(n.sentence) or (
-                    slot == "home" and _thing_moved(n.span)):
-                continue  # "I lived in Aberdeen before I came here", "This week I'm based in Aberdeen", "I'm moving
-                # to Aberdeen in March": not what holds now; "My gym moved to Leith": not the user's home
-            n_people, n_days, n_values = people(n.sentence) - own, _days(n.span), claim_values(n, slot, first_word)
+            if not _holds_now(n, slot):
+                continue
+            n_people, n_days, n_values = _people(n.sentence) - own, _days(n.span), claim_values(n, slot, first_word)
             n_qualifiers = _qualifiers(n.span, slot)
             changed = CHANGE.search(n.sentence) is not None
             for o_people, o_days, o_qualifiers, o_values in olds:

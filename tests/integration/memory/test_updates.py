@@ -108,15 +108,30 @@ def test_a_number_written_another_way_links_nothing(memory):
 @pytest.mark.parametrize("later", [
     "I lived in Aberdeen for ten years before I came here.",  # what held once
     "This week I am based in Aberdeen for the audit.",  # a stay
+    "We had dinner at a new place in Aberdeen, amazing ramen.",  # a place one goes to
+    "My gym moved to Aberdeen, so far from me now.",  # a thing's move
+    "I drove to Aberdeen with my dad to see his new house.",  # someone else's home, told with company
 ])
-def test_a_later_past_or_stay_links_nothing_and_hides_nothing(memory, later):
-    """A past told later ("I lived in Aberdeen before I came here") or a stay told for a week: the home that holds now
-    is neither marked as changed nor hidden from a read of what is current."""
+def test_a_later_past_stay_or_look_alike_links_nothing_and_hides_nothing(memory, later):
+    """A past told later ("I lived in Aberdeen before I came here"), a stay told for a week, a meal at a new place, a
+    gym's move or a visit to someone's new house: the home that holds now is neither marked as changed nor hidden from
+    a read of what is current."""
     _session(memory, "s1", 0, "I live in Inverness and I love my neighbourhood.", CHAT[0])
     _session(memory, "s2", 20, later, CHAT[1])
     assert all(r.supersedes == () for r in memory.session_records("ana"))
     text = memory.recall("Which city do I live in?", "ana", current_only=True).context.text
     assert "I live in Inverness" in text and "changed on" not in text
+
+
+def test_a_move_told_with_the_people_who_share_it_is_linked_and_hides_the_old_home(memory):
+    """"My partner and I moved to ..." is the user's move: the partner named is company, not someone else's news."""
+    _session(memory, "s1", 0, "I live in Inverness and I love my neighbourhood.", CHAT[0])
+    _session(memory, "s2", 20, "My partner and I moved to Aberdeen last week.", CHAT[1])
+    recs = _records(memory)
+    old, new = recs["I live in Inverness and I love my neighbourhood."], recs["My partner and I moved to Aberdeen last week."]
+    assert new.supersedes == (old.record_id,)
+    text = memory.recall("Which city do I live in?", "ana", current_only=True).context.text
+    assert "Aberdeen" in text and "I live in Inverness" not in text
 
 
 def test_a_new_number_in_one_batch_with_the_old_is_linked(memory):

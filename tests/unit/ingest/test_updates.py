@@ -84,6 +84,12 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     # a change told with a while or a usual: its own change word
     ("I changed my number while I was abroad, it's 0131 496 0004 now.", "My number is 0752 119 3387.", 0.8),
     ("Lately I have been having oat lattes instead of my usual flat white.", "My usual coffee is a flat white.", 0.8),
+    # a change told with the people who share it (COMPANY)
+    ("My partner and I moved to Aberdeen last week.", "I live in Inverness.", 0.8),
+    ("I moved to Dundee with my sister in March, the flat is great.", "I live in Inverness.", 0.8),
+    ("Me and my boyfriend moved to Aberdeen, so happy.", "I live in Inverness.", 0.8),
+    ("My brother and I started at Quillon Labs on Monday.", "I work at Marsh & Finch.", 0.8),
+    ("I relocated to Dundee with my husband for his job.", "I live in Inverness.", 0.8),  # his job: no home of his
 ]
 
 NOT_LINKS = [
@@ -173,6 +179,13 @@ NOT_LINKS = [
     ("Email me at quinn@quillonlabs.com while I am at work.", "My email is quinn@mail.com.", 0.8),
     ("Spent the day working at a Starbucks in Leith.", "I work at Quillon Labs.", 0.8),
     ("I had a latte instead of my usual today.", "My usual coffee is a flat white.", 0.8),
+    # company told with someone else's move, a wish or a visit; a venue one goes to (VISITED); someone else's thing (THEIRS)
+    ("My sister and her husband moved to Aberdeen.", "I live in Inverness.", 0.8),
+    ("My partner and I are thinking of moving to Aberdeen.", "I live in Inverness.", 0.8),
+    ("I drove to Leith with my dad to see his new house.", "I live in Inverness.", 0.8),
+    ("My friend and I went to the new place in Dundee for brunch.", "I live in Inverness.", 0.8),
+    ("We went to the new place in Dundee.", "I live in Inverness.", 0.8),
+    ("I visited his new house in Leith.", "I live in Inverness.", 0.8),
 ]
 
 
