@@ -10,6 +10,8 @@ user's fact, in pairs (new, old) of my own, none from any family (6 December), o
   office moved to Leith over the summer." after "I live in Inverness.");
 - ``AWAY_*``: a number for a while away, a day's work elsewhere, a one-off swap ("Text me on 07700 900123 while I am
   abroad.", "Spent the day working at a Starbucks in Leith.", "I had a latte instead of my usual today.");
+- ``KIND_*``: a word of the kind used of something else: a partner in an activity ("My new running partner is Morag
+  from work."), a phone that is a device ("My new phone is a Pixel 8, the camera is amazing.");
 - ``COMPANY_*``: a change the user tells with the people who share it ("My partner and I moved to Aberdeen last
   week."), a recall fix: here ``CHANGES`` and ``HELD_CHANGES`` must link, ``SEEN`` and ``HELD`` (someone else's move,
   a wish, a visit told with company) must not.
@@ -230,6 +232,28 @@ COMPANY_HELD = [
     ("My friend and I went to the new place in Dundee for brunch.", "I live in Inverness."),
 ]
 
+KIND_SEEN = [
+    ("My new running partner is Morag from work.", "My partner is Callum."),
+    ("My new phone is a Pixel 8, the camera is amazing.", "My number is 0752 119 3387."),
+    ("I got a new Samsung phone, same number though.", "My number is 0752 119 3387."),
+]
+
+KIND_HELD = [
+    ("My business partner Ewan signed the lease today.", "My partner is Callum."),
+    ("My new tennis partner, Isla, is brilliant at volleys.", "My partner is Callum."),
+    ("Met my new lab partner, Fraser, in chemistry.", "My boyfriend is Callum."),
+    ("Just got a new phone, an iPhone 15, love it.", "My number is 0752 119 3387."),
+    ("My phone is a Nokia now, the old one died.", "My number is 0752 119 3387."),
+    ("Dropped my phone in the Ness, so I am on a Motorola until Monday.", "My number is 0752 119 3387."),
+]
+
+KIND_CHANGES = [
+    ("I have a new partner, Isla, we met in May.", "My partner is Callum."),
+    ("My new number is 0131 496 0004.", "My number is 0752 119 3387."),
+    ("I changed my number, will text you the new one.", "My number is 0752 119 3387."),
+    ("I got a new phone, my number is 0131 496 0006 now.", "My number is 0752 119 3387."),
+]
+
 # written after the first fix's count (see the README), before its mend
 COMPANY_HELD2 = [
     ("My mum and I popped into the new place on Leith Walk for cake.", "I live in Inverness."),
@@ -265,7 +289,8 @@ REGRESS = [
 
 SETS = {"past": (PAST_SEEN, PAST_HELD, PAST_CHANGES), "stay": (STAY_SEEN, STAY_HELD, STAY_CHANGES),
         "day": (DAY_SEEN, DAY_HELD, DAY_CHANGES), "plan": (PLAN_SEEN, PLAN_HELD, PLAN_CHANGES),
-        "place": (PLACE_SEEN, PLACE_HELD, PLACE_CHANGES), "away": (AWAY_SEEN, AWAY_HELD, AWAY_CHANGES)}
+        "place": (PLACE_SEEN, PLACE_HELD, PLACE_CHANGES), "away": (AWAY_SEEN, AWAY_HELD, AWAY_CHANGES),
+        "kind": (KIND_SEEN, KIND_HELD, KIND_CHANGES)}
 
 
 def main() -> None:
@@ -273,6 +298,8 @@ def main() -> None:
         for new, old in REGRESS:
             print(int(changes(new, old, 0.8)), new)
     for name, (seen, held, changed) in SETS.items():
+        if name == "kind" and "--held" not in sys.argv:
+            held = []  # counted once, after its fix (``--held``)
         counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (seen, held, changed)]
         print(f"{name}: SEEN {counts[0]} of {len(seen)}, HELD {counts[1]} of {len(held)} link (wanted: none); "
               f"CHANGES {counts[2]} of {len(changed)} (wanted: all)")
