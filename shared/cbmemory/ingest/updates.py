@@ -31,7 +31,9 @@ A new user turn supersedes an earlier user turn of the same user when all of the
   ``HABITS``: "I woke up at 9 today", "I saw Dr Patel today"; "my first check-up with Dr Patel" is a beginning), nor
   a plan told in the present (``PLANNED`` with ``TO_COME``: "I am moving to Aberdeen in March"), nor a thing's move
   or a place one goes to for a home ("My gym moved to Leith", ``MOVED``; "we went to the new place in Dundee",
-  ``VISITED``), nor someone else's thing ("to see his new house", ``THEIRS``) (``_holds_now``); and
+  ``VISITED``), nor a word of the kind used of something else ("my running partner", ``ACTIVITY_PARTNER``; a phone
+  claim that tells no number, "My new phone is a Pixel 8", ``NUMBER_TOLD``), nor someone else's thing ("to see his
+  new house", ``THEIRS``) (``_holds_now``); and
   a phone number or an email told with a qualifier ("my work number", ``QUALIFIER``) is one of several: it changes
   only one told with the same qualifier.
 
@@ -195,6 +197,17 @@ VISITED = re.compile(r"\b(?:in)?to (?:a|the) new place\b", re.I)
 MOVING = re.compile(r"\b(?:mov(?:ed|ing|e)|relocat\w*)\b", re.I)
 
 
+# a word of the kind used of something else: a partner in an activity or a business ("my new running partner is
+# Morag"), and a phone claim that tells no number ("My new phone is a Pixel 8": a handset; a number is told by its
+# digits, or as new, changed or different)
+ACTIVITY_PARTNER = re.compile(r"\b(?:business|running|tennis|squash|badminton|padel|golf|dance|dancing|lab|study|"
+                              r"training|workout|gym|climbing|hiking|cycling|writing|sparring|chess|bridge|debate|"
+                              r"project|research|doubles|skating|rowing|swimming|walking|travel|podcast|band|"
+                              r"co-?founding|trading|sales|squad|team|practice)\s+partners?\b", re.I)
+NUMBER_TOLD = re.compile(r"\d(?:[\s-]?\d){5,}|\b(?:new|different|changed (?:my|our) (?:\w+ )?)(?:number|digits|sim)\b|"
+                         r"\bnumber (?:has |is )?changed\b", re.I)
+
+
 # a claim that names its kind's thing with someone else's possessive ("to see his new house", "their flat in Leith") is
 # that person's fact, though the sentence has "I" or a person named as company ("with my husband for his job" is no
 # home of his)
@@ -226,11 +239,14 @@ def changes(new: str, old: str, similarity: float) -> bool:
 def _holds_now(claim: Claim, slot: str) -> bool:
     """Whether a new claim tells the user's fact as it holds now: not a past ("I lived in Aberdeen before I came here"),
     a while or a day ("This week I'm based in Aberdeen"), a plan ("I'm moving to Aberdeen in March"), a thing's move or
-    a place one goes to ("My gym moved to Leith", "we went to the new place in Dundee"), nor someone else's thing ("his
-    new house")."""
+    a place one goes to ("My gym moved to Leith", "we went to the new place in Dundee"), a word of the kind used of
+    something else ("my running partner", a phone with no number told), nor someone else's thing ("his new house")."""
     if in_the_past(claim) or _for_a_while(claim.sentence, slot) or _planned(claim.sentence):
         return False
     if slot == "home" and (_thing_moved(claim.span) or _visited(claim.span)):
+        return False
+    if (slot == "partner" and ACTIVITY_PARTNER.search(claim.span)) or (
+            slot == "phone" and not NUMBER_TOLD.search(claim.span)):
         return False
     return slot not in THEIRS or THEIRS[slot].search(claim.span) is None
 

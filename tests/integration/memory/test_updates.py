@@ -134,6 +134,15 @@ def test_a_move_told_with_the_people_who_share_it_is_linked_and_hides_the_old_ho
     assert "Aberdeen" in text and "I live in Inverness" not in text
 
 
+def test_a_new_handset_is_no_new_number(memory):
+    """"My new phone is a Pixel 8" tells a handset, not a number: the number that holds is neither marked nor hidden."""
+    _session(memory, "s1", 0, "My number is 0752 119 3387, text me any time.", CHAT[0])
+    _session(memory, "s2", 20, "My new phone is a Pixel 8, the camera is amazing.", CHAT[1])
+    assert all(r.supersedes == () for r in memory.session_records("ana"))
+    text = memory.recall("What is my phone number?", "ana", current_only=True).context.text
+    assert "0752 119 3387" in text and "changed on" not in text
+
+
 def test_a_new_number_in_one_batch_with_the_old_is_linked(memory):
     msgs = [{"role": "user", "content": "You can always reach me on 0745 330 8172."},
             {"role": "user", "content": "I changed my phone number, it's 0752 119 3387 now."}]

@@ -90,6 +90,10 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     ("Me and my boyfriend moved to Aberdeen, so happy.", "I live in Inverness.", 0.8),
     ("My brother and I started at Quillon Labs on Monday.", "I work at Marsh & Finch.", 0.8),
     ("I relocated to Dundee with my husband for his job.", "I live in Inverness.", 0.8),  # his job: no home of his
+    # a partner and a number told as such, a handset with them
+    ("I have a new partner, Isla, we met in May.", "My partner is Callum.", 0.8),
+    ("I changed my number, will text you the new one.", "My number is 0752 119 3387.", 0.8),
+    ("I got a new phone, my number is 0131 496 0006 now.", "My number is 0752 119 3387.", 0.8),
 ]
 
 NOT_LINKS = [
@@ -186,6 +190,11 @@ NOT_LINKS = [
     ("My friend and I went to the new place in Dundee for brunch.", "I live in Inverness.", 0.8),
     ("We went to the new place in Dundee.", "I live in Inverness.", 0.8),
     ("I visited his new house in Leith.", "I live in Inverness.", 0.8),
+    # a partner in an activity (ACTIVITY_PARTNER); a handset with no number told (NUMBER_TOLD)
+    ("My new running partner is Morag from work.", "My partner is Callum.", 0.8),
+    ("My business partner Ewan signed the lease today.", "My partner is Callum.", 0.8),
+    ("My new phone is a Pixel 8, the camera is amazing.", "My number is 0752 119 3387.", 0.8),
+    ("I got a new Samsung phone, same number though.", "My number is 0752 119 3387.", 0.8),
 ]
 
 
