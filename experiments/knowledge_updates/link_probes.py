@@ -12,6 +12,7 @@ user's fact, in pairs (new, old) of my own, none from any family (6 December), o
   abroad.", "Spent the day working at a Starbucks in Leith.", "I had a latte instead of my usual today.");
 - ``KIND_*``: a word of the kind used of something else: a partner in an activity ("My new running partner is Morag
   from work."), a phone that is a device ("My new phone is a Pixel 8, the camera is amazing.");
+- ``CAR_*``: a car word in a compound ("My new car insurance is with Fenwick Direct.");
 - ``COMPANY_*``: a change the user tells with the people who share it ("My partner and I moved to Aberdeen last
   week."), a recall fix: here ``CHANGES`` and ``HELD_CHANGES`` must link, ``SEEN`` and ``HELD`` (someone else's move,
   a wish, a visit told with company) must not.
@@ -254,6 +255,24 @@ KIND_CHANGES = [
     ("I got a new phone, my number is 0131 496 0006 now.", "My number is 0752 119 3387."),
 ]
 
+CAR_SEEN = [
+    ("My new car insurance is with Fenwick Direct.", "I drive a Skoda Octavia."),
+]
+
+CAR_HELD = [
+    ("The car park at Quillon Labs is full again, so I parked at the Tesco.", "I drive a Skoda Octavia."),
+    ("Booked a car wash at Sparkle Valet in Leith.", "I drive a Skoda Octavia."),
+    ("My car loan with Leith Mutual is finally paid off.", "I drive a Skoda Octavia."),
+    ("Got a new car seat for the baby from Halfords.", "I drive a Skoda Octavia."),
+    ("Our car share scheme switched to Enterprise Club this month.", "I drive a Skoda Octavia."),
+]
+
+CAR_CHANGES = [
+    ("I drive a Kia Niro now, the car insurance is cheaper too.", "I drive a Skoda Octavia."),
+    ("I sold my car and bought a Volvo XC40.", "I drive a Skoda Octavia."),
+    ("My new car is a Mazda MX-5, it arrived on Friday.", "I drive a Skoda Octavia."),
+]
+
 # written after the first fix's count (see the README), before its mend
 COMPANY_HELD2 = [
     ("My mum and I popped into the new place on Leith Walk for cake.", "I live in Inverness."),
@@ -290,7 +309,7 @@ REGRESS = [
 SETS = {"past": (PAST_SEEN, PAST_HELD, PAST_CHANGES), "stay": (STAY_SEEN, STAY_HELD, STAY_CHANGES),
         "day": (DAY_SEEN, DAY_HELD, DAY_CHANGES), "plan": (PLAN_SEEN, PLAN_HELD, PLAN_CHANGES),
         "place": (PLACE_SEEN, PLACE_HELD, PLACE_CHANGES), "away": (AWAY_SEEN, AWAY_HELD, AWAY_CHANGES),
-        "kind": (KIND_SEEN, KIND_HELD, KIND_CHANGES)}
+        "kind": (KIND_SEEN, KIND_HELD, KIND_CHANGES), "car": (CAR_SEEN, CAR_HELD, CAR_CHANGES)}
 
 
 def main() -> None:
@@ -298,6 +317,8 @@ def main() -> None:
         for new, old in REGRESS:
             print(int(changes(new, old, 0.8)), new)
     for name, (seen, held, changed) in SETS.items():
+        if name == "car" and "--held" not in sys.argv:
+            held = []  # counted once, after its fix (``--held``)
         counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (seen, held, changed)]
         print(f"{name}: SEEN {counts[0]} of {len(seen)}, HELD {counts[1]} of {len(held)} link (wanted: none); "
               f"CHANGES {counts[2]} of {len(changed)} (wanted: all)")
