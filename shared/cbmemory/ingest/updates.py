@@ -31,7 +31,8 @@ A new user turn supersedes an earlier user turn of the same user when all of the
   ``HABITS``: "I woke up at 9 today", "I saw Dr Patel today"; "my first check-up with Dr Patel" is a beginning), nor
   a plan told in the present (``PLANNED`` with ``TO_COME``: "I am moving to Aberdeen in March"), nor a thing's move
   or a place one goes to for a home ("My gym moved to Leith", ``MOVED``; "we went to the new place in Dundee",
-  ``VISITED``), nor a word of the kind used of something else ("my running partner", ``ACTIVITY_PARTNER``; a phone
+  ``VISITED``), nor a word of the kind used of something else ("my running partner", ``ACTIVITY_PARTNER``; "my new
+  car insurance", ``CAR_COMPOUND``; a phone
   claim that tells no number, "My new phone is a Pixel 8", ``NUMBER_TOLD``), nor someone else's thing ("to see his
   new house", ``THEIRS``) (``_holds_now``); and
   a phone number or an email told with a qualifier ("my work number", ``QUALIFIER``) is one of several: it changes
@@ -59,9 +60,11 @@ LoCoMo dev (both speakers); ``SIMILARITY`` was chosen leaving one conversation o
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from ..claims import (
     CHANGE,
+    SLOTS,
     Claim,
     claim_values,
     claims,
@@ -208,6 +211,19 @@ NUMBER_TOLD = re.compile(r"\d(?:[\s-]?\d){5,}|\b(?:new|different|changed (?:my|o
                          r"\bnumber (?:has |is )?changed\b", re.I)
 
 
+# a car phrase that opens a compound ("my new car insurance", "the car park"): no claim of the user's car when every
+# car phrase of the claim's span is one
+CAR_COMPOUND = re.compile(r"\s+(?:insurance|park|parks|parking|wash|loan|finance|payments?|seats?|share|sharing|pool|"
+                          r"rental|hire|keys?|charger|charging|tax|mats?|radio|stereo|boot|trunk|alarm|battery|"
+                          r"service|dealer|dealership|journey|ride|crash|accident|repairs?)\b", re.I)
+
+
+def _car_compound(span: str) -> bool:
+    """Whether each car phrase of a car claim's span (``claims.SLOTS``) opens a compound (``CAR_COMPOUND``)."""
+    found = list(islice(SLOTS["car"].finditer(span), MAX_CLAIMS))
+    return bool(found) and all(CAR_COMPOUND.match(span, m.end()) for m in found)
+
+
 # a claim that names its kind's thing with someone else's possessive ("to see his new house", "their flat in Leith") is
 # that person's fact, though the sentence has "I" or a person named as company ("with my husband for his job" is no
 # home of his)
@@ -240,12 +256,13 @@ def _holds_now(claim: Claim, slot: str) -> bool:
     """Whether a new claim tells the user's fact as it holds now: not a past ("I lived in Aberdeen before I came here"),
     a while or a day ("This week I'm based in Aberdeen"), a plan ("I'm moving to Aberdeen in March"), a thing's move or
     a place one goes to ("My gym moved to Leith", "we went to the new place in Dundee"), a word of the kind used of
-    something else ("my running partner", a phone with no number told), nor someone else's thing ("his new house")."""
+    something else ("my running partner", "my new car insurance", a phone with no number told), nor someone else's
+    thing ("his new house")."""
     if in_the_past(claim) or _for_a_while(claim.sentence, slot) or _planned(claim.sentence):
         return False
     if slot == "home" and (_thing_moved(claim.span) or _visited(claim.span)):
         return False
-    if (slot == "partner" and ACTIVITY_PARTNER.search(claim.span)) or (
+    if (slot == "car" and _car_compound(claim.span)) or (slot == "partner" and ACTIVITY_PARTNER.search(claim.span)) or (
             slot == "phone" and not NUMBER_TOLD.search(claim.span)):
         return False
     return slot not in THEIRS or THEIRS[slot].search(claim.span) is None

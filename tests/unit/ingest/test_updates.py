@@ -94,6 +94,9 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     ("I have a new partner, Isla, we met in May.", "My partner is Callum.", 0.8),
     ("I changed my number, will text you the new one.", "My number is 0752 119 3387.", 0.8),
     ("I got a new phone, my number is 0131 496 0006 now.", "My number is 0752 119 3387.", 0.8),
+    # a car claim with a compound beside it
+    ("I drive a Kia Niro now, the car insurance is cheaper too.", "I drive a Skoda Octavia.", 0.8),
+    ("My new car is a Mazda MX-5, it arrived on Friday.", "I drive a Skoda Octavia.", 0.8),
 ]
 
 NOT_LINKS = [
@@ -195,6 +198,9 @@ NOT_LINKS = [
     ("My business partner Ewan signed the lease today.", "My partner is Callum.", 0.8),
     ("My new phone is a Pixel 8, the camera is amazing.", "My number is 0752 119 3387.", 0.8),
     ("I got a new Samsung phone, same number though.", "My number is 0752 119 3387.", 0.8),
+    # a car word that opens a compound (CAR_COMPOUND)
+    ("My new car insurance is with Fenwick Direct.", "I drive a Skoda Octavia.", 0.8),
+    ("My car loan with Leith Mutual is finally paid off.", "I drive a Skoda Octavia.", 0.8),
 ]
 
 
