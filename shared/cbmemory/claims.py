@@ -228,11 +228,15 @@ def _stated(clause: str, slot: str, mine: bool = False) -> bool:
             and not HEDGE.search(clause) and not NEGATED.search(clause) and (slot == "trip" or not FUTURE.search(clause)))
 
 
-def in_the_past(claim: Claim) -> bool:
-    """Whether the clause of ``claim``'s slot phrase (its span's first clause) tells a past that no longer holds
-    (``PAST``)."""
+def own_clause(claim: Claim) -> str:
+    """The clause of ``claim``'s slot phrase: its span's first clause (the span also holds the clause after it)."""
     end = _CLAUSE.search(claim.span)
-    return PAST.search(claim.span[:end.start()] if end is not None and end.start() > 0 else claim.span) is not None
+    return claim.span[:end.start()] if end is not None and end.start() > 0 else claim.span
+
+
+def in_the_past(claim: Claim) -> bool:
+    """Whether the clause of ``claim``'s slot phrase (``own_clause``) tells a past that no longer holds (``PAST``)."""
+    return PAST.search(own_clause(claim)) is not None
 
 
 def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:

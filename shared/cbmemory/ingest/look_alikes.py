@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from itertools import islice
 
-from ..claims import CHANGE, SLOTS, Claim, in_the_past
+from ..claims import CHANGE, SLOTS, Claim, in_the_past, own_clause
 from ..text import people
 
 MAX_CAR_PHRASES = 8  # car phrases read per span (a span holds a few; a pasted text may hold thousands)
@@ -111,9 +111,9 @@ def _car_compound(span: str) -> bool:
     return bool(found) and all(CAR_COMPOUND.match(span, m.end()) for m in found)
 
 
-# a claim that names its kind's thing with someone else's possessive ("to see his new house", "their flat in Leith") is
-# that person's fact, though the sentence has "I" or a person named as company ("with my husband for his job" is no
-# home of his)
+# a claim whose own clause names its kind's thing with someone else's possessive ("to see his new house", "their flat
+# in Leith") is that person's fact, though the sentence has "I" or a person named as company ("with my husband for his
+# job" is no home of his; "I moved to Leith, their flat was too small" is a move: the possessive is in another clause)
 _THINGS = {"home": r"place|flat|apartment|house|home|address", "work": r"job|company|firm|office|employer",
            "phone": r"number|phone|mobile", "email": r"e-?mail|inbox|address", "doctor": r"doctor|gp",
            "school": r"school", "car": r"car", "device": r"laptop|computer"}
@@ -134,4 +134,4 @@ def holds_now(claim: Claim, slot: str) -> bool:
     if (slot == "car" and _car_compound(claim.span)) or (slot == "partner" and ACTIVITY_PARTNER.search(claim.span)) or (
             slot == "phone" and not NUMBER_TOLD.search(claim.span)):
         return False
-    return slot not in THEIRS or THEIRS[slot].search(claim.span) is None
+    return slot not in THEIRS or THEIRS[slot].search(own_clause(claim)) is None

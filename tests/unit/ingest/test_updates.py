@@ -90,6 +90,9 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     ("Me and my boyfriend moved to Aberdeen, so happy.", "I live in Inverness.", 0.8),
     ("My brother and I started at Quillon Labs on Monday.", "I work at Marsh & Finch.", 0.8),
     ("I relocated to Dundee with my husband for his job.", "I live in Inverness.", 0.8),  # his job: no home of his
+    # someone's possessive in another clause than the claim's
+    ("I moved to Leith, their flat was far too small for us.", "I live in Inverness.", 0.8),
+    ("I bought a Kia Niro, her car was too small for the dogs.", "I drive a Skoda Octavia.", 0.8),
     # a partner and a number told as such, a handset with them
     ("I have a new partner, Isla, we met in May.", "My partner is Callum.", 0.8),
     ("I changed my number, will text you the new one.", "My number is 0752 119 3387.", 0.8),
