@@ -13,6 +13,8 @@ user's fact, in pairs (new, old) of my own, none from any family (6 December), o
 - ``KIND_*``: a word of the kind used of something else: a partner in an activity ("My new running partner is Morag
   from work."), a phone that is a device ("My new phone is a Pixel 8, the camera is amazing.");
 - ``CAR_*``: a car word in a compound ("My new car insurance is with Fenwick Direct.");
+- ``TOLD_*``: an email that is a message, a doctor one is referred to ("My email to Fenwick Analytics bounced, the
+  address is wrong.", "My doctor referred me to Dr Lennox, a specialist.");
 - ``COMPANY_*``: a change the user tells with the people who share it ("My partner and I moved to Aberdeen last
   week."), a recall fix: here ``CHANGES`` and ``HELD_CHANGES`` must link, ``SEEN`` and ``HELD`` (someone else's move,
   a wish, a visit told with company) must not.
@@ -273,6 +275,25 @@ CAR_CHANGES = [
     ("My new car is a Mazda MX-5, it arrived on Friday.", "I drive a Skoda Octavia."),
 ]
 
+TOLD_SEEN = [
+    ("My email to Fenwick Analytics bounced, the address is wrong.", "My email is quinn@mail.com."),
+    ("My doctor referred me to Dr Lennox, a specialist.", "My doctor is Dr Haddad."),
+]
+
+TOLD_HELD = [
+    ("My email to Marsh & Finch about the invoice went unanswered.", "My email is quinn@mail.com."),
+    ("Sent an email to Leith Council today, fingers crossed.", "My email is quinn@mail.com."),
+    ("My GP sent me to Dr Okafor at the Dundee clinic for my knee.", "My doctor is Dr Haddad."),
+    ("Dr Haddad referred me to a physio, Dr Lennox, for my back.", "My doctor is Dr Haddad."),
+    ("My email newsletter from Quillon Labs says they are hiring.", "My email is quinn@mail.com."),
+]
+
+TOLD_CHANGES = [
+    ("My new email is quinn.reyes@fastmail.com.", "My email is quinn@mail.com."),
+    ("I changed my email address, will send you the new one.", "My email is quinn@mail.com."),
+    ("I registered with a new GP, Dr Okafor, in Dundee.", "My doctor is Dr Haddad."),
+]
+
 # written after the first fix's count (see the README), before its mend
 COMPANY_HELD2 = [
     ("My mum and I popped into the new place on Leith Walk for cake.", "I live in Inverness."),
@@ -309,7 +330,8 @@ REGRESS = [
 SETS = {"past": (PAST_SEEN, PAST_HELD, PAST_CHANGES), "stay": (STAY_SEEN, STAY_HELD, STAY_CHANGES),
         "day": (DAY_SEEN, DAY_HELD, DAY_CHANGES), "plan": (PLAN_SEEN, PLAN_HELD, PLAN_CHANGES),
         "place": (PLACE_SEEN, PLACE_HELD, PLACE_CHANGES), "away": (AWAY_SEEN, AWAY_HELD, AWAY_CHANGES),
-        "kind": (KIND_SEEN, KIND_HELD, KIND_CHANGES), "car": (CAR_SEEN, CAR_HELD, CAR_CHANGES)}
+        "kind": (KIND_SEEN, KIND_HELD, KIND_CHANGES), "car": (CAR_SEEN, CAR_HELD, CAR_CHANGES),
+        "told": (TOLD_SEEN, TOLD_HELD, TOLD_CHANGES)}
 
 
 def main() -> None:
@@ -317,6 +339,8 @@ def main() -> None:
         for new, old in REGRESS:
             print(int(changes(new, old, 0.8)), new)
     for name, (seen, held, changed) in SETS.items():
+        if name == "told" and "--held" not in sys.argv:
+            held = []  # counted once, after its fix (``--held``)
         counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (seen, held, changed)]
         print(f"{name}: SEEN {counts[0]} of {len(seen)}, HELD {counts[1]} of {len(held)} link (wanted: none); "
               f"CHANGES {counts[2]} of {len(changed)} (wanted: all)")
