@@ -88,7 +88,7 @@ def _visited(span: str) -> bool:
 
 
 # a word of the kind used of something else: a partner in an activity or a business ("my new running partner is
-# Morag"), and a phone claim that tells no number ("My new phone is a Pixel 8": a handset; a number is told by its
+# Morag"), a phone claim that tells no number ("My new phone is a Pixel 8": a handset; a number is told by its
 # digits, or as new, changed or different)
 ACTIVITY_PARTNER = re.compile(r"\b(?:business|running|tennis|squash|badminton|padel|golf|dance|dancing|lab|study|"
                               r"training|workout|gym|climbing|hiking|cycling|writing|sparring|chess|bridge|debate|"
@@ -96,6 +96,12 @@ ACTIVITY_PARTNER = re.compile(r"\b(?:business|running|tennis|squash|badminton|pa
                               r"co-?founding|trading|sales|squad|team|practice)\s+partners?\b", re.I)
 NUMBER_TOLD = re.compile(r"\d(?:[\s-]?\d){5,}|\b(?:new|different|changed (?:my|our) (?:\w+ )?)(?:number|digits|sim)\b|"
                          r"\bnumber (?:has |is )?changed\b", re.I)
+# ... an email claim must tell an address as a phone claim a number ("My email to Fenwick Analytics bounced" is a
+# message); and a doctor one is referred to ("referred me to Dr Lennox, a specialist") is no change of one's own
+EMAIL_TOLD = re.compile(r"@|\b(?:new|different|changed (?:my|our) (?:\w+ )?)(?:e-?mail|address|inbox)\b|"
+                        r"\b(?:e-?mail|address) (?:has |is )?changed\b", re.I)
+REFERRED = re.compile(r"\b(?:referr(?:ed|ing)|refers?|sent) (?:me |us )?to\b|\b(?:a|the) (?:specialist|consultant)\b",
+                      re.I)
 
 
 # a car phrase that opens a compound ("my new car insurance", "the car park"): no claim of the user's car when every
@@ -125,13 +131,14 @@ def holds_now(claim: Claim, slot: str) -> bool:
     """Whether a new claim tells the user's fact as it holds now: not a past ("I lived in Aberdeen before I came here"),
     a while or a day ("This week I'm based in Aberdeen"), a plan ("I'm moving to Aberdeen in March"), a thing's move or
     a place one goes to ("My gym moved to Leith", "we went to the new place in Dundee"), a word of the kind used of
-    something else ("my running partner", "my new car insurance", a phone with no number told), nor someone else's
-    thing ("his new house")."""
+    something else ("my running partner", "my new car insurance", a phone with no number told, an email with no
+    address, a doctor one is referred to), nor someone else's thing ("his new house")."""
     if in_the_past(claim) or _for_a_while(claim.sentence, slot) or _planned(claim.sentence):
         return False
     if slot == "home" and (_thing_moved(claim.span) or _visited(claim.span)):
         return False
     if (slot == "car" and _car_compound(claim.span)) or (slot == "partner" and ACTIVITY_PARTNER.search(claim.span)) or (
-            slot == "phone" and not NUMBER_TOLD.search(claim.span)):
+            slot == "phone" and not NUMBER_TOLD.search(claim.span)) or (
+            slot == "email" and not EMAIL_TOLD.search(claim.span)) or (slot == "doctor" and REFERRED.search(claim.span)):
         return False
     return slot not in THEIRS or THEIRS[slot].search(own_clause(claim)) is None

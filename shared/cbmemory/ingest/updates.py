@@ -33,7 +33,8 @@ A new user turn supersedes an earlier user turn of the same user when all of the
   or a place one goes to for a home ("My gym moved to Leith", ``MOVED``; "we went to the new place in Dundee",
   ``VISITED``), nor a word of the kind used of something else ("my running partner", ``ACTIVITY_PARTNER``; "my new
   car insurance", ``CAR_COMPOUND``; a phone claim that tells no number, "My new phone is a Pixel 8",
-  ``NUMBER_TOLD``), nor someone else's thing ("to see his new house", ``THEIRS``): these live in
+  ``NUMBER_TOLD``; an email claim that tells no address, "My email to Fenwick bounced", ``EMAIL_TOLD``; a doctor one is
+  referred to, ``REFERRED``), nor someone else's thing ("to see his new house", ``THEIRS``): these live in
   ``cbmemory.ingest.look_alikes`` (``holds_now``: what only looks like a change); and
   a phone number or an email told with a qualifier ("my work number", ``QUALIFIER``) is one of several: it changes
   only one told with the same qualifier.

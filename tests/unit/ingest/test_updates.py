@@ -93,6 +93,10 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     # someone's possessive in another clause than the claim's
     ("I moved to Leith, their flat was far too small for us.", "I live in Inverness.", 0.8),
     ("I bought a Kia Niro, her car was too small for the dogs.", "I drive a Skoda Octavia.", 0.8),
+    # an email told by its address or as changed, a new GP
+    ("My new email is quinn.reyes@fastmail.com.", "My email is quinn@mail.com.", 0.8),
+    ("I changed my email address, will send you the new one.", "My email is quinn@mail.com.", 0.8),
+    ("I registered with a new GP, Dr Okafor, in Dundee.", "My doctor is Dr Haddad.", 0.8),
     # a partner and a number told as such, a handset with them
     ("I have a new partner, Isla, we met in May.", "My partner is Callum.", 0.8),
     ("I changed my number, will text you the new one.", "My number is 0752 119 3387.", 0.8),
@@ -204,6 +208,9 @@ NOT_LINKS = [
     # a car word that opens a compound (CAR_COMPOUND)
     ("My new car insurance is with Fenwick Direct.", "I drive a Skoda Octavia.", 0.8),
     ("My car loan with Leith Mutual is finally paid off.", "I drive a Skoda Octavia.", 0.8),
+    # an email that is a message (EMAIL_TOLD); a doctor one is referred to (REFERRED)
+    ("My email to Fenwick Analytics bounced, the address is wrong.", "My email is quinn@mail.com.", 0.8),
+    ("My doctor referred me to Dr Lennox, a specialist.", "My doctor is Dr Haddad.", 0.8),
 ]
 
 
