@@ -9,6 +9,7 @@ word lists, as the claim rules are; the read-time stage does not read them (it s
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from itertools import islice
 
 from ..claims import CHANGE, SLOTS, Claim, in_the_past, own_clause
@@ -127,18 +128,26 @@ THEIRS = {slot: re.compile(rf"\b(?:his|her|their)\s+(?:[\w'’-]+\s+){{0,2}}?(?:
           for slot, things in _THINGS.items()}
 
 
+# per kind, whether a claim's span uses the kind's word of something else (a thing's move, a venue, a compound, an
+# activity's partner, a handset, a message, a referral)
+ELSEWHERE: dict[str, Callable[[str], bool]] = {
+    "home": lambda span: _thing_moved(span) or _visited(span),
+    "car": _car_compound,
+    "partner": lambda span: ACTIVITY_PARTNER.search(span) is not None,
+    "phone": lambda span: NUMBER_TOLD.search(span) is None,
+    "email": lambda span: EMAIL_TOLD.search(span) is None,
+    "doctor": lambda span: REFERRED.search(span) is not None,
+}
+
+
 def holds_now(claim: Claim, slot: str) -> bool:
     """Whether a new claim tells the user's fact as it holds now: not a past ("I lived in Aberdeen before I came here"),
     a while or a day ("This week I'm based in Aberdeen"), a plan ("I'm moving to Aberdeen in March"), a thing's move or
     a place one goes to ("My gym moved to Leith", "we went to the new place in Dundee"), a word of the kind used of
     something else ("my running partner", "my new car insurance", a phone with no number told, an email with no
-    address, a doctor one is referred to), nor someone else's thing ("his new house")."""
+    address, a doctor one is referred to: ``ELSEWHERE``), nor someone else's thing ("his new house")."""
     if in_the_past(claim) or _for_a_while(claim.sentence, slot) or _planned(claim.sentence):
         return False
-    if slot == "home" and (_thing_moved(claim.span) or _visited(claim.span)):
-        return False
-    if (slot == "car" and _car_compound(claim.span)) or (slot == "partner" and ACTIVITY_PARTNER.search(claim.span)) or (
-            slot == "phone" and not NUMBER_TOLD.search(claim.span)) or (
-            slot == "email" and not EMAIL_TOLD.search(claim.span)) or (slot == "doctor" and REFERRED.search(claim.span)):
+    if (elsewhere := ELSEWHERE.get(slot)) is not None and elsewhere(claim.span):
         return False
     return slot not in THEIRS or THEIRS[slot].search(own_clause(claim)) is None
