@@ -37,7 +37,11 @@ def run_notebook(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, 
     nb = nbformat.read(folder / name, as_version=4)
     km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
     resources = {"metadata": {"path": str(folder)}}
-    nbclient.NotebookClient(nb, km=km, timeout=timeout, resources=resources).execute()
+    try:
+        nbclient.NotebookClient(nb, km=km, timeout=timeout, resources=resources).execute()
+    finally:  # a kernel manager passed in is the caller's to stop: else each kernel lives on till pytest exits
+        if km.has_kernel:
+            km.shutdown_kernel(now=True)
     outputs = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     return nb, outputs
 
