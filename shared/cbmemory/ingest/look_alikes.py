@@ -95,11 +95,11 @@ ACTIVITY_PARTNER = re.compile(r"\b(?:business|running|tennis|squash|badminton|pa
                               r"training|workout|gym|climbing|hiking|cycling|writing|sparring|chess|bridge|debate|"
                               r"project|research|doubles|skating|rowing|swimming|walking|travel|podcast|band|"
                               r"co-?founding|trading|sales|squad|team|practice)\s+partners?\b", re.I)
-NUMBER_TOLD = re.compile(r"\d(?:[\s-]?\d){5,}|\b(?:new|different|changed (?:my|our) (?:\w+ )?)(?:number|digits|sim)\b|"
+NUMBER_TOLD = re.compile(r"\d(?:[\s-]?\d){5,}|\b(?:new|different|changed (?:my|our)(?: \w+)?) (?:number|digits|sim)\b|"
                          r"\bnumber (?:has |is )?changed\b", re.I)
 # ... an email claim must tell an address as a phone claim a number ("My email to Fenwick Analytics bounced" is a
 # message); and a doctor one is referred to ("referred me to Dr Lennox, a specialist") is no change of one's own
-EMAIL_TOLD = re.compile(r"@|\b(?:new|different|changed (?:my|our) (?:\w+ )?)(?:e-?mail|address|inbox)\b|"
+EMAIL_TOLD = re.compile(r"@|\b(?:new|different|changed (?:my|our)(?: \w+)?) (?:e-?mail|address|inbox)\b|"
                         r"\b(?:e-?mail|address) (?:has |is )?changed\b", re.I)
 REFERRED = re.compile(r"\b(?:referr(?:ed|ing)|refers?|sent) (?:me |us )?to\b|\b(?:a|the) (?:specialist|consultant)\b",
                       re.I)

@@ -96,6 +96,8 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     # an email told by its address or as changed, a new GP
     ("My new email is quinn.reyes@fastmail.com.", "My email is quinn@mail.com.", 0.8),
     ("I changed my email address, will send you the new one.", "My email is quinn@mail.com.", 0.8),
+    ("I have a new number, will text it to you later.", "My number is 0752 119 3387.", 0.8),  # no digits told
+    ("My email address has changed, I will send you the new one.", "My email is quinn@mail.com.", 0.8),
     ("I registered with a new GP, Dr Okafor, in Dundee.", "My doctor is Dr Haddad.", 0.8),
     # a partner and a number told as such, a handset with them
     ("I have a new partner, Isla, we met in May.", "My partner is Callum.", 0.8),
