@@ -310,6 +310,25 @@ COMPANY_HELD2_CHANGES = [
     ("Me and my husband live in Leith now, since the spring.", "I live in Inverness."),
 ]
 
+# company told as a list (rule, 6 December, 04:22 UTC): CHANGES and HELD_CHANGES must link, LOOK must not
+LIST_CHANGES = [
+    ("I moved to Leith with my kids and my partner.", "I live in Inverness."),
+    ("My wife, my son and I moved to Dundee in May.", "We live in Inverness."),
+    ("We relocated to Aberdeen with my husband and our two kids.", "We live in Inverness."),
+]
+
+LIST_HELD_CHANGES = [
+    ("I moved to Dunfermline with my partner and my mum last month.", "I live in Inverness."),
+    ("My brother, my sister and I started at Quillon Labs together.", "I work at Marsh & Finch."),
+]
+
+LIST_LOOK = [
+    ("My sister and my mum moved to Leith, I stayed put.", "I live in Inverness."),
+    ("I helped my son and my daughter move to Dundee.", "I live in Inverness."),
+    ("My dad and my uncle moved to Aberdeen last year.", "I live in Inverness."),
+    ("My aunt, my uncle and my cousins moved to Dundee.", "I live in Inverness."),
+]
+
 REGRESS = [
     ("I went vegan this month, feeling great.", "I'm vegetarian, have been for years."),
     ("This week I switched to decaf.", "My usual coffee is an espresso."),
@@ -352,6 +371,10 @@ def main() -> None:
             counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (COMPANY_HELD2_CHANGES, COMPANY_HELD2)]
             print(f"company, second held sets: HELD2_CHANGES {counts[0]} of {len(COMPANY_HELD2_CHANGES)} link (wanted: "
                   f"all); HELD2 {counts[1]} of {len(COMPANY_HELD2)} (wanted: none)")
+    counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (LIST_CHANGES, LIST_LOOK)]
+    held = sum(changes(new, old, 0.8) for new, old in LIST_HELD_CHANGES) if "--held" in sys.argv else "-"
+    print(f"list: CHANGES {counts[0]} of {len(LIST_CHANGES)}, HELD_CHANGES {held} of {len(LIST_HELD_CHANGES)} link (wanted: "
+          f"all); LOOK {counts[1]} of {len(LIST_LOOK)} (wanted: none)")
     print(f"regress: {sum(changes(new, old, 0.8) for new, old in REGRESS)} of {len(REGRESS)} link")
 
 
