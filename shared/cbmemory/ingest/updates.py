@@ -114,10 +114,12 @@ def _qualifiers(span: str, slot: str) -> frozenset[str]:
 
 
 # the people a statement names as the user's company ("my partner and I moved", "me and my boyfriend", "I moved to
-# Dundee with my sister"): they share the user's change, so they are no one else the statement is about
-_WHO = r"(?:my|our)\s+(?:[\w'’-]+\s+)?[\w'’-]+"
-COMPANY = re.compile(rf"\b({_WHO})\s+and\s+(?:I|me)\b|\b(?:I|me)\s+and\s+({_WHO})|\b(?:I|we)\b[^,;.!?]{{0,80}}?\bwith\s+"
-                     rf"({_WHO})", re.I)
+# Dundee with my sister", a list: "with my kids and my partner"): they share the user's change, so they are no one
+# else the statement is about
+_WHO = r"(?:my|our)\s+(?:(?!and\b)[\w'’-]+\s+)?(?!and\b)[\w'’-]+"  # "my (new) partner", not "my kids and"
+_WHOS = rf"{_WHO}(?:\s*(?:,\s*(?:and\s+)?|\s+and\s+){_WHO}){{0,3}}"  # a list: "my wife, my son", "my kids and my partner"
+COMPANY = re.compile(rf"\b({_WHOS})\s*,?\s+and\s+(?:I|me)\b|\b(?:I|me)\s+and\s+({_WHOS})|\b(?:I|we)\b[^,;.!?]{{0,80}}?\bwith\s+"
+                     rf"({_WHOS})", re.I)
 
 
 def _people(text: str) -> frozenset[str]:

@@ -90,6 +90,8 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     ("Me and my boyfriend moved to Aberdeen, so happy.", "I live in Inverness.", 0.8),
     ("My brother and I started at Quillon Labs on Monday.", "I work at Marsh & Finch.", 0.8),
     ("I relocated to Dundee with my husband for his job.", "I live in Inverness.", 0.8),  # his job: no home of his
+    ("I moved to Leith with my kids and my partner.", "I live in Inverness.", 0.8),  # company told as a list
+    ("My wife, my son and I moved to Dundee in May.", "We live in Inverness.", 0.8),
     # someone's possessive in another clause than the claim's
     ("I moved to Leith, their flat was far too small for us.", "I live in Inverness.", 0.8),
     ("I bought a Kia Niro, her car was too small for the dogs.", "I drive a Skoda Octavia.", 0.8),
@@ -198,6 +200,8 @@ NOT_LINKS = [
     # company told with someone else's move, a wish or a visit; a venue one goes to (VISITED); someone else's thing (THEIRS)
     ("My sister and her husband moved to Aberdeen.", "I live in Inverness.", 0.8),
     ("My partner and I are thinking of moving to Aberdeen.", "I live in Inverness.", 0.8),
+    ("My aunt, my uncle and my cousins moved to Dundee.", "I live in Inverness.", 0.8),  # a list with no "I"
+    ("I helped my son and my daughter move to Dundee.", "I live in Inverness.", 0.8),
     ("I drove to Leith with my dad to see his new house.", "I live in Inverness.", 0.8),
     ("My friend and I went to the new place in Dundee for brunch.", "I live in Inverness.", 0.8),
     ("We went to the new place in Dundee.", "I live in Inverness.", 0.8),
