@@ -18,6 +18,8 @@ user's fact, in pairs (new, old) of my own, none from any family (6 December), o
 - ``COMPANY_*``: a change the user tells with the people who share it ("My partner and I moved to Aberdeen last
   week."), a recall fix: here ``CHANGES`` and ``HELD_CHANGES`` must link, ``SEEN`` and ``HELD`` (someone else's move,
   a wish, a visit told with company) must not.
+- ``LIST_*``: company told as a list ("I moved to Leith with my kids and my partner."), a recall fix: ``CHANGES`` and
+  ``HELD_CHANGES`` (``--held``) must link, ``LOOK`` (other people's moves told as lists) must not.
 
 In each set ``SEEN`` were found linking and read while writing the fix, ``HELD`` were written with them, before the
 fix, and only counted after it, and ``CHANGES`` are changes told the same way, which must still link. ``REGRESS``:
