@@ -355,29 +355,32 @@ SETS = {"past": (PAST_SEEN, PAST_HELD, PAST_CHANGES), "stay": (STAY_SEEN, STAY_H
         "told": (TOLD_SEEN, TOLD_HELD, TOLD_CHANGES)}
 
 
+def _count(pairs) -> int:
+    return sum(changes(new, old, 0.8) for new, old in pairs)
+
+
+def _line(name: str, first: dict, first_wanted: str, second: dict, second_wanted: str, hidden: tuple = ()) -> str:
+    """One set's counts: each group's label, links and size (a ``hidden`` group, held back, shows "-")."""
+    def group(sets: dict) -> str:
+        return ", ".join(f"{label} {'-' if label in hidden else _count(pairs)} of {len(pairs)}"
+                         for label, pairs in sets.items())
+    return f"{name}: {group(first)} link (wanted: {first_wanted}); {group(second)} (wanted: {second_wanted})"
+
+
 def main() -> None:
     if "-v" in sys.argv:
         for new, old in REGRESS:
             print(int(changes(new, old, 0.8)), new)
     for name, (seen, held, changed) in SETS.items():
-        counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (seen, held, changed)]
-        print(f"{name}: SEEN {counts[0]} of {len(seen)}, HELD {counts[1]} of {len(held)} link (wanted: none); "
-              f"CHANGES {counts[2]} of {len(changed)} (wanted: all)")
-    if True:
-        counts = [sum(changes(new, old, 0.8) for new, old in pairs)
-                  for pairs in (COMPANY_CHANGES, COMPANY_HELD_CHANGES, COMPANY_SEEN, COMPANY_HELD)]
-        print(f"company: CHANGES {counts[0]} of {len(COMPANY_CHANGES)}, HELD_CHANGES {counts[1]} of "
-              f"{len(COMPANY_HELD_CHANGES)} link (wanted: all); SEEN {counts[2]} of {len(COMPANY_SEEN)}, HELD {counts[3]} "
-              f"of {len(COMPANY_HELD)} (wanted: none)")
-        if "--held2" in sys.argv:  # counted once, after the mend
-            counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (COMPANY_HELD2_CHANGES, COMPANY_HELD2)]
-            print(f"company, second held sets: HELD2_CHANGES {counts[0]} of {len(COMPANY_HELD2_CHANGES)} link (wanted: "
-                  f"all); HELD2 {counts[1]} of {len(COMPANY_HELD2)} (wanted: none)")
-    counts = [sum(changes(new, old, 0.8) for new, old in pairs) for pairs in (LIST_CHANGES, LIST_LOOK)]
-    held = sum(changes(new, old, 0.8) for new, old in LIST_HELD_CHANGES) if "--held" in sys.argv else "-"
-    print(f"list: CHANGES {counts[0]} of {len(LIST_CHANGES)}, HELD_CHANGES {held} of {len(LIST_HELD_CHANGES)} link (wanted: "
-          f"all); LOOK {counts[1]} of {len(LIST_LOOK)} (wanted: none)")
-    print(f"regress: {sum(changes(new, old, 0.8) for new, old in REGRESS)} of {len(REGRESS)} link")
+        print(_line(name, {"SEEN": seen, "HELD": held}, "none", {"CHANGES": changed}, "all"))
+    print(_line("company", {"CHANGES": COMPANY_CHANGES, "HELD_CHANGES": COMPANY_HELD_CHANGES}, "all",
+                {"SEEN": COMPANY_SEEN, "HELD": COMPANY_HELD}, "none"))
+    if "--held2" in sys.argv:  # counted once, after the mend
+        print(_line("company, second held sets", {"HELD2_CHANGES": COMPANY_HELD2_CHANGES}, "all",
+                    {"HELD2": COMPANY_HELD2}, "none"))
+    print(_line("list", {"CHANGES": LIST_CHANGES, "HELD_CHANGES": LIST_HELD_CHANGES}, "all", {"LOOK": LIST_LOOK}, "none",
+                hidden=() if "--held" in sys.argv else ("HELD_CHANGES",)))
+    print(f"regress: {_count(REGRESS)} of {len(REGRESS)} link")
 
 
 if __name__ == "__main__":
