@@ -64,6 +64,7 @@ import re
 
 from ..claims import (
     CHANGE,
+    Claim,
     claim_values,
     claims,
     name_openings,
@@ -108,6 +109,8 @@ def _days(span: str) -> frozenset[str]:
 QUALIFIER = re.compile(r"\b(work|home|personal|private|office|business|school|landline)\s+(?:mobile\s+|cell\s+|phone\s+)?"
                        r"(?:number|phone|line|mobile|e-?mail|inbox|address)\b", re.I)
 QUALIFIED = frozenset({"phone", "email"})
+
+
 def _qualifiers(span: str, slot: str) -> frozenset[str]:
     """The qualifiers a phone number's or an email's claim is told with (``QUALIFIER``), lower case."""
     return frozenset(q.lower() for q in QUALIFIER.findall(span)) if slot in QUALIFIED else frozenset()
@@ -144,18 +147,20 @@ def changes(new: str, old: str, similarity: float) -> bool:
         return False
     # a name that opens a sentence is read both ways (``claims.values``): "Quillon Labs is still my employer" restates
     # "I work at Quillon Labs" though, without its first word, it names "labs": both readings must see a change
-    return _changed(new, old, False) and (
-        not (opens_with_name(new) or opens_with_name(old)) or _changed(new, old, True))
+    read = (claims(new), claims(old))  # the same for both readings
+    return _changed(new, old, read, False) and (
+        not (opens_with_name(new) or opens_with_name(old)) or _changed(new, old, read, True))
 
 
-def _changed(new: str, old: str, first_word: bool) -> bool:
-    """``changes``' test of two statements' values and claims (``first_word``: the reading of ``claims.values``)."""
+def _changed(new: str, old: str, read: tuple[dict[str, list[Claim]], dict[str, list[Claim]]], first_word: bool) -> bool:
+    """``changes``' test of two statements' values and claims (``read``: their ``claims``; ``first_word``: the
+    reading of ``claims.values``)."""
     new_values, old_values = values(new, first_word), values(old, first_word)
     if new_values and not _other(new_values, old_values):
         return False  # says again what was said
     if old_values and not _other(old_values, new_values, openings=False):
         return False
-    new_claims, old_claims = claims(new), claims(old)
+    new_claims, old_claims = read
     for slot in new_claims.keys() & old_claims.keys():
         own = OWN.get(slot, frozenset())
         # each claim's evidence is read once; a message's first MAX_CLAIMS claims of a kind are compared
