@@ -1,6 +1,6 @@
 """The kinds of facts of the knowledge-update benchmark: what is asked and the values a fact takes.
 
-Each kind has one question per phrasing family (``train``/``dev``/``test``, see ``phrasings_*``) and a pool of values
+Each kind has one question per phrasing family (``train``/``dev``/``test``/``fresh``, see ``phrasings_*``) and a pool of values
 (the old, new and someone else's value are drawn from it, deterministically, leaving out any value the
 conversation already mentions). Values are distinctive strings, so a reader's answer can be scored by
 whether it names the new value or the old one.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-FAMILIES = ("train", "dev", "test")
+FAMILIES = ("train", "dev", "test", "fresh")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +36,26 @@ _DEV_QUESTIONS = {
 }
 
 
+# The ``fresh`` family's questions (written with ``phrasings_fresh``, 6 December 2026).
+_FRESH_QUESTIONS = {
+    "city": "Where am I living nowadays?", "employer": "Who do I work for these days?",
+    "weekly_class": "What night of the week is my pottery?", "phone": "What's the best number to call me on?",
+    "favourite_dish": "What food do I love most right now?", "child_school": "What school does my daughter attend?",
+    "job_title": "What's my title at work these days?", "trip": "Where am I travelling for my next big holiday?",
+    "morning_habit": "How do my mornings begin?", "partner": "Who's my other half?",
+    "laptop": "Which laptop am I using?", "household": "How many people are in my home?",
+    "doctor": "Which doctor looks after me?", "language": "Which language am I trying to pick up?",
+    "home_type": "What kind of property do we live in?", "coffee": "What do I order at the coffee shop?",
+    "car": "What am I driving these days?", "sport": "What do I play at the weekend?",
+    "diet": "What kind of eater am I?", "pet": "What kind of pet do we keep?",
+    "commute": "How am I getting in to work lately?", "email": "Where should emails to me go?",
+    "wake_time": "What time am I up on weekdays?",
+}
+
+
 def _k(name: str, train_q: str, test_q: str, *values: str) -> Kind:
-    return Kind(name, {"train": train_q, "dev": _DEV_QUESTIONS[name], "test": test_q}, values)
+    return Kind(name, {"train": train_q, "dev": _DEV_QUESTIONS[name], "test": test_q,
+                       "fresh": _FRESH_QUESTIONS[name]}, values)
 
 
 KINDS: tuple[Kind, ...] = (

@@ -20,6 +20,7 @@ from cbmemory_eval.updates import (
     generate,
     make_case,
     phrasings_dev,
+    phrasings_fresh,
     phrasings_test,
     phrasings_train,
     summarise,
@@ -29,7 +30,7 @@ from cbmemory_eval.updates.kinds import BY_NAME
 from cbmemory_eval.updates.metrics import table
 
 SLOTS = ("state", "change", "quiet", "passing", "other")
-MODULES = {"train": phrasings_train, "dev": phrasings_dev, "test": phrasings_test}
+MODULES = {"train": phrasings_train, "dev": phrasings_dev, "test": phrasings_test, "fresh": phrasings_fresh}
 
 
 def _conv(sample_id: str, sessions: int = 20, mention: str = "") -> LocomoConversation:
@@ -53,7 +54,7 @@ def test_at_least_twenty_kinds_each_with_every_family_and_every_slot():
             assert set(mod.PHRASINGS[kind.name]) == set(SLOTS), kind.name
 
 
-@pytest.mark.parametrize(("one", "other"), [("train", "dev"), ("train", "test"), ("dev", "test")])
+@pytest.mark.parametrize(("one", "other"), [(a, b) for i, a in enumerate(FAMILIES) for b in FAMILIES[i + 1:]])
 def test_two_families_share_no_sentence_and_no_question(one, other):
     a, b = MODULES[one], MODULES[other]
     assert not {t for k in a.PHRASINGS.values() for t in k.values()} & {t for k in b.PHRASINGS.values()
