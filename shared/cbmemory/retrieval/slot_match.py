@@ -55,10 +55,11 @@ def by_slot(vec: np.ndarray, protos: Protos) -> np.ndarray:
     return by_slots(np.asarray(vec)[None, :], protos)[0]
 
 
-def slot_of(vec: np.ndarray, protos: Protos, floor: float, margin: float) -> str | None:
+def slot_of(vec: np.ndarray, protos: Protos, floor: float, margin: float, lift: np.ndarray | None = None) -> str | None:
     """The slot of a text's vector: its nearest description's, when at least ``floor`` and ``margin`` above
-    the nearest description of any other slot; else ``None``."""
-    best = by_slot(vec, protos)
+    the nearest description of any other slot; else ``None``. ``lift``: per slot (in ``protos``' order), an amount
+    added to its cosine before they are compared (another reading of the same text)."""
+    best = by_slot(vec, protos) if lift is None else by_slot(vec, protos) + lift
     order = np.argsort(-best)
     first = float(best[order[0]])
     second = float(best[order[1]]) if len(order) > 1 else -1.0

@@ -1,0 +1,109 @@
+"""Issue 31: a question's kind read by its nearest description and the slot head together (README, "A question's
+kind read by its descriptions and the slot head together"). Positives: the families' questions (``train``,
+``dev``, ``fresh``; ``test`` counted once with the choice) and ``probes_data.QUESTIONS``; negatives: ``NOT_ASKED``,
+first-person questions about no fact a slot holds (written 6 December 2026). A reading: the slot whose description
+cosine + ``w`` x head probability leads (by the product's margin, 0) and clears ``f``.
+
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/question_reading.py [--test W F]
+"""
+
+import sys
+
+import numpy as np
+from probes_data import QUESTIONS
+
+from cbmemory.embedding import MiniLMEmbedder
+from cbmemory.retrieval import current_value as C
+from cbmemory.retrieval import slot_head
+from cbmemory.retrieval.about import in_first_person
+from cbmemory_eval.updates.kinds import KINDS
+
+NOT_ASKED = [
+    "What did I tell you about my sister's wedding?", "When did I mention the leak in the roof?",
+    "What was the name of the film I said I loved?", "What did I say about the argument with my neighbour?",
+    "Which birthday present did I buy for my mum?", "What did we talk about last Tuesday?",
+    "Did I tell you what happened at the barbecue?", "What advice did you give me about the noisy flatmate?",
+    "What was I worried about before the exam?", "Who did I meet at the conference?",
+    "What did I think of the new Bond film?", "How much did I say the repairs cost?",
+    "When is my cousin's christening?", "What did I do for my last birthday?",
+    "What was the funny story I told about the taxi driver?", "Where did I lose my umbrella?",
+    "What gift ideas did I have for Christmas?", "Why was I upset last weekend?",
+    "What did I say about the election?", "Which charity did I donate to?", "How did my presentation go?",
+    "What was the name of the plumber I used?", "What did I say about the broken washing machine?",
+    "When did I last see my grandmother?", "What did I decide about the wedding invitations?",
+    "What did I say the surprise party was for?", "Who won the pub quiz I told you about?",
+    "What did I think of the museum exhibition?", "How did I describe my best friend's new baby?",
+    "What did I promise to bring to the picnic?",
+]
+# The benchmark's kinds by the stage's slot names.
+SLOT = {"city": "home_city", "weekly_class": "schedule", "favourite_dish": "favourite_food", "morning_habit": "morning",
+        "laptop": "device", "home_type": "home_kind", "coffee": "drink", "wake_time": "wake"}
+WS = (0.0, 0.25, 0.5, 1.0)
+FS = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
+PRODUCT = (0.0, 0.5)
+
+
+def readings(emb, protos, head, questions):
+    """Per question, the description cosines and the head's probabilities, by the stage's slot order."""
+    names = protos[0]
+    at = [head.names.index(n) for n in names]
+    vecs = np.stack([emb.embed_query(in_first_person(q)) for q in questions])
+    return C.by_slots(vecs, protos), head.probabilities(vecs)[:, at]
+
+
+def read(d, p, w, f):
+    """The slot index each question is read as (-1: none)."""
+    s = d + w * p
+    top = np.argmax(s, axis=1)
+    ordered = np.sort(s, axis=1)
+    ok = (ordered[:, -1] >= f) & (ordered[:, -1] - ordered[:, -2] >= C.QUESTION_MARGIN)  # as ``slot_of``
+    return np.where(ok, top, -1)
+
+
+def main() -> None:
+    emb = MiniLMEmbedder()
+    protos = C.prototypes(emb.embed_query)
+    names = protos[0]
+    head = slot_head.matching(protos[2][0])
+    sets = {fam: ([k.questions[fam] for k in KINDS], [names.index(SLOT.get(k.name, k.name)) for k in KINDS])
+            for fam in ("train", "dev", "fresh")}
+    sets["probes"] = ([q for qs in QUESTIONS.values() for q in qs],
+                      [names.index(s) for s, qs in QUESTIONS.items() for _ in qs])
+    R = {name: (*readings(emb, protos, head, qs), np.array(want)) for name, (qs, want) in sets.items()}
+    nd, np_ = readings(emb, protos, head, NOT_ASKED)
+
+    def right(name, w, f):
+        d, p, want = R[name]
+        return int((read(d, p, w, f) == want).sum())
+
+    def false(w, f):
+        return int((read(nd, np_, w, f) >= 0).sum())
+
+    grid = [(w, f) for w in WS for f in FS]
+    if "--test" in sys.argv:
+        w, f = float(sys.argv[-2]), float(sys.argv[-1])
+        qs = [k.questions["test"] for k in KINDS]
+        d, p = readings(emb, protos, head, qs)
+        want = np.array([names.index(SLOT.get(k.name, k.name)) for k in KINDS])
+        print(f"test: product {int((read(d, p, *PRODUCT) == want).sum())}/23, "
+              f"w={w} f={f} {int((read(d, p, w, f) == want).sum())}/23 (counts only)")
+        return
+    print("setting: " + ", ".join(f"{n}" for n in R) + ", negatives read")
+    for w, f in grid:
+        print(f"w={w} f={f}: " + ", ".join(f"{right(n, w, f)}/{len(R[n][2])}" for n in R) + f", {false(w, f)}/30"
+              + ("   <- the product" if (w, f) == PRODUCT else ""))
+
+    def objective(names_in, w, f):
+        return sum(right(n, w, f) for n in names_in) - 2 * false(w, f)
+
+    for out in R:
+        rest = [n for n in R if n != out]
+        best = max(grid, key=lambda wf: (objective(rest, *wf), wf == PRODUCT, wf[1]))
+        print(f"fold without {out}: chose w={best[0]} f={best[1]}; held out {right(out, *best)}/{len(R[out][2])} "
+              f"(product {right(out, *PRODUCT)})")
+    best = max(grid, key=lambda wf: (objective(list(R), *wf), wf == PRODUCT, wf[1]))
+    print(f"all sets: w={best[0]} f={best[1]}")
+
+
+if __name__ == "__main__":
+    main()
