@@ -4,7 +4,7 @@ kind read by its descriptions and the slot head together"). Positives: the famil
 first-person questions about no fact a slot holds (written 6 December 2026). A reading: the slot whose description
 cosine + ``w`` x head probability leads (by the product's margin, 0) and clears ``f``.
 
-    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/question_reading.py [--test W F]
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/question_reading.py [--test W F M]
 """
 
 import sys
@@ -40,7 +40,8 @@ SLOT = {"city": "home_city", "weekly_class": "schedule", "favourite_dish": "favo
         "laptop": "device", "home_type": "home_kind", "coffee": "drink", "wake_time": "wake"}
 WS = (0.0, 0.25, 0.5, 1.0)
 FS = (0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
-PRODUCT = (0.0, 0.5)
+MS = (0.0, 0.02, 0.05, 0.1)
+PRODUCT = (0.0, 0.5, 0.0)  # before 6d30690
 
 
 def readings(emb, protos, head, questions):
@@ -51,12 +52,13 @@ def readings(emb, protos, head, questions):
     return C.by_slots(vecs, protos), head.probabilities(vecs)[:, at]
 
 
-def read(d, p, w, f):
-    """The slot index each question is read as (-1: none)."""
+def read(d, p, w, f, m=0.0):
+    """The slot index each question is read as (-1: none): the sum's first slot, when at least ``f`` and ``m`` ahead
+    of the second (as ``slot_of``)."""
     s = d + w * p
     top = np.argmax(s, axis=1)
     ordered = np.sort(s, axis=1)
-    ok = (ordered[:, -1] >= f) & (ordered[:, -1] - ordered[:, -2] >= C.QUESTION_MARGIN)  # as ``slot_of``
+    ok = (ordered[:, -1] >= f) & (ordered[:, -1] - ordered[:, -2] >= m)
     return np.where(ok, top, -1)
 
 
@@ -72,37 +74,45 @@ def main() -> None:
     R = {name: (*readings(emb, protos, head, qs), np.array(want)) for name, (qs, want) in sets.items()}
     nd, np_ = readings(emb, protos, head, NOT_ASKED)
 
-    def right(name, w, f):
+    def right(name, *wfm):
         d, p, want = R[name]
-        return int((read(d, p, w, f) == want).sum())
+        return int((read(d, p, *wfm) == want).sum())
 
-    def false(w, f):
-        return int((read(nd, np_, w, f) >= 0).sum())
+    def wrong(name, *wfm):  # read as another slot
+        d, p, want = R[name]
+        got = read(d, p, *wfm)
+        return int(((got >= 0) & (got != want)).sum())
 
-    grid = [(w, f) for w in WS for f in FS]
+    def false(*wfm):
+        return int((read(nd, np_, *wfm) >= 0).sum())
+
+    grid = [(w, f, m) for w in WS for f in FS for m in MS]
     if "--test" in sys.argv:
-        w, f = float(sys.argv[-2]), float(sys.argv[-1])
+        w, f, m = (float(x) for x in sys.argv[-3:])
         qs = [k.questions["test"] for k in KINDS]
         d, p = readings(emb, protos, head, qs)
         want = np.array([names.index(SLOT.get(k.name, k.name)) for k in KINDS])
         print(f"test: product {int((read(d, p, *PRODUCT) == want).sum())}/23, "
-              f"w={w} f={f} {int((read(d, p, w, f) == want).sum())}/23 (counts only)")
+              f"w={w} f={f} m={m} {int((read(d, p, w, f, m) == want).sum())}/23 (counts only)")
         return
-    print("setting: " + ", ".join(f"{n}" for n in R) + ", negatives read")
-    for w, f in grid:
-        print(f"w={w} f={f}: " + ", ".join(f"{right(n, w, f)}/{len(R[n][2])}" for n in R) + f", {false(w, f)}/30"
-              + ("   <- the product" if (w, f) == PRODUCT else ""))
+    print("setting: per set read right / read as another slot; negatives read")
+    for wfm in grid:
+        print(f"w={wfm[0]} f={wfm[1]} m={wfm[2]}: " + ", ".join(f"{n} {right(n, *wfm)}/{wrong(n, *wfm)}" for n in R)
+              + f", negatives {false(*wfm)}/30" + ("   <- the product before" if wfm == PRODUCT else ""))
 
-    def objective(names_in, w, f):
-        return sum(right(n, w, f) for n in names_in) - 2 * false(w, f)
+    def objective(names_in, *wfm):  # a question read as another slot costs what one read right gains
+        return sum(right(n, *wfm) - wrong(n, *wfm) for n in names_in) - 2 * false(*wfm)
+
+    def choose(names_in):
+        return max(grid, key=lambda wfm: (objective(names_in, *wfm), wfm == PRODUCT, wfm[1], wfm[2]))
 
     for out in R:
-        rest = [n for n in R if n != out]
-        best = max(grid, key=lambda wf: (objective(rest, *wf), wf == PRODUCT, wf[1]))
-        print(f"fold without {out}: chose w={best[0]} f={best[1]}; held out {right(out, *best)}/{len(R[out][2])} "
-              f"(product {right(out, *PRODUCT)})")
-    best = max(grid, key=lambda wf: (objective(list(R), *wf), wf == PRODUCT, wf[1]))
-    print(f"all sets: w={best[0]} f={best[1]}")
+        best = choose([n for n in R if n != out])
+        print(f"fold without {out}: chose w={best[0]} f={best[1]} m={best[2]}; held out right / another slot "
+              f"{right(out, *best)}/{wrong(out, *best)} of {len(R[out][2])} (before {right(out, *PRODUCT)}/"
+              f"{wrong(out, *PRODUCT)})")
+    best = choose(list(R))
+    print(f"all sets: w={best[0]} f={best[1]} m={best[2]}, negatives {false(*best)}")
 
 
 if __name__ == "__main__":
