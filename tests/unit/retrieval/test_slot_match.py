@@ -1,6 +1,6 @@
 """Unit layer: which kind of fact a vector is about (``cbmemory.retrieval.slot_match``): a text's slot by its nearest
-description (floor and margin), whether a text is clearly on a given slot, each slot's nearest description in one product,
-and the descriptions embedded once per model. Stand-in vectors: the model is not under test."""
+description (floor and margin, each slot lifted by another reading), whether a text is clearly on a given slot, each
+slot's nearest description in one product, and the descriptions embedded once per model. Stand-in vectors: the model is not under test."""
 
 import numpy as np
 
@@ -28,6 +28,14 @@ def test_a_slot_is_the_nearest_descriptions_when_near_and_clear_enough():
     assert slot_of(np.array([0.1, 0.0, 1.0, 0.0]), p, 0.5, 0.1) == "b"
     assert slot_of(np.array([0.7, 0.0, 0.7, 0.0]), p, 0.5, 0.1) is None  # as near to a as to b
     assert slot_of(np.array([0.3, 0.0, 0.0, 0.1]), p, 0.99, 0.0) is None  # near nothing
+
+
+def test_a_lift_is_added_to_each_slots_cosine_before_floor_and_margin():
+    p, vec = protos(), np.array([0.6, 0.0, 0.55, 0.0])  # cosine 0.6 to a, 0.55 to b
+    assert slot_of(vec, p, 0.5, 0.0) == "a"
+    assert slot_of(vec, p, 0.5, 0.0, np.array([0.0, 0.1, 0.0])) == "b"  # another reading puts b first
+    assert slot_of(vec, p, 0.5, 0.05, np.array([0.0, 0.06, 0.0])) is None  # ahead of a, by less than the margin
+    assert slot_of(np.array([0.45, 0.0, 0.0, 0.0]), p, 0.5, 0.0, np.array([0.1, 0.0, 0.0])) == "a"  # to the floor
 
 
 def test_a_vector_is_clearly_on_a_slot_against_every_other_one():

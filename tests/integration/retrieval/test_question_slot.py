@@ -1,0 +1,45 @@
+"""Integration layer: the slot a question asks about (``current_value.question_slot``) with the real MiniLM embedder
+and the shipped slot head. Questions whose words are near no description of their matter clearly enough (below
+``QUESTION_FLOOR``) are read by the descriptions and the head together; questions about what was said or done, no
+fact a slot holds, are read as none; a question the two readings put on different slots by less than
+``QUESTION_MARGIN`` is read as none too (then the stage shows nothing, rather than another matter's statements)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cbmemory.retrieval import current_value
+from cbmemory.retrieval.about import in_first_person
+from cbmemory.retrieval.slot_match import prototypes
+
+
+@pytest.fixture(scope="module")
+def read(minilm):
+    protos = prototypes(minilm.embed_query)
+    return lambda q: current_value.question_slot(minilm.embed_query(in_first_person(q)), protos)
+
+
+@pytest.mark.parametrize(("question", "slot"), [
+    ("Who's the person I'm with these days?", "partner"), ("Who is my better half?", "partner"),
+    ("What sort of eater am I these days?", "diet"), ("Which evening do I have choir?", "schedule"),
+    ("Who am I dating right now?", "partner"), ("What eating plan am I on?", "diet"),
+])
+def test_a_question_is_read_by_its_descriptions_and_the_head_together(read, question, slot):
+    assert read(question) == slot
+
+
+@pytest.mark.parametrize("question", [
+    "What did I say about the football final?", "Who did I bump into at the station?",
+    "What did I think of the play in Dundee?", "What did we talk about last Tuesday?",
+])
+def test_a_question_about_no_fact_a_slot_holds_is_read_as_none(read, question):
+    assert read(question) is None
+
+
+def test_without_the_head_the_descriptions_alone_read_the_question(minilm, monkeypatch):
+    protos = prototypes(minilm.embed_query)
+    vec = minilm.embed_query(in_first_person("Which city do I live in these days?"))
+    monkeypatch.setattr(current_value.slot_head, "matching", lambda first: None)  # another model: no head
+    assert current_value.question_slot(vec, protos) == "home_city"
+    assert current_value.question_slot(np.zeros_like(vec), protos) is None
