@@ -1,7 +1,7 @@
 """Issue 31: a question's kind read by its nearest description and the slot head together (README, "A question's
 kind read by its descriptions and the slot head together"). Positives: the families' questions (``train``,
-``dev``, ``fresh``; ``test`` counted once with the choice) and ``probes_data.QUESTIONS``; negatives: ``NOT_ASKED``,
-first-person questions about no fact a slot holds (written 6 December 2026). A reading: the slot whose description
+``dev``, ``fresh``; ``test`` counted once with the choice), ``probes_data.QUESTIONS`` and ``asked.ASKED``; negatives:
+``NOT_ASKED``, first-person questions about no fact a slot holds (written 6 December 2026), and ``asked.EVENTS``. A reading: the slot whose description
 cosine + ``w`` x head probability leads (by the product's margin, 0) and clears ``f``.
 
     PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/question_reading.py [--test W F M]
@@ -10,6 +10,7 @@ cosine + ``w`` x head probability leads (by the product's margin, 0) and clears 
 import sys
 
 import numpy as np
+from asked import ASKED, EVENTS
 from probes_data import QUESTIONS
 
 from cbmemory.embedding import MiniLMEmbedder
@@ -71,8 +72,10 @@ def main() -> None:
             for fam in ("train", "dev", "fresh")}
     sets["probes"] = ([q for qs in QUESTIONS.values() for q in qs],
                       [names.index(s) for s, qs in QUESTIONS.items() for _ in qs])
+    sets["asked"] = ([q for qs in ASKED.values() for q in qs], [names.index(s) for s, qs in ASKED.items() for _ in qs])
     R = {name: (*readings(emb, protos, head, qs), np.array(want)) for name, (qs, want) in sets.items()}
-    nd, np_ = readings(emb, protos, head, NOT_ASKED)
+    negatives = NOT_ASKED + list(EVENTS)
+    nd, np_ = readings(emb, protos, head, negatives)
 
     def right(name, *wfm):
         d, p, want = R[name]
@@ -98,7 +101,7 @@ def main() -> None:
     print("setting: per set read right / read as another slot; negatives read")
     for wfm in grid:
         print(f"w={wfm[0]} f={wfm[1]} m={wfm[2]}: " + ", ".join(f"{n} {right(n, *wfm)}/{wrong(n, *wfm)}" for n in R)
-              + f", negatives {false(*wfm)}/30" + ("   <- the product before" if wfm == PRODUCT else ""))
+              + f", negatives {false(*wfm)}/{len(negatives)}" + ("   <- the product before" if wfm == PRODUCT else ""))
 
     def objective(names_in, *wfm):  # a question read as another slot costs what one read right gains
         return sum(right(n, *wfm) - wrong(n, *wfm) for n in names_in) - 2 * false(*wfm)
