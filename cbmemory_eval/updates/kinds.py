@@ -1,7 +1,7 @@
 """The kinds of facts of the knowledge-update benchmark: what is asked and the values a fact takes.
 
-Each kind has one question per phrasing family (``train``/``dev``/``test``/``fresh``, see ``phrasings_*``) and a pool of values
-(the old, new and someone else's value are drawn from it, deterministically, leaving out any value the
+Each kind has one question per phrasing family (``train``/``dev``/``test``/``fresh``, see ``phrasings_*``) and a
+pool of values (the old, new and someone else's value are drawn from it, deterministically, leaving out any value the
 conversation already mentions). Values are distinctive strings, so a reader's answer can be scored by
 whether it names the new value or the old one.
 """

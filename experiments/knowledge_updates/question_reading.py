@@ -1,8 +1,10 @@
 """Issue 31: a question's kind read by its nearest description and the slot head together (README, "A question's
 kind read by its descriptions and the slot head together"). Positives: the families' questions (``train``,
 ``dev``, ``fresh``; ``test`` counted once with the choice), ``probes_data.QUESTIONS`` and ``asked.ASKED``; negatives:
-``NOT_ASKED``, first-person questions about no fact a slot holds (written 6 December 2026), and ``asked.EVENTS``. A reading: the slot whose description
-cosine + ``w`` x head probability leads (by the product's margin, 0) and clears ``f``.
+``NOT_ASKED``, first-person questions about no fact a slot holds (written 6 December 2026), and ``asked.EVENTS``. A
+reading: the slot whose description cosine + ``w`` x head probability leads by ``m`` and clears ``f``; a question read
+as another slot counts against as much as one read right gains (README, "A question read as another kind is worse
+than one not read").
 
     PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/question_reading.py [--test W F M]
 """

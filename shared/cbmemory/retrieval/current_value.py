@@ -82,7 +82,7 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 # Chosen by leave-one-conversation-out CV on the knowledge-update benchmark's train phrasings (LoCoMo dev, 8
-# conversations): the floors and margins at x1 (every fold; experiments/knowledge_updates/current_cv.py), DEPTH,
+# conversations): the statement floor and margin at x1 (every fold; experiments/knowledge_updates/current_cv.py), DEPTH,
 # EMBEDDED, TOP and LATEST at x1 and x10 together (experiments/knowledge_updates/scale_cv.py). At x10 the newest
 # of all the statements near the matter were mostly other talk, newer than the change: keeping the TOP nearest
 # first took held-out train newest shown at x10 from 0.45 to 0.66. Re-chosen when the stage began to read what

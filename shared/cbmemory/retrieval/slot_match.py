@@ -59,7 +59,7 @@ def slot_of(vec: np.ndarray, protos: Protos, floor: float, margin: float, lift: 
     """The slot of a text's vector: its nearest description's, when at least ``floor`` and ``margin`` above
     the nearest description of any other slot; else ``None``. ``lift``: per slot (in ``protos``' order), an amount
     added to its cosine before they are compared (another reading of the same text)."""
-    best = by_slot(vec, protos) if lift is None else by_slot(vec, protos) + lift
+    best = by_slot(vec, protos) + (0.0 if lift is None else lift)
     order = np.argsort(-best)
     first = float(best[order[0]])
     second = float(best[order[1]]) if len(order) > 1 else -1.0

@@ -1,6 +1,7 @@
 """Unit layer: which kind of fact a vector is about (``cbmemory.retrieval.slot_match``): a text's slot by its nearest
 description (floor and margin, each slot lifted by another reading), whether a text is clearly on a given slot, each
-slot's nearest description in one product, and the descriptions embedded once per model. Stand-in vectors: the model is not under test."""
+slot's nearest description in one product, and the descriptions embedded once per model. Stand-in vectors: the model
+is not under test."""
 
 import numpy as np
 
