@@ -72,7 +72,7 @@ from .about import about_the_user, in_first_person, named_as_the_user, users_nam
 from .acknowledged import acknowledged
 from .config import K_BASE, K_MAX, growth
 from .followed import named_again, named_anew
-from .slot_match import Embed, EmbedMany, Protos, by_slot, by_slots, clear_rows, prototypes, slot_of, unit
+from .slot_match import Embed, EmbedMany, Protos, by_slots, clear_rows, prototypes, slot_of, unit
 from .slots import KINDS
 from .slots import matter as slot_matter
 from .statements import CACHED_CHARS, own
@@ -103,11 +103,6 @@ QUESTION_MARGIN = 0.0  # ... and how much nearer than any other slot's
 QUESTION_HEAD_WEIGHT = 0.25
 QUESTION_HEAD_FLOOR = 0.55
 QUESTION_HEAD_MARGIN = 0.02
-# A question no slot clears is read as its two nearest slots when the first one's sum is at least QUESTION_PAIR_FLOOR
-# (both selections shown): on the held-out suite each question is a whole kind's, and an unsure one's two nearest
-# kinds most often hold it ("What kind of eater am I?": diet and pet). Chosen leaving one of the five question sets
-# out (experiments/knowledge_updates/pair_reading.py; README, "An unsure question read as its two nearest kinds").
-QUESTION_PAIR_FLOOR = 0.45
 STATEMENT_FLOOR = 0.3  # cosine of a statement's own words to the question's slot's nearest description
 STATEMENT_MARGIN = -0.1  # ... minus its cosine to any other slot's (negative: a statement may be nearer another)
 DEPTH = 400  # records the slot's search reads
@@ -220,18 +215,6 @@ def question_slot(vec: np.ndarray, protos: Protos) -> str | None:
     return slot_of(vec, protos, QUESTION_HEAD_FLOOR, QUESTION_HEAD_MARGIN, lift)
 
 
-def question_slots(vec: np.ndarray, protos: Protos) -> tuple[str, ...]:
-    """The slots a question is read as: its ``question_slot``; else, with the slot head, its two nearest slots by the
-    same sum when the first reaches ``QUESTION_PAIR_FLOOR``; else none."""
-    slot = question_slot(vec, protos)
-    head = slot_head.matching(protos[2][0])
-    if slot is not None or head is None:
-        return () if slot is None else (slot,)
-    best = by_slot(vec, protos) + QUESTION_HEAD_WEIGHT * head.probabilities(np.asarray(vec)[None, :])[0]
-    first, second = np.argsort(-best)[:2].tolist()
-    return (protos[0][first], protos[0][second]) if best[first] >= QUESTION_PAIR_FLOOR else ()
-
-
 def head_reading(vecs: np.ndarray, protos: Protos, slot: str) -> np.ndarray:
     """Per row of ``vecs`` (statements' vectors), the slot head's probability of ``slot``'s kind (``slot_head``;
     zeros for a model the head was not trained on)."""
@@ -270,9 +253,8 @@ def nearest(scored: Sequence[tuple[MemoryRecord, float]], top: int | None) -> li
 def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str, filters: SearchFilters,
                       now: datetime | None, embed_texts: EmbedMany | None = None,
                       embed_queries: EmbedMany | None = None, names: Collection[str] = ()) -> list[MemoryRecord]:
-    """For a first-person question with a slot (an unsure one: its two nearest, ``question_slots``; each slot's
-    statements found as below, ``slot_statements``, and joined), the user's latest statements of that slot, in
-    conversation order (the newest ``LATEST`` of the ``TOP`` nearest the slot, and the newest ``RESERVED`` others that a clause
+    """For a first-person question with a slot, the user's latest statements of that slot, in conversation
+    order (the newest ``LATEST`` of the ``TOP`` nearest the slot, and the newest ``RESERVED`` others that a clause
     puts on it: ``told_in_passing``, and the newest that names again a value a claim among them gave:
     ``followed.named_again``, and the newest that name a value first: ``followed.named_anew``; see the module
     docstring); none otherwise.
@@ -283,17 +265,9 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     if not about_the_user(query):
         return []
     protos = prototypes(embed, embed_queries)
-    found: dict[str, MemoryRecord] = {}
-    for slot in question_slots(embed(in_first_person(query)), protos):  # one slot, or an unsure question's two
-        for r in slot_statements(store, embed, user_id, query, slot, protos, filters, now, embed_texts):
-            found.setdefault(r.record_id, r)
-    return sorted(found.values(), key=conversation_order)
-
-
-def slot_statements(store: MemoryStore, embed: Embed, user_id: str, query: str, slot: str, protos: Protos,
-                    filters: SearchFilters, now: datetime | None, embed_texts: EmbedMany | None = None
-                    ) -> list[MemoryRecord]:
-    """``latest_statements`` of one ``slot`` the question (``query``, the user named as "the user") is read as."""
+    slot = question_slot(embed(in_first_person(query)), protos)
+    if slot is None:
+        return []
     names, owner, rows = protos
     probe = unit(rows[owner == names.index(slot)].mean(axis=0))
     turns = replace(filters, kinds=("turn",))  # the user's statements are turns: each search and read keeps to them
