@@ -3,7 +3,9 @@ does with phrasings no rule was written from (``experiments/knowledge_updates/RE
 after every rule"). Counted once as it was written; a development family after that. The same slots as
 ``phrasings_train``; no sentence is shared with another family.
 
-Written on 6 December 2026 by a session that had never read ``test``'s sentences, in everyday words of its own.
+Written on 6 December 2026 by a session that had never read ``test``'s sentences, in everyday words of its own (as
+first written, twelve sentences matched another family's word for word, two of them ``test``'s, and one person was
+``test``'s: all rewritten before the first count; the README says so).
 """
 
 from __future__ import annotations
