@@ -157,10 +157,6 @@ ACK_FLOOR = 0.05
 # reserve_cv.py; 7 folds of 8, the 8th (1, 0.5, -0.1)): held-out train x1 newest shown 0.870 -> 0.909, stale only
 # 0.104 -> 0.071, x10 as it was; test once: x1 0.740 -> 0.760, x10 0.487 -> 0.500, stale only and own value not worse.
 RESERVED = 2
-# When none of the statements chosen claims the question's kind (``cbmemory.claims``), the best-ranked one of the pool
-# that does is shown too: the user's only claim, ranked first, can be older than the newest LATEST of the TOP nearest
-# (README, "The user's clearest claim of the matter, when nothing shown claims it"). False: no such place.
-CLAIM_PLACE = True
 CLAUSE_FLOOR = 0.45
 CLAUSE_MARGIN = -0.1
 CLAUSE_BATCH = 32  # statements whose clauses are embedded first (newest first; then twice as many a call)
@@ -307,13 +303,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
                         now) if kind is not None and claimed else []
     chosen |= {r.record_id for r in again}
     anew = named_anew(pool, learned, scores, chosen)  # a value named first after the best-ranked statement
-    shown = [*picked, *passing, *acked, *again, *anew]
-    # the user's clearest claim of the matter when nothing shown claims it (an old claim newer talk crowded out)
-    if CLAIM_PLACE and claimed and not any(_marks(said, kind)[0] for r in shown
-                                           if (said := own(r, asked, matter, kind))):
-        rank = {r.record_id: s for (r, _), s in zip(pool, scores, strict=True)}
-        shown.append(max((r for r, _ in claimed), key=lambda r: rank[r.record_id] or 0.0))
-    return sorted(shown, key=conversation_order)
+    return sorted([*picked, *passing, *acked, *again, *anew], key=conversation_order)
 
 
 def selection(sessions: int) -> tuple[int, int]:

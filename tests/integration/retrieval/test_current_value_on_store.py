@@ -234,12 +234,10 @@ def test_a_change_told_in_passing_has_a_place_of_its_own(memory, monkeypatch):
     """``told_in_passing``: the change's whole sentence is off the matter (mostly about pottery), its last clause is
     on it. It is shown besides the stage's ranked selection, which stays as it was; with no place kept for such
     statements (``RESERVED`` 0) it is not shown. (No place for a value named again either: the history names Leeds
-    after the user's claim of it, and that place is another test's; nor for a value named first, which Porto is; nor
-    for the user's clearest claim when nothing shown claims the kind.)"""
+    after the user's claim of it, and that place is another test's; nor for a value named first, which Porto is.)"""
     _history(memory, PASSING)
     monkeypatch.setattr(followed, "VALUED", 0)
     monkeypatch.setattr(followed, "ANEW", 0)
-    monkeypatch.setattr(current_value, "CLAIM_PLACE", False)
 
     def chosen() -> set[str]:
         return _chosen(memory, "Which city do I live in these days?")
