@@ -6,14 +6,11 @@ reading) is read as its two nearest slots when the first one's sum is at least `
 """
 
 import numpy as np
-from asked import ASKED, EVENTS
-from probes_data import QUESTIONS
-from question_reading import NOT_ASKED, SLOT, readings
+from question_reading import NEGATIVES, question_sets, readings
 
 from cbmemory.embedding import MiniLMEmbedder
 from cbmemory.retrieval import current_value as C
 from cbmemory.retrieval import slot_head
-from cbmemory_eval.updates.kinds import KINDS
 
 F2 = (None, 0.35, 0.4, 0.45, 0.5)
 SHIPPED = (C.QUESTION_HEAD_WEIGHT, C.QUESTION_HEAD_FLOOR, C.QUESTION_HEAD_MARGIN)
@@ -39,16 +36,9 @@ def read_sets(d, p, f2):
 def main() -> None:
     emb = MiniLMEmbedder()
     protos = C.prototypes(emb.embed_query)
-    names = protos[0]
     head = slot_head.matching(protos[2][0])
-    sets = {fam: ([k.questions[fam] for k in KINDS], [names.index(SLOT.get(k.name, k.name)) for k in KINDS])
-            for fam in ("train", "dev", "fresh")}
-    sets["probes"] = ([q for qs in QUESTIONS.values() for q in qs],
-                      [names.index(s) for s, qs in QUESTIONS.items() for _ in qs])
-    sets["asked"] = ([q for qs in ASKED.values() for q in qs], [names.index(s) for s, qs in ASKED.items() for _ in qs])
-    R = {n: (*readings(emb, protos, head, qs), want) for n, (qs, want) in sets.items()}
-    negatives = NOT_ASKED + list(EVENTS)
-    nd, np_ = readings(emb, protos, head, negatives)
+    R = {n: (*readings(emb, protos, head, qs), want) for n, (qs, want) in question_sets(protos[0]).items()}
+    nd, np_ = readings(emb, protos, head, NEGATIVES)
 
     def counts(n, f2):
         d, p, want = R[n]
@@ -66,7 +56,7 @@ def main() -> None:
 
     for f2 in F2:
         print(f"f2={f2}: " + ", ".join(f"{n} {'/'.join(map(str, counts(n, f2)))}" for n in R)
-              + f", negatives {false(f2)}/{len(negatives)}   (right/another slot/pairs)")
+              + f", negatives {false(f2)}/{len(NEGATIVES)}   (right/another slot/pairs)")
     for out in R:
         rest = [n for n in R if n != out]
         best = max(F2, key=lambda f2: (objective(rest, f2), f2 is None, f2 or 0))

@@ -65,19 +65,25 @@ def read(d, p, w, f, m=0.0):
     return np.where(ok, top, -1)
 
 
+def question_sets(names: tuple[str, ...]) -> dict[str, tuple[list[str], list[int]]]:
+    """The five positive sets: each set's questions and the index (in ``names``, the stage's slots) of each one's slot."""
+    sets = {fam: ([k.questions[fam] for k in KINDS], [names.index(SLOT.get(k.name, k.name)) for k in KINDS])
+            for fam in ("train", "dev", "fresh")}
+    for name, table in (("probes", QUESTIONS), ("asked", ASKED)):
+        sets[name] = ([q for qs in table.values() for q in qs], [names.index(s) for s, qs in table.items() for _ in qs])
+    return sets
+
+
+NEGATIVES = NOT_ASKED + list(EVENTS)
+
+
 def main() -> None:
     emb = MiniLMEmbedder()
     protos = C.prototypes(emb.embed_query)
     names = protos[0]
     head = slot_head.matching(protos[2][0])
-    sets = {fam: ([k.questions[fam] for k in KINDS], [names.index(SLOT.get(k.name, k.name)) for k in KINDS])
-            for fam in ("train", "dev", "fresh")}
-    sets["probes"] = ([q for qs in QUESTIONS.values() for q in qs],
-                      [names.index(s) for s, qs in QUESTIONS.items() for _ in qs])
-    sets["asked"] = ([q for qs in ASKED.values() for q in qs], [names.index(s) for s, qs in ASKED.items() for _ in qs])
-    R = {name: (*readings(emb, protos, head, qs), np.array(want)) for name, (qs, want) in sets.items()}
-    negatives = NOT_ASKED + list(EVENTS)
-    nd, np_ = readings(emb, protos, head, negatives)
+    R = {name: (*readings(emb, protos, head, qs), np.array(want)) for name, (qs, want) in question_sets(names).items()}
+    nd, np_ = readings(emb, protos, head, NEGATIVES)
 
     def right(name, *wfm):
         d, p, want = R[name]
@@ -103,7 +109,7 @@ def main() -> None:
     print("setting: per set read right / read as another slot; negatives read")
     for wfm in grid:
         print(f"w={wfm[0]} f={wfm[1]} m={wfm[2]}: " + ", ".join(f"{n} {right(n, *wfm)}/{wrong(n, *wfm)}" for n in R)
-              + f", negatives {false(*wfm)}/{len(negatives)}" + ("   <- the product before" if wfm == PRODUCT else ""))
+              + f", negatives {false(*wfm)}/{len(NEGATIVES)}" + ("   <- the product before" if wfm == PRODUCT else ""))
 
     def objective(names_in, *wfm):  # a question read as another slot costs what one read right gains
         return sum(right(n, *wfm) - wrong(n, *wfm) for n in names_in) - 2 * false(*wfm)
