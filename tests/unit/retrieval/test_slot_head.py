@@ -52,7 +52,7 @@ def test_a_head_that_cannot_be_read_is_none_with_a_warning(monkeypatch):
     """A damaged install or kinds changed without training the head again: the stage reads as without it."""
     probe = slot_head.load().probe
 
-    def broken():
+    def broken(file=slot_head.HEAD_FILE):
         raise ValueError("slot_head.npz was trained for other kinds of fact")
 
     monkeypatch.setattr(slot_head, "load", broken)

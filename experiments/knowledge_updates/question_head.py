@@ -1,0 +1,122 @@
+"""Issue 31: the question head (README, "A question's kind read by a head trained on questions"): a softmax over the
+slots and "none" on MiniLM's vector of a question put in the first person, trained on the five question sets
+(``question_reading.question_sets``), the negatives (``question_reading.NEGATIVES``, ``not_asked.NOT_ASKED_2``) and
+the slots' descriptions, the slot head's way (``head/train.py``'s ``fit``). A question is read as the head's slot when
+that is not "none" and its probability is at least a floor, else as the stage read it before (the descriptions and the
+slot head: ``question_reading.read`` at the shipped setting). The floor is chosen by leaving one question set out in
+turn (the negatives split into as many folds, drawn with ``numpy.random.default_rng(0)``), objective right − read as
+another slot − 2 × negatives read, a tie to the higher floor.
+
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/question_head.py [--out shared/cbmemory/data/question_head.npz] [--test]
+
+``--out``: train on every set and write the head (with the chosen floor printed); ``--test``: count how many of
+``test``'s questions the trained head reads right (counts only, no question printed).
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+from not_asked import NOT_ASKED_2
+from question_reading import NEGATIVES, question_sets, read, readings
+
+sys.path.insert(0, str(Path(__file__).parent / "head"))
+from train import fit, unit  # noqa: E402
+
+from cbmemory.embedding import MiniLMEmbedder  # noqa: E402
+from cbmemory.retrieval import current_value as C  # noqa: E402
+from cbmemory.retrieval import slot_head  # noqa: E402
+from cbmemory.retrieval.about import in_first_person  # noqa: E402
+from cbmemory.retrieval.slots import SLOTS  # noqa: E402
+from cbmemory_eval.updates.kinds import KINDS  # noqa: E402
+
+FLOORS = (0.3, 0.4, 0.5, 0.6)
+SHIPPED = (C.QUESTION_HEAD_WEIGHT, C.QUESTION_HEAD_FLOOR, C.QUESTION_HEAD_MARGIN)  # the reading before the head
+ALL_NEGATIVES = list(NEGATIVES) + NOT_ASKED_2
+
+
+def train(x: np.ndarray, y: np.ndarray, classes: int) -> tuple[np.ndarray, np.ndarray]:
+    return fit(x, y, classes, np.ones(len(y)))
+
+
+def probabilities(w: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+    z = unit(x) @ w + b
+    z -= z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def head_read(p: np.ndarray, floor: float, before: np.ndarray) -> np.ndarray:
+    """The slot index each question is read as (-1: none): the head's, when not "none" (the last column) and at least
+    ``floor``; else ``before`` (the reading without the head)."""
+    top = p.argmax(axis=1)
+    ok = (top != p.shape[1] - 1) & (p.max(axis=1) >= floor)
+    return np.where(ok, top, before)
+
+
+def main() -> None:
+    emb = MiniLMEmbedder()
+    protos = C.prototypes(emb.embed_query)
+    names = protos[0]
+    none = len(names)
+    sh = slot_head.matching(protos[2][0])
+
+    def embed(qs: list[str]) -> np.ndarray:
+        return np.stack([emb.embed_query(in_first_person(q)) for q in qs])
+
+    sets = question_sets(names)
+    x = {n: embed(qs) for n, (qs, _) in sets.items()}
+    want = {n: np.array(w) for n, (_, w) in sets.items()}
+    before = {n: read(*readings(emb, protos, sh, qs), *SHIPPED) for n, (qs, _) in sets.items()}
+    nx = embed(ALL_NEGATIVES)
+    nbefore = read(*readings(emb, protos, sh, ALL_NEGATIVES), *SHIPPED)
+    fold = np.random.default_rng(0).permutation(len(ALL_NEGATIVES)) % len(sets)
+    dx = np.stack([emb.embed_query(t) for n in names for t in SLOTS[n]])
+    dy = np.array([i for i, n in enumerate(names) for _ in SLOTS[n]])
+
+    def fitted(keep: list[str], negatives: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        xs = np.concatenate([*(x[n] for n in keep), nx[negatives], dx])
+        ys = np.concatenate([*(want[n] for n in keep), np.full(int(negatives.sum()), none), dy])
+        return train(xs, ys, none + 1)
+
+    totals = {f: np.zeros(3, dtype=int) for f in FLOORS}
+    shipped = np.zeros(3, dtype=int)
+    for k, out in enumerate(sets):
+        w, b = fitted([n for n in sets if n != out], fold != k)
+        p, pn = probabilities(w, b, x[out]), probabilities(w, b, nx[fold == k])
+        row = f"without {out:7}: before {_score(before[out], want[out], nbefore[fold == k])}"
+        shipped += _score(before[out], want[out], nbefore[fold == k])
+        for f in FLOORS:
+            s = _score(head_read(p, f, before[out]), want[out], head_read(pn, f, nbefore[fold == k]))
+            totals[f] += s
+            row += f" | {f}: {s}"
+        print(row + f"   (of {len(want[out])}, negatives {int((fold == k).sum())})")
+    print(f"held out, right / another slot / negatives read: before {shipped.tolist()}; "
+          + "; ".join(f"floor {f} {t.tolist()}" for f, t in totals.items()))
+    floor = max(FLOORS, key=lambda f: (totals[f][0] - totals[f][1] - 2 * totals[f][2], f))
+    print(f"chosen floor {floor}")
+    if "--out" in sys.argv or "--test" in sys.argv:
+        w, b = fitted(list(sets), np.ones(len(ALL_NEGATIVES), dtype=bool))
+    if "--out" in sys.argv:
+        probe = unit(np.asarray(emb.embed_query(SLOTS[names[0]][0]), dtype=np.float64)[None, :])[0]
+        np.savez(sys.argv[sys.argv.index("--out") + 1], weights=w.astype(np.float32), bias=b.astype(np.float32),
+                 names=np.array(names), probe=probe.astype(np.float32))
+    if "--test" in sys.argv:
+        qs = [k.questions["test"] for k in KINDS]
+        tw = np.array([names.index(C_SLOT(k.name)) for k in KINDS])
+        tb = read(*readings(emb, protos, sh, qs), *SHIPPED)
+        got = head_read(probabilities(w, b, embed(qs)), floor, tb)
+        print(f"test (counts only): before {int((tb == tw).sum())}/23, with the head {int((got == tw).sum())}/23")
+
+
+def C_SLOT(kind: str) -> str:
+    from question_reading import SLOT
+    return SLOT.get(kind, kind)
+
+
+def _score(got: np.ndarray, want: np.ndarray, negatives: np.ndarray) -> np.ndarray:
+    return np.array([int((got == want).sum()), int(((got >= 0) & (got != want)).sum()), int((negatives >= 0).sum())])
+
+
+if __name__ == "__main__":
+    main()
