@@ -67,11 +67,15 @@ class SlotHead:
         return v / max(float(np.linalg.norm(v)), 1e-12)
 
 
-@lru_cache(maxsize=2)
 def load(file: str = HEAD_FILE) -> SlotHead:
     """A shipped head (``HEAD_FILE`` or ``QUESTION_FILE``; each read once per process). Raises ``ValueError`` when it
     was trained for other kinds than ``SLOTS`` holds (retrain it with ``experiments/knowledge_updates/head/train.py``
     or ``question_head.py`` after changing the kinds)."""
+    return _load(file)
+
+
+@lru_cache(maxsize=2)
+def _load(file: str) -> SlotHead:
     with (resources.files("cbmemory") / "data" / file).open("rb") as f, np.load(f) as data:
         head = SlotHead(tuple(str(n) for n in data["names"]), data["weights"].astype(np.float32),
                         data["bias"].astype(np.float32), data["probe"].astype(np.float32))

@@ -41,6 +41,6 @@ def test_a_question_about_no_fact_a_slot_holds_is_read_as_none(read, question):
 def test_without_the_head_the_descriptions_alone_read_the_question(minilm, monkeypatch):
     protos = prototypes(minilm.embed_query)
     vec = minilm.embed_query(in_first_person("Which city do I live in these days?"))
-    monkeypatch.setattr(current_value.slot_head, "matching", lambda first: None)  # another model: no head
+    monkeypatch.setattr(current_value.slot_head, "matching", lambda first, file=None: None)  # another model: no head
     assert current_value.question_slot(vec, protos) == "home_city"
     assert current_value.question_slot(np.zeros_like(vec), protos) is None
