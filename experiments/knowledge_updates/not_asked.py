@@ -36,3 +36,30 @@ NOT_ASKED_2 = [
     "What was the first thing I did after the exam?", "When did I go to the hospital with my mum?",
     "What did I decide about the old sofa?", "What did I say about the noisy builders next door?",
 ]
+
+# Questions about the stage's seven kinds that no benchmark kind has (the question sets hold none of them), written
+# on 6 December 2026 after the first question head read "What instrument am I learning?" as a language and "What
+# street do I live on?" as a city (README, "The question head, second version"); a sixth set for it.
+OTHER_KINDS = {
+    "hobby": ["What do I get up to at weekends for fun?", "Which pastime have I taken up lately?",
+              "What's the thing I do to unwind these days?", "What am I into as a hobby now?",
+              "How do I like to spend my free evenings?", "What craft have I been doing recently?"],
+    "gym": ["Which fitness club do I go to?", "Where do I train these days?", "What gym have I joined?",
+            "Which leisure centre am I a member of?", "Where do I do my workouts now?",
+            "Which climbing wall or gym do I use?"],
+    "bank": ["Which bank holds my current account?", "Where do I keep my savings?", "Who's my bank these days?",
+             "Which building society am I with?", "What bank did I switch my account to?",
+             "Which bank's card do I use?"],
+    "address": ["What's the house number where I live?", "Which road is my flat on?",
+                "Where should parcels for me be sent?", "What address do I give for deliveries?",
+                "What is my full postal address?", "What's the postcode of my place?"],
+    "health": ["What condition am I being treated for?", "Which pills do I take every day?",
+               "What am I allergic to?", "What's wrong with my back these days?",
+               "Which inhaler or medicine am I using now?", "What health problem do I live with?"],
+    "music": ["Which instrument do I play?", "What band am I listening to on repeat?",
+              "What kind of music do I like at the moment?", "Am I learning the guitar or the piano?",
+              "Which singer am I obsessed with lately?", "What do I practise on my keyboard?"],
+    "reading": ["What novel am I in the middle of?", "Which series am I binge-watching?",
+                "What am I reading before bed these days?", "Which podcast or show am I following now?",
+                "What's the book on my nightstand at the moment?", "What TV drama am I hooked on?"],
+}
