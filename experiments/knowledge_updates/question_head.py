@@ -1,6 +1,7 @@
 """Issue 31: the question head (README, "A question's kind read by a head trained on questions"): a softmax over the
 slots and "none" on MiniLM's vector of a question put in the first person, trained on the five question sets
-(``question_reading.question_sets``), the negatives (``question_reading.NEGATIVES``, ``not_asked.NOT_ASKED_2``) and
+(``question_reading.question_sets``) and a sixth of the kinds no benchmark kind has (``not_asked.OTHER_KINDS``; README,
+"The question head, second version"), the negatives (``question_reading.NEGATIVES``, ``not_asked.NOT_ASKED_2``) and
 the slots' descriptions, the slot head's way (``head/train.py``'s ``fit``). A question is read as the head's slot when
 that is not "none" and its probability is at least a floor, else as the stage read it before (the descriptions and the
 slot head: ``question_reading.read`` at the shipped setting). The floor is chosen by leaving one question set out in
@@ -17,7 +18,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from not_asked import NOT_ASKED_2
+from not_asked import NOT_ASKED_2, OTHER_KINDS
 from question_reading import NEGATIVES, question_sets, read, readings
 
 sys.path.insert(0, str(Path(__file__).parent / "head"))
@@ -65,6 +66,8 @@ def main() -> None:
         return np.stack([emb.embed_query(in_first_person(q)) for q in qs])
 
     sets = question_sets(names)
+    sets["others"] = ([q for qs in OTHER_KINDS.values() for q in qs], [names.index(k) for k, qs in OTHER_KINDS.items()
+                                                                     for _ in qs])
     x = {n: embed(qs) for n, (qs, _) in sets.items()}
     want = {n: np.array(w) for n, (_, w) in sets.items()}
     before = {n: read(*readings(emb, protos, sh, qs), *SHIPPED) for n, (qs, _) in sets.items()}
