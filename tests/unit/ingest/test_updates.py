@@ -7,6 +7,7 @@ from cbmemory.claims import (
     CHANGE,
     CLAUSE_CHARS,
     Claim,
+    claim_values,
     claims,
     in_the_past,
     name_openings,
@@ -400,6 +401,19 @@ def test_a_direct_change_in_everyday_words_is_a_claim(said, kind):
 ])
 def test_what_only_looks_like_a_change_in_everyday_words_is_no_claim(said, kind):
     assert kind not in claims(said)
+
+
+@pytest.mark.parametrize(("said", "value", "claimed"), [
+    ("I'm on the data team at Quillon Labs.", "quillon labs", True),
+    ("I'm at Fenwick Analytics, in the operations team.", "fenwick analytics", True),
+    ("I'm in the finance department at Marsh & Finch.", "marsh", True),
+    ("I met the team at Quillon Labs yesterday.", None, False),  # a team met, not one's own
+    ("We were at Fenwick Analytics, in the lobby.", None, False),  # a place one was at
+])
+def test_a_job_told_by_its_team_is_a_claim_of_the_employer(said, value, claimed):
+    found = claims(said).get("work", [])
+    assert bool(found) is claimed
+    assert not claimed or any(value in claim_values(c, "work") for c in found)
 
 
 @pytest.mark.parametrize(("said", "kind", "claimed"), [
