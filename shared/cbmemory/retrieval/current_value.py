@@ -328,17 +328,15 @@ def acknowledged_places(store: MemoryStore, user_id: str, pool: Sequence[tuple[M
                         learned: np.ndarray, scores: Sequence[float | None], chosen: Collection[str],
                         filters: SearchFilters, now: datetime | None) -> list[MemoryRecord]:
     """Of ``pool`` (a statement's record and what it states; ``learned`` its ``head_reading``, ``scores`` its
-    ``statement_scores``), of those not ``chosen`` that the assistant acknowledged (``acknowledged``) and that are on
-    the slot or that the head gives the slot's kind at least ``ACK_FLOOR``, the ``ACK_PLACES`` the head reads as most
-    of the kind (of equal readings, the newer)."""
+    ``statement_scores``), the newest ``ACK_PLACES`` not ``chosen`` that the assistant acknowledged (``acknowledged``)
+    and that are on the slot or that the head gives the slot's kind at least ``ACK_FLOOR``."""
     if ACK_PLACES <= 0 or not pool:
         return []
-    left = sorted(((r, said, p) for (r, said), s, p in zip(pool, scores, learned.tolist(), strict=True)
+    left = sorted(((r, said) for (r, said), s, p in zip(pool, scores, learned.tolist(), strict=True)
                    if r.record_id not in chosen and (s is not None or p >= ACK_FLOOR)),
-                  key=lambda rsp: conversation_order(rsp[0]), reverse=True)
-    acked = [(r, p) for (r, _, p), yes in zip(left, acknowledged(store, user_id, [(r, s) for r, s, _ in left],
-                                                                  filters, now), strict=True) if yes]
-    return [r for r, _ in sorted(acked, key=lambda rp: -rp[1])[:ACK_PLACES]]  # most of the kind; a tie: the newer
+                  key=lambda rs: conversation_order(rs[0]), reverse=True)
+    return [r for (r, _), yes in zip(left, acknowledged(store, user_id, left, filters, now), strict=True)
+            if yes][:ACK_PLACES]
 
 
 def _batches(items: Sequence[int], size: int) -> Iterator[list[int]]:

@@ -100,10 +100,9 @@ def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[Mem
 def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, scores: Sequence[float | None],
                shown: Collection[str]) -> list[MemoryRecord]:
     """Of ``pool`` (the stage's statements: a record and what it states; ``learned``: the slot head's reading of each,
-    ``scores``: how near the slot each ranks, ``None`` off it), of those not in ``shown`` that are later than the
-    best-ranked statement (of equal ranks, the later), that the head gives the kind at least ``ANEW_FLOOR`` and that
-    name a value no earlier statement of ``pool`` names, the ``ANEW`` the head reads as most of the kind (of equal
-    readings, the newer), in conversation order."""
+    ``scores``: how near the slot each ranks, ``None`` off it), the newest ``ANEW`` not in ``shown`` that are later than
+    the best-ranked statement (of equal ranks, the later), that the head gives the kind at least ``ANEW_FLOOR`` and that
+    name a value no earlier statement of ``pool`` names, in conversation order."""
     order = [conversation_order(r) for r, _ in pool]
     ranked = [(s, at) for at, s in zip(order, scores, strict=True) if s is not None]
     if ANEW <= 0 or not ranked:
@@ -115,10 +114,9 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
         r, said = pool[i]
         values_named = named(said)
         if order[i] > best and r.record_id not in shown and learned[i] >= ANEW_FLOOR and values_named - seen:
-            out.append(i)
+            out.append(r)
         seen |= values_named
-    kept = sorted(out, key=lambda i: (float(learned[i]), order[i]), reverse=True)[:ANEW]  # most of the kind
-    return [pool[i][0] for i in sorted(kept, key=order.__getitem__)]
+    return out[-ANEW:]
 
 
 __all__ = ["ANEW", "ANEW_FLOOR", "VALUED", "VALUED_DEPTH", "claimed_values", "named", "named_again", "named_anew",
