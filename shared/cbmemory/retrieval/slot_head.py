@@ -9,6 +9,10 @@ kinds' descriptions (``experiments/knowledge_updates/head``: the sentences, the 
 which writes ``cbmemory/data/slot_head.npz``). It reads MiniLM's vectors only: a memory with another embedding model
 has no head (``matching``), and the stage reads as before. Its direction for a kind (``SlotHead.direction``) is also
 the query of the stage's second search for the user's statements of that kind.
+
+The question head (``QUESTION_FILE``, the same format) reads a question's kind the same way, trained on questions
+(``experiments/knowledge_updates/question_head.py``: question sets written by hand, first-person questions about no
+such fact as "none", and the descriptions): a question is worded otherwise than the statements the slot head learned.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import numpy as np
 from .slots import SLOTS
 
 HEAD_FILE = "slot_head.npz"
+QUESTION_FILE = "question_head.npz"
 SAME_MODEL = 0.999  # least cosine of a model's vector of the first description to the head's: the same model
 
 
@@ -48,6 +53,13 @@ class SlotHead:
         p = np.exp(z)
         return (p / p.sum(axis=1, keepdims=True))[:, :-1]
 
+    def most_probable(self, vec: np.ndarray, floor: float) -> str | None:
+        """The kind ``vec`` (one vector) is read as: the most probable, when at least as probable as "none" and at
+        least ``floor``; else ``None``."""
+        p = self.probabilities(np.asarray(vec)[None, :])[0]
+        i = int(np.argmax(p))
+        return self.names[i] if p[i] >= floor and p[i] >= 1.0 - float(p.sum()) else None
+
     def direction(self, kind: str) -> np.ndarray:
         """The unit vector along which the head's odds of ``kind`` over "none" grow (its weight column less the "none"
         column): a vector search's query for the statements the head would read as of ``kind``."""
@@ -55,27 +67,33 @@ class SlotHead:
         return v / max(float(np.linalg.norm(v)), 1e-12)
 
 
-@lru_cache(maxsize=1)
-def load() -> SlotHead:
-    """The shipped head (read once per process). Raises ``ValueError`` when it was trained for other kinds than
-    ``SLOTS`` holds (retrain it with ``experiments/knowledge_updates/head/train.py`` after changing the kinds)."""
-    with (resources.files("cbmemory") / "data" / HEAD_FILE).open("rb") as f, np.load(f) as data:
+def load(file: str = HEAD_FILE) -> SlotHead:
+    """A shipped head (``HEAD_FILE`` or ``QUESTION_FILE``; each read once per process). Raises ``ValueError`` when it
+    was trained for other kinds than ``SLOTS`` holds (retrain it with ``experiments/knowledge_updates/head/train.py``
+    or ``question_head.py`` after changing the kinds)."""
+    return _load(file)
+
+
+@lru_cache(maxsize=2)
+def _load(file: str) -> SlotHead:
+    with (resources.files("cbmemory") / "data" / file).open("rb") as f, np.load(f) as data:
         head = SlotHead(tuple(str(n) for n in data["names"]), data["weights"].astype(np.float32),
                         data["bias"].astype(np.float32), data["probe"].astype(np.float32))
     if head.names != tuple(SLOTS):
-        raise ValueError(f"{HEAD_FILE} was trained for other kinds of fact than retrieval.slots.SLOTS; retrain it")
+        raise ValueError(f"{file} was trained for other kinds of fact than retrieval.slots.SLOTS; retrain it")
     return head
 
 
-def matching(first: np.ndarray) -> SlotHead | None:
-    """The head when ``first`` (a unit vector of the first kind's first description, ``slot_match.prototypes``'
-    first row) is the trained-on model's (its dimension, and cosine at least ``SAME_MODEL``); else ``None``. A head
-    that cannot be read (a damaged install, kinds changed without training it again) is none, with a warning: the
-    stage then reads as without it, and the question is still answered."""
+def matching(first: np.ndarray, file: str = HEAD_FILE) -> SlotHead | None:
+    """The head in ``file`` when ``first`` (a unit vector of the first kind's first description,
+    ``slot_match.prototypes``' first row) is the trained-on model's (its dimension, and cosine at least
+    ``SAME_MODEL``); else ``None``. A head that cannot be read (a damaged install, kinds changed without training it
+    again) is none, with a warning: the stage then reads as without it, and the question is still answered."""
     try:
-        head = load()
+        head = load(file)
     except (OSError, ValueError, KeyError) as e:
-        warnings.warn(f"cbmemory: the slot head is not used ({e})", RuntimeWarning, stacklevel=2)
+        warnings.warn(f"cbmemory: the {'question' if file == QUESTION_FILE else 'slot'} head is not used ({e})",
+                      RuntimeWarning, stacklevel=2)
         return None
     v = np.asarray(first, dtype=np.float32)
     if v.shape != head.probe.shape:

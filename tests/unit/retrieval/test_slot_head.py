@@ -52,9 +52,35 @@ def test_a_head_that_cannot_be_read_is_none_with_a_warning(monkeypatch):
     """A damaged install or kinds changed without training the head again: the stage reads as without it."""
     probe = slot_head.load().probe
 
-    def broken():
+    def broken(file=slot_head.HEAD_FILE):
         raise ValueError("slot_head.npz was trained for other kinds of fact")
 
     monkeypatch.setattr(slot_head, "load", broken)
     with pytest.warns(RuntimeWarning, match="slot head is not used"):
         assert slot_head.matching(probe) is None
+
+
+def test_the_shipped_question_head_is_for_the_stages_kinds_too():
+    head = slot_head.load(slot_head.QUESTION_FILE)
+    assert head.names == tuple(SLOTS)
+    assert head.weights.shape == (head.probe.shape[0], len(SLOTS) + 1)
+    assert slot_head.load(slot_head.QUESTION_FILE) is head  # read once
+    assert head is not slot_head.load()
+    assert slot_head.matching(head.probe, slot_head.QUESTION_FILE) is head
+
+
+def _two_kinds() -> slot_head.SlotHead:
+    """A head of two kinds on 3-d vectors: each axis raises one column (the third "none")."""
+    return slot_head.SlotHead(("a", "b"), np.eye(3, dtype=np.float32) * 4.0, np.zeros(3, dtype=np.float32),
+                              np.array([1.0, 0.0, 0.0], dtype=np.float32))
+
+
+def test_the_most_probable_kind_clears_the_floor_and_none():
+    head = _two_kinds()
+    a = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    p = head.probabilities(a[None, :])[0]
+    assert p[0] > 0.9
+    assert head.most_probable(a, 0.5) == "a"
+    assert head.most_probable(a, float(p[0]) + 0.01) is None  # below the floor
+    assert head.most_probable(np.array([0.0, 0.0, 1.0], dtype=np.float32), 0.0) is None  # "none" leads
+    assert head.most_probable(np.array([0.0, 1.0, 0.2], dtype=np.float32), 0.0) == "b"
