@@ -6,7 +6,9 @@ question ("Tomorrow is my first morning as a resident of Porto"). The matter is 
 words: ``SLOTS`` (``cbmemory.retrieval.slots``) holds a few generic descriptions per kind of personal fact
 (written for this stage, no benchmark sentence), embedded with the memory's own query embedder (its cache keeps
 them after the first search of a user). A text's slot is the slot of its nearest description, when that is
-close enough (``*_FLOOR``) and nearer than any other slot's (``*_MARGIN``).
+close enough (``*_FLOOR``) and nearer than any other slot's (``*_MARGIN``); with the offline MiniLM a question is read
+first by the question head (``question_slot``: a small softmax learned from questions written by hand), whose
+reading of questions worded apart from every description held up on question sets it was not trained on.
 
 When the question is about the user (``about.about_the_user``: in the first person, "we" included unless it is what
 the user and the assistant said, or about "the user", as an agent's tool asks, or by a name the user's turns among
