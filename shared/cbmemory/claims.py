@@ -61,8 +61,11 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "work": r"\b(?:work(?:ing|s|ed)? (?:at|for)(?! (?:me|us|you|everyone|everybody|both|all|hours|years|months|"
             r"weeks|days|a while|ages))|job at|hired by|contract with|employer|new job|started "
             r"(?:at|with)|my (?:company|firm|office)|new (?:company|firm|workplace)|join(?:ed|ing) (?-i:[A-Z])\w*|"
-            r"offer from|first day (?:at|with|was)|(?:on|in) (?:the|a|an) (?:[\w-]+ ){0,2}(?:team|department|division|unit) at (?-i:[A-Z])\w*|at (?-i:[A-Z])[\w&'.-]*"
-            r"(?: (?-i:[A-Z&])[\w&'.-]*)*,? (?:in|on) (?:the|their|its) (?:\w+ ){0,2}(?:team|department|division|unit))\b",
+            r"offer from|first day (?:at|with|was)|"
+            # a job told by its team: "on the data team at Orbital Foods", "at Orbital Foods, in the operations team"
+            r"(?:on|in) (?:the|a|an) (?:[\w-]+ ){0,2}(?:team|department|division|unit) at (?-i:[A-Z])\w*|"
+            r"at (?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z&])[\w&'.-]*)*,? (?:in|on) (?:the|their|its) (?:\w+ ){0,2}"
+            r"(?:team|department|division|unit))\b",
     "school": r"\b(?:school|academy|primary|enrolled|this term|term at|classes at|started at|first week at|goes "
               r"to)\b",
     "phone": r"\b(?:phone|(?:my|new|old|mobile|cell) number|digits|sim|text me|call me|reach me|ring me|my mobile|"
