@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 from not_asked import NOT_ASKED_2, OTHER_KINDS
-from question_reading import NEGATIVES, question_sets, read, readings
+from question_reading import NEGATIVES, SLOT, question_sets, read, readings
 
 sys.path.insert(0, str(Path(__file__).parent / "head"))
 from train import fit, unit  # noqa: E402
@@ -106,15 +106,10 @@ def main() -> None:
                  names=np.array(names), probe=probe.astype(np.float32))
     if "--test" in sys.argv:
         qs = [k.questions["test"] for k in KINDS]
-        tw = np.array([names.index(C_SLOT(k.name)) for k in KINDS])
+        tw = np.array([names.index(SLOT.get(k.name, k.name)) for k in KINDS])
         tb = read(*readings(emb, protos, sh, qs), *SHIPPED)
         got = head_read(probabilities(w, b, embed(qs)), floor, tb)
         print(f"test (counts only): before {int((tb == tw).sum())}/23, with the head {int((got == tw).sum())}/23")
-
-
-def C_SLOT(kind: str) -> str:
-    from question_reading import SLOT
-    return SLOT.get(kind, kind)
 
 
 def _score(got: np.ndarray, want: np.ndarray, negatives: np.ndarray) -> np.ndarray:
