@@ -13,7 +13,7 @@ from cbmemory.retrieval import current_value as C
 from cbmemory.retrieval import slot_head
 
 F2 = (None, 0.35, 0.4, 0.45, 0.5)
-SHIPPED = (C.QUESTION_HEAD_WEIGHT, C.QUESTION_HEAD_FLOOR, C.QUESTION_HEAD_MARGIN)
+SHIPPED = (C.QUESTION_LIFT_WEIGHT, C.QUESTION_LIFT_FLOOR, C.QUESTION_LIFT_MARGIN)
 
 
 def read_sets(d, p, f2):

@@ -32,7 +32,7 @@ from cbmemory.retrieval.slots import SLOTS  # noqa: E402
 from cbmemory_eval.updates.kinds import KINDS  # noqa: E402
 
 FLOORS = (0.3, 0.4, 0.5, 0.6)
-SHIPPED = (C.QUESTION_HEAD_WEIGHT, C.QUESTION_HEAD_FLOOR, C.QUESTION_HEAD_MARGIN)  # the reading before the head
+SHIPPED = (C.QUESTION_LIFT_WEIGHT, C.QUESTION_LIFT_FLOOR, C.QUESTION_LIFT_MARGIN)  # the reading before the head
 ALL_NEGATIVES = list(NEGATIVES) + NOT_ASKED_2
 
 

@@ -92,9 +92,9 @@ _R = TypeVar("_R")
 # share of turns that ask back: 5 folds of 8 chose (400, 200, 15, 8), over (400, 100, 10, 6) before.
 QUESTION_FLOOR = 0.5  # cosine of a question to its slot's nearest description
 QUESTION_MARGIN = 0.0  # ... and how much nearer than any other slot's
-# With the offline MiniLM, a question's reading of each slot also gains QUESTION_HEAD_WEIGHT times the slot head's
-# probability of that kind for the question's own vector, and the sum must reach QUESTION_HEAD_FLOOR and lead by
-# QUESTION_HEAD_MARGIN: the two readings miss different questions ("Who do I work for these days?" is nearest the
+# With the offline MiniLM, a question's reading of each slot also gains QUESTION_LIFT_WEIGHT times the slot head's
+# probability of that kind for the question's own vector, and the sum must reach QUESTION_LIFT_FLOOR and lead by
+# QUESTION_LIFT_MARGIN: the two readings miss different questions ("Who do I work for these days?" is nearest the
 # commute's descriptions, the head reads it as job title's). Chosen together on five question sets (the train, dev and
 # fresh families' questions, probes written on 5 December, asked.py's), a question read as another slot counting
 # against as much as one read right gains, first-person questions about no such fact as negatives
@@ -102,9 +102,9 @@ QUESTION_MARGIN = 0.0  # ... and how much nearer than any other slot's
 # sets"). Left out of each set in turn it reads them no better than the descriptions alone (257 against 258 right, 4
 # and 4 as another slot); on the benchmark, test x1 142 / 3 -> 144 / 2 and x10 116 / 8 -> 121 / 7 (newest shown /
 # stale only of 154; own value as before), train, dev and fresh as before.
-QUESTION_HEAD_WEIGHT = 0.25
-QUESTION_HEAD_FLOOR = 0.55
-QUESTION_HEAD_MARGIN = 0.02
+QUESTION_LIFT_WEIGHT = 0.25
+QUESTION_LIFT_FLOOR = 0.55
+QUESTION_LIFT_MARGIN = 0.02
 # Before that, with MiniLM, the question head (``slot_head.QUESTION_FILE``: trained on questions written by hand and
 # first-person questions about no such fact) reads the question as its most probable kind when that is not "none" and
 # at least ASKED_FLOOR. Chosen leaving one of six question sets out in turn (experiments/knowledge_updates/
@@ -215,8 +215,8 @@ def question_slot(vec: np.ndarray, protos: Protos) -> str | None:
     """The slot a question (its vector, put in the first person) asks about: with MiniLM, the question head's reading
     (``SlotHead.most_probable``, from ``ASKED_FLOOR``), if any; else by its nearest descriptions (``slot_of``: at least
     ``QUESTION_FLOOR``, ``QUESTION_MARGIN`` ahead of every other slot), with the slot head (MiniLM) each slot lifted by
-    ``QUESTION_HEAD_WEIGHT`` times the head's probability of it, at least ``QUESTION_HEAD_FLOOR`` and
-    ``QUESTION_HEAD_MARGIN`` ahead."""
+    ``QUESTION_LIFT_WEIGHT`` times the head's probability of it, at least ``QUESTION_LIFT_FLOOR`` and
+    ``QUESTION_LIFT_MARGIN`` ahead."""
     asked = slot_head.matching(protos[2][0], slot_head.QUESTION_FILE)
     read = asked.most_probable(vec, ASKED_FLOOR) if asked is not None else None
     if read is not None:
@@ -224,8 +224,8 @@ def question_slot(vec: np.ndarray, protos: Protos) -> str | None:
     head = slot_head.matching(protos[2][0])
     if head is None:
         return slot_of(vec, protos, QUESTION_FLOOR, QUESTION_MARGIN)
-    lift = QUESTION_HEAD_WEIGHT * head.probabilities(np.asarray(vec)[None, :])[0]
-    return slot_of(vec, protos, QUESTION_HEAD_FLOOR, QUESTION_HEAD_MARGIN, lift)
+    lift = QUESTION_LIFT_WEIGHT * head.probabilities(np.asarray(vec)[None, :])[0]
+    return slot_of(vec, protos, QUESTION_LIFT_FLOOR, QUESTION_LIFT_MARGIN, lift)
 
 
 def head_reading(vecs: np.ndarray, protos: Protos, slot: str) -> np.ndarray:

@@ -1,9 +1,10 @@
 """Integration layer: the slot a question asks about (``current_value.question_slot``) with the real MiniLM embedder
 and the shipped slot and question heads. The question head reads questions worded apart from every description of
-their matter, of the benchmark's kinds and of the stage's others. Questions whose words are near no description of their matter clearly enough (below
-``QUESTION_FLOOR``) are read by the descriptions and the head together; questions about what was said or done, no
-fact a slot holds, are read as none; a question the two readings put on different slots by less than
-``QUESTION_MARGIN`` is read as none too (then the stage shows nothing, rather than another matter's statements)."""
+their matter, of the benchmark's kinds and of the stage's others. Questions whose words are near no description of
+their matter clearly enough (below ``QUESTION_FLOOR``) are read by the descriptions and the slot head together;
+questions about what was said or done, no fact a slot holds, are read as none; a question the two readings put on
+different slots by less than ``QUESTION_LIFT_MARGIN`` is read as none too (then the stage shows nothing, rather than
+another matter's statements)."""
 
 from __future__ import annotations
 
