@@ -36,23 +36,11 @@ SHIPPED = (C.QUESTION_LIFT_WEIGHT, C.QUESTION_LIFT_FLOOR, C.QUESTION_LIFT_MARGIN
 ALL_NEGATIVES = list(NEGATIVES) + NOT_ASKED_2
 
 
-def train(x: np.ndarray, y: np.ndarray, classes: int) -> tuple[np.ndarray, np.ndarray]:
-    return fit(x, y, classes, np.ones(len(y)))
-
-
-def probabilities(w: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
-    z = unit(x) @ w + b
-    z -= z.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    return p / p.sum(axis=1, keepdims=True)
-
-
-def head_read(p: np.ndarray, floor: float, before: np.ndarray) -> np.ndarray:
-    """The slot index each question is read as (-1: none): the head's, when not "none" (the last column) and at least
-    ``floor``; else ``before`` (the reading without the head)."""
-    top = p.argmax(axis=1)
-    ok = (top != p.shape[1] - 1) & (p.max(axis=1) >= floor)
-    return np.where(ok, top, before)
+def head_read(head: slot_head.SlotHead, x: np.ndarray, floor: float, before: np.ndarray) -> np.ndarray:
+    """The slot index each question (a row of ``x``) is read as (-1: none): the head's, as the product reads it
+    (``SlotHead.most_probable``), else ``before`` (the reading without the head)."""
+    got = [head.most_probable(v, floor) for v in x]
+    return np.array([head.names.index(g) if g is not None else b for g, b in zip(got, before.tolist(), strict=True)])
 
 
 def main() -> None:
@@ -77,20 +65,23 @@ def main() -> None:
     dx = np.stack([emb.embed_query(t) for n in names for t in SLOTS[n]])
     dy = np.array([i for i, n in enumerate(names) for _ in SLOTS[n]])
 
-    def fitted(keep: list[str], negatives: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    probe = unit(np.asarray(emb.embed_query(SLOTS[names[0]][0]), dtype=np.float64)[None, :])[0].astype(np.float32)
+
+    def fitted(keep: list[str], negatives: np.ndarray) -> slot_head.SlotHead:
         xs = np.concatenate([*(x[n] for n in keep), nx[negatives], dx])
         ys = np.concatenate([*(want[n] for n in keep), np.full(int(negatives.sum()), none), dy])
-        return train(xs, ys, none + 1)
+        w, b = fit(xs, ys, none + 1, np.ones(len(ys)))
+        return slot_head.SlotHead(names, w.astype(np.float32), b.astype(np.float32), probe)
 
     totals = {f: np.zeros(3, dtype=int) for f in FLOORS}
     shipped = np.zeros(3, dtype=int)
     for k, out in enumerate(sets):
-        w, b = fitted([n for n in sets if n != out], fold != k)
-        p, pn = probabilities(w, b, x[out]), probabilities(w, b, nx[fold == k])
+        head = fitted([n for n in sets if n != out], fold != k)
         row = f"without {out:7}: before {_score(before[out], want[out], nbefore[fold == k])}"
         shipped += _score(before[out], want[out], nbefore[fold == k])
         for f in FLOORS:
-            s = _score(head_read(p, f, before[out]), want[out], head_read(pn, f, nbefore[fold == k]))
+            s = _score(head_read(head, x[out], f, before[out]), want[out],
+                       head_read(head, nx[fold == k], f, nbefore[fold == k]))
             totals[f] += s
             row += f" | {f}: {s}"
         print(row + f"   (of {len(want[out])}, negatives {int((fold == k).sum())})")
@@ -99,16 +90,15 @@ def main() -> None:
     floor = max(FLOORS, key=lambda f: (totals[f][0] - totals[f][1] - 2 * totals[f][2], f))
     print(f"chosen floor {floor}")
     if "--out" in sys.argv or "--test" in sys.argv:
-        w, b = fitted(list(sets), np.ones(len(ALL_NEGATIVES), dtype=bool))
+        head = fitted(list(sets), np.ones(len(ALL_NEGATIVES), dtype=bool))
     if "--out" in sys.argv:
-        probe = unit(np.asarray(emb.embed_query(SLOTS[names[0]][0]), dtype=np.float64)[None, :])[0]
-        np.savez(sys.argv[sys.argv.index("--out") + 1], weights=w.astype(np.float32), bias=b.astype(np.float32),
-                 names=np.array(names), probe=probe.astype(np.float32))
+        np.savez(sys.argv[sys.argv.index("--out") + 1], weights=head.weights, bias=head.bias, names=np.array(names),
+                 probe=probe)
     if "--test" in sys.argv:
         qs = [k.questions["test"] for k in KINDS]
         tw = np.array([names.index(SLOT.get(k.name, k.name)) for k in KINDS])
         tb = read(*readings(emb, protos, sh, qs), *SHIPPED)
-        got = head_read(probabilities(w, b, embed(qs)), floor, tb)
+        got = head_read(head, embed(qs), floor, tb)
         print(f"test (counts only): before {int((tb == tw).sum())}/23, with the head {int((got == tw).sum())}/23")
 
 
