@@ -77,7 +77,7 @@ from .followed import named_again, named_anew
 from .slot_match import Embed, EmbedMany, Protos, by_slots, clear_rows, prototypes, slot_of, unit
 from .slots import KINDS
 from .slots import matter as slot_matter
-from .statements import CACHED_CHARS, own
+from .statements import CACHED_CHARS, addressees, own, unaddressed
 
 LOG = logging.getLogger("cbmemory.retrieval")  # the stage's embedder faults (``with_current``)
 _P = ParamSpec("_P")
@@ -265,7 +265,8 @@ def nearest(scored: Sequence[tuple[MemoryRecord, float]], top: int | None) -> li
 
 def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str, filters: SearchFilters,
                       now: datetime | None, embed_texts: EmbedMany | None = None,
-                      embed_queries: EmbedMany | None = None, names: Collection[str] = ()) -> list[MemoryRecord]:
+                      embed_queries: EmbedMany | None = None, names: Collection[str] = (),
+                      addressed: frozenset[str] = frozenset()) -> list[MemoryRecord]:
     """For a first-person question with a slot, the user's latest statements of that slot, in conversation
     order (the newest ``LATEST`` of the ``TOP`` nearest the slot, and the newest ``RESERVED`` others that a clause
     puts on it: ``told_in_passing``, and the newest that names again a value a claim among them gave:
@@ -273,7 +274,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     docstring); none otherwise.
     ``embed_texts``: the same embedder for many texts at once (the found statements are embedded in one batch;
     ``None``: one by one with ``embed``); ``embed_queries``: ``embed`` for many texts at once (``prototypes``);
-    ``names``: the user's names (``about.users_names``), a question naming one is about the user."""
+    ``names``: the user's names (``about.users_names``), a question naming one is about the user; ``addressed``: the
+    names of those the user talks to (``statements.addressees``), left out of what the statements' vectors are of."""
     query = named_as_the_user(query, names)
     if not about_the_user(query):
         return []
@@ -300,13 +302,14 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
     saids = [said for _, said in pool]
-    vecs = many(saids) if pool else np.empty((0, 0))
+    vecs = many([unaddressed(s, addressed) for s in saids]) if pool else np.empty((0, 0))  # not the names addressed
     learned = head_reading(vecs, protos, slot)  # the head's reading of each, for the ranking and the replies' places
     scores = statement_scores(vecs, saids, protos, slot, learned) if pool else []
     top, latest = selection(len(store.list_sessions(user_id)))
     picked = nearest([(r, s) for (r, _), s in zip(pool, scores, strict=True) if s is not None], top)[-latest:]
     chosen = {r.record_id for r in picked}
-    passing = told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many)
+    passing = told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many,
+                              addressed)
     chosen |= {r.record_id for r in passing}
     acked = acknowledged_places(store, user_id, pool, learned, scores, chosen, turns, now)
     chosen |= {r.record_id for r in acked}
@@ -348,7 +351,7 @@ def _batches(items: Sequence[int], size: int) -> Iterator[list[int]]:
 
 
 def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, slot: str,
-                    embed_many: EmbedMany) -> list[MemoryRecord]:
+                    embed_many: EmbedMany, addressed: frozenset[str] = frozenset()) -> list[MemoryRecord]:
     """Of ``pool`` (a statement's record and what it states), the newest ``RESERVED`` that one of their clauses puts
     on ``slot`` (``CLAUSE_FLOOR``, ``CLAUSE_MARGIN``; the first ``CLAUSES_READ`` of each), newest first. The clauses
     are embedded from the newest statement on, ``CLAUSE_BATCH`` statements' in the first call of ``embed_many`` and
@@ -361,7 +364,7 @@ def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, sl
     found: dict[str, MemoryRecord] = {}
     start, size = 0, CLAUSE_BATCH
     while start < len(left):
-        pieces = [(r, c) for r, said in left[start:start + size] for c in _clauses(said)]
+        pieces = [(r, c) for r, said in left[start:start + size] for c in _clauses(unaddressed(said, addressed))]
         start, size = start + size, 2 * size
         if not pieces:
             continue
@@ -402,7 +405,7 @@ def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hit
         latest = latest_statements(store, _guarded(embed), user_id, query, filters, now,
                                    _guarded(embed_texts) if embed_texts is not None else None,
                                    _guarded(embed_queries) if embed_queries is not None else None,
-                                   users_names(hits))
+                                   users_names(hits), addressees(hits))
     except _ModelFailed as failed:
         cause = failed.__cause__  # its message may name a file or the user: only its type is logged (at DEBUG, all)
         LOG.warning("cbmemory: the latest statements on the matter asked about were not added: the embedder failed "

@@ -10,11 +10,12 @@ The same user turns come back in each question's search: the readings are cached
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from ..claims import FIRST_PERSON as ANY_FIRST_PERSON
 from ..claims import THIRD_PERSON, claims
-from ..models import MemoryRecord
+from ..models import Hit, MemoryRecord
 from ..text import DESCRIBED, PEOPLE, clauses, stated
 
 # The caches here, in ``current_value`` and in ``followed`` hold their texts: only a chat turn's length is kept
@@ -43,6 +44,19 @@ DETERMINERS = frozenset("a an the my our your his her their its this that these 
 OBJECT_FOLLOWS = re.compile(r"\s*(?:$|[.,;:!?)]|(?:on|at|in|last|this|yesterday|today|tonight|over)\b)", re.I)
 OBJECT_CHARS = 60
 _TOKEN = re.compile(r"[\w'’]+|[^\w\s]")  # a word or a mark of punctuation, as ``_object`` reads the words before
+# a name said to the person one talks to ("Thanks, Maria!", "Hey Mel, ...", "Wow, Mel!"): a capitalised word right after
+# a greeting, thanks or other interjection that opens a sentence, and before the sentence's next mark (``unaddressed``)
+GREETING = r"""hi|hey|hello|heya|hiya|morning|evening|thanks|thank you|thx|cheers|yeah|yep|yes|yup|wow|whoa|woah|oh|ooh
+|ah|aw+|sure|definitely|absolutely|totally|congrats|congratulations|sorry|bye|goodbye|night|ok|okay|great|cool|awesome
+|nice|haha|omg|yay|well|no problem|no worries|of course|take care|see you|see ya|catch you|sounds (?:good|great|nice|fun
+|amazing|awesome|lovely|cool)|good luck|good to hear|glad to hear|love you|me too|you too|same here|agreed
+|totally agree|you bet|for sure|good night|good morning""".replace("\n", "")
+ADDRESSED = re.compile(rf"(?:^|(?<=[.!?]\s))\s*((?i:{GREETING}))(?:,?\s+|\s*,\s*)[A-Z][a-z]+\b(?=\s*(?:[,!.?]|$))")
+# ... and, where the name of the person one talks to is known (``addressees``), that name (or a short form of it of at
+# least NAME_CHARS letters: "Mel" for Melanie) opening a sentence before a comma ("Maria, what's the deal?") or after
+# a comma at a sentence's end ("That means a lot, Maria.")
+CALLED = re.compile(r"(?:^|(?<=[.!?]\s))\s*([A-Z][a-z]+),\s+(?=\S)|,\s*([A-Z][a-z]+)\s*(?=[.!?]|$)")
+NAME_CHARS = 3
 
 
 def statement(text: str) -> tuple[str, frozenset[str]]:
@@ -64,6 +78,37 @@ def _people(said: str) -> frozenset[str]:
 _cached_statement = lru_cache(maxsize=8192)(_read_statement)
 
 
+def unaddressed(said: str, addressees: frozenset[str] = frozenset()) -> str:
+    """``said`` without the names it addresses (``ADDRESSED``; with the ``addressees``' names known, ``CALLED``): the
+    text whose vector the stage ranks on a slot. A name said to the person one talks to is no person of one's life
+    ("Thanks, Maria! Working together would be great!" is not about a partner); the claim rules, the values and the
+    context read the statement's own words."""
+    if len(said) <= CACHED_CHARS:
+        return _cached_unaddressed(said, addressees)
+    return _read_unaddressed(said, addressees)
+
+
+def _read_unaddressed(said: str, addressees: frozenset[str]) -> str:
+    said = ADDRESSED.sub(r"\1", said)
+    if not addressees:
+        return said
+    known = [n.lower() for n in addressees]
+
+    def called(m: re.Match[str]) -> str:
+        word = (m.group(1) or m.group(2)).lower()
+        return "" if len(word) >= NAME_CHARS and any(n.startswith(word) for n in known) else m.group(0)
+    return CALLED.sub(called, said)
+
+
+_cached_unaddressed = lru_cache(maxsize=8192)(_read_unaddressed)
+
+
+def addressees(hits: Iterable[Hit]) -> frozenset[str]:
+    """The names of the people the user talks to: ``speaker`` of the records of another role among ``hits`` and their
+    windows."""
+    return frozenset(r.speaker for h in hits for r in (h.record, *h.context) if r.role != "user" and r.speaker)
+
+
 def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
     """The texts of a record whose vectors a store that ``keeps_derived`` keeps from the record's write, for the
     embedder's cache (``lookup_vectors``): for the user's own turn, what it states (``text.stated``), which the stage
@@ -73,7 +118,7 @@ def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
     if r.kind != "turn" or r.role != "user":
         return ()
     said = statement(r.text)[0]
-    return (said,) if said else ()
+    return (unaddressed(said),) if said else ()
 
 
 def own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None, kind: str | None) -> str:
