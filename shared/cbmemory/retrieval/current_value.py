@@ -405,7 +405,7 @@ def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hit
         latest = latest_statements(store, _guarded(embed), user_id, query, filters, now,
                                    _guarded(embed_texts) if embed_texts is not None else None,
                                    _guarded(embed_queries) if embed_queries is not None else None,
-                                   users_names(hits), addressees(hits))
+                                   names=users_names(hits), addressed=addressees(hits))
     except _ModelFailed as failed:
         cause = failed.__cause__  # its message may name a file or the user: only its type is logged (at DEBUG, all)
         LOG.warning("cbmemory: the latest statements on the matter asked about were not added: the embedder failed "

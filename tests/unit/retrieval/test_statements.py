@@ -1,6 +1,7 @@
 """Unit layer (retrieval.statements): whose fact a user's turn states, for the current-value stage: someone else's
 ("my cousin moved to Glasgow", "my godmother moved to Leeds") is not the user's; of a statement naming someone, the
-user's own clauses that claim the kind asked about are (someone named as the user's company goes along)."""
+user's own clauses that claim the kind asked about are (someone named as the user's company goes along); a name the
+user says to the person they talk to is left out of what the stage embeds."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from cbmemory.models import MemoryRecord
+from cbmemory.models import Hit, MemoryRecord
 from cbmemory.retrieval.slots import ABOUT_PEOPLE, matter
-from cbmemory.retrieval.statements import own, own_clauses
+from cbmemory.retrieval.statements import addressees, kept_texts, own, own_clauses, unaddressed
 
 
 @pytest.mark.parametrize(("said", "kind", "expected"), [
@@ -119,3 +120,40 @@ def test_a_statement_that_opens_with_he_or_she_and_says_nothing_of_the_user_is_s
     when = datetime(2023, 5, 1, tzinfo=timezone.utc)
     r = MemoryRecord("r", "u", "s", "turn", 0, "user", said, said, when, when, "h")
     assert (own(r, asked, frozenset(), kind) == said) is mine
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("Thanks, Maria! Working together would be great!", "Thanks! Working together would be great!"),
+    ("Hey Mel, what's up? Been a busy week.", "Hey, what's up? Been a busy week."),
+    ("I live in Inverness. Take care, Mel.", "I live in Inverness. Take care."),
+    ("Wow, Maria, how cute!", "Wow, how cute!"),
+    # not said to anyone: kept as they are
+    ("I told Maria about the move.", "I told Maria about the move."),
+    ("I moved to Leith, Edinburgh.", "I moved to Leith, Edinburgh."),
+    ("Well, Inverness is home now.", "Well, Inverness is home now."),
+    ("Yes, Quillon Labs hired me.", "Yes, Quillon Labs hired me."),
+])
+def test_a_name_said_after_a_greeting_is_left_out_of_what_is_embedded(said, expected):
+    assert unaddressed(said) == expected
+
+
+def test_the_names_of_those_the_user_talks_to_are_left_out_where_they_address_them():
+    talked_to = frozenset({"Maria", "Melanie"})
+    assert unaddressed("Maria, what's the deal with that note?", talked_to) == "what's the deal with that note?"
+    assert unaddressed("That means a lot, Maria. Your support matters.", talked_to) == \
+        "That means a lot. Your support matters."
+    assert unaddressed("You're right, Mel.", talked_to) == "You're right."  # a short form of Melanie
+    # another name, or the name not said to them, stays
+    assert unaddressed("I live with my partner, Ingrid.", talked_to) == "I live with my partner, Ingrid."
+    assert unaddressed("Maria and I went hiking.", talked_to) == "Maria and I went hiking."
+    assert unaddressed("That means a lot, Maria.") == "That means a lot, Maria."  # no names known
+
+
+def test_who_the_user_talks_to_is_read_from_the_other_roles_records():
+    at = datetime(2024, 5, 1, tzinfo=timezone.utc)
+    user = MemoryRecord("r1", "u", "s", "turn", 0, "user", "Thanks, Maria!", "Thanks, Maria!", at, at, "h1",
+                        speaker="John")
+    other = MemoryRecord("r2", "u", "s", "turn", 1, "assistant", "Anytime, John.", "Anytime, John.", at, at, "h2",
+                         speaker="Maria")
+    assert addressees([Hit(record=user, score=1.0, context=(other,))]) == frozenset({"Maria"})
+    assert kept_texts(user) == ("Thanks!",)  # the vector kept at write is of the statement without the name
