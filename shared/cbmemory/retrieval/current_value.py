@@ -19,38 +19,38 @@ records, ``HEAD_EMBEDDED`` statements) finds the user's statements on that matte
 news; one that only asks states nothing), naming no person the question does not ("my cousin moved to Glasgow" is
 not the user's home; a statement that names one is read as its clauses that name no one and are in the first person,
 when they claim the kind of fact: "I got vaccinated for Peru, our trip now, and the nurse asked about your sister",
-someone named as the user's company naming no one else: "I moved to Leeds with my sister"; ``statements.own``;
-but for the kinds of fact about the people in one's life, ``slots.matter``, those people are the matter: "since my
-mum moved in we are six at dinner", "my boyfriend cooked tonight"), whose own words (what they state, embedded
-alone: the stored vector also holds the date and the turn answered) are near the slot's descriptions (``slot_match``),
-that claim the slot's kind of fact by the write-time rules (``cbmemory.claims``, a precise first-person statement of
-it) or that the slot head reads as of the slot's kind (``slot_head``: learned from a local LLM's sentences and clues
-written by hand, for the offline MiniLM's vectors). Of those, the ``TOP`` nearest the slot are kept, a claim, a
-change word or the head's reading counting nearer (``statement_score``: in a long memory many statements touch the
-matter, and the newest of them would crowd out the one that changed it), and the latest ``LATEST`` of them, by
-conversation date (both growing with a memory past 50 sessions, as k does: ``selection``), with the latest
-``RESERVED`` of the others that one of their clauses puts on the matter (a change told in passing: "Work was hectic,
-but the view from our new flat in Bilbao makes up for it"), the latest
-``ACK_PLACES`` of the others that the assistant acknowledged by naming them back in a short reply and that the head
-reads as of the kind from a lower floor (``acknowledged``: a change told by a clue, "Got a Fernhill Analytics hoodie
-in my welcome pack", answered "Noted, Fernhill Analytics.") and the newest that
-names again a value a claim of the matter gave (``followed.named_again``: a change back told in other words) and the
-newest that name a value first after the statement ranked nearest the matter (``followed.named_anew``: a change told
-by a clue, "My security pass for Quillon Labs finally works on every door"), join the first hit's context (as a
-window's turns do: the ranked hits, their number and order stay as they were; the context shows every line in date
-order), so the newest statements of the matter are in what the reader gets. Nothing
-is marked as changed here (marking the older statements of the slot was measured and left off: it would mark the
-current statement itself in 7 of ~180 questions per family); marks come from write-time links. Cost, for such a
-question only: a vector search of ``DEPTH`` (and one of ``HEAD_DEPTH``) and the embedding of up to ``EMBEDDED`` (and
-``HEAD_EMBEDDED``) statements they find and of their clauses, newest first until ``RESERVED`` are found (the
-embedder's cache keeps them for the user's later questions), one read of the replies to the statements not chosen
-that are on the slot or clear ``ACK_FLOOR`` (``acknowledged``), one list of the user's sessions (their number) and
-one full-text search when those statements claim a value. A store that ``keeps_derived`` (the embedded one) keeps
-the statements' vectors from each user turn's write (``kept_texts``), and the embedder's cache finds them there: only
-turns written before that (later writes give them theirs, a few at a time), or to a store that keeps none, are
-embedded when a question first reads them. The stage only adds to the recipe's hits: when one of its embedder calls
-fails (a hosted model's rate limit), the hits stay as they are and a warning is logged (``with_current``).
-"""
+someone named as the user's company naming no one else: "I moved to Leeds with my sister"; ``statements.own``; but
+for the kinds of fact about the people in one's life, ``slots.matter``, those people are the matter: "since my mum
+moved in we are six at dinner", "my boyfriend cooked tonight"), whose own words (what they state, embedded alone:
+the stored vector also holds the date and the turn answered; without a name they say to the person they talk to,
+"Thanks, Maria!", which is no person of their life: ``statements.unaddressed``) are near the slot's descriptions
+(``slot_match``), that claim the slot's kind of fact by the write-time rules (``cbmemory.claims``, a precise
+first-person statement of it) or that the slot head reads as of the slot's kind (``slot_head``: learned from a local
+LLM's sentences and clues written by hand, for the offline MiniLM's vectors). Of those, the ``TOP`` nearest the slot
+are kept, a claim, a change word or the head's reading counting nearer (``statement_score``: in a long memory many
+statements touch the matter, and the newest of them would crowd out the one that changed it), and the latest
+``LATEST`` of them, by conversation date (both growing with a memory past 50 sessions, as k does: ``selection``),
+with the latest ``RESERVED`` of the others that one of their clauses puts on the matter (a change told in passing:
+"Work was hectic, but the view from our new flat in Bilbao makes up for it"), the latest ``ACK_PLACES`` of the
+others that the assistant acknowledged by naming them back in a short reply and that the head reads as of the kind
+from a lower floor (``acknowledged``: a change told by a clue, "Got a Fernhill Analytics hoodie in my welcome pack",
+answered "Noted, Fernhill Analytics.") and the newest that names again a value a claim of the matter gave
+(``followed.named_again``: a change back told in other words) and the newest that name a value first after the
+statement ranked nearest the matter (``followed.named_anew``: a change told by a clue, "My security pass for Quillon
+Labs finally works on every door"), join the first hit's context (as a window's turns do: the ranked hits, their
+number and order stay as they were; the context shows every line in date order), so the newest statements of the
+matter are in what the reader gets. Nothing is marked as changed here (marking the older statements of the slot was
+measured and left off: it would mark the current statement itself in 7 of ~180 questions per family); marks come
+from write-time links. Cost, for such a question only: a vector search of ``DEPTH`` (and one of ``HEAD_DEPTH``) and
+the embedding of up to ``EMBEDDED`` (and ``HEAD_EMBEDDED``) statements they find and of their clauses, newest first
+until ``RESERVED`` are found (the embedder's cache keeps them for the user's later questions), one read of the
+replies to the statements not chosen that are on the slot or clear ``ACK_FLOOR`` (``acknowledged``), one list of the
+user's sessions (their number) and one full-text search when those statements claim a value. A store that
+``keeps_derived`` (the embedded one) keeps the statements' vectors from each user turn's write (``kept_texts``), and
+the embedder's cache finds them there: only turns written before that (later writes give them theirs, a few at a
+time), or to a store that keeps none, are embedded when a question first reads them. The stage only adds to the
+recipe's hits: when one of its embedder calls fails (a hosted model's rate limit), the hits stay as they are and a
+warning is logged (``with_current``). """
 
 from __future__ import annotations
 
