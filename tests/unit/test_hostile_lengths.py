@@ -13,7 +13,7 @@ import pytest
 from cbmemory.claims import claims, sentences, values
 from cbmemory.dates.questions import question_span
 from cbmemory.ingest.updates import changes
-from cbmemory.retrieval.statements import own_clauses, statement
+from cbmemory.retrieval.statements import own_clauses, statement, unaddressed
 from cbmemory.text import clauses, stated
 
 pytestmark = [pytest.mark.heavy, pytest.mark.timeout(60)]
@@ -43,6 +43,15 @@ def test_a_long_chain_of_connectors_is_read_once(chain):
                                              ("Going in by bus, ", "commute")])
 def test_many_slot_phrases_in_one_sentence(piece, kind):
     assert kind not in claims(_repeated(piece))  # none is the user's claim (no time; another subject; no first person)
+
+
+@pytest.mark.parametrize(("piece", "kept"), [("Thanks, Maria! ", 0), ("Maria, ", N // 7 - 1), (", Maria", N // 7),
+                                             (". " + " " * 64, 0), ("Hi, ", 0)])
+def test_names_said_to_someone_are_left_out_of_a_long_text_in_linear_time(piece, kept):
+    left = unaddressed(_repeated(piece), frozenset({"Maria"}))
+    # only the "Maria, " that opens the text opens a sentence; no ", Maria" ends one
+    assert left.count("Maria") == kept
+    assert unaddressed("I live in Inverness. " + piece * 3) == "I live in Inverness. " + unaddressed(piece * 3).lstrip()
 
 
 def test_a_long_run_of_name_characters_is_no_value():
