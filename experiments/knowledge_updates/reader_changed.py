@@ -3,7 +3,9 @@ on the contexts the question head changed"): two runs' case files (``cbmemory ev
 one family), the contexts that differ, each answered with the prompt ``--llm`` uses (``answer_messages``; the stored
 text is the context, then the guidance and "Today is", which the prompt adds itself).
 
-    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/reader_changed.py BEFORE_RUN AFTER_RUN OUT.jsonl [FAMILY]
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/reader_changed.py BEFORE_RUN AFTER_RUN OUT.jsonl [FAMILY] [values]
+
+``values``: only the cases whose context changed in which values it shows (newest, stale), not in its other lines.
 
 The local server must be running (``../shared/tools/local-llm/serve.sh``)."""
 import json
@@ -24,6 +26,8 @@ family = sys.argv[4] if len(sys.argv) > 4 else "fresh"
 data = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev.json"  # ../shared beside the repo
 cases = {c.case_id: c for c in generate(load_locomo(data), family, seed=0)}
 changed = sorted(k for k in rows["before"] if rows["before"][k]["text"] != rows["after"][k]["text"])
+if "values" in sys.argv[5:]:
+    changed = [k for k in changed if any(rows["before"][k][f] != rows["after"][k][f] for f in ("new_shown", "stale_shown"))]
 llm = make_chat_model("local-gguf", "http://127.0.0.1:8765/v1", api_key="local", max_tokens=64)
 with open(out, "w") as f:
     for k in changed:
