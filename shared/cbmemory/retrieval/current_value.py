@@ -50,7 +50,8 @@ user's sessions (their number) and one full-text search when those statements cl
 the embedder's cache finds them there: only turns written before that (later writes give them theirs, a few at a
 time), or to a store that keeps none, are embedded when a question first reads them. The stage only adds to the
 recipe's hits: when one of its embedder calls fails (a hosted model's rate limit), the hits stay as they are and a
-warning is logged (``with_current``). """
+warning is logged (``with_current``).
+"""
 
 from __future__ import annotations
 
@@ -356,7 +357,9 @@ def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, sl
     on ``slot`` (``CLAUSE_FLOOR``, ``CLAUSE_MARGIN``; the first ``CLAUSES_READ`` of each), newest first. The clauses
     are embedded from the newest statement on, ``CLAUSE_BATCH`` statements' in the first call of ``embed_many`` and
     twice as many in each next one, so the search stops soon when the newest qualify, and a model that embeds many
-    texts in one request is called a few times at most (3 for 200 statements)."""
+    texts in one request is called a few times at most (3 for 200 statements). The clauses are of each statement
+    without the names it addresses (``statements.unaddressed``; ``addressed``: the names of those the user talks to).
+    """
     if RESERVED <= 0:
         return []
     i = protos[0].index(slot)
