@@ -303,14 +303,15 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
     saids = [said for _, said in pool]
-    vecs = many([unaddressed(s, addressed) for s in saids]) if pool else np.empty((0, 0))  # not the names addressed
+    embedded = [unaddressed(s, addressed) for s in saids]  # what is embedded: not the names the user addresses
+    vecs = many(embedded) if pool else np.empty((0, 0))
     learned = head_reading(vecs, protos, slot)  # the head's reading of each, for the ranking and the replies' places
     scores = statement_scores(vecs, saids, protos, slot, learned) if pool else []
     top, latest = selection(len(store.list_sessions(user_id)))
     picked = nearest([(r, s) for (r, _), s in zip(pool, scores, strict=True) if s is not None], top)[-latest:]
     chosen = {r.record_id for r in picked}
-    passing = told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many,
-                              addressed)
+    passing = told_in_passing([(r, text) for (r, _), text in zip(pool, embedded, strict=True)
+                               if r.record_id not in chosen], protos, slot, many)
     chosen |= {r.record_id for r in passing}
     acked = acknowledged_places(store, user_id, pool, learned, scores, chosen, turns, now)
     chosen |= {r.record_id for r in acked}
@@ -352,14 +353,13 @@ def _batches(items: Sequence[int], size: int) -> Iterator[list[int]]:
 
 
 def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, slot: str,
-                    embed_many: EmbedMany, addressed: frozenset[str] = frozenset()) -> list[MemoryRecord]:
+                    embed_many: EmbedMany) -> list[MemoryRecord]:
     """Of ``pool`` (a statement's record and what it states), the newest ``RESERVED`` that one of their clauses puts
     on ``slot`` (``CLAUSE_FLOOR``, ``CLAUSE_MARGIN``; the first ``CLAUSES_READ`` of each), newest first. The clauses
     are embedded from the newest statement on, ``CLAUSE_BATCH`` statements' in the first call of ``embed_many`` and
     twice as many in each next one, so the search stops soon when the newest qualify, and a model that embeds many
-    texts in one request is called a few times at most (3 for 200 statements). The clauses are of each statement
-    without the names it addresses (``statements.unaddressed``; ``addressed``: the names of those the user talks to).
-    """
+    texts in one request is called a few times at most (3 for 200 statements). ``latest_statements`` passes each
+    statement as it is embedded, without the names it addresses (``statements.unaddressed``)."""
     if RESERVED <= 0:
         return []
     i = protos[0].index(slot)
@@ -367,7 +367,7 @@ def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, sl
     found: dict[str, MemoryRecord] = {}
     start, size = 0, CLAUSE_BATCH
     while start < len(left):
-        pieces = [(r, c) for r, said in left[start:start + size] for c in _clauses(unaddressed(said, addressed))]
+        pieces = [(r, c) for r, said in left[start:start + size] for c in _clauses(said)]
         start, size = start + size, 2 * size
         if not pieces:
             continue
