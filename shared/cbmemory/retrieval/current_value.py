@@ -139,7 +139,10 @@ GROW_MAX = K_MAX / K_BASE
 # floor or margin; one with a change word (``cbmemory.claims.CHANGE``) counts CHANGED nearer. Chosen by the same CV
 # (experiments/knowledge_updates/claims_cv.py; every fold chose a bonus): held-out train x10 newest shown 0.682 ->
 # 0.734, stale only 0.169 -> 0.143; test once: x10 0.474 -> 0.487 and 0.182 -> 0.162, x1 0.747 -> 0.740 (the rules
-# were written looking at train's phrasings).
+# were written looking at train's phrasings). A claim of a kind two slots share (``KINDS``: the home's city and its
+# kind) counts CLAIMED nearer only on the one whose descriptions it is nearer: "We moved into a farmhouse" outranked
+# the city's change on a question of the city (experiments/knowledge_updates/README.md, "A claim counts nearer on the
+# slot it is of"; test once: x1 and x10 as they were, train x1 stale only 2 -> 1).
 CLAIMED = 0.1
 CHANGED = 0.05
 # With the offline MiniLM, the slot head (``slot_head``: a softmax over the kinds learned from a local LLM's sentences
@@ -206,8 +209,9 @@ def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> fl
     slot when its cosine to the slot's nearest description clears the statement floor and margin (``clear_rows``),
     when it claims the slot's kind of fact (``KINDS``, ``cbmemory.claims``), or when the slot head (``slot_head``,
     MiniLM only) gives it the slot's kind with probability at least ``HEAD_FLOOR``. Its rank is that cosine, plus
-    ``HEAD_WEIGHT`` times the head's probability, plus ``CLAIMED`` when it claims the kind and ``CHANGED`` when it has
-    a change word (neither bonus for a statement only the head puts on the slot). ``vec``: what it states (``said``),
+    ``HEAD_WEIGHT`` times the head's probability, plus ``CLAIMED`` when it claims the kind (of a kind another slot
+    shares, when it is at least as near this slot's descriptions as that one's) and ``CHANGED`` when it has a change
+    word (neither bonus for a statement only the head puts on the slot). ``vec``: what it states (``said``),
     embedded."""
     return statement_scores(np.asarray(vec)[None, :], [said], protos, slot)[0]
 
@@ -245,11 +249,14 @@ def statement_scores(vecs: np.ndarray, saids: Sequence[str], protos: Protos, slo
     best = by_slots(vecs, protos)
     clear = clear_rows(best, i, STATEMENT_FLOOR, STATEMENT_MARGIN).tolist()
     read = (head_reading(vecs, protos, slot) if learned is None else learned).tolist()
+    # a claim of a kind another slot shares counts nearer only when the statement is as near this slot as that one
+    shared = [j for j, name in enumerate(protos[0]) if j != i and kind is not None and KINDS.get(name) == kind]
+    its_own = (best[:, i] >= best[:, shared].max(axis=1)).tolist() if shared else [True] * len(saids)
     out: list[float | None] = []
-    for said, cosine, on, p in zip(saids, best[:, i].tolist(), clear, read, strict=True):
+    for said, cosine, on, p, mine in zip(saids, best[:, i].tolist(), clear, read, its_own, strict=True):
         claimed, changed = _marks(said, kind)
         if on or claimed:
-            out.append(cosine + CLAIMED * claimed + CHANGED * changed + HEAD_WEIGHT * p)
+            out.append(cosine + CLAIMED * (claimed and mine) + CHANGED * changed + HEAD_WEIGHT * p)
         else:  # on the slot by the head alone: no change word's bonus (as measured)
             out.append(cosine + HEAD_WEIGHT * p if p >= HEAD_FLOOR else None)
     return out

@@ -110,6 +110,29 @@ def test_a_statement_that_claims_the_kind_ranks_nearer_and_counts_below_the_floo
         pytest.approx(1.0)  # no rule for the kind: no bonus
 
 
+def test_a_claim_of_a_kind_two_slots_share_counts_nearer_only_on_the_slot_it_is_nearer():
+    """The home's city and its kind share the write-time rules' kind (``KINDS``: ``home``): a claim of it counts
+    ``CLAIMED`` nearer on the slot whose descriptions it is at least as near, and stays on the other as a claim (below
+    its margin too) with its cosine and change word only. A kind no other slot shares is as before."""
+    from cbmemory.claims import CHANGE
+    from cbmemory.retrieval.current_value import CHANGED, CLAIMED, KINDS, statement_score
+
+    assert KINDS["home_city"] == KINDS["home_kind"] == "home"
+    p = (("home_city", "home_kind", "employer"), np.array([0, 1, 2]), np.eye(3, dtype=np.float32))
+    moved = "We moved into a farmhouse last month."
+    changed = CHANGED * bool(CHANGE.search(moved))
+    of_kind = np.array([0.6, 0.8, 0], dtype=np.float32)  # nearer the home's kind, 0.2 below it on the city
+    assert statement_score(of_kind, moved, p, "home_kind") == pytest.approx(0.8 + CLAIMED + changed)
+    assert statement_score(of_kind, moved, p, "home_city") == pytest.approx(0.6 + changed)
+    of_city = np.array([0.8, 0.6, 0], dtype=np.float32)
+    assert statement_score(of_city, "I live in Dundee now.", p, "home_city") == pytest.approx(
+        0.8 + CLAIMED + CHANGED * bool(CHANGE.search("I live in Dundee now.")))
+    assert statement_score(of_city, moved, p, "home_kind") == pytest.approx(0.6 + changed)
+    even = np.array([0.7, 0.7, 0], dtype=np.float32) / np.sqrt(0.98)
+    assert statement_score(even, moved, p, "home_city") == pytest.approx(float(even[0]) + CLAIMED + changed)
+    assert statement_score(of_kind, "I work for Quillon Labs.", p, "employer") == pytest.approx(CLAIMED)
+
+
 def _statements(n: int, on: set[int], one_clause: frozenset[int] = frozenset()):
     """``n`` statements on days 0..n-1 (given oldest last, to show the order is the function's own), each of two
     clauses, the second naming Porto (on the slot) for the days in ``on``; those in ``one_clause`` have one."""
