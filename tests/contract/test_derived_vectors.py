@@ -207,3 +207,77 @@ def test_a_store_made_before_the_table_lists_every_turn_and_keeps_on_its_first_w
         assert [r.record_id for r in s.turns_to_keep("alice")] == [rec.record_id]
         assert s.keep_derived("alice", {rec.record_id: {"h": unit(1)}}) == 1
         assert s.turns_to_keep("alice") == []
+
+
+# ------------------------------------------------------------------ vectors kept of texts of an earlier form
+
+def forms(p) -> list[tuple[str, int]]:
+    con = sqlite3.connect(p)
+    try:
+        return sorted(con.execute("SELECT content_hash, form FROM derived"))
+    finally:
+        con.close()
+
+
+def test_a_turn_kept_in_an_earlier_form_is_listed_for_a_later_one_and_kept_again(path):
+    """``turns_to_keep(form=)`` lists a turn whose kept vectors are of an earlier form; keeping it in the later form
+    drops its vectors of the earlier one, of the same text too (kept again, of the later form)."""
+    with SQLiteStore(path) as s:
+        [a, _, b, _] = write(s, "alice", "s1", ["one", "x", "two", "y"], {0: {"old one": unit(1)}, 2: {"two": unit(2)}})
+        assert s.turns_to_keep("alice") == [] and s.turns_to_keep("alice", form=1) == []
+        assert [r.record_id for r in s.turns_to_keep("alice", form=2)] == sorted([a.record_id, b.record_id])
+        assert s.keep_derived("alice", {a.record_id: {content_hash("new one"): unit(3)}}, form=2) == 1
+        assert s.lookup_vectors("alice", [content_hash("old one")]) == {}  # the earlier form's text is gone
+        np.testing.assert_array_equal(s.lookup_vectors("alice", [content_hash("new one")])[content_hash("new one")],
+                                      unit(3))
+        assert s.keep_derived("alice", {b.record_id: {content_hash("two"): unit(4)}}, form=2) == 1  # the same text
+        np.testing.assert_array_equal(s.lookup_vectors("alice", [content_hash("two")])[content_hash("two")], unit(4))
+        assert s.turns_to_keep("alice", form=2) == []
+        assert s.keep_derived("alice", {b.record_id: {content_hash("two"): unit(4)}}, form=2) == 0  # kept already
+        assert s.keep_derived("alice", {b.record_id: {content_hash("two"): unit(4)}}, form=1) == 0  # never back
+    assert forms(path) == sorted([(content_hash("new one"), 2), (content_hash("two"), 2)])
+
+
+def test_a_write_keeps_its_turns_vectors_in_the_form_it_is_given(path):
+    with SQLiteStore(path) as s:
+        sess, recs = session_batch("alice", "s1", ["one", "a"])
+        s.write([sess], recs, np.stack([unit(0)] * 2), derived={recs[0].record_id: {"h": unit(1)}}, derived_form=3)
+        assert s.turns_to_keep("alice", form=3) == [] and len(s.turns_to_keep("alice", form=4)) == 1
+    assert forms(path) == [("h", 3)]
+
+
+@pytest.mark.parametrize("form", [0, -1, True, "2", 1.5, None])
+def test_a_form_that_is_not_a_whole_number_from_1_is_refused_before_anything_is_written(path, form):
+    with SQLiteStore(path) as s:
+        sess, recs = session_batch("alice", "s1", ["one", "a"])
+        with pytest.raises(InvalidInputError, match="form"):
+            s.write([sess], recs, np.stack([unit(0)] * 2), derived={recs[0].record_id: {"h": unit(1)}},
+                    derived_form=form)
+        assert s.count("alice") == 0
+        [rec, _] = write(s, "alice", "s1", ["one", "a"])
+        with pytest.raises(InvalidInputError, match="form"):
+            s.keep_derived("alice", {rec.record_id: {"h": unit(1)}}, form=form)
+        with pytest.raises(InvalidInputError, match="form"):
+            s.turns_to_keep("alice", form=form)
+    assert rows(path) == 0
+
+
+def test_a_table_made_before_forms_holds_form_1_and_gains_the_column_on_the_first_write(path):
+    """A store whose ``derived`` table an older version made (no ``form``): its rows read as of form 1, a read does
+    not change the file, and the first write adds the column."""
+    with SQLiteStore(path) as s:
+        [a, _, b, _] = write(s, "alice", "s1", ["one", "x", "two", "y"], {0: {"one": unit(1)}})
+    con = sqlite3.connect(path)
+    con.execute("ALTER TABLE derived DROP COLUMN form")
+    con.commit()
+    con.close()
+    with SQLiteStore(path, read_only=True) as ro:
+        assert [r.record_id for r in ro.turns_to_keep("alice")] == [b.record_id]
+        assert [r.record_id for r in ro.turns_to_keep("alice", form=2)] == sorted([a.record_id, b.record_id])
+    con = sqlite3.connect(path)
+    assert not sf.has_column(con, "derived", "form")
+    con.close()
+    with SQLiteStore(path) as s:
+        assert s.keep_derived("alice", {a.record_id: {"one, again": unit(2)}}, form=2) == 1
+        assert [r.record_id for r in s.turns_to_keep("alice", form=2)] == [b.record_id]
+    assert forms(path) == [("one, again", 2)]

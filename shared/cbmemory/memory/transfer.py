@@ -47,6 +47,7 @@ from ..errors import InvalidInputError
 from ..ingest import IngestConfig
 from ..models import MemoryRecord, SearchFilters, Session, frozen_mapping
 from ..recipes import Recipe
+from ..retrieval.statements import KEPT_FORM
 from ..store.base import MemoryStore
 from ..validation import check_id
 
@@ -356,7 +357,7 @@ def import_lines(memory: _Memory, lines: Iterable[str], user_id: str | None = No
             matrix, derived = memory._embedded(recs)  # as a write embeds (what user turns state, where kept)
             vectors = "embedded"
         done = memory.store.write([session], recs, matrix, mode="merge", sparse=memory._encode_sparse(recs),
-                                  derived=derived)
+                                  derived=derived, derived_form=KEPT_FORM)
         sessions += 1
         records += len(recs)
         inserted, replaced, unchanged = (inserted + done.inserted, replaced + done.replaced,

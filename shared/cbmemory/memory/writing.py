@@ -21,7 +21,7 @@ from ..embedding.sparse import SparseEncoder, SparseVector
 from ..errors import InvalidInputError, SparseEncoderBoundError, StoreUnavailableError, WriteConflictError
 from ..ingest import RAW_KINDS, EnrichConfig, IngestConfig, with_passages
 from ..models import IngestResult, MemoryRecord, Message, SearchFilters, Session
-from ..retrieval.statements import kept_texts
+from ..retrieval.statements import KEPT_FORM, kept_texts
 from ..store.base import MemoryStore, WriteMode
 from ..store.turns import writes_allowed
 from ..text import content_hash
@@ -102,7 +102,8 @@ class Writing:
 
     def _keep_older(self, users: Iterable[str]) -> None:
         """Give up to ``KEEP_PER_WRITE`` turns of each user written, stored before what turns state was kept (by an
-        older version), the vectors a write keeps now (``kept_texts``), in record-id order from where this memory's
+        older version) or kept in an earlier form (``KEPT_FORM``), the vectors a write keeps now (``kept_texts``), in
+        record-id order from where this memory's
         last look stopped, so a turn that states nothing is looked at once; never in a search, a read-only store or
         one that keeps none. The write is stored before: a store locked by another writer meanwhile is left for the
         next write, and any other fault (a hosted embedder's) is logged and ends that user's backfill in this memory,
@@ -114,9 +115,9 @@ class Writing:
             if after is None:
                 continue
             try:
-                turns = self.store.turns_to_keep(user, after, limit=KEEP_PER_WRITE)
+                turns = self.store.turns_to_keep(user, after, limit=KEEP_PER_WRITE, form=KEPT_FORM)
                 if kept := self._with_kept(user, turns, [])[1]:
-                    self.store.keep_derived(user, kept)
+                    self.store.keep_derived(user, kept, form=KEPT_FORM)
             except StoreUnavailableError:
                 continue
             except Exception as exc:  # noqa: BLE001 - an optional speed-up must not fail a write already stored
@@ -139,13 +140,13 @@ class Writing:
         records = linked(self.store, records, vectors, self.clock(), self.ingest)
         try:
             return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records),
-                                    derived=derived)
+                                    derived=derived, derived_form=KEPT_FORM)
         except SparseEncoderBoundError as exc:  # bound by another writer since this memory opened: nothing written
             if self.sparse_encoder is not None:
                 raise
             self._adopt_sparse(exc.encoder)
         return self.store.write(sessions, records, vectors, mode=mode, sparse=self._encode_sparse(records),
-                                derived=derived)
+                                derived=derived, derived_form=KEPT_FORM)
 
     def _embedded(self, records: Sequence[MemoryRecord]) -> tuple[np.ndarray, dict[str, dict[str, np.ndarray]] | None]:
         """The records' vectors and, where the store keeps them (``keeps_derived``), those of the texts the

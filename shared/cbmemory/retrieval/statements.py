@@ -109,12 +109,18 @@ def addressees(hits: Iterable[Hit]) -> frozenset[str]:
     return frozenset(r.speaker for h in hits for r in (h.record, *h.context) if r.role != "user" and r.speaker)
 
 
+# The form of ``kept_texts``: one more each time the texts it gives change, so a store's vectors kept of an earlier
+# form are kept again, a few a write (``MemoryStore.turns_to_keep``'s ``form``), instead of missing the embedder's
+# cache for good. 2: without a greeting's name ("Thanks, Maria!"), 6 December 2026.
+KEPT_FORM = 2
+
+
 def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
     """The texts of a record whose vectors a store that ``keeps_derived`` keeps from the record's write, for the
     embedder's cache (``lookup_vectors``): for the user's own turn, what it states (``text.stated``), which the stage
     embeds for each statement it reads; none for any other record. The statements' clauses are embedded when read
     (``current_value.told_in_passing``): kept as well, they took a store's file to twice its size
-    (experiments/knowledge_updates)."""
+    (experiments/knowledge_updates). A change of what it gives raises ``KEPT_FORM``."""
     if r.kind != "turn" or r.role != "user":
         return ()
     said = statement(r.text)[0]

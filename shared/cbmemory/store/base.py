@@ -38,6 +38,7 @@ from .filters import admits_nothing
 from .inputs import (
     check_filters,
     check_flag,
+    check_form,
     check_limit,
     check_now,
     check_record_ids,
@@ -47,7 +48,8 @@ from .search_base import SearchBase
 from .windows import Anchor, Window, windows
 
 WriteMode = Literal["merge", "replace", "append"]
-Derived = tuple[str, str, np.ndarray]  # a record's id, a text derived from it: its content hash and its vector
+# a record's id, a text derived from it (its content hash and its vector), and the form of the texts it is of
+Derived = tuple[str, str, np.ndarray, int]
 WRITE_MODES: tuple[str, ...] = get_args(WriteMode)
 MAX_LINKS = 64  # records one record may supersede
 
@@ -102,7 +104,7 @@ class MemoryStore(SearchBase):
     def write(
         self, sessions: Sequence[Session], records: Sequence[MemoryRecord], vectors: np.ndarray, *,
         mode: WriteMode = "merge", sparse: Sequence[SparseVector] | None = None,
-        derived: Mapping[str, Mapping[str, np.ndarray]] | None = None,
+        derived: Mapping[str, Mapping[str, np.ndarray]] | None = None, derived_form: int = 1,
     ) -> IngestResult:
         """Store sessions and records (row i of ``vectors`` belongs to ``records[i]``). With atomic batches
         (see the module docstring), after a crash either all of them are visible or none; elsewhere each
@@ -122,7 +124,8 @@ class MemoryStore(SearchBase):
         ``SparseVector`` per record exactly when a sparse encoder is bound, none otherwise; ``derived``: by the id
         of a record of the batch, vectors of texts derived from it (``statements.kept_texts``) by their content hash,
         each finite and of the bound dimension, kept with the record where the backend ``keeps_derived`` (and
-        erased with it) for ``lookup_vectors``. The backend's :meth:`_write` then stores the checked batch."""
+        erased with it) for ``lookup_vectors``; ``derived_form``: the form of those texts (``statements.KEPT_FORM``, a
+        whole number from 1: ``turns_to_keep``). The backend's :meth:`_write` then stores the checked batch."""
         self._check_writable()
         if mode not in WRITE_MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(map(repr, WRITE_MODES))}, got {mode!r}")
@@ -152,7 +155,7 @@ class MemoryStore(SearchBase):
                 raise InvalidInputError(f"record {r.record_id} holds a lone surrogate (not valid Unicode text)")
         for s in sessions:
             check_annotation_limits(s.annotations, f"the annotations of session {s.session_id}")
-        kept = _checked_derived(derived, {r.record_id for r in records}, dim)  # refused alike by every backend
+        kept = _checked_derived(derived, {r.record_id for r in records}, dim, derived_form)  # alike in every backend
         return self._write(sessions, records, vecs, mode, self._checked_sparse(records, sparse),
                            kept if self.keeps_derived else None)
 
@@ -179,30 +182,33 @@ class MemoryStore(SearchBase):
         ``sparse``: one vector per record when a sparse encoder is bound, else ``None``; ``derived``: (record id,
         content hash, float32 vector) of the batch's records, only where the backend ``keeps_derived``)."""
 
-    def turns_to_keep(self, user_id: str, after: str = "", *, limit: int | None = 256) -> list[MemoryRecord]:
-        """The user's own live turns (kind ``turn``, role ``user``) with no kept derived vector, whose record id
-        is after ``after``, in record-id order, at most ``limit`` (checked here: ``None`` or at least 0): the turns
-        written before their vectors were kept, to be given them (``keep_derived``), and those that state
-        nothing. ``[]`` where the backend keeps none."""
-        user_id, limit = check_user_id(user_id), check_limit(limit)
+    def turns_to_keep(self, user_id: str, after: str = "", *, limit: int | None = 256, form: int = 1
+                      ) -> list[MemoryRecord]:
+        """The user's own live turns (kind ``turn``, role ``user``) with no kept derived vector of ``form`` or a later
+        one, whose record id is after ``after``, in record-id order, at most ``limit`` (checked here: ``None`` or at
+        least 0; ``form`` a whole number from 1): the turns written before their vectors were kept, or kept of texts
+        of an earlier form, to be given them (``keep_derived``), and those that state nothing. ``[]`` where the
+        backend keeps none."""
+        user_id, limit, form = check_user_id(user_id), check_limit(limit), check_form(form)
         if not isinstance(after, str):
             raise InvalidInputError(f"after must be a record id (a string), got {type(after).__name__}")
-        return self._turns_to_keep(user_id, after, limit) if self.keeps_derived and limit != 0 else []
+        return self._turns_to_keep(user_id, after, limit, form) if self.keeps_derived and limit != 0 else []
 
-    def _turns_to_keep(self, user_id: str, after: str, limit: int | None) -> list[MemoryRecord]:
+    def _turns_to_keep(self, user_id: str, after: str, limit: int | None, form: int) -> list[MemoryRecord]:
         return []
 
-    def keep_derived(self, user_id: str, derived: Mapping[str, Mapping[str, np.ndarray]]) -> int:
+    def keep_derived(self, user_id: str, derived: Mapping[str, Mapping[str, np.ndarray]], *, form: int = 1) -> int:
         """Keep vectors of texts derived from the user's stored records, as ``write``'s ``derived`` (checked the
-        same way, before anything is written), for records written without them; a record of another user or
-        none is skipped, a vector kept already stays. Returns how many were kept (0 where the backend keeps
-        none)."""
+        same way, before anything is written; ``form`` as its ``derived_form``), for records written without them
+        or with those of an earlier form (which go: a record's kept texts are of one form); a record of another
+        user or none is skipped, a vector kept already (of this form or a later one) stays. Returns how many were kept (0 where the backend
+        keeps none)."""
         self._check_writable()
         user_id = check_user_id(user_id)
         dim = self._dimension()
         if dim is None or not derived:
             return 0
-        kept = _checked_derived(derived, None, dim)
+        kept = _checked_derived(derived, None, dim, form)
         return self._keep_derived(user_id, kept or []) if self.keeps_derived else 0
 
     def _keep_derived(self, user_id: str, derived: list[Derived]) -> int:
@@ -376,11 +382,12 @@ class MemoryStore(SearchBase):
         self.close()
 
 
-def _checked_derived(derived: Mapping[str, Mapping[str, np.ndarray]] | None, ids: set[str] | None, dim: int
-                     ) -> list[Derived] | None:
-    """``write``'s ``derived`` as (record id, hash, float32 vector), or ``InvalidInputError``: a record of the batch
-    (``ids``; ``None``: any id, the store skips those not the user's) each, a non-empty hash, one finite vector of
-    ``dim`` floats."""
+def _checked_derived(derived: Mapping[str, Mapping[str, np.ndarray]] | None, ids: set[str] | None, dim: int,
+                     form: int) -> list[Derived] | None:
+    """``write``'s ``derived`` as (record id, hash, float32 vector, ``form``), or ``InvalidInputError``: a record of
+    the batch (``ids``; ``None``: any id, the store skips those not the user's) each, a non-empty hash, one finite
+    vector of ``dim`` floats; ``form`` a whole number from 1."""
+    form = check_form(form)
     if not derived:
         return None
     out: list[Derived] = []
@@ -392,5 +399,5 @@ def _checked_derived(derived: Mapping[str, Mapping[str, np.ndarray]] | None, ids
             if not isinstance(h, str) or not h or v is None or v.shape != (dim,) or not np.isfinite(v).all():
                 raise InvalidInputError(f"record {rid}: a derived vector must be a finite array of {dim} floats, "
                                         "by a non-empty content hash")
-            out.append((rid, h, np.ascontiguousarray(v, dtype=np.float32)))
+            out.append((rid, h, np.ascontiguousarray(v, dtype=np.float32), form))
     return out

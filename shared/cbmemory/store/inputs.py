@@ -43,6 +43,17 @@ def check_search_k(k: object) -> int:
     return n
 
 
+def check_form(form: object) -> int:
+    """The form of kept derived texts (``MemoryStore.turns_to_keep``): an integer of at least 1."""
+    try:
+        n = operator.index(form)  # type: ignore[arg-type]
+    except TypeError:
+        n = None
+    if isinstance(form, bool) or n is None or n < 1:
+        raise InvalidInputError(f"form must be an integer of at least 1, got {form!r}")
+    return n
+
+
 def check_limit(limit: object) -> int | None:
     """``None`` (no limit) or an integer of at least 0."""
     if limit is None:

@@ -1,6 +1,6 @@
 """Integration layer (memory): a store written before what user turns state was kept (by an older version: here its
-``derived`` rows deleted) is given those vectors by the memory's later writes, at most ``KEEP_PER_WRITE`` turns a
-write, in record-id order; a turn that states nothing (a question) is looked at once; a store locked meanwhile is
+``derived`` rows deleted), or kept in an earlier form (``statements.KEPT_FORM``: other texts), is given those vectors
+by the memory's later writes, at most ``KEEP_PER_WRITE`` turns a write, in record-id order; a turn that states nothing (a question) is looked at once; a store locked meanwhile is
 left for the next write, and the write itself is not refused; an embedder that fails on the older turns is logged
 and does not fail the write already stored. Real SQLite files; the embedder is a fixed one (the
 subject is which texts are embedded and kept, not their vectors)."""
@@ -107,3 +107,42 @@ def test_a_failing_backfill_does_not_fail_the_stored_write(older, caplog):
         assert _kept(older) == 2 and caplog.text == ""  # that user's backfill has ended in this memory: no retry
         said = [r.text for r in memory.session_records("ana", "s2")]
         assert said == ["I fed the cat.", "I fed the dog."]  # both writes stored once each
+
+
+def test_vectors_kept_of_an_earlier_forms_texts_are_kept_again_by_later_writes(tmp_path, monkeypatch):
+    """The store's kept vectors are of texts an earlier ``kept_texts`` gave (form 1; here their hashes changed): later
+    writes keep the texts of the form now (``KEPT_FORM``) in their place, a few a write, and then look no more."""
+    from cbmemory.retrieval.statements import KEPT_FORM
+
+    assert KEPT_FORM > 1
+    monkeypatch.setattr(writing, "KEEP_PER_WRITE", 6)
+    path = tmp_path / "earlier.db"
+    with AgentMemory.open(path, embedder=FourDims()) as memory:
+        memory.add_session("ana", "s1", [{"role": "user", "content": f"Thanks, Maria! I painted fence {i} blue."}
+                                         for i in range(12)], date="2024-01-02")
+    con = sqlite3.connect(path)
+    con.execute("UPDATE derived SET content_hash = 'earlier ' || content_hash, form = 1")
+    con.commit()
+    con.close()
+
+    def kept() -> tuple[int, int]:
+        con = sqlite3.connect(path)
+        try:
+            return con.execute("SELECT count(*) FILTER (WHERE form = 1), count(*) FILTER (WHERE form = ?) "
+                               "FROM derived", (KEPT_FORM,)).fetchone()
+        finally:
+            con.close()
+
+    assert kept() == (12, 0)
+    counting = Counting()
+    with AgentMemory.open(path, embedder=counting) as memory:
+        memory.add_messages("ana", "s2", [{"role": "assistant", "content": "Anything else?"}])
+        assert kept() == (6, 6)
+        memory.add_messages("ana", "s2", [{"role": "assistant", "content": "Anything more?"}])
+        assert kept() == (0, 12)
+        assert "Thanks! I painted fence 0 blue." in counting.texts  # the text of the form now: without the name
+        looked = len(counting.texts)
+        memory.add_messages("ana", "s2", [{"role": "assistant", "content": "Bye."}])
+        assert len(counting.texts) == looked + 1  # done: the next write embeds only its own turn
+    with AgentMemory.open(path, embedder=Counting()) as memory:  # another process: nothing is left to keep
+        assert memory.store.turns_to_keep("ana", form=KEPT_FORM) == []

@@ -84,7 +84,7 @@ class SQLiteFile:
                 self._checked = True
             if missing:
                 with self.tx() as c:
-                    for stmt in missing:
+                    for stmt in sf.missing_later(c):  # read again under the write lock: another may have made them
                         c.execute(stmt)
 
     # ---------------------------------------------------------------- setup

@@ -321,10 +321,22 @@ LATER = {"records_session_order": q.SESSION_ORDER_INDEX, "derived": q.DERIVED_TA
          "derived_record": q.DERIVED_INDEX, "records_derived_gone": q.DERIVED_TRIGGER}
 
 
+# Columns of the current schema that a table of a ``LATER`` part made before them lacks (a table made now has them),
+# made the same way.
+LATER_COLUMNS = {("derived", "form"): q.DERIVED_FORM}
+
+
 def missing_later(c: sqlite3.Connection) -> list[str]:
-    """The statements of the ``LATER`` parts a store of the current schema lacks (a read)."""
+    """The statements of the ``LATER`` parts (and ``LATER_COLUMNS``) a store of the current schema lacks (a read)."""
     have = {name for (name,) in c.execute("SELECT name FROM sqlite_master")}
-    return [stmt for name, stmt in LATER.items() if name not in have]
+    columns = [stmt for (table, column), stmt in LATER_COLUMNS.items()
+               if table in have and not has_column(c, table, column)]
+    return [stmt for name, stmt in LATER.items() if name not in have] + columns
+
+
+def has_column(c: sqlite3.Connection, table: str, column: str) -> bool:
+    """Whether ``table`` (one of the schema's) has ``column`` (a read)."""
+    return any(row[1] == column for row in c.execute(f"PRAGMA table_info({table})"))
 
 
 def has_table(c: sqlite3.Connection, name: str) -> bool:

@@ -34,19 +34,25 @@ SUPERSEDES_INDEX = "CREATE INDEX IF NOT EXISTS records_supersedes ON records (us
 # finds them here instead. Made with the schema, or on the first write of a store made before them (``file.LATER``):
 # the same schema (no row or result differs without them, only the time of some reads). A record's go with it,
 # whatever deletes it (forget, purge, a replaced record), by the trigger.
-# A rowid table: one WITHOUT ROWID holding rows this long (a 1.5 KB vector) took twice the pages.
+# A rowid table: one WITHOUT ROWID holding rows this long (a 1.5 KB vector) took twice the pages. ``form``: the form
+# of the texts kept (``statements.KEPT_FORM``); a table made before it gains the column on the store's first write
+# (``file.LATER_COLUMNS``), its rows of form 1.
 DERIVED_TABLE = """CREATE TABLE IF NOT EXISTS derived (
         user_id TEXT NOT NULL,
         content_hash TEXT NOT NULL,
         record_id TEXT NOT NULL,
         vector BLOB NOT NULL,
+        form INTEGER NOT NULL DEFAULT 1,
         PRIMARY KEY (user_id, content_hash, record_id))"""
+DERIVED_FORM = "ALTER TABLE derived ADD COLUMN form INTEGER NOT NULL DEFAULT 1"
 DERIVED_INDEX = "CREATE INDEX IF NOT EXISTS derived_record ON derived (user_id, record_id)"
 DERIVED_TRIGGER = ("CREATE TRIGGER IF NOT EXISTS records_derived_gone AFTER DELETE ON records BEGIN "
                    "DELETE FROM derived WHERE user_id = old.user_id AND record_id = old.record_id; END")
-# a derived vector is kept only for a record of the same user that is stored
-INSERT_DERIVED = ("INSERT OR IGNORE INTO derived (user_id, content_hash, record_id, vector) SELECT ?1, ?2, ?3, ?4 "
-                  "WHERE EXISTS (SELECT 1 FROM records WHERE user_id = ?1 AND record_id = ?3)")
+# a derived vector is kept only for a record of the same user that is stored; one kept already stays
+INSERT_DERIVED = ("INSERT OR IGNORE INTO derived (user_id, content_hash, record_id, vector, form) "
+                  "SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM records WHERE user_id = ?1 AND record_id = ?3)")
+# a record's vectors kept of texts of an earlier form go before those of a later one are kept
+DELETE_OLDER_DERIVED = "DELETE FROM derived WHERE user_id = ? AND record_id = ? AND form < ?"
 
 SCHEMA = [
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -183,11 +189,13 @@ def filter_clause(user_id: str, filters: SearchFilters, now: float, alias: str =
     return " AND ".join(parts), params
 
 
-def turns_to_keep(kept_table: bool, limited: bool) -> str:
-    """The user's (``:user``) own live turns with no kept vector (every one when the file has no ``derived`` table
-    yet), whose record id is after ``:after``, in id order: those written before their vectors were kept."""
-    unkept = (" AND NOT EXISTS (SELECT 1 FROM derived d WHERE d.user_id = r.user_id AND d.record_id = r.record_id)"
-              if kept_table else "")
+def turns_to_keep(kept_table: bool, formed: bool, limited: bool) -> str:
+    """The user's (``:user``) own live turns with no kept vector (of form ``:form`` or later where the table has
+    forms: ``formed``; every one when the file has no ``derived`` table yet, or ``kept_table`` is false), whose record
+    id is after ``:after``, in id order: those written before their vectors were kept, or kept of an earlier form."""
+    of_form = " AND d.form >= :form" if formed else ""
+    unkept = (" AND NOT EXISTS (SELECT 1 FROM derived d WHERE d.user_id = r.user_id AND d.record_id = r.record_id"
+              f"{of_form})" if kept_table else "")
     return (f"SELECT {RECORD_COLUMNS} FROM records r WHERE r.user_id = :user AND r.kind = 'turn' AND r.role = 'user' "
             f"AND r.record_id > :after AND (r.expires_at IS NULL OR r.expires_at > :now){unkept} "
             "ORDER BY r.record_id" + (" LIMIT :limit" if limited else ""))

@@ -122,15 +122,16 @@ class SQLiteStore(PartsStore):
 
     def _keep_derived(self, user_id: str, derived: list[Derived]) -> int:
         with self._db.tx() as c:
-            before = c.total_changes
-            w.keep_derived(c, dict.fromkeys((rid for rid, _, _ in derived), user_id), derived)
-            return c.total_changes - before
+            return w.keep_derived(c, dict.fromkeys((d[0] for d in derived), user_id), derived)
 
-    def _turns_to_keep(self, user_id: str, after: str, limit: int | None) -> list[MemoryRecord]:
+    def _turns_to_keep(self, user_id: str, after: str, limit: int | None, form: int) -> list[MemoryRecord]:
         with self._db.tx(write=False) as c:
-            sql = q.turns_to_keep(sf.has_table(c, "derived"), limit is not None)
+            # a table without forms (made by an older version, not yet written by this one) holds those of form 1
+            table = sf.has_table(c, "derived")
+            formed = table and sf.has_column(c, "derived", "form")
+            sql = q.turns_to_keep(table and (formed or form == 1), formed, limit is not None)
             rows = c.execute(sql, {"user": user_id, "after": after, "now": utcnow().timestamp(),
-                                   "limit": limit}).fetchall()
+                                   "limit": limit, "form": form}).fetchall()
         return [q.row_to_record(r) for r in rows]
 
     def forget(self, user_id: str, session_id: str | None = None) -> ForgetResult:

@@ -150,11 +150,14 @@ def write_batch(c: sqlite3.Connection, sessions: Sequence[Session], records: Seq
     return IngestResult(inserted, replaced, unchanged, tuple(ids)), touched
 
 
-def keep_derived(c: sqlite3.Connection, users: Mapping[str, str], derived: Sequence[tuple[str, str, np.ndarray]]
-                 ) -> None:
-    """Keep each (record id, content hash, vector) of a text derived from a record of this write (``users``: each
-    record's user), where that user's record is stored (``sql.INSERT_DERIVED``); one kept already stays."""
-    c.executemany(q.INSERT_DERIVED, [(users[rid], h, rid, vec.tobytes()) for rid, h, vec in derived])
+def keep_derived(c: sqlite3.Connection, users: Mapping[str, str],
+                 derived: Sequence[tuple[str, str, np.ndarray, int]]) -> int:
+    """Keep each (record id, content hash, vector, form) of a text derived from a record of this write (``users``:
+    each record's user), where that user's record is stored (``sql.INSERT_DERIVED``), after the record's vectors of
+    texts of an earlier form go; one kept already (of this form or a later one) stays. Returns how many were kept."""
+    c.executemany(q.DELETE_OLDER_DERIVED, list(dict.fromkeys((users[rid], rid, form) for rid, _, _, form in derived)))
+    return c.executemany(q.INSERT_DERIVED, [(users[rid], h, rid, vec.tobytes(), form)
+                                            for rid, h, vec, form in derived]).rowcount
 
 
 def set_sparse(c: sqlite3.Connection, user_id: str, vectors: Mapping[str, SparseVector]) -> int:
