@@ -159,8 +159,14 @@ def test_a_backend_that_keeps_none_is_given_none(monkeypatch):
     result = store.write([sess], recs, np.stack([unit(0)] * 2), derived={recs[0].record_id: {"h": unit(1)}})
     assert given == [None] and result.inserted == 2
     assert store.turns_to_keep("alice") == [] and store.keep_derived("alice", {recs[0].record_id: {"h": unit(1)}}) == 0
+    assert store.turns_to_keep("alice", form=2) == []
     with pytest.raises(InvalidInputError):  # but bad ones are refused as by the store that keeps them
         store.write([sess], recs, np.stack([unit(0)] * 2), derived={"no-such-record": {"h": unit(1)}})
+    for bad in ({"form": 0}, {"form": "2"}):
+        with pytest.raises(InvalidInputError, match="form"):
+            store.turns_to_keep("alice", **bad)
+        with pytest.raises(InvalidInputError, match="form"):
+            store.keep_derived("alice", {recs[0].record_id: {"h": unit(1)}}, **bad)
 
 
 # ------------------------------------------------------------------ turns written before: found and given theirs
