@@ -103,11 +103,11 @@ class Writing:
     def _keep_older(self, users: Iterable[str]) -> None:
         """Give up to ``KEEP_PER_WRITE`` turns of each user written, stored before what turns state was kept (by an
         older version) or kept in an earlier form (``KEPT_FORM``), the vectors a write keeps now (``kept_texts``), in
-        record-id order from where this memory's
-        last look stopped, so a turn that states nothing is looked at once; never in a search, a read-only store or
-        one that keeps none. The write is stored before: a store locked by another writer meanwhile is left for the
-        next write, and any other fault (a hosted embedder's) is logged and ends that user's backfill in this memory,
-        without failing the write (a first-person question then embeds those turns on its first read, as before)."""
+        record-id order from where this memory's last look stopped, so a turn that states nothing is looked at once;
+        never in a search, a read-only store or one that keeps none. The write is stored before: a store locked by
+        another writer meanwhile is left for the next write, and any other fault (a hosted embedder's) is logged and
+        ends that user's backfill in this memory, without failing the write (a first-person question then embeds
+        those turns on its first read, as before)."""
         if not self.store.keeps_derived or self.store.read_only or not writes_allowed():
             return
         for user in users:

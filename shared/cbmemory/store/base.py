@@ -180,7 +180,7 @@ class MemoryStore(SearchBase):
                mode: WriteMode, sparse: list[SparseVector] | None, derived: list[Derived] | None) -> IngestResult:
         """Store a batch :meth:`write` has checked (``vectors``: float32, C-contiguous, one row per record;
         ``sparse``: one vector per record when a sparse encoder is bound, else ``None``; ``derived``: (record id,
-        content hash, float32 vector) of the batch's records, only where the backend ``keeps_derived``)."""
+        content hash, float32 vector, form) of the batch's records, only where the backend ``keeps_derived``)."""
 
     def turns_to_keep(self, user_id: str, after: str = "", *, limit: int | None = 256, form: int = 1
                       ) -> list[MemoryRecord]:
@@ -201,8 +201,8 @@ class MemoryStore(SearchBase):
         """Keep vectors of texts derived from the user's stored records, as ``write``'s ``derived`` (checked the
         same way, before anything is written; ``form`` as its ``derived_form``), for records written without them
         or with those of an earlier form (which go: a record's kept texts are of one form); a record of another
-        user or none is skipped, a vector kept already (of this form or a later one) stays. Returns how many were kept (0 where the backend
-        keeps none)."""
+        user or none is skipped, a vector kept already (of this form or a later one) stays. Returns how many were
+        kept (0 where the backend keeps none)."""
         self._check_writable()
         user_id = check_user_id(user_id)
         dim = self._dimension()
