@@ -287,3 +287,26 @@ def test_a_table_made_before_forms_holds_form_1_and_gains_the_column_on_the_firs
         assert s.keep_derived("alice", {a.record_id: {"one, again": unit(2)}}, form=2) == 1
         assert [r.record_id for r in s.turns_to_keep("alice", form=2)] == [b.record_id]
     assert forms(path) == [("one, again", 2)]
+
+
+def test_two_stores_on_a_file_made_before_forms_both_write_and_an_older_writers_rows_are_of_form_1(path):
+    """Two connections to a file whose ``derived`` table has no ``form``: the first write adds the column, the other
+    connection's writes go on; a row an older version writes after that (no ``form`` named) is of form 1."""
+    with SQLiteStore(path) as s:
+        write(s, "alice", "s1", ["one", "x"], {0: {"one": unit(1)}})
+    con = sqlite3.connect(path)
+    con.execute("ALTER TABLE derived DROP COLUMN form")
+    con.commit()
+    con.close()
+    with SQLiteStore(path) as a, SQLiteStore(path) as b:
+        assert a.count("alice") == b.count("alice") == 2  # both opened before either writes
+        [ra, _] = write(a, "alice", "s2", ["two", "y"])
+        [rb, _] = write(b, "alice", "s3", ["three", "z"])
+        assert a.keep_derived("alice", {ra.record_id: {"two": unit(2)}}, form=2) == 1
+        assert b.keep_derived("alice", {rb.record_id: {"three": unit(3)}}, form=2) == 1
+    con = sqlite3.connect(path)
+    con.execute("INSERT INTO derived (user_id, content_hash, record_id, vector) VALUES (?, ?, ?, ?)",
+                ("alice", "older", rb.record_id, unit(4).tobytes()))
+    con.commit()
+    con.close()
+    assert forms(path) == sorted([("older", 1), (content_hash("one"), 1), ("three", 2), ("two", 2)])
