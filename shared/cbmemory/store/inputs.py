@@ -32,24 +32,28 @@ def check_user_id(user_id: object) -> str:
     return check_unicode(user_id, "user_id")
 
 
+def _integer(value: object) -> int | None:
+    """``value`` as an int when it is an integer (numpy integers too), not a ``bool``; else ``None``."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+
+
 def check_search_k(k: object) -> int:
     """An integer from 1 to ``MAX_SEARCH_K`` (``bool`` refused; numpy integers taken as ints)."""
-    try:
-        n = operator.index(k)  # type: ignore[arg-type]
-    except TypeError:
-        n = None
-    if isinstance(k, bool) or n is None or not 1 <= n <= MAX_SEARCH_K:
+    n = _integer(k)
+    if n is None or not 1 <= n <= MAX_SEARCH_K:
         raise InvalidInputError(f"k must be an integer from 1 to {MAX_SEARCH_K}, got {k!r}")
     return n
 
 
 def check_form(form: object) -> int:
     """The form of kept derived texts (``MemoryStore.turns_to_keep``): an integer of at least 1."""
-    try:
-        n = operator.index(form)  # type: ignore[arg-type]
-    except TypeError:
-        n = None
-    if isinstance(form, bool) or n is None or n < 1:
+    n = _integer(form)
+    if n is None or n < 1:
         raise InvalidInputError(f"form must be an integer of at least 1, got {form!r}")
     return n
 
@@ -58,11 +62,8 @@ def check_limit(limit: object) -> int | None:
     """``None`` (no limit) or an integer of at least 0."""
     if limit is None:
         return None
-    try:
-        n = operator.index(limit)  # type: ignore[arg-type]
-    except TypeError:
-        n = None
-    if isinstance(limit, bool) or n is None or n < 0:
+    n = _integer(limit)
+    if n is None or n < 0:
         raise InvalidInputError(f"limit must be a non-negative integer or None, got {limit!r}")
     return n
 
