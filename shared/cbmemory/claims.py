@@ -1,10 +1,11 @@
 """What a user's statement claims: the kinds of personal fact a turn states as the user's own (``claims``), by
 rules, no model. One ``SLOTS`` rule per kind (where one lives, works, a phone number, a school, a partner, a trip,
 a habit ...) finds the phrase; the clause around it must be the user's own plain statement (``_stated``): a
-first-person word (I, my, we ...), a subject left out as chat does ("Moved to Porto last week!") or a label of
-news ("New number: ..."), no third- or
-second-person subject ("she moved to Porto", "glad you moved to Porto"), no hedge or wish ("I'd love to live in
-Lisbon", "if I moved"), no negation, nothing about the future ("I'm going to move"; trips excepted). ``CHANGE``:
+first-person word (I, my, we ...), a subject left out as chat does ("Moved to Porto last week!"), or carried over
+"and" from a clause the user opens ("I've left my old job and joined Quillon Labs"), or a label of news ("New
+number: ..."), no third- or second-person subject ("she moved to Porto", "glad you moved to Porto"), no hedge or
+wish ("I'd love to live in Lisbon", "if I moved"; a condition on the listener after the claim, "... if you ever need
+me", is a clause of its own), no negation, nothing about the future ("I'm going to move"; trips excepted). ``CHANGE``:
 the words that tell a change (moved, switched, no longer, these days ...). ``values`` / ``claim_values``: the values a
 turn or a claim names (names, numbers, emails; for diets, commutes and households their ordinary words).
 
