@@ -1,10 +1,11 @@
 """What a user's statement claims: the kinds of personal fact a turn states as the user's own (``claims``), by
 rules, no model. One ``SLOTS`` rule per kind (where one lives, works, a phone number, a school, a partner, a trip,
 a habit ...) finds the phrase; the clause around it must be the user's own plain statement (``_stated``): a
-first-person word (I, my, we ...), a subject left out as chat does ("Moved to Porto last week!") or a label of
-news ("New number: ..."), no third- or
-second-person subject ("she moved to Porto", "glad you moved to Porto"), no hedge or wish ("I'd love to live in
-Lisbon", "if I moved"), no negation, nothing about the future ("I'm going to move"; trips excepted). ``CHANGE``:
+first-person word (I, my, we ...), a subject left out as chat does ("Moved to Porto last week!"), or carried over
+"and" from a clause the user opens ("I've left my old job and joined Quillon Labs"), or a label of news ("New
+number: ..."), no third- or second-person subject ("she moved to Porto", "glad you moved to Porto"), no hedge or
+wish ("I'd love to live in Lisbon", "if I moved"; a condition on the listener after the claim, "... if you ever need
+me", is a clause of its own), no negation, nothing about the future ("I'm going to move"; trips excepted). ``CHANGE``:
 the words that tell a change (moved, switched, no longer, these days ...). ``values`` / ``claim_values``: the values a
 turn or a claim names (names, numbers, emails; for diets, commutes and households their ordinary words).
 
@@ -144,7 +145,9 @@ PAST = re.compile(r"^\W*(?:my|our) (?:old|previous|former|last|ex)\b|"
                   r"when (?:I|we) (?:was|were) |before (?:I|we) (?:moved|came|left|joined|started|retrained))\b", re.I)
 MAX_PHRASES = 32  # a kind's phrases read per sentence (a sentence has a few; a pasted text may have thousands)
 CLAUSE_CHARS = 400  # the most of a claim read before and after its slot phrase (a clause is a few dozen characters)
-_CLAUSE = re.compile(r"[,;:—–]\s*|\s-\s|\b(?:and|but|so|because|while|when|after|before)\s", re.I)
+# a condition on the listener ("... if you ever need me") is a clause of its own, its "if" in it: it hedges nothing
+# the user states before it
+_CLAUSE = re.compile(r"[,;:—–]\s*|\s-\s|\b(?:and|but|so|because|while|when|after|before)\s|(?=\bif you\b)", re.I)
 
 # a run of marks ("...", "?!") is tried from its start only: from inside a long run every try would scan the rest
 _SENTENCE = re.compile(r"(?<!\bDr)(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bSt)(?<![.!?])[.!?]+\s+")
@@ -216,6 +219,26 @@ _DROPPED = re.compile(rf"\W*(?:(?:{_LEADS})\b[,!\s]*){{0,2}}(?:{_PAST})\s+(?:{_A
 _LABEL = re.compile(r"\W*new (?:[\w'’-]+ ){0,2}[\w'’-]+\s*(?::|\s[-–—])\s", re.I)
 
 
+# A clause joined by "and" or "but" with its subject left out ("I've left my old job and joined Northwind Logistics")
+# is the user's when the clause before it opens with "I" or "we": its verb in the past tense, as ``_DROPPED``'s.
+_JOINED = re.compile(r"\s*(?:and|but)\s*$", re.I)
+_CARRIED = re.compile(rf"\W*(?:(?:{_LEADS})\b[,!\s]*){{0,2}}(?:{_PAST})\b", re.I)
+_I_FIRST = re.compile(rf"\W*(?:(?:{_LEADS})\b[,!\s]*){{0,2}}(?:I|we)(?:['’](?:m|ve|re))?\b", re.I)
+
+
+def _carried(sentence: str, bounds: tuple[list[int], list[int]], start: int) -> bool:
+    """Whether the clause of the slot phrase at ``start`` follows "and" or "but", opens with a verb in the past tense
+    and no subject, and the clause before it opens with "I" or "we" (``_JOINED``, ``_CARRIED``, ``_I_FIRST``)."""
+    starts, ends = bounds
+    i = bisect_right(ends, start)
+    if not i or not _JOINED.match(sentence[starts[i - 1]:ends[i - 1]]) or not _CARRIED.match(sentence, ends[i - 1]):
+        return False
+    k = i - 2  # the clause before, past the empty ones between two boundaries (", and")
+    while k >= 0 and not sentence[ends[k]:starts[k + 1]].strip():
+        k -= 1
+    return _I_FIRST.match(sentence, ends[k] if k >= 0 else 0) is not None
+
+
 def _opened_by_me(sentence: str) -> bool:
     """Whether the subject of ``sentence``'s opening clause is the user, though it has no first-person word: it opens
     with an -ing word and goes on, after a comma (semicolon, colon), with "I" or "we"; its subject is left out
@@ -257,7 +280,7 @@ def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:
             value = NAMES_VALUE.get(name)
             for m in islice(rule.finditer(sentence), MAX_PHRASES):
                 clause, span = _clauses(sentence, bounds, m.start(), m.end())
-                mine = opened and sentence.startswith(clause)
+                mine = (opened and sentence.startswith(clause)) or _carried(sentence, bounds, m.start())
                 if _stated(clause, name, mine) and (value is None or value.search(span)):
                     out.setdefault(name, []).append(Claim(sentence, span))
                     break

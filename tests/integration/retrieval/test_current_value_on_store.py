@@ -289,6 +289,25 @@ def test_a_change_back_told_in_other_words_is_shown_as_it_names_a_value_given_be
     assert kept - plain == {BACK}  # one place, besides what the stage shows as before
 
 
+def test_each_value_named_again_has_a_place_of_its_own(memory, monkeypatch):
+    """Leeds, then Porto, then back to Leeds in other words, then Porto named twice more (lines about its trams and
+    its bridges): the newest naming of each value joins the selection, so the newer namings of one value do not take
+    the places of the change back; with a single place (``VALUED`` 1) only the newest naming of any value is kept."""
+    monkeypatch.setattr(followed, "ANEW", 0)
+    _history(memory, "I moved to Porto last month, the flat is tiny but bright.")
+    _turns(memory, "s_back", 95, BACK)
+    trams = "The Porto trams I read about were late again, said the radio."
+    bridges = "A quiz question tonight was about the bridges of Porto, I got it wrong."
+    _turns(memory, "s_trams", 97, trams)
+    _turns(memory, "s_bridges", 98, bridges)
+    q = "Which city do I live in these days?"
+    kept = _chosen(memory, q)
+    monkeypatch.setattr(followed, "VALUED", 1)
+    one = _chosen(memory, q)
+    assert {BACK, bridges} <= kept and trams not in kept  # one place a value: Porto's newest, and Leeds'
+    assert bridges in one and not {BACK, trams} & one
+
+
 def test_a_value_named_only_by_its_own_claim_or_by_someone_else_is_not_followed(memory, monkeypatch):
     """The claim that gave a value is its first telling, not its naming again; a statement naming the value and
     someone else ("my cousin") is not the user's own; so nothing joins the selection."""

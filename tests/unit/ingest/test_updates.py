@@ -359,6 +359,33 @@ def test_a_sentence_with_its_subject_left_out_is_the_users(said, kind, claimed):
     assert (kind in claims(said)) is claimed
 
 
+@pytest.mark.parametrize(("said", "kind", "claimed"), [
+    ("My mobile is 0771 482 9063 if you ever need me.", "phone", True),  # a condition on the listener hedges nothing
+    ("I live in Leith if you're ever around.", "home", True),
+    ("If you move to Dundee, call me.", "home", False),  # the listener's move: "if" stays in its clause
+    ("I'd live in Dundee if you asked.", "home", False),  # the user's own hedge, as before
+    ("I might move to Dundee if you come too.", "home", False),
+    ("I'd move to Inverness if I could.", "home", False),  # a condition on the user: as before
+])
+def test_a_condition_on_the_listener_hedges_nothing_the_user_states_before_it(said, kind, claimed):
+    assert (kind in claims(said)) is claimed
+
+
+@pytest.mark.parametrize(("said", "kind", "claimed"), [
+    ("Quick update: I've left my old job and joined Quillon Labs.", "work", True),  # the subject carried over "and"
+    ("We sold the flat and moved to Dundee.", "home", True),
+    ("So I quit, and started at Marsh & Finch.", "work", True),  # past an empty clause between two boundaries
+    ("I love Leith but moved to Dundee.", "home", True),
+    ("My sister left her job and joined Quillon Labs.", "work", False),  # the clause before is not the user's
+    ("She said I was great and moved to Dundee.", "home", False),  # ... nor opened by "I" or "we"
+    ("I visited Dundee and moving there sounds fun.", "home", False),  # no verb in the past tense: no subject left out
+    ("I asked Ahmed and he moved to Dundee.", "home", False),  # a subject of its own
+])
+def test_a_clause_joined_by_and_with_its_subject_left_out_is_the_users_when_the_one_before_opens_with_i(
+        said, kind, claimed):
+    assert (kind in claims(said)) is claimed
+
+
 def test_a_change_with_its_subject_left_out_links():
     assert changes("Moved to Porto last week!", "I live in Paris and love it.", 0.25)
     assert not changes("Ahmed moved to Porto last week!", "I live in Paris and love it.", 0.25)
