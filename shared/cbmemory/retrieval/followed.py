@@ -10,8 +10,8 @@ the write-time rules' (``cbmemory.claims.claim_values``: names, numbers, emails;
 households their ordinary words; a value in lower case that no rule reads, a pet or a coffee, is not followed).
 One full-text search for the values finds the user's statements that name one; of those later than a claim naming
 that value and not shown already, each value keeps its newest, and the newest ``VALUED`` of those join what the stage
-shows: a place for each of two values, as a value of the haystack's other talk (a distractor's "My girlfriend, Toby
-and I ...", read as a partner named) may be named often and newer than the change back.
+shows: a place for each of two values, as a value of other talk the rules read as a claim ("My girlfriend, Toby and
+I are going camping", a list read as a partner named) may be named often, and more lately than the change back.
 
 A change told by a clue names the new value with no word of the matter ("My security pass for Quillon Labs finally
 works on every door"): the stage's searches read it, but it is off the slot by its meaning. It is often the first of
