@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from functools import cache
 from itertools import islice
 from typing import NamedTuple
 
@@ -264,6 +265,13 @@ def own_clause(claim: Claim) -> str:
 def in_the_past(claim: Claim) -> bool:
     """Whether the clause of ``claim``'s slot phrase (``own_clause``) tells a past that no longer holds (``PAST``)."""
     return PAST.search(own_clause(claim)) is not None
+
+
+@cache
+def rule_words(kind: str) -> str:
+    """The words of three letters or more in ``kind``'s rule (``SLOTS``), as written, space-separated: a full-text
+    search's query for the statements that may claim the kind (``retrieval.followed.claimed_by_words``)."""
+    return " ".join(dict.fromkeys(re.findall(r"[a-z]{3,}", SLOTS[kind].pattern.lower())))
 
 
 def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:

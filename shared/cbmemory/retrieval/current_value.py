@@ -74,7 +74,7 @@ from . import slot_head
 from .about import about_the_user, in_first_person, named_as_the_user, users_names
 from .acknowledged import acknowledged
 from .config import K_BASE, K_MAX, growth
-from .followed import named_again, named_anew
+from .followed import claimed_by_words, named_again, named_anew
 from .slot_match import Embed, EmbedMany, Protos, by_slots, clear_rows, prototypes, slot_of, unit
 from .slots import KINDS
 from .slots import matter as slot_matter
@@ -307,6 +307,11 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
         unseen = [i for i, rid in enumerate(more.ids.tolist()) if rid not in seen]
         extra = (r for at in _batches(unseen, READ_BATCH) for r in store.read_candidates(more, at) if r is not None)
         pool += islice(((r, said) for r in extra if (said := own(r, asked, matter, kind))), HEAD_EMBEDDED)
+    if kind is not None:  # and the user's claims of the kind, found by the words of its claim rule
+        def claim(r: MemoryRecord) -> str:
+            said = own(r, asked, matter, kind)
+            return said if said and _marks(said, kind)[0] else ""
+        pool += claimed_by_words(store, user_id, kind, {r.record_id for r, _ in pool}, claim, filters, now)
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
     saids = [said for _, said in pool]

@@ -35,7 +35,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..claims import claim_values, claims, values
+from ..claims import claim_values, claims, rule_words, values
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
@@ -48,6 +48,10 @@ VALUED = 2  # places, each for a different value's newest naming
 VALUED_DEPTH = 64  # records the values' full-text search reads (a value is a rare word: its statements are few)
 # Chosen by leave-one-conversation-out on the train and dev phrasings, x1 and x10 (experiments/knowledge_updates/anew/
 # anew_cv.py; 8 folds of 8): off or 1-2 places x a head floor of 0, 0.05 or 0.1.
+# Set before any run (experiments/knowledge_updates/README.md, "The user's claims of the kind reached by their own
+# words"):
+CLAIM_DEPTH = 200  # records the claim rule's words' full-text search reads
+CLAIM_EMBEDDED = 50  # of those, the user's own claims of the kind not found already that join the stage's statements
 ANEW = 2  # places for the newest statements naming a value first ...
 ANEW_FLOOR = 0.05  # ... that the slot head gives the slot's kind at least this
 
@@ -104,6 +108,24 @@ def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[Mem
     return sorted(picked, key=conversation_order)[-VALUED:] if VALUED > 0 else []
 
 
+def claimed_by_words(store: MemoryStore, user_id: str, kind: str, found: Collection[str],
+                     read: Callable[[MemoryRecord], str], filters: SearchFilters,
+                     now: datetime | None) -> list[tuple[MemoryRecord, str]]:
+    """Of the ``CLAIM_DEPTH`` records a full-text search for the words of ``kind``'s claim rule finds
+    (``claims.rule_words``), the first ``CLAIM_EMBEDDED`` whose record id is not in ``found`` and that ``read`` gives a
+    text ("" for a record that is not the user's own claim of the kind), each with that text, best first."""
+    hits = store.search_candidates(Signal.BM25, user_id, rule_words(kind), CLAIM_DEPTH,
+                                   replace(filters, kinds=("turn",)), now)
+    out: list[tuple[MemoryRecord, str]] = []
+    for rec in store.read_candidates(hits, list(range(len(hits)))):
+        if rec is None or rec.record_id in found or not (said := read(rec)):
+            continue
+        out.append((rec, said))
+        if len(out) == CLAIM_EMBEDDED:
+            break
+    return out
+
+
 def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, scores: Sequence[float | None],
                shown: Collection[str]) -> list[MemoryRecord]:
     """Of ``pool`` (the stage's statements: a record and what it states; ``learned``: the slot head's reading of each,
@@ -126,5 +148,5 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
     return out[-ANEW:]
 
 
-__all__ = ["ANEW", "ANEW_FLOOR", "VALUED", "VALUED_DEPTH", "claimed_values", "named", "named_again", "named_anew",
-           "names_value"]
+__all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "VALUED", "VALUED_DEPTH", "claimed_by_words",
+           "claimed_values", "named", "named_again", "named_anew", "names_value"]
