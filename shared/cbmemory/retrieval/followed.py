@@ -32,6 +32,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
+from itertools import islice
 
 import numpy as np
 
@@ -114,16 +115,13 @@ def claimed_by_words(store: MemoryStore, user_id: str, kind: str, found: Collect
     """Of the ``CLAIM_DEPTH`` records a full-text search for the words of ``kind``'s claim rule finds
     (``claims.rule_words``), the first ``CLAIM_EMBEDDED`` whose record id is not in ``found`` and that ``read`` gives a
     text ("" for a record that is not the user's own claim of the kind), each with that text, best first."""
+    if CLAIM_EMBEDDED <= 0 or CLAIM_DEPTH <= 0:
+        return []
     hits = store.search_candidates(Signal.BM25, user_id, rule_words(kind), CLAIM_DEPTH,
                                    replace(filters, kinds=("turn",)), now)
-    out: list[tuple[MemoryRecord, str]] = []
-    for rec in store.read_candidates(hits, list(range(len(hits)))):
-        if rec is None or rec.record_id in found or not (said := read(rec)):
-            continue
-        out.append((rec, said))
-        if len(out) == CLAIM_EMBEDDED:
-            break
-    return out
+    records = (r for r in store.read_candidates(hits, list(range(len(hits)))) if r is not None)
+    return list(islice(((r, said) for r in records if r.record_id not in found and (said := read(r))),
+                       CLAIM_EMBEDDED))
 
 
 def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, scores: Sequence[float | None],

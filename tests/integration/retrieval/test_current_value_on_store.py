@@ -322,6 +322,29 @@ def test_a_value_named_only_by_its_own_claim_or_by_someone_else_is_not_followed(
     assert "I live in Lisbon now, near the river." in chosen
 
 
+def test_a_claim_beyond_the_vector_searches_reach_is_found_by_the_words_of_its_rule(memory, monkeypatch):
+    """``followed.claimed_by_words``: in a long memory a claim of the kind may lie past the few hundred records the
+    vector searches read (their vectors also hold the date and the turn answered). Here their reach is cut to one record
+    (the Leeds talk nearest the matter); the user's claim of a new home is still found by a full-text search
+    for its rule's words and shown, and not with that search's budget at 0. A wish in the same words is found by the
+    search but is no claim, so it is not taken."""
+    wish = "I would love to live in Dundee one day, said nobody."
+    _history(memory, "I moved to Inverness in March, the boxes are still everywhere.")
+    _turns(memory, "s_wish", 92, wish)
+    for name, reach in (("DEPTH", 1), ("EMBEDDED", 1), ("HEAD_DEPTH", 0)):
+        monkeypatch.setattr(current_value, name, reach)
+    monkeypatch.setattr(current_value, "RESERVED", 0)
+    monkeypatch.setattr(followed, "ANEW", 0)
+    monkeypatch.setattr(followed, "VALUED", 0)
+    q = "Which city do I live in these days?"
+    found = _chosen(memory, q)
+    monkeypatch.setattr(followed, "CLAIM_EMBEDDED", 0)
+    reach = _chosen(memory, q)
+    news = "I moved to Inverness in March, the boxes are still everywhere."
+    assert news in found and news not in reach
+    assert wish not in found
+
+
 @pytest.mark.parametrize(("said", "taken"), [
     ("I work for Globex these days.", True),  # the user's own claim of the kind, though its words are far from it
     ("I would love to work for Globex these days.", False),  # a wish: no claim, and as far from the matter

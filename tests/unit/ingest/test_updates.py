@@ -6,12 +6,14 @@ import pytest
 from cbmemory.claims import (
     CHANGE,
     CLAUSE_CHARS,
+    SLOTS,
     Claim,
     claim_values,
     claims,
     in_the_past,
     name_openings,
     opens_with_name,
+    rule_words,
     sentences,
     slots,
     value_form,
@@ -384,6 +386,14 @@ def test_a_condition_on_the_listener_hedges_nothing_the_user_states_before_it(sa
 def test_a_clause_joined_by_and_with_its_subject_left_out_is_the_users_when_the_one_before_opens_with_i(
         said, kind, claimed):
     assert (kind in claims(said)) is claimed
+
+
+def test_a_rules_words_are_a_full_text_query_of_its_words_alone():
+    """``rule_words``: the words of three letters or more in a kind's rule, each once, no pattern syntax."""
+    words = rule_words("partner").split()
+    assert {"partner", "boyfriend", "dating", "married"} <= set(words) and len(words) == len(set(words))
+    assert all(w.isalpha() and w.islower() and len(w) >= 3 for kind in SLOTS for w in rule_words(kind).split())
+    assert all(rule_words(kind) for kind in SLOTS)
 
 
 def test_a_change_with_its_subject_left_out_links():
