@@ -14,9 +14,11 @@ When the question is about the user (``about.about_the_user``: in the first pers
 the user and the assistant said, or about "the user", as an agent's tool asks, or by a name the user's turns among
 the hits carry: ``about.named_as_the_user``) and has a slot, one extra vector search (``DEPTH`` records, the slot's
 mean description as the query; with the slot head a second, along the head's direction for the kind: ``HEAD_DEPTH``
-records, ``HEAD_EMBEDDED`` statements) finds the user's statements on that matter: what the user's own turns state
-(``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How have you been?", states the
-news; one that only asks states nothing), naming no person the question does not ("my cousin moved to Glasgow" is
+records, ``HEAD_EMBEDDED`` statements; and, for a kind the claim rules know, a full-text search for the words of its
+rule, whose claims join them: ``followed.claimed_by_words``, as a claim in a long memory may lie past the vector
+searches, whose vectors also hold the date and the turn answered) finds the user's statements on that matter: what
+the user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How
+have you been?", states the news; one that only asks states nothing), naming no person the question does not ("my cousin moved to Glasgow" is
 not the user's home; a statement that names one is read as its clauses that name no one and are in the first person,
 when they claim the kind of fact: "I got vaccinated for Peru, our trip now, and the nurse asked about your sister",
 someone named as the user's company naming no one else: "I moved to Leeds with my sister"; ``statements.own``; but
@@ -45,7 +47,8 @@ from write-time links. Cost, for such a question only: a vector search of ``DEPT
 the embedding of up to ``EMBEDDED`` (and ``HEAD_EMBEDDED``) statements they find and of their clauses, newest first
 until ``RESERVED`` are found (the embedder's cache keeps them for the user's later questions), one read of the
 replies to the statements not chosen that are on the slot or clear ``ACK_FLOOR`` (``acknowledged``), one list of the
-user's sessions (their number) and one full-text search when those statements claim a value. A store that
+user's sessions (their number), one full-text search for the claim rule's words (``CLAIM_DEPTH`` records) and
+one when those statements claim a value. A store that
 ``keeps_derived`` (the embedded one) keeps the statements' vectors from each user turn's write (``kept_texts``), and
 the embedder's cache finds them there: only turns written before that (later writes give them theirs, a few at a
 time), or to a store that keeps none, are embedded when a question first reads them. The stage only adds to the
