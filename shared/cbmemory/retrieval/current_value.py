@@ -18,8 +18,8 @@ records, ``HEAD_EMBEDDED`` statements; and, for a kind the claim rules know, a f
 rule, whose claims join them: ``followed.claimed_by_words``, as a claim in a long memory may lie past the vector
 searches, whose vectors also hold the date and the turn answered) finds the user's statements on that matter: what
 the user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How
-have you been?", states the news; one that only asks states nothing), naming no person the question does not ("my cousin moved to Glasgow" is
-not the user's home; a statement that names one is read as its clauses that name no one and are in the first person,
+have you been?", states the news; one that only asks states nothing), naming no person the question does not ("my
+cousin moved to Glasgow" is not the user's home; a statement that names one is read as its clauses that name no one and are in the first person,
 when they claim the kind of fact: "I got vaccinated for Peru, our trip now, and the nurse asked about your sister",
 someone named as the user's company naming no one else: "I moved to Leeds with my sister"; ``statements.own``; but
 for the kinds of fact about the people in one's life, ``slots.matter``, those people are the matter: "since my mum

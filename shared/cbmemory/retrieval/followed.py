@@ -20,10 +20,18 @@ often the old claim): of the stage's statements not shown, the newest ``ANEW`` l
 name a value (``claims.values``) no earlier statement of the stage's names, and that the slot head gives the kind at
 least ``ANEW_FLOOR``, join what it shows (``named_anew``).
 
+A claim of the kind in a long memory may lie past what the stage's vector searches read (their vectors also hold the
+date and the turn answered; "I'm seeing someone new, Tobias" among 3,000 of the user's turns): a full-text search
+for the words of the kind's claim rule (``claims.rule_words``) reads ``CLAIM_DEPTH`` records, and the first
+``CLAIM_EMBEDDED`` of them that are the user's own claims of the kind and that the stage has not found join its
+statements (``claimed_by_words``), to be ranked with them.
+
 Cost, for a question the stage answers whose statements claim a value: the values of those claims (the stage passes
 only the statements that claim the kind, which it has read already), one full-text search of ``VALUED_DEPTH`` records
 and the reading of what those state (both cached, as the stage's own statements are). ``named_anew`` reads the values
-of the stage's statements (cached by text) and no record."""
+of the stage's statements (cached by text) and no record; ``claimed_by_words``, for every question the stage answers
+of a kind the rules know, one full-text search of ``CLAIM_DEPTH`` records and the rules on what those state (cached
+by the stage)."""
 
 from __future__ import annotations
 
@@ -47,12 +55,13 @@ from .statements import CACHED_CHARS  # a longer statement's values are read aga
 # they were, fresh x10 118 / 17 -> 119 / 16 of 154):
 VALUED = 2  # places, each for a different value's newest naming
 VALUED_DEPTH = 64  # records the values' full-text search reads (a value is a rare word: its statements are few)
-# Chosen by leave-one-conversation-out on the train and dev phrasings, x1 and x10 (experiments/knowledge_updates/anew/
-# anew_cv.py; 8 folds of 8): off or 1-2 places x a head floor of 0, 0.05 or 0.1.
 # Set before any run (experiments/knowledge_updates/README.md, "The user's claims of the kind reached by their own
-# words"):
+# words"; test once: x1 as it was, x10 newest shown / stale only 125 / 8 -> 125 / 9 of 154, train, dev and fresh x10
+# +1 to +2 newest shown):
 CLAIM_DEPTH = 200  # records the claim rule's words' full-text search reads
 CLAIM_EMBEDDED = 50  # of those, the user's own claims of the kind not found already that join the stage's statements
+# Chosen by leave-one-conversation-out on the train and dev phrasings, x1 and x10 (experiments/knowledge_updates/anew/
+# anew_cv.py; 8 folds of 8): off or 1-2 places x a head floor of 0, 0.05 or 0.1.
 ANEW = 2  # places for the newest statements naming a value first ...
 ANEW_FLOOR = 0.05  # ... that the slot head gives the slot's kind at least this
 
