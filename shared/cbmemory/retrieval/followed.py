@@ -128,9 +128,9 @@ def claimed_by_words(store: MemoryStore, user_id: str, kind: str, found: Collect
         return []
     hits = store.search_candidates(Signal.BM25, user_id, rule_words(kind), CLAIM_DEPTH,
                                    replace(filters, kinds=("turn",)), now)
-    records = (r for r in store.read_candidates(hits, list(range(len(hits)))) if r is not None)
-    return list(islice(((r, said) for r in records if r.record_id not in found and (said := read(r))),
-                       CLAIM_EMBEDDED))
+    unseen = [i for i, rid in enumerate(hits.ids.tolist()) if rid not in found]  # only those not read already
+    records = (r for r in store.read_candidates(hits, unseen) if r is not None)
+    return list(islice(((r, said) for r in records if (said := read(r))), CLAIM_EMBEDDED))
 
 
 def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, scores: Sequence[float | None],
