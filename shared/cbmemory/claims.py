@@ -26,6 +26,7 @@ from functools import cache
 from itertools import islice
 from typing import NamedTuple
 
+from .literals import phrases
 from .text import WHO_WORDS
 
 # "new place" is a home only told as one's own: not a place one is at or comes from ("dinner at a new place", "a
@@ -268,10 +269,18 @@ def in_the_past(claim: Claim) -> bool:
 
 
 @cache
+def rule_phrases(kind: str) -> tuple[str, ...]:
+    """The phrases of whole words ``kind``'s rule (``SLOTS``) matches (``literals.phrases``: "on tuesdays", "moved
+    to", "work at"): a full-text search's query for the statements that may claim the kind
+    (``retrieval.followed.claimed_by_words``)."""
+    return phrases(SLOTS[kind])
+
+
+@cache
 def rule_words(kind: str) -> str:
-    """The words of three letters or more in ``kind``'s rule (``SLOTS``), as written, space-separated: a full-text
-    search's query for the statements that may claim the kind (``retrieval.followed.claimed_by_words``)."""
-    return " ".join(dict.fromkeys(re.findall(r"[a-z]{3,}", SLOTS[kind].pattern.lower())))
+    """The words of three letters or more of ``kind``'s phrases (``rule_phrases``), each once, space-separated: the
+    search's query for a kind whose rule matches more phrases than a search may ask for."""
+    return " ".join(dict.fromkeys(w for p in rule_phrases(kind) for w in re.findall(r"[^\W\d_]{3,}", p)))
 
 
 def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:

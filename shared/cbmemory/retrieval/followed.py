@@ -44,7 +44,7 @@ from itertools import islice
 
 import numpy as np
 
-from ..claims import claim_values, claims, rule_words, values
+from ..claims import claim_values, claims, rule_phrases, rule_words, values
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
@@ -60,6 +60,9 @@ VALUED_DEPTH = 64  # records the values' full-text search reads (a value is a ra
 # +1 to +2 newest shown):
 CLAIM_DEPTH = 200  # records the claim rule's words' full-text search reads
 CLAIM_EMBEDDED = 50  # of those, the user's own claims of the kind not found already that join the stage's statements
+# Couchbase Search refuses a request of more than 1,024 clauses by default (bleveMaxClauseCount), and a phrase asks
+# for three (one a field, and their disjunction); set before any run:
+CLAIM_PHRASES = 128  # a kind's rule of more phrases than this is searched by its words
 # Chosen by leave-one-conversation-out on the train and dev phrasings, x1 and x10 (experiments/knowledge_updates/anew/
 # anew_cv.py; 8 folds of 8): off or 1-2 places x a head floor of 0, 0.05 or 0.1.
 ANEW = 2  # places for the newest statements naming a value first ...
@@ -126,8 +129,9 @@ def claimed_by_words(store: MemoryStore, user_id: str, kind: str, found: Collect
     text ("" for a record that is not the user's own claim of the kind), each with that text, best first."""
     if CLAIM_EMBEDDED <= 0 or CLAIM_DEPTH <= 0:
         return []
-    hits = store.search_candidates(Signal.BM25, user_id, rule_words(kind), CLAIM_DEPTH,
-                                   replace(filters, kinds=("turn",)), now)
+    said = rule_phrases(kind)
+    signal, query = (Signal.ENTITY, list(said)) if len(said) <= CLAIM_PHRASES else (Signal.BM25, rule_words(kind))
+    hits = store.search_candidates(signal, user_id, query, CLAIM_DEPTH, replace(filters, kinds=("turn",)), now)
     unseen = [i for i, rid in enumerate(hits.ids.tolist()) if rid not in found]  # only those not read already
     records = (r for r in store.read_candidates(hits, unseen) if r is not None)
     return list(islice(((r, said) for r in records if (said := read(r))), CLAIM_EMBEDDED))
@@ -155,5 +159,5 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
     return out[-ANEW:]
 
 
-__all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "VALUED", "VALUED_DEPTH", "claimed_by_words",
+__all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED", "VALUED_DEPTH", "claimed_by_words",
            "claimed_values", "named", "named_again", "named_anew", "names_value"]
