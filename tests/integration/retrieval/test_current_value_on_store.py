@@ -345,6 +345,32 @@ def test_a_claim_beyond_the_vector_searches_reach_is_found_by_the_words_of_its_r
     assert wish not in found
 
 
+def test_a_claim_in_words_every_record_holds_is_found_by_the_phrases_of_its_rule(memory, monkeypatch):
+    """Every record holds the weekday of its date, so the words of the schedule's rule ("tuesday", "evenings") match
+    them all, and talk full of weekdays ranks first by them; the rule's phrases ("on thursdays") find the claim. With
+    the vector searches cut to one record and the claim search to three, the change of day is shown when the search
+    asks for the rule's phrases, and not when it asks for its words (as for a rule of more than ``CLAIM_PHRASES``)."""
+    days = ["Monday was slow, Friday was worse, and the mornings are dark.",
+            "Tuesday and Wednesday felt like one long evening.",
+            "Saturday, Sunday, Monday: the weekend went by in a blur of afternoons."]
+    _turns(memory, "s0", 0, "Pottery is on Mondays for me, at the studio by the canal.")
+    for i in range(1, 31):
+        _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)], days[i % len(days)])
+    news = "From the next term I'm at the wheel on Thursdays instead."
+    _turns(memory, "s_change", 90, news)
+    for name, reach in (("DEPTH", 1), ("EMBEDDED", 1), ("HEAD_DEPTH", 0)):
+        monkeypatch.setattr(current_value, name, reach)
+    monkeypatch.setattr(current_value, "RESERVED", 0)
+    monkeypatch.setattr(followed, "ANEW", 0)
+    monkeypatch.setattr(followed, "VALUED", 0)
+    monkeypatch.setattr(followed, "CLAIM_DEPTH", 3)
+    q = "Which weekday is pottery for me?"
+    by_phrases = _chosen(memory, q)
+    monkeypatch.setattr(followed, "CLAIM_PHRASES", 0)
+    by_words = _chosen(memory, q)
+    assert news in by_phrases and news not in by_words
+
+
 @pytest.mark.parametrize(("said", "taken"), [
     ("I work for Globex these days.", True),  # the user's own claim of the kind, though its words are far from it
     ("I would love to work for Globex these days.", False),  # a wish: no claim, and as far from the matter

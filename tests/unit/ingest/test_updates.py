@@ -389,7 +389,7 @@ def test_a_clause_joined_by_and_with_its_subject_left_out_is_the_users_when_the_
 
 
 def test_a_rules_words_are_a_full_text_query_of_its_words_alone():
-    """``rule_words``: the words of three letters or more in a kind's rule, each once, no pattern syntax."""
+    """``rule_words``: the words of three letters or more of a kind's phrases, each once, no pattern syntax."""
     words = rule_words("partner").split()
     assert {"partner", "boyfriend", "dating", "married"} <= set(words) and len(words) == len(set(words))
     assert all(w.isalpha() and w.islower() and len(w) >= 3 for kind in SLOTS for w in rule_words(kind).split())
