@@ -14,7 +14,7 @@ When the question is about the user (``about.about_the_user``: in the first pers
 the user and the assistant said, or about "the user", as an agent's tool asks, or by a name the user's turns among
 the hits carry: ``about.named_as_the_user``) and has a slot, one extra vector search (``DEPTH`` records, the slot's
 mean description as the query; with the slot head a second, along the head's direction for the kind: ``HEAD_DEPTH``
-records, ``HEAD_EMBEDDED`` statements; and, for a kind the claim rules know, a full-text search for the words of its
+records, ``HEAD_EMBEDDED`` statements; and, for a kind the claim rules know, a full-text search for the phrases of its
 rule, whose claims join them: ``followed.claimed_by_words``, as a claim in a long memory may lie past the vector
 searches, whose vectors also hold the date and the turn answered) finds the user's statements on that matter: what
 the user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How
@@ -47,7 +47,7 @@ from write-time links. Cost, for such a question only: a vector search of ``DEPT
 the embedding of up to ``EMBEDDED`` (and ``HEAD_EMBEDDED``) statements they find and of their clauses, newest first
 until ``RESERVED`` are found (the embedder's cache keeps them for the user's later questions), one read of the
 replies to the statements not chosen that are on the slot or clear ``ACK_FLOOR`` (``acknowledged``), one list of the
-user's sessions (their number), one full-text search for the claim rule's words (``CLAIM_DEPTH`` records) and
+user's sessions (their number), one full-text search for the claim rule's phrases (``CLAIM_DEPTH`` records) and
 one when those statements claim a value. A store that
 ``keeps_derived`` (the embedded one) keeps the statements' vectors from each user turn's write (``kept_texts``), and
 the embedder's cache finds them there: only turns written before that (later writes give them theirs, a few at a
@@ -310,7 +310,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
         unseen = [i for i, rid in enumerate(more.ids.tolist()) if rid not in seen]
         extra = (r for at in _batches(unseen, READ_BATCH) for r in store.read_candidates(more, at) if r is not None)
         pool += islice(((r, said) for r in extra if (said := own(r, asked, matter, kind))), HEAD_EMBEDDED)
-    if kind is not None:  # and the user's claims of the kind, found by the words of its claim rule
+    if kind is not None:  # and the user's claims of the kind, found by the phrases of its claim rule
         def claim(r: MemoryRecord) -> str:
             said = own(r, asked, matter, kind)
             return said if said and _marks(said, kind)[0] else ""

@@ -22,7 +22,8 @@ least ``ANEW_FLOOR``, join what it shows (``named_anew``).
 
 A claim of the kind in a long memory may lie past what the stage's vector searches read (their vectors also hold the
 date and the turn answered; "I'm seeing someone new, Tobias" among 3,000 of the user's turns): a full-text search
-for the words of the kind's claim rule (``claims.rule_words``) reads ``CLAIM_DEPTH`` records, and the first
+for the phrases of the kind's claim rule (``claims.rule_phrases``: "on tuesdays", "moved to"; a rule of more than
+``CLAIM_PHRASES`` phrases by their words, ``claims.rule_words``) reads ``CLAIM_DEPTH`` records, and the first
 ``CLAIM_EMBEDDED`` of them that are the user's own claims of the kind and that the stage has not found join its
 statements (``claimed_by_words``), to be ranked with them.
 
@@ -124,13 +125,14 @@ def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[Mem
 def claimed_by_words(store: MemoryStore, user_id: str, kind: str, found: Collection[str],
                      read: Callable[[MemoryRecord], str], filters: SearchFilters,
                      now: datetime | None) -> list[tuple[MemoryRecord, str]]:
-    """Of the ``CLAIM_DEPTH`` records a full-text search for the words of ``kind``'s claim rule finds
-    (``claims.rule_words``), the first ``CLAIM_EMBEDDED`` whose record id is not in ``found`` and that ``read`` gives a
-    text ("" for a record that is not the user's own claim of the kind), each with that text, best first."""
+    """Of the ``CLAIM_DEPTH`` records a full-text search for the phrases of ``kind``'s claim rule finds
+    (``claims.rule_phrases``; for a rule of more than ``CLAIM_PHRASES``, their words), the first ``CLAIM_EMBEDDED``
+    whose record id is not in ``found`` and that ``read`` gives a text ("" for a record that is not the user's own
+    claim of the kind), each with that text, best first."""
     if CLAIM_EMBEDDED <= 0 or CLAIM_DEPTH <= 0:
         return []
-    said = rule_phrases(kind)
-    signal, query = (Signal.ENTITY, list(said)) if len(said) <= CLAIM_PHRASES else (Signal.BM25, rule_words(kind))
+    rule = rule_phrases(kind)
+    signal, query = (Signal.ENTITY, list(rule)) if len(rule) <= CLAIM_PHRASES else (Signal.BM25, rule_words(kind))
     hits = store.search_candidates(signal, user_id, query, CLAIM_DEPTH, replace(filters, kinds=("turn",)), now)
     unseen = [i for i, rid in enumerate(hits.ids.tolist()) if rid not in found]  # only those not read already
     records = (r for r in store.read_candidates(hits, unseen) if r is not None)
@@ -159,5 +161,5 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
     return out[-ANEW:]
 
 
-__all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED", "VALUED_DEPTH", "claimed_by_words",
-           "claimed_values", "named", "named_again", "named_anew", "names_value"]
+__all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED", "VALUED_DEPTH",
+           "claimed_by_words", "claimed_values", "named", "named_again", "named_anew", "names_value"]
