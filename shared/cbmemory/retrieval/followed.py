@@ -122,6 +122,13 @@ def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[Mem
     return sorted(picked, key=conversation_order)[-VALUED:] if VALUED > 0 else []
 
 
+def claim_query(kind: str) -> tuple[Signal, str | list[str]]:
+    """The claim search's signal and query for ``kind``: its rule's phrases (``claims.rule_phrases``), or for a rule of
+    more than ``CLAIM_PHRASES``, their words (``claims.rule_words``)."""
+    rule = rule_phrases(kind)
+    return (Signal.ENTITY, list(rule)) if len(rule) <= CLAIM_PHRASES else (Signal.BM25, rule_words(kind))
+
+
 def claimed_by_words(store: MemoryStore, user_id: str, kind: str, found: Collection[str],
                      read: Callable[[MemoryRecord], str], filters: SearchFilters,
                      now: datetime | None) -> list[tuple[MemoryRecord, str]]:
@@ -131,8 +138,7 @@ def claimed_by_words(store: MemoryStore, user_id: str, kind: str, found: Collect
     claim of the kind), each with that text, best first."""
     if CLAIM_EMBEDDED <= 0 or CLAIM_DEPTH <= 0:
         return []
-    rule = rule_phrases(kind)
-    signal, query = (Signal.ENTITY, list(rule)) if len(rule) <= CLAIM_PHRASES else (Signal.BM25, rule_words(kind))
+    signal, query = claim_query(kind)
     hits = store.search_candidates(signal, user_id, query, CLAIM_DEPTH, replace(filters, kinds=("turn",)), now)
     unseen = [i for i, rid in enumerate(hits.ids.tolist()) if rid not in found]  # only those not read already
     records = (r for r in store.read_candidates(hits, unseen) if r is not None)
@@ -162,4 +168,4 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
 
 
 __all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED", "VALUED_DEPTH",
-           "claimed_by_words", "claimed_values", "named", "named_again", "named_anew", "names_value"]
+           "claim_query", "claimed_by_words", "claimed_values", "named", "named_again", "named_anew", "names_value"]

@@ -17,9 +17,12 @@ from datetime import datetime, timezone
 
 import pytest
 
+from cbmemory.claims import SLOTS, rule_phrases, rule_words
 from cbmemory.models import SearchFilters
+from cbmemory.retrieval.followed import claim_query
 from cbmemory.store.couchbase import docs as d
 from cbmemory.store.couchbase import requests as q
+from cbmemory.store.signals import Signal
 from cbmemory.text import content_words
 
 from .couchbase_golden import FULL, HOSTILE, NOW, NOW_S, V_JSON, V
@@ -261,3 +264,28 @@ def test_no_query_string_query_is_ever_built():
         text = q.text_request("u1", FULL, NOW, query=evil, phrases=[evil])
         got = [knn["knn"], body(text)["query"] if text is not None else {}]
         assert not any("query" in node for node in _dicts(got))
+
+
+# ------------------------------------------------------------------ the claim search's request
+def _clauses(node) -> int:
+    """Query objects in a Search query (a leaf with a field, or a compound of conjuncts or disjuncts)."""
+    if isinstance(node, dict):
+        own = 1 if {"field", "conjuncts", "disjuncts"} & node.keys() else 0
+        return own + sum(_clauses(v) for v in node.values())
+    return sum(_clauses(v) for v in node) if isinstance(node, list) else 0
+
+
+@pytest.mark.parametrize("kind", sorted(SLOTS))
+def test_the_claim_search_for_every_kind_stays_within_searchs_default_clause_limit(kind):
+    """Couchbase Search refuses a request of more than 1,024 clauses by default (``bleveMaxClauseCount``). The claim
+    search (``followed.claim_query``) asks for a kind's rule phrases only while they fit, for their words otherwise;
+    with every filter set, its request stays within the limit."""
+    signal, query = claim_query(kind)
+    request = (q.text_request("u1", FULL, NOW, phrases=query) if signal is Signal.ENTITY
+               else q.text_request("u1", FULL, NOW, query=query))
+    assert 0 < _clauses(body(request)["query"]) <= 1024
+
+
+def test_the_claim_search_asks_for_phrases_where_they_fit_and_a_rule_of_many_for_its_words():
+    assert claim_query("schedule") == (Signal.ENTITY, list(rule_phrases("schedule")))
+    assert claim_query("car") == (Signal.BM25, rule_words("car"))
