@@ -108,7 +108,7 @@ class LexicalIndex:
     cover a prefix of them and are rebuilt when the records appended since outgrow an eighth of that
     prefix. The newer records are scanned directly, so a search right after an append costs no rebuild.
     A phrase is read from the positions of its rarest term (a phrase of common words, "on tuesdays", reads
-    only where "tuesdays" is); the positions cost 8 bytes a term, as the terms themselves do.
+    only where "tuesdays" is); the positions cost 4 bytes a term (the terms themselves 8, their records 4).
     """
 
     def __init__(self) -> None:
@@ -123,7 +123,7 @@ class LexicalIndex:
         self._ptr = np.zeros(1, np.int64)
         self._docs = np.empty(0, np.int32)
         self._tf = np.empty(0, np.float64)
-        self._at = np.empty(0, np.int64)  # positions in seq, by term then position (a phrase's)
+        self._at = np.empty(0, np.int32)  # positions in seq, by term then position (a phrase's)
         self._at_ptr = np.zeros(1, np.int64)
 
     def append(self, blobs: Sequence[bytes]) -> None:
@@ -155,7 +155,7 @@ class LexicalIndex:
         t, d = seg[keep], own[keep]
         order = np.argsort(t, kind="stable")  # records (and positions) stay ascending within a term
         t, d = t[order], d[order]
-        self._at = np.flatnonzero(keep)[order]
+        self._at = np.flatnonzero(keep)[order].astype(np.int32 if self.size < 2**31 else np.int64)
         if t.size == 0:
             self._terms, self._ptr = np.empty(0, np.int64), np.zeros(1, np.int64)
             self._docs, self._tf = np.empty(0, np.int32), np.empty(0, np.float64)
