@@ -326,6 +326,10 @@ VALUE_TERMS = {name: re.compile(p, re.I) for name, p in {
                r"walk(?:ing)?|cycl(?:e|ing)|driv(?:e|ing))\b",
     "household": r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+) of us\b",
 }.items()}
+# kinds whose values are also ordinary words their rules list (an animal, a sport), each read in the singular: read
+# time only (``retrieval.followed``); the write-time links compare ``claim_values``, which leaves them out
+KIND_WORDS = {name: re.compile(rf"\b({p})s?\b", re.I) for name, p in {
+    "pet": r"dog|cat|puppy|kitten|parrot|rabbit|hamster|ferret|tortoise", "sport": SPORTS}.items()}
 _GREETING = re.compile(r"\b(?i:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|congrats|sure|great|ok|okay|dear|"
                        r"bye|love you)\W+([A-Z]\w+)|,\s*([A-Z]\w+)\s*(?:[!.?]|$)")
 # a name after a comma that ends a sentence is whom the turn speaks to ("Thanks for the tip, Maria."), unless the words

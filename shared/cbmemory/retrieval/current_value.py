@@ -335,7 +335,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     again = named_again(store, user_id, claimed, kind, chosen, lambda r: own(r, asked, matter, kind), filters,
                         now) if kind is not None and claimed else []
     chosen |= {r.record_id for r in again}
-    anew = named_anew(pool, learned, scores, chosen)  # a value named first after the best-ranked statement
+    anew = named_anew(pool, learned, scores, chosen, kind)  # a value named first after the best-ranked statement
     return sorted([*picked, *passing, *acked, *again, *anew], key=conversation_order)
 
 

@@ -45,7 +45,7 @@ from itertools import islice
 
 import numpy as np
 
-from ..claims import claim_values, claims, rule_phrases, rule_words, values
+from ..claims import KIND_WORDS, claim_values, claims, rule_phrases, rule_words, values
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
@@ -70,8 +70,15 @@ ANEW = 2  # places for the newest statements naming a value first ...
 ANEW_FLOOR = 0.05  # ... that the slot head gives the slot's kind at least this
 
 
+def kind_words(said: str, kind: str | None) -> frozenset[str]:
+    """The words of ``kind`` that ``said`` names as values (``claims.KIND_WORDS``: an animal, a sport), lower case."""
+    rule = KIND_WORDS.get(kind) if kind is not None else None
+    return frozenset(m.group(1).lower() for m in rule.finditer(said)) if rule is not None else frozenset()
+
+
 def _read_values(said: str, kind: str) -> frozenset[str]:
-    return frozenset(v for c in claims(said, kind).get(kind, ()) for v in claim_values(c, kind))
+    return frozenset(v for c in claims(said, kind).get(kind, ())
+                     for v in claim_values(c, kind) | kind_words(c.span, kind))
 
 
 _cached_values = lru_cache(maxsize=4096)(_read_values)
@@ -86,7 +93,8 @@ def named(said: str) -> frozenset[str]:
 
 
 def claimed_values(said: str, kind: str) -> frozenset[str]:
-    """The values (lower case) that a statement's claims of ``kind`` name (``claims``, ``claim_values``)."""
+    """The values (lower case) that a statement's claims of ``kind`` name (``claims``, ``claim_values``, and the
+    kind's words in the claim's span: ``kind_words``)."""
     return _cached_values(said, kind) if len(said) <= CACHED_CHARS else _read_values(said, kind)
 
 
@@ -146,11 +154,12 @@ def claimed_by_words(store: MemoryStore, user_id: str, kind: str, found: Collect
 
 
 def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, scores: Sequence[float | None],
-               shown: Collection[str]) -> list[MemoryRecord]:
+               shown: Collection[str], kind: str | None = None) -> list[MemoryRecord]:
     """Of ``pool`` (the stage's statements: a record and what it states; ``learned``: the slot head's reading of each,
     ``scores``: how near the slot each ranks, ``None`` off it), the newest ``ANEW`` not in ``shown`` that are later than
     the best-ranked statement (of equal ranks, the later), that the head gives the kind at least ``ANEW_FLOOR`` and that
-    name a value no earlier statement of ``pool`` names, in conversation order."""
+    name a value (``named``, and ``kind``'s words: ``kind_words``) no earlier statement of ``pool`` names, in
+    conversation order."""
     order = [conversation_order(r) for r, _ in pool]
     ranked = [(s, at) for at, s in zip(order, scores, strict=True) if s is not None]
     if ANEW <= 0 or not ranked:
@@ -160,7 +169,7 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
     out = []
     for i in sorted(range(len(pool)), key=order.__getitem__):
         r, said = pool[i]
-        values_named = named(said)
+        values_named = named(said) | kind_words(said, kind)
         if order[i] > best and r.record_id not in shown and learned[i] >= ANEW_FLOOR and values_named - seen:
             out.append(r)
         seen |= values_named
@@ -168,4 +177,4 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
 
 
 __all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED", "VALUED_DEPTH",
-           "claim_query", "claimed_by_words", "claimed_values", "named", "named_again", "named_anew", "names_value"]
+           "claim_query", "claimed_by_words", "claimed_values", "kind_words", "named", "named_again", "named_anew", "names_value"]
