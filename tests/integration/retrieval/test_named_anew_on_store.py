@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from cbmemory import SearchFilters
-from cbmemory.retrieval import followed
+from cbmemory.retrieval import current_value, followed
 from cbmemory.retrieval.current_value import latest_statements
 
 from .test_current_value_on_store import FILLER  # the same everyday talk
@@ -38,10 +38,10 @@ def _history(memory, first: str, then: str, user: str = "ana") -> None:
         _say(memory, user, f"s{i}", 2 * i + 20, FILLER[i % len(FILLER)])
 
 
-def _chosen(memory, user: str = "ana") -> set[str]:
+def _chosen(memory, user: str = "ana", question: str = QUESTION) -> set[str]:
     emb = memory.embedder
     return {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id=user), user,
-                                              QUESTION, SearchFilters(), None)}
+                                              question, SearchFilters(), None)}
 
 
 @pytest.fixture
@@ -76,3 +76,41 @@ def test_another_users_clue_is_never_shown(memory):
     _history(memory, OLD, FILLER[0])
     _history(memory, OLD, CLUE, user="ben")
     assert CLUE not in _chosen(memory) and CLUE in _chosen(memory, "ben")
+
+
+PET = "What pet do I have at home?"
+
+
+def _followed_only(monkeypatch) -> None:
+    """The stage narrowed to its one nearest statement and the places of ``followed`` (a long memory's other talk
+    takes the other places; here the memory is short)."""
+    monkeypatch.setattr(current_value, "selection", lambda sessions: (1, 1))
+    monkeypatch.setattr(current_value, "told_in_passing", lambda *a: [])
+    monkeypatch.setattr(current_value, "acknowledged_places", lambda *a: [])
+
+
+def test_an_animal_named_first_after_the_claim_is_a_value_and_shown(memory, monkeypatch):
+    """A pet told in plain words ("The tortoise chewed ...") names no name or number; the pet's words
+    (``claims.KIND_WORDS``) are values for the question's kind, so it is the first to name one after the claim."""
+    clue = "The tortoise chewed through a charging cable already."
+    _history(memory, "We have a dog at home, she is great company.", clue)
+    _followed_only(monkeypatch)
+    assert clue in _chosen(memory, question=PET)
+    monkeypatch.setattr(followed, "KIND_WORDS", {})
+    assert clue not in _chosen(memory, question=PET)
+
+
+def test_a_sport_the_users_claim_named_and_named_again_in_plain_words_is_shown(memory, monkeypatch):
+    """A change back told in passing ("Saturday's tennis match") names the sport the user's first claim gave: the
+    claim's sport words are values ``named_again`` follows."""
+    back = "Sore shoulders from Saturday's tennis match, but worth it."
+    _history(memory, "I play tennis at the leisure centre every week.",
+             "I switched to squash this spring, my elbow needed a break.")
+    _say(memory, "ana", "s_back", 90, back)
+    _followed_only(monkeypatch)
+    monkeypatch.setattr(followed, "ANEW", 0)
+    q = "Which sport do I play?"
+    assert back in _chosen(memory, question=q)
+    monkeypatch.setattr(followed, "KIND_WORDS", {})
+    followed._cached_values.cache_clear()  # the claims' values were read with the words
+    assert back not in _chosen(memory, question=q)

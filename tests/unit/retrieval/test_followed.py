@@ -1,10 +1,10 @@
 """Unit layer: the values a statement's claims of a kind name (``cbmemory.retrieval.followed.claimed_values``: the
-write-time rules' claim and values, lower case) and whether a statement names one again (``names_value``: a whole
+write-time rules' claim and values, lower case, and a pet's or a sport's words: ``kind_words``) and whether a statement names one again (``names_value``: a whole
 sequence of words, any case). Pure functions over text."""
 
 import pytest
 
-from cbmemory.retrieval.followed import claimed_values, names_value
+from cbmemory.retrieval.followed import claimed_values, kind_words, names_value
 
 
 @pytest.mark.parametrize(("said", "kind", "values"), [
@@ -15,10 +15,26 @@ from cbmemory.retrieval.followed import claimed_values, names_value
     ("I'd love to live in Lisbon one day.", "home", set()),  # a wish claims nothing
     ("I don't live in Glasgow.", "home", set()),  # a negation claims nothing
     ("I live in Lisbon now.", "work", set()),  # no claim of that kind
-    ("I have a tortoise now, he's great.", "pet", set()),  # a value in lower case that no rule reads
+    ("I have a tortoise now, he's great.", "pet", {"tortoise"}),  # a pet's word, read as a value at read time
+    ("We adopted two cats last month.", "pet", {"cat"}),  # in the singular
+    ("I play water polo on weekends now.", "sport", {"water polo"}),
+    ("I would love a tortoise one day.", "pet", set()),  # a wish: no claim, no value
+    ("I love running in the park.", "sport", set()),  # no claim of the kind
 ])
 def test_the_values_a_statements_claims_of_a_kind_name(said, kind, values):
     assert claimed_values(said, kind) == values
+
+
+@pytest.mark.parametrize(("said", "kind", "words"), [
+    ("The tortoise chewed through a charging cable already.", "pet", {"tortoise"}),
+    ("Both dogs and the kitten slept all day.", "pet", {"dog", "kitten"}),
+    ("Sore shoulders from Saturday's fencing session.", "sport", {"fencing"}),
+    ("The tortoise chewed through a charging cable already.", "sport", set()),  # not the kind's word
+    ("The tortoise chewed through a charging cable already.", "home", set()),  # a kind with no such words
+    ("Dogmatic catalogues.", "pet", set()),  # parts of other words
+])
+def test_the_words_of_a_pet_or_a_sport_a_statement_names(said, kind, words):
+    assert kind_words(said, kind) == words and kind_words(said, None) == frozenset()
 
 
 @pytest.mark.parametrize(("said", "value", "named"), [
