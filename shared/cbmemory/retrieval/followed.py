@@ -7,7 +7,9 @@ first morning back as a resident of Lisbon", "the Porto rain again!"): off every
 still names a value the user's own claim of the matter named before. The stage reads those claims already
 (``cbmemory.claims``, of the question's kind, among the statements the slot's search found); a claim's values are
 the write-time rules' (``cbmemory.claims.claim_values``: names, numbers, emails; for diets, commutes and
-households their ordinary words; a value in lower case that no rule reads, a pet or a coffee, is not followed).
+households their ordinary words), and for a pet or a sport the kind's words in the claim (``kind_words``: "tortoise",
+"water polo"; read time only, the write-time links compare ``claim_values`` alone); a value in lower case that no rule
+reads, a coffee or a dish, is not followed.
 One full-text search for the values finds the user's statements that name one; of those later than a claim naming
 that value and not shown already, each value keeps its newest, and the newest ``VALUED`` of those join what the stage
 shows: a place for each of two values, as a value of other talk the rules read as a claim ("My girlfriend, Toby and
@@ -17,8 +19,8 @@ A change told by a clue names the new value with no word of the matter ("My secu
 works on every door"): the stage's searches read it, but it is off the slot by its meaning. It is often the first of
 the user's statements near the matter to name that value, after the statement that ranks nearest the matter (most
 often the old claim): of the stage's statements not shown, the newest ``ANEW`` later than the best-ranked one that
-name a value (``claims.values``) no earlier statement of the stage's names, and that the slot head gives the kind at
-least ``ANEW_FLOOR``, join what it shows (``named_anew``).
+name a value (``claims.values``, and the kind's words: ``kind_words``) no earlier statement of the stage's names, and
+that the slot head gives the kind at least ``ANEW_FLOOR``, join what it shows (``named_anew``).
 
 A claim of the kind in a long memory may lie past what the stage's vector searches read (their vectors also hold the
 date and the turn answered; "I'm seeing someone new, Tobias" among 3,000 of the user's turns): a full-text search
