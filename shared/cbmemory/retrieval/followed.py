@@ -61,7 +61,7 @@ VALUED_DEPTH = 64  # records the values' full-text search reads (a value is a ra
 # Set before any run (experiments/knowledge_updates/README.md, "The user's claims of the kind reached by their own
 # words"; test once: x1 as it was, x10 newest shown / stale only 125 / 8 -> 125 / 9 of 154, train, dev and fresh x10
 # +1 to +2 newest shown):
-CLAIM_DEPTH = 200  # records the claim rule's words' full-text search reads
+CLAIM_DEPTH = 200  # records the full-text search for the claim rule's phrases (or words) reads
 CLAIM_EMBEDDED = 50  # of those, the user's own claims of the kind not found already that join the stage's statements
 # Couchbase Search refuses a request of more than 1,024 clauses by default (bleveMaxClauseCount), and a phrase asks
 # for three (one a field, and their disjunction); set before any run:
