@@ -181,14 +181,15 @@ class LexicalIndex:
         i = int(np.searchsorted(self._terms, term))
         return i if i < self._terms.size and self._terms[i] == term else self._terms.size
 
+    def _newer(self, term: int) -> np.ndarray:
+        """Where ``term`` occurs in the records appended since the postings were built (a scan), ascending."""
+        return np.flatnonzero(self.seq[self._indexed_size : self.size] == term) + self._indexed_size
+
     def _positions(self, term: int) -> np.ndarray:
         """Where ``term`` occurs in ``seq``, ascending (positional postings, then a scan of newer records)."""
         i = self._term_at(term)
         at = self._at[self._at_ptr[i] : self._at_ptr[i + 1]] if i < self._terms.size else self._at[:0]
-        if self._indexed_size < self.size:
-            at = np.concatenate([at, np.flatnonzero(self.seq[self._indexed_size : self.size] == term)
-                                 + self._indexed_size])
-        return at
+        return np.concatenate([at, self._newer(term)]) if self._indexed_size < self.size else at
 
     def _postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """Records holding ``term`` and its count in each (postings, then a scan of newer records)."""
@@ -198,7 +199,7 @@ class LexicalIndex:
         else:
             docs, tf = self._docs[:0], self._tf[:0]
         if self._indexed_size < self.size:
-            hit = np.flatnonzero(self.seq[self._indexed_size : self.size] == term) + self._indexed_size
+            hit = self._newer(term)
             if hit.size:
                 recent, counts = np.unique(self.owner[hit], return_counts=True)
                 docs = np.concatenate([docs, recent])
