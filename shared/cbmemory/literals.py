@@ -19,7 +19,7 @@ import re
 import sys
 from typing import Any
 
-from .text import STOPWORDS
+from .text import content_words
 
 _parser: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
 _c: Any = importlib.import_module("re._constants" if sys.version_info >= (3, 11) else "sre_constants")
@@ -76,7 +76,7 @@ def _phrases_of(text: str) -> list[str]:
         if (i > 0 and piece[:1].isalnum()) or (i < len(pieces) - 1 and piece[-1:].isalnum()):
             continue  # a word of it runs into unknown text: a fragment
         phrase = " ".join(re.findall(r"[\w'’-]+", piece))
-        if any(len(w) >= 3 and w not in STOPWORDS for w in re.findall(r"\w+", phrase)):
+        if any(len(w) >= 3 for w in content_words(phrase)):
             out.append(phrase)
     return out
 
@@ -93,5 +93,6 @@ def phrases(pattern: re.Pattern[str]) -> tuple[str, ...]:
                    if j - i < len(words))
 
     return tuple(p for p in found if not holds_another(tuple(p.split())))
+
 
 __all__ = ["MAX_EXPANDED", "phrases"]
