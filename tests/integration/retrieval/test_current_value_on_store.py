@@ -322,20 +322,26 @@ def test_a_value_named_only_by_its_own_claim_or_by_someone_else_is_not_followed(
     assert "I live in Lisbon now, near the river." in chosen
 
 
-def test_a_claim_beyond_the_vector_searches_reach_is_found_by_the_words_of_its_rule(memory, monkeypatch):
-    """``followed.claimed_by_words``: in a long memory a claim of the kind may lie past the few hundred records the
-    vector searches read (their vectors also hold the date and the turn answered). Here their reach is cut to one record
-    (the Leeds talk nearest the matter); the user's claim of a new home is still found by a full-text search
-    for its rule's words and shown, and not with that search's budget at 0. A wish in the same words is found by the
-    search but is no claim, so it is not taken."""
-    wish = "I would love to live in Dundee one day, said nobody."
-    _history(memory, "I moved to Inverness in March, the boxes are still everywhere.")
-    _turns(memory, "s_wish", 92, wish)
+def _claim_search_alone(monkeypatch) -> None:
+    """The stage's vector searches cut to one record and its places but the nearest off: what else it shows, the claim
+    search (``followed.claimed_by_words``) found."""
     for name, reach in (("DEPTH", 1), ("EMBEDDED", 1), ("HEAD_DEPTH", 0)):
         monkeypatch.setattr(current_value, name, reach)
     monkeypatch.setattr(current_value, "RESERVED", 0)
     monkeypatch.setattr(followed, "ANEW", 0)
     monkeypatch.setattr(followed, "VALUED", 0)
+
+
+def test_a_claim_beyond_the_vector_searches_reach_is_found_by_the_words_of_its_rule(memory, monkeypatch):
+    """``followed.claimed_by_words``: in a long memory a claim of the kind may lie past the few hundred records the
+    vector searches read (their vectors also hold the date and the turn answered). Here their reach is cut to one record
+    (the Leeds talk nearest the matter); the user's claim of a new home is still found by a full-text search
+    for its rule's phrases and shown, and not with that search's budget at 0. A wish in the same words is found by the
+    search but is no claim, so it is not taken."""
+    wish = "I would love to live in Dundee one day, said nobody."
+    _history(memory, "I moved to Inverness in March, the boxes are still everywhere.")
+    _turns(memory, "s_wish", 92, wish)
+    _claim_search_alone(monkeypatch)
     q = "Which city do I live in these days?"
     found = _chosen(memory, q)
     monkeypatch.setattr(followed, "CLAIM_EMBEDDED", 0)
@@ -358,11 +364,7 @@ def test_a_claim_in_words_every_record_holds_is_found_by_the_phrases_of_its_rule
         _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)], days[i % len(days)])
     news = "From the next term I'm at the wheel on Thursdays instead."
     _turns(memory, "s_change", 90, news)
-    for name, reach in (("DEPTH", 1), ("EMBEDDED", 1), ("HEAD_DEPTH", 0)):
-        monkeypatch.setattr(current_value, name, reach)
-    monkeypatch.setattr(current_value, "RESERVED", 0)
-    monkeypatch.setattr(followed, "ANEW", 0)
-    monkeypatch.setattr(followed, "VALUED", 0)
+    _claim_search_alone(monkeypatch)
     monkeypatch.setattr(followed, "CLAIM_DEPTH", 3)
     q = "Which weekday is pottery for me?"
     by_phrases = _chosen(memory, q)
