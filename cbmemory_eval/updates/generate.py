@@ -15,7 +15,8 @@ Statements are user turns (the conversation's first speaker), each followed by a
 speaker), appended at the end of a session (with ``asks_back``, each statement ends with a question back, as a
 chat turn often does: "..., how have you been?"): the first statement in the first ~40 % of the sessions, the
 change in the middle, a revert's return near the end. The question is asked after the last session.
-Phrasings come from one family (``train``, ``dev``, ``test`` or ``fresh``), never two.
+Phrasings come from one family (``train``, ``dev``, ``test``, ``fresh`` or ``blind``), never two; so do the values, for a
+family with values of its own (``family_values``).
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ from datetime import datetime
 
 from cbmemory import Message
 
-from . import phrasings_dev, phrasings_fresh, phrasings_test, phrasings_train
+from . import phrasings_blind, phrasings_dev, phrasings_fresh, phrasings_test, phrasings_train
 from .kinds import FAMILIES, KINDS, Kind
 
 VARIANTS = ("direct", "quiet", "passing", "confirmed", "revert", "other")
-_FAMILY = {"train": phrasings_train, "dev": phrasings_dev, "test": phrasings_test, "fresh": phrasings_fresh}
+_FAMILY = {"train": phrasings_train, "dev": phrasings_dev, "test": phrasings_test, "fresh": phrasings_fresh,
+           "blind": phrasings_blind}
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,14 +77,20 @@ def phrasing(family: str, kind: str, slot: str) -> str:
     return _FAMILY[family].PHRASINGS[kind][slot]
 
 
+def family_values(family: str, kind: Kind) -> tuple[str, ...]:
+    """The values ``kind`` takes in ``family``: the family's own (a phrasings module's ``VALUES``), else the kind's."""
+    own: dict[str, tuple[str, ...]] = getattr(_FAMILY[family], "VALUES", {})
+    return own.get(kind.name, kind.values)
+
+
 def _mentioned(values: Sequence[str], text: str) -> set[str]:
     return {v for v in values if re.search(r"\b" + re.escape(v.lower()) + r"\b", text)}
 
 
-def _values(kind: Kind, rng: random.Random, text: str) -> tuple[str, str]:
+def _values(values: Sequence[str], rng: random.Random, text: str) -> tuple[str, str]:
     """Two distinct values, preferring ones the conversation does not already mention."""
-    fresh = [v for v in kind.values if v not in _mentioned(kind.values, text)]
-    pool = fresh if len(fresh) >= 2 else list(kind.values)
+    fresh = [v for v in values if v not in _mentioned(values, text)]
+    pool = fresh if len(fresh) >= 2 else list(values)
     a, b = rng.sample(pool, 2)
     return a, b
 
@@ -130,7 +138,7 @@ def make_case(conv, kind: Kind, variant: str, family: str, seed: int, index: int
     own = sorted(conv.sessions, key=lambda s: (s.date, s.session_id))  # statements go into the user's own talk
     rng = random.Random(f"{seed}:{family}:{conv.sample_id}:{kind.name}")
     text = " ".join(m.content.lower() for s in conv.sessions for m in s.messages)
-    a, b = _values(kind, rng, text)
+    a, b = _values(family_values(family, kind), rng, text)
     t = _Teller(family, kind, conv, rng, asks_back)
     old_s, new_s, back_s = _slot(own, 0.1, 0.4, index), _slot(own, 0.5, 0.8, index), _slot(own, 0.85, 1.0, index)
     first = t.say(old_s, "old", "state", a)

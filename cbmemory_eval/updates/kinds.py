@@ -1,8 +1,8 @@
 """The kinds of facts of the knowledge-update benchmark: what is asked and the values a fact takes.
 
-Each kind has one question per phrasing family (``train``/``dev``/``test``/``fresh``, see ``phrasings_*``) and a
-pool of values (the old, new and someone else's value are drawn from it, deterministically, leaving out any value the
-conversation already mentions). Values are distinctive strings, so a reader's answer can be scored by
+Each kind has one question per phrasing family (``train``/``dev``/``test``/``fresh``/``blind``, see ``phrasings_*``)
+and a pool of values (the old, new and someone else's value are drawn from it, deterministically, leaving out any
+value the conversation already mentions; a family may have values of its own: ``phrasings_blind.VALUES``). Values are distinctive strings, so a reader's answer can be scored by
 whether it names the new value or the old one.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-FAMILIES = ("train", "dev", "test", "fresh")
+FAMILIES = ("train", "dev", "test", "fresh", "blind")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +53,26 @@ _FRESH_QUESTIONS = {
 }
 
 
+# The ``blind`` family's questions (written with ``phrasings_blind``, 6 December 2026).
+_BLIND_QUESTIONS = {
+    "city": "What city am I living in now?", "employer": "Where do I work at the moment?",
+    "weekly_class": "On which evening do I go to pottery?", "phone": "What's my phone number?",
+    "favourite_dish": "What is my favourite thing to eat?", "child_school": "Where does my daughter go to school?",
+    "job_title": "What is my current title at my job?", "trip": "Where is my next big holiday?",
+    "morning_habit": "What is my morning routine?", "partner": "Who am I dating?",
+    "laptop": "What laptop do I have now?", "household": "How many people are in our household?",
+    "doctor": "Who is my GP now?", "language": "What language am I learning at the moment?",
+    "home_type": "What kind of home do we live in?", "coffee": "What coffee do I usually have?",
+    "car": "What car do I have?", "sport": "What sport do I play at weekends?",
+    "diet": "What diet do I follow?", "pet": "What animal do we keep as a pet?",
+    "commute": "How do I get to work these days?", "email": "What email address should people use for me?",
+    "wake_time": "When do I get up on weekdays?",
+}
+
+
 def _k(name: str, train_q: str, test_q: str, *values: str) -> Kind:
     return Kind(name, {"train": train_q, "dev": _DEV_QUESTIONS[name], "test": test_q,
-                       "fresh": _FRESH_QUESTIONS[name]}, values)
+                       "fresh": _FRESH_QUESTIONS[name], "blind": _BLIND_QUESTIONS[name]}, values)
 
 
 KINDS: tuple[Kind, ...] = (

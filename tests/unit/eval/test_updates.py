@@ -19,18 +19,20 @@ from cbmemory_eval.updates import (
     case_metrics,
     generate,
     make_case,
+    phrasings_blind,
     phrasings_dev,
     phrasings_fresh,
     phrasings_test,
     phrasings_train,
     summarise,
 )
-from cbmemory_eval.updates.generate import as_agent
+from cbmemory_eval.updates.generate import as_agent, family_values
 from cbmemory_eval.updates.kinds import BY_NAME
 from cbmemory_eval.updates.metrics import table
 
 SLOTS = ("state", "change", "quiet", "passing", "other")
-MODULES = {"train": phrasings_train, "dev": phrasings_dev, "test": phrasings_test, "fresh": phrasings_fresh}
+MODULES = {"train": phrasings_train, "dev": phrasings_dev, "test": phrasings_test, "fresh": phrasings_fresh,
+           "blind": phrasings_blind}
 
 
 def _conv(sample_id: str, sessions: int = 20, mention: str = "") -> LocomoConversation:
@@ -176,6 +178,21 @@ def test_values_the_conversation_mentions_are_avoided():
     for seed in range(5):
         case = make_case(conv, kind, "direct", "train", seed, 0)
         assert {case.current, case.stale} == set(kind.values[-2:])
+
+
+def test_a_family_with_values_of_its_own_draws_only_those():
+    own = phrasings_blind.VALUES
+    assert set(own) == {k.name for k in KINDS}
+    for kind in KINDS:
+        values = family_values("blind", kind)
+        assert values == own[kind.name] and len(set(values)) >= 4
+        if kind.name != "weekly_class":  # the weekdays are the weekdays
+            assert not set(values) & set(kind.values), kind.name
+        assert family_values("train", kind) == kind.values
+    for case in generate(CONVS, "blind"):
+        said = [m.content for i in case.injections for m in i.messages]
+        assert {case.current, case.stale} <= set(own[case.kind])
+        assert case.current in " ".join(said) and case.stale in " ".join(said)
 
 
 def test_appended_groups_turns_by_user_and_session():
