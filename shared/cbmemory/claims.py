@@ -54,7 +54,16 @@ SPORTS = (r"badminton|tennis|table tennis|padel|squash|pickleball|football|socce
 LANGUAGES = (r"spanish|french|german|italian|portuguese|japanese|korean|mandarin|chinese|cantonese|arabic|russian|"
              r"dutch|swedish|norwegian|danish|finnish|polish|greek|turkish|hindi|urdu|welsh|gaelic|irish|hebrew|"
              r"thai|vietnamese|czech|hungarian|swahili|sign language")
-HOMES = r"flat|apartment|house|bungalow|cottage|studio|houseboat|narrowboat|maisonette|condo|semi|terrace"
+HOMES = (r"flat|apartment|house|bungalow|cottage|studio|houseboat|narrowboat|canal boat|maisonette|condo|semi|terrace|"
+         r"townhouse|farmhouse|penthouse|loft|caravan|mobile home|barn conversion")
+# the animals people keep at home, by name ("an axolotl called Pickle"): the kind's own word ("pet") is rarely said
+# (not those one meets outdoors: "I saw a snake on the hike", a turtle, a hedgehog, the Canary Islands)
+PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|ferret|tortoise|guinea pig|gecko|bearded dragon|iguana|"
+        r"corn snake|axolotl|goldfish|budgie|cockatiel|cockatoo|gerbil|chinchilla")
+# what an employer's staff get or go through, said with the employer's name ("my Quillon Labs lanyard")
+STAFF_THINGS = (r"lanyard|security pass|staff pass|staff badge|work badge|payslip|pay slip|induction|onboarding|"
+                r"welcome pack")
+_NAME = r"(?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z&])[\w&'.-]*)*"
 
 SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "home": r"\b(?:live[sd]? in|living in|mov(?:ed|ing|e) (?:back )?to|relocat\w+ to|resident of|based in|settled "
@@ -62,13 +71,14 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
             rf"(?:new |our |my )address|(?:renting|rent|bought|own) an? (?:\w+ )?(?:{HOMES})|downsized|moved out of|"
             r"swapped (?:the|our|my) (?:flat|house|apartment|place))\b",
     "work": r"\b(?:work(?:ing|s|ed)? (?:at|for)(?! (?:me|us|you|everyone|everybody|both|all|hours|years|months|"
-            r"weeks|days|a while|ages))|job at|hired by|contract with|employer|new job|started "
+            r"weeks|days|a while|ages)\b)|job at|hired by|contract with|employer|new job|started "
             r"(?:at|with)|my (?:company|firm|office)|new (?:company|firm|workplace)|join(?:ed|ing) (?-i:[A-Z])\w*|"
             r"offer from|first day (?:at|with|was)|"
             # a job told by its team: "on the data team at Orbital Foods", "at Orbital Foods, in the operations team"
             r"(?:on|in) (?:the|a|an) (?:[\w-]+ ){0,2}(?:team|department|division|unit) at (?-i:[A-Z])\w*|"
             r"at (?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z&])[\w&'.-]*)*,? (?:in|on) (?:the|their|its) (?:\w+ ){0,2}"
-            r"(?:team|department|division|unit))\b",
+            r"(?:team|department|division|unit)|"
+            rf"(?:my|the|first) {_NAME} (?:{STAFF_THINGS})|(?:{STAFF_THINGS}) (?:from|at|with|for) (?-i:[A-Z])\w*)\b",
     "school": r"\b(?:school|academy|primary|enrolled|this term|term at|classes at|started at|first week at|goes "
               r"to)\b",
     "phone": r"\b(?:phone|(?:my|new|old|mobile|cell) number|digits|sim|text me|call me|reach me|ring me|my mobile|"
@@ -83,7 +93,8 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
             r"flying (?:out )?to)\b",
     # the partner named ("my partner Rafael"), not only mentioned ("my partner and I went ...")
     "partner": r"\b(?:(?:partner|boyfriend|girlfriend|wife|husband|fianc[eé]e?)(?:,| is| named| called)? (?-i:[A-Z])\w*|"
-               r"seeing someone|seeing (?-i:[A-Z])\w*|dating|been together|in a relationship|relationship with|"
+               r"seeing someone|seeing (?-i:[A-Z])\w*|dating|(?:who|whom|that) (?:I['’]m|I am|I['’]ve been|I have been) "
+               r"(?:now )?seeing|(?:person|guy|girl|man|woman|lady|bloke|lad|fella) I['’]m (?:now )?seeing|been together|in a relationship|relationship with|"
                r"married to|engaged to|are (?:now )?(?:together|a couple|an item))\b",
     "device": r"\b(?:laptop|computer|macbook|thinkpad|notebook|pc|phone model|chromebook|ipad|imac|mac mini|"
               r"surface (?:pro|laptop|go)|my (?:main |work )?machine)\b",
@@ -91,7 +102,7 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
            r"(?:car|suv|hatchback|saloon|sedan|estate car|convertible|pick-?up|van|" + MAKES + r")|"
            r"traded (?:in )?(?:the|my|our)|(?:for|got|get|have) an? "
            r"(?:(?:new|used|second-?hand|electric|hybrid) )?(?:" + MAKES + r"))\b",
-    "pet": r"\b(?:pet|dog|cat|puppy|kitten|adopted|parrot|rabbit|hamster|ferret|tortoise)\b",
+    "pet": rf"\b(?:pet|adopted|{PETS})\b",
     "diet": r"\b(?:diet|vegan|vegetarian|pescatarian|keto|gluten|eat(?:ing)? (?:no|only)|(?:cut out|given up|gave up|"
             r"stopped eating) (?:red )?(?:meat|dairy|sugar|gluten|alcohol|carbs|caffeine|fish|eggs))\b",
     "sport": r"\b(?:sport|court|league|weekend games?|play (?:\w+ ){1,2}on weekends|weekends i play|leisure "
@@ -112,8 +123,10 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "household": r"\b(?:household|live with|living with|under (?:one|our) roof|people (?:at|in) (?:home|the house)|"
                  r"\w+ of us (?:living )?(?:in|at|under)|live alone|living alone|family of \w+|lives with "
                  r"(?:us|me)|just (?:me|us) and)\b",
-    "habit": r"\b(?:every morning|each morning|first thing|(?:my|our|morning|daily|new) routine|my mornings|start (?:my|the) "
-             r"day|start (?:every|each) day|before breakfast)\b",
+    "habit": r"\b(?:every morning|each morning|first thing|(?:my|our|morning|daily|new) routine|my mornings|before "
+             r"breakfast|(?:start|starting|started|begin|beginning|kick off|kicking off) (?:my|the|each|every) day|"
+             r"(?:on|after|upon) waking|(?:when|once|as soon as) (?:I|we) (?:wake|get up)|(?:when|once|as soon as) "
+             r"I['’]m up|at (?:dawn|daybreak|sunrise))\b",
     "favourite": r"\b(?:favou?rite|crave|craving|obsessed|best food|top food|can't stop|go-to|nothing beats|can't "
                  r"get enough|hooked on)\b",
     "schedule": r"\b(?:every (?:mon|tue|wed|thu|fri|sat|sun)\w*|(?:mon|tues|wednes|thurs|fri|satur|sun)day "
@@ -329,7 +342,7 @@ VALUE_TERMS = {name: re.compile(p, re.I) for name, p in {
 # kinds whose values are also ordinary words their rules list (an animal, a sport), each read in the singular: read
 # time only (``retrieval.followed``); the write-time links compare ``claim_values``, which leaves them out
 KIND_WORDS = {name: re.compile(rf"\b({p})s?\b", re.I) for name, p in {
-    "pet": r"dog|cat|puppy|kitten|parrot|rabbit|hamster|ferret|tortoise", "sport": SPORTS}.items()}
+    "pet": PETS, "sport": SPORTS}.items()}
 _GREETING = re.compile(r"\b(?i:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|congrats|sure|great|ok|okay|dear|"
                        r"bye|love you)\W+([A-Z]\w+)|,\s*([A-Z]\w+)\s*(?:[!.?]|$)")
 # a name after a comma that ends a sentence is whom the turn speaks to ("Thanks for the tip, Maria."), unless the words
