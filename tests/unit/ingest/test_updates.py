@@ -6,6 +6,7 @@ import pytest
 from cbmemory.claims import (
     CHANGE,
     CLAUSE_CHARS,
+    KIND_WORDS,
     SLOTS,
     Claim,
     claim_values,
@@ -461,6 +462,48 @@ def test_a_job_told_by_its_team_is_a_claim_of_the_employer(said, value, claimed)
 ])
 def test_may_the_month_is_no_hedge(said, kind, claimed):
     assert (kind in claims(said)) is claimed
+
+
+@pytest.mark.parametrize(("said", "kind", "claimed"), [
+    # the employer's guard ("work for me", "work all hours") is of whole words: a name may start with one
+    ("I work for Medway Foods in Dundee.", "work", True),
+    ("I work at Allsop & Finch now.", "work", True),
+    ("I work at Usher Hall on weekends.", "work", True),
+    ("My sister and I work all hours.", "work", False),
+    ("You work for me now, remember.", "work", False),
+    # what an employer's staff get, with the employer's name
+    ("Picked up my Quillon Labs lanyard on the way in.", "work", True),
+    ("The Fenwick Analytics induction took me all morning.", "work", True),
+    ("My first payslip from Marsh & Finch landed today.", "work", True),
+    ("I found a lanyard on the bus.", "work", False),  # no employer named
+    # the day's start in its everyday forms
+    ("I kick off the day with a cold shower now.", "habit", True),
+    ("Starting the day with a swim, I feel awake by eight.", "habit", True),
+    ("Once I'm up I write three pages.", "habit", True),
+    ("I stretch at sunrise, every single day.", "habit", True),
+    ("I started the project last day of term.", "habit", False),
+    # the one seeing told in a relative clause or by what they are
+    ("I took Callum, who I'm seeing now, to the Leith gig.", "partner", True),
+    ("The woman I'm seeing is a chef in Dundee.", "partner", True),
+    ("I'm seeing the dentist on Friday.", "partner", False),
+    # the animals people keep at home, and not those one meets outdoors
+    ("We've adopted a gecko called Moss.", "pet", True),
+    ("Our guinea pig squeaks at the fridge.", "pet", True),
+    ("My bearded dragon loves the heat lamp.", "pet", True),
+    ("I saw a snake on the hike near Inverness.", "pet", False),
+    ("We're flying to the Canary Islands.", "pet", False),
+    # homes of two words, or not in the first list
+    ("We rent a canal boat in Leith.", "home", True),
+    ("I bought a townhouse in Dunfermline.", "home", True),
+])
+def test_the_claim_rules_read_new_values_and_everyday_forms(said, kind, claimed):
+    assert (kind in claims(said)) is claimed
+
+
+def test_an_animal_kept_at_home_is_a_pets_value_at_read_time():
+    assert KIND_WORDS["pet"].search("The axolotl knocked its bowl over.")
+    assert KIND_WORDS["pet"].search("Two guinea pigs joined us.")
+    assert not KIND_WORDS["pet"].search("A hedgehog crossed the road.")
 
 
 def test_a_change_in_everyday_words_links():
