@@ -15,7 +15,9 @@ the question's kind of fact ranks first). Pure functions over text; below both. 
 the knowledge-update benchmark's train phrasings and at plain LoCoMo dev, and narrowed (cars, habits, wake-up times,
 change words, hedges) after reading the links they made in LongMemEval's sample haystack, then widened for direct
 changes told in everyday words (sets of our own, ``experiments/knowledge_updates/probes.py``; a held set of 69:
-47 claimed before, 58 after, with plain LoCoMo's and that haystack's links unchanged).
+47 claimed before, 58 after, with plain LoCoMo's and that haystack's links unchanged), and for values and forms no
+family had (a family with values of its own, ``blind``: the kept animals, homes of two words, the day's start, a
+job's staff things; "The claim rules read what they were not written beside" in the experiments' README).
 """
 
 from __future__ import annotations
