@@ -2,8 +2,8 @@
 
 Each kind has one question per phrasing family (``train``/``dev``/``test``/``fresh``/``blind``, see ``phrasings_*``)
 and a pool of values (the old, new and someone else's value are drawn from it, deterministically, leaving out any
-value the conversation already mentions; a family may have values of its own: ``phrasings_blind.VALUES``). Values are distinctive strings, so a reader's answer can be scored by
-whether it names the new value or the old one.
+value the conversation already mentions; a family may have values of its own: ``phrasings_blind.VALUES``). Values
+are distinctive strings, so a reader's answer can be scored by whether it names the new value or the old one.
 """
 
 from __future__ import annotations
