@@ -161,6 +161,9 @@ _QUESTION = ("how|what|when|where|which|who|whom|whose|why|do|does|did|are|is|wa
 # your concert?"). At most four such words are read before the question word: a longer chain is no question's
 # start, and reading it from every comma of a long message would take quadratic time.
 _ASKS = re.compile(rf"[,;:]\s+(?:(?:{_JOINS})\b[,\s]*){{0,4}}(?=(?:{_QUESTION})\b)", re.I)
+# ... but not a relative clause set off by commas inside the statement ("I'm bringing Oskar, who I'm seeing now, to the
+# barbecue, is that okay?"): the question is the one after it
+_RELATIVE = re.compile(r"(?:who|whom|whose|which)\b[^,;:?]*[,;:]", re.I)
 
 
 CLAUSE_WORDS = 3  # the fewest words a clause has (and the words before an elliptical question)
@@ -194,12 +197,12 @@ def _before_elliptic(sentence: str) -> str:
 
 def _said(sentence: str) -> str:
     """A sentence's statement: the sentence itself when it is not a question; the words before its question
-    when it holds both, unless that question is only a tag ("..., didn't you?", which asks about them: an echo
+    when it holds both (not a relative clause between commas: ``_RELATIVE``), unless that question is only a tag ("..., didn't you?", which asks about them: an echo
     of what the other side said), or before an elliptical question it ends in ("..., want the number?":
     ``_before_elliptic``); else ""."""
     if not sentence.endswith("?"):
         return sentence
-    m = _ASKS.search(sentence)
+    m = next((m for m in _ASKS.finditer(sentence) if not _RELATIVE.match(sentence, m.end())), None)
     if m:
         return sentence[:m.start()] if len(words(sentence[m.end():])) > 2 else ""
     return _before_elliptic(sentence)

@@ -23,6 +23,10 @@ from cbmemory.text import stated
      "There's no room for a piano in the loft, so I'm selling mine"),
     ("I got the job - fancy a drink tonight?", "I got the job"),
     ("The new flat is great; any tips on curtains?", "The new flat is great"),
+    # a relative clause set off by commas is the statement's, not the question's start
+    ("I'm bringing Callum, who I'm seeing now, to the Leith gig, is that okay?",
+     "I'm bringing Callum, who I'm seeing now, to the Leith gig"),
+    ("We moved to Dundee, which we love, how about you?", "We moved to Dundee, which we love"),
 ])
 def test_the_news_before_a_question_is_stated(turn, says):
     assert stated(turn) == says
