@@ -38,8 +38,8 @@ others that the assistant acknowledged by naming them back in a short reply and 
 from a lower floor (``acknowledged``: a change told by a clue, "Got a Fernhill Analytics hoodie in my welcome pack",
 answered "Noted, Fernhill Analytics.") and the newest that names again a value a claim of the matter gave
 (``followed.named_again``: a change back told in other words) and the newest that name a value first after the
-statement ranked nearest the matter (``followed.named_anew``: a change told by a clue, "My security pass for Quillon
-Labs finally works on every door"), join the first hit's context (as a window's turns do: the ranked hits, their
+statement ranked nearest the matter (``followed.named_anew``: a change told by a clue, "The canteen at Quillon Labs
+does a great curry on Fridays"), join the first hit's context (as a window's turns do: the ranked hits, their
 number and order stay as they were; the context shows every line in date order), so the newest statements of the
 matter are in what the reader gets. Nothing is marked as changed here (marking the older statements of the slot was
 measured and left off: it would mark the current statement itself in 7 of ~180 questions per family); marks come

@@ -15,8 +15,8 @@ that value and not shown already, each value keeps its newest, and the newest ``
 shows: a place for each of two values, as a value of other talk the rules read as a claim ("My girlfriend, Toby and
 I are going camping", a list read as a partner named) may be named often, and more lately than the change back.
 
-A change told by a clue names the new value with no word of the matter ("My security pass for Quillon Labs finally
-works on every door"): the stage's searches read it, but it is off the slot by its meaning. It is often the first of
+A change told by a clue names the new value with no word of the matter ("The canteen at Quillon Labs does a great
+curry on Fridays"; a staff pass or a lanyard with the employer's name is a claim of it): the stage's searches read it, but it is off the slot by its meaning. It is often the first of
 the user's statements near the matter to name that value, after the statement that ranks nearest the matter (most
 often the old claim): of the stage's statements not shown, the newest ``ANEW`` later than the best-ranked one that
 name a value (``claims.values``, and the kind's words: ``kind_words``) no earlier statement of the stage's names, and

@@ -1,8 +1,9 @@
 """Integration layer: the current-value stage's place for a value named first (``cbmemory.retrieval.followed.
-named_anew``) over a real SQLite file with the real MiniLM embedder. A change told by a clue ("My security pass for
-Quillon Labs finally works on every door"), off the slot by its meaning, is shown for a question about the fact when it
-comes after the user's claim of the matter and names a value no earlier statement near the matter named; not when the
-value was named before it, not when it comes before the claim, and never from another user's memory."""
+named_anew``) over a real SQLite file with the real MiniLM embedder. A change told by a clue ("The canteen at Quillon
+Labs does a great curry on Fridays"; a staff pass with the employer's name is a claim of it now), off the slot by its
+meaning, is shown for a question about the fact when it comes after the user's claim of the matter and names a value
+no earlier statement near the matter named; not when the value was named before it, not when it comes before the
+claim, and never from another user's memory."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from .test_current_value_on_store import FILLER  # the same everyday talk
 
 D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
 OLD = "I work at Marsh & Finch, on the accounts desk."
-CLUE = "My security pass for Quillon Labs finally works on every door."
+CLUE = "The canteen at Quillon Labs does a great curry on Fridays."
 QUESTION = "Which company do I work for these days?"
 
 
