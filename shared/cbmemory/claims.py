@@ -65,7 +65,7 @@ PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|ferret|tortoise|guine
 # what an employer's staff get or go through, said with the employer's name ("my Quillon Labs lanyard")
 STAFF_THINGS = (r"lanyard|security pass|staff pass|staff badge|work badge|payslip|pay slip|induction|onboarding|"
                 r"welcome pack")
-_NAME = r"(?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z&])[\w&'.-]*)*"
+_NAME = r"(?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z&])[\w&'.-]*){0,7}"  # at most eight words: a run of capitals is no name
 
 SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "home": r"\b(?:live[sd]? in|living in|mov(?:ed|ing|e) (?:back )?to|relocat\w+ to|resident of|based in|settled "

@@ -1,7 +1,7 @@
 """Unit layer: the text rules on pasted text of hostile shapes, four times the longest message (256 KB), read in
 time that grows with the text, not with its square. Each shape below once took time quadratic in its length in
 the function named (at 64 KB: 35 s to split "...." into sentences, minutes to find the statement of ", so, so ...?",
-23 s to read the claims of "I wake at 7 " repeated, 107 s to compare two messages of many claims at 25 KB, 2.5 s to
+23 s to read the claims of "I wake at 7 " repeated, 3.2 s those of "My " repeated at 15 KB, 107 s to compare two messages of many claims at 25 KB, 2.5 s to
 part 8,000 spaces into clauses, 3.2 s to find whom "I friend " repeated names): a
 memory's read path runs these on stored turns, so one pasted message stalled a recall. Pure functions; each test is a
 hang guard (its timeout is tens of times what the linear code takes on 2 cores) and checks what is returned."""
@@ -94,3 +94,11 @@ def test_a_run_of_capitalised_words_is_compared_in_linear_time():
     run = _repeated("Aa ")
     assert not changes("I work at " + run, "I work at Quillon Labs.", 0.5)
     assert not changes("I work at Quillon Labs.", "I work at " + run, 0.5)
+
+
+@pytest.mark.parametrize("piece", ["My ", "The Quillon ", "my Quillon Labs "])
+def test_a_run_of_capitalised_words_is_no_employers_name(piece):
+    # a staff thing's employer is a name of at most eight words: read to the run's end from each "my" or "the", the
+    # rule took time quadratic in the run (3.2 s for "My " repeated to 15 KB)
+    assert "work" not in claims(_repeated(piece))  # and no staff thing named: no claim
+
