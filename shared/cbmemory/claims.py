@@ -95,9 +95,11 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
             r"flying (?:out )?to)\b",
     # the partner named ("my partner Rafael"), not only mentioned ("my partner and I went ...")
     "partner": r"\b(?:(?:partner|boyfriend|girlfriend|wife|husband|fianc[eé]e?)(?:,| is| named| called)? (?-i:[A-Z])\w*|"
-               r"seeing someone|seeing (?-i:[A-Z])\w*|dating|(?:who|whom|that) (?:I['’]m|I am|I['’]ve been|I have been) "
-               r"(?:now )?seeing|(?:person|guy|girl|man|woman|lady|bloke|lad|fella) I['’]m (?:now )?seeing|been together|in a relationship|relationship with|"
-               r"married to|engaged to|are (?:now )?(?:together|a couple|an item))\b",
+               r"seeing someone|seeing (?-i:[A-Z])\w*|dating|been together|in a relationship|relationship with|"
+               r"married to|engaged to|are (?:now )?(?:together|a couple|an item)|"
+               # the one seeing told in a relative clause or by what they are: "Oskar, who I'm seeing now"
+               r"(?:who|whom|that) (?:I['’]m|I am|I['’]ve been|I have been) (?:now )?seeing|"
+               r"(?:person|guy|girl|man|woman|lady|bloke|lad|fella) I['’]m (?:now )?seeing)\b",
     "device": r"\b(?:laptop|computer|macbook|thinkpad|notebook|pc|phone model|chromebook|ipad|imac|mac mini|"
               r"surface (?:pro|laptop|go)|my (?:main |work )?machine)\b",
     "car": r"\b(?:(?:my|new|old|the) car|drive an?|driving an?|bought an? (?:(?:new|used|second-?hand|electric) )?"

@@ -197,9 +197,9 @@ def _before_elliptic(sentence: str) -> str:
 
 def _said(sentence: str) -> str:
     """A sentence's statement: the sentence itself when it is not a question; the words before its question
-    when it holds both (not a relative clause between commas: ``_RELATIVE``), unless that question is only a tag ("..., didn't you?", which asks about them: an echo
-    of what the other side said), or before an elliptical question it ends in ("..., want the number?":
-    ``_before_elliptic``); else ""."""
+    when it holds both (a relative clause between commas is not where it starts: ``_RELATIVE``), unless that question
+    is only a tag ("..., didn't you?", which asks about them: an echo of what the other side said), or before an
+    elliptical question it ends in ("..., want the number?": ``_before_elliptic``); else ""."""
     if not sentence.endswith("?"):
         return sentence
     m = next((m for m in _ASKS.finditer(sentence) if not _RELATIVE.match(sentence, m.end())), None)
