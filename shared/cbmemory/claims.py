@@ -78,7 +78,7 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
             r"offer from|first day (?:at|with|was)|"
             # a job told by its team: "on the data team at Orbital Foods", "at Orbital Foods, in the operations team"
             r"(?:on|in) (?:the|a|an) (?:[\w-]+ ){0,2}(?:team|department|division|unit) at (?-i:[A-Z])\w*|"
-            r"at (?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z&])[\w&'.-]*)*,? (?:in|on) (?:the|their|its) (?:\w+ ){0,2}"
+            rf"at {_NAME},? (?:in|on) (?:the|their|its) (?:\w+ ){{0,2}}"
             r"(?:team|department|division|unit)|"
             rf"(?:my|the|first) {_NAME} (?:{STAFF_THINGS})|(?:{STAFF_THINGS}) (?:from|at|with|for) (?-i:[A-Z])\w*)\b",
     "school": r"\b(?:school|academy|primary|enrolled|this term|term at|classes at|started at|first week at|goes "

@@ -96,9 +96,10 @@ def test_a_run_of_capitalised_words_is_compared_in_linear_time():
     assert not changes("I work at Quillon Labs.", "I work at " + run, 0.5)
 
 
-@pytest.mark.parametrize("piece", ["My ", "The Quillon ", "my Quillon Labs "])
+@pytest.mark.parametrize("piece", ["My ", "The Quillon ", "my Quillon Labs ", "At Foo "])
 def test_a_run_of_capitalised_words_is_no_employers_name(piece):
-    # a staff thing's employer is a name of at most eight words: read to the run's end from each "my" or "the", the
-    # rule took time quadratic in the run (3.2 s for "My " repeated to 15 KB)
+    # an employer's name (a staff thing's, a team's: "at Orbital Foods, in the data team") is of at most eight words:
+    # read to the run's end from each "my", "the" or "at", the rules took time quadratic in the run (3.2 s for "My "
+    # repeated to 15 KB, 1.7 s for "Foo At " to 28 KB)
     assert "work" not in claims(_repeated(piece))  # and no staff thing named: no claim
 
