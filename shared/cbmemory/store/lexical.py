@@ -181,6 +181,11 @@ class LexicalIndex:
         i = int(np.searchsorted(self._terms, term))
         return i if i < self._terms.size and self._terms[i] == term else self._terms.size
 
+    def _indexed_count(self, term: int) -> int:
+        """How often ``term`` occurs in the indexed records (the newer ones, at most an eighth more, are not counted)."""
+        i = self._term_at(term)
+        return int(self._at_ptr[i + 1] - self._at_ptr[i]) if i < self._terms.size else 0
+
     def _newer(self, term: int) -> np.ndarray:
         """Where ``term`` occurs in the records appended since the postings were built (a scan), ascending."""
         return np.flatnonzero(self.seq[self._indexed_size : self.size] == term) + self._indexed_size
@@ -210,9 +215,8 @@ class LexicalIndex:
         """Records where the terms ``ids`` occur contiguously (in one field), with the count in each."""
         if ids.size == 1:
             return self._postings(int(ids[0]))
-        where = [self._positions(int(t)) for t in ids]
-        rare = min(range(ids.size), key=lambda j: where[j].size)  # the phrase is read from its rarest term
-        pos = where[rare] - rare
+        rare = min(range(ids.size), key=lambda j: self._indexed_count(int(ids[j])))  # read from its rarest term
+        pos = self._positions(int(ids[rare])) - rare
         pos = pos[(pos >= 0) & (pos <= self.size - ids.size)]
         for j in range(ids.size):
             if j != rare:
