@@ -1,6 +1,6 @@
 """Unit layer: the values a statement's claims of a kind name (``cbmemory.retrieval.followed.claimed_values``: the
-write-time rules' claim and values, lower case, and a pet's or a sport's words: ``kind_words``) and whether a statement names one again (``names_value``: a whole
-sequence of words, any case). Pure functions over text."""
+write-time rules' claim and values, lower case, and a pet's or a sport's words: ``kind_words``) and whether a
+statement names one again (``names_value``: a whole sequence of words, any case). Pure functions over text."""
 
 import pytest
 
