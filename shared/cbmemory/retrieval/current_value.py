@@ -77,7 +77,7 @@ from . import slot_head
 from .about import about_the_user, in_first_person, named_as_the_user, users_names
 from .acknowledged import acknowledged
 from .config import K_BASE, K_MAX, growth
-from .followed import claimed_by_words, named_again, named_anew
+from .followed import claimed_by_words, named_again, named_anew, shaped
 from .slot_match import Embed, EmbedMany, Protos, by_slots, clear_rows, prototypes, slot_of, unit
 from .slots import KINDS
 from .slots import matter as slot_matter
@@ -210,8 +210,9 @@ _cached_clauses = lru_cache(maxsize=4096)(_read_clauses)
 def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> float | None:
     """How near the slot a user's statement ranks (``nearest``), or ``None`` when it is not on the slot. It is on the
     slot when its cosine to the slot's nearest description clears the statement floor and margin (``clear_rows``),
-    when it claims the slot's kind of fact (``KINDS``, ``cbmemory.claims``), or when the slot head (``slot_head``,
-    MiniLM only) gives it the slot's kind with probability at least ``HEAD_FLOOR``. Its rank is that cosine, plus
+    when it claims the slot's kind of fact (``KINDS``, ``cbmemory.claims``), when it names a value of the kind's shape
+    (an email address, a phone number: ``followed.shaped``), or when the slot head (``slot_head``, MiniLM only) gives
+    it the slot's kind with probability at least ``HEAD_FLOOR``. Its rank is that cosine, plus
     ``HEAD_WEIGHT`` times the head's probability, plus ``CLAIMED`` when it claims the kind (of a kind another slot
     shares, when it is at least as near this slot's descriptions as that one's) and ``CHANGED`` when it has a change
     word (neither bonus for a statement only the head puts on the slot). ``vec``: what it states (``said``),
@@ -258,7 +259,7 @@ def statement_scores(vecs: np.ndarray, saids: Sequence[str], protos: Protos, slo
     out: list[float | None] = []
     for said, cosine, on, p, mine in zip(saids, best[:, i].tolist(), clear, read, its_own, strict=True):
         claimed, changed = _marks(said, kind)
-        if on or claimed:
+        if on or claimed or shaped(said, kind):
             out.append(cosine + CLAIMED * (claimed and mine) + CHANGED * changed + HEAD_WEIGHT * p)
         else:  # on the slot by the head alone: no change word's bonus (as measured)
             out.append(cosine + HEAD_WEIGHT * p if p >= HEAD_FLOOR else None)

@@ -47,7 +47,7 @@ from itertools import islice
 
 import numpy as np
 
-from ..claims import KIND_WORDS, claim_values, claims, rule_phrases, rule_words, values
+from ..claims import KIND_WORDS, PHONE_DIGITS, claim_values, claims, rule_phrases, rule_words, values
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
@@ -92,6 +92,19 @@ _cached_named = lru_cache(maxsize=8192)(values)
 def named(said: str) -> frozenset[str]:
     """The values a statement names (``claims.values``; cached by text, as the stage's other readings are)."""
     return _cached_named(said) if len(said) <= CACHED_CHARS else values(said)
+
+
+_PHONE = re.compile(r"[\d\s]+")  # a number's value as ``values`` reads it, with no comma, colon or point
+
+
+def shaped(said: str, kind: str | None) -> bool:
+    """Whether ``said`` names a value whose shape is of ``kind``'s: an email address for ``email``, a number of at least
+    ``PHONE_DIGITS`` digits for ``phone`` (``named``). However it is told, a change of either names one, and the
+    address's own words may pull its meaning anywhere ("quiet.harbour@proton.me")."""
+    if kind == "email":
+        return any("@" in v for v in named(said))
+    return kind == "phone" and any(_PHONE.fullmatch(v) and sum(c.isdigit() for c in v) >= PHONE_DIGITS
+                                   for v in named(said))
 
 
 def claimed_values(said: str, kind: str) -> frozenset[str]:
@@ -179,4 +192,5 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
 
 
 __all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED", "VALUED_DEPTH",
-           "claim_query", "claimed_by_words", "claimed_values", "kind_words", "named", "named_again", "named_anew", "names_value"]
+           "claim_query", "claimed_by_words", "claimed_values", "kind_words", "named", "named_again", "named_anew", "names_value",
+           "shaped"]

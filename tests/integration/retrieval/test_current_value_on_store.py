@@ -12,7 +12,8 @@ its own, the newest such first, and so has a later statement naming a value the 
 through a LangChain embedder (the real MiniLM behind it, calls counted as a hosted model's round trips) embeds the
 stage's descriptions in one call, not one call each; a new process reads the statements' vectors the store kept at
 write time, embeds none of them, and shows what it shows without them; a memory past 50 sessions keeps more
-statements of the matter, as k grows with the haystack."""
+statements of the matter, as k grows with the haystack; an email address puts a statement on the email kind however
+it is told."""
 
 from __future__ import annotations
 
@@ -402,6 +403,26 @@ def test_a_plain_claim_of_the_kind_is_taken_though_its_words_are_far_from_the_ma
     chosen = _chosen(memory, q)
     assert "I work at Initech as an engineer." in chosen  # the question has its kind, and the old claim is found
     assert (said in chosen) is taken
+
+
+def test_an_email_address_puts_a_statement_on_the_email_kind_however_it_is_told(memory, monkeypatch):
+    """``followed.shaped``: "Anything for me should go to old.lighthouse@inverness.org from now." is no claim ("should"
+    is a hedge, no first person is its subject) and by its meaning is off the email slot (the address's words, an old
+    lighthouse in Inverness, pull it away: with the shape set aside it is off the slot and not shown). Its address
+    puts it on the slot, so the stage shows it."""
+    new = "Anything for me should go to old.lighthouse@inverness.org from now."
+    _turns(memory, "s0", 0, "My email is callum.ross@quillon.com, use that one.")
+    for i in range(1, 21):
+        _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
+    _turns(memory, "s_change", 60, new)
+    q = "Which email address should you use for me these days?"
+    assert new in _chosen(memory, q)
+    emb = memory.embedder
+    protos = current_value.prototypes(emb.embed_query, emb.embed_queries)
+    with monkeypatch.context() as m:
+        m.setattr(current_value, "shaped", lambda said, kind: False)
+        assert current_value.statement_scores(emb.embed([new]), [new], protos, "email") == [None]
+        assert new not in _chosen(memory, q)
 
 
 class _Hosted(Embeddings):

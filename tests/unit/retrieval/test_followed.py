@@ -1,10 +1,11 @@
 """Unit layer: the values a statement's claims of a kind name (``cbmemory.retrieval.followed.claimed_values``: the
 write-time rules' claim and values, lower case, and a pet's or a sport's words: ``kind_words``) and whether a
-statement names one again (``names_value``: a whole sequence of words, any case). Pure functions over text."""
+statement names one again (``names_value``: a whole sequence of words, any case), and whether it names a value of a
+kind's shape (``shaped``: an email address, a phone number). Pure functions over text."""
 
 import pytest
 
-from cbmemory.retrieval.followed import claimed_values, kind_words, names_value
+from cbmemory.retrieval.followed import claimed_values, kind_words, names_value, shaped
 
 
 @pytest.mark.parametrize(("said", "kind", "values"), [
@@ -61,6 +62,23 @@ def _pool(*saids: str):
     return [(MemoryRecord(record_id=f"r{k}", user_id="u", session_id=f"s{k}", kind="turn", text=said, index_text=said,
                           role="user", occurred_at=day + timedelta(days=k), ingested_at=day, content_hash=f"h{k}",
                           position=0), said) for k, said in enumerate(saids)]
+
+
+@pytest.mark.parametrize(("said", "kind", "is_shaped"), [
+    ("Anything for me should go to callum.ross@quillon.com from now.", "email", True),  # no claim, the address's shape
+    ("Please use still.waters@leith.net for everything.", "email", True),
+    ("Ring 07700 900456 if you need me, the old phone died.", "phone", True),
+    ("Use +44 7700 900789 for me please.", "phone", True),
+    ("Best to text 0131 496 0000 from today.", "phone", True),
+    ("Please use callum.ross@quillon.com for everything.", "phone", False),  # an address is no number
+    ("Ring 07700 900456 if you need me.", "email", False),  # nor a number an address
+    ("We were 2021, 2022, 2023 champions in Dundee.", "phone", False),  # a list of years is no phone number
+    ("The flat is 120 square metres, 3 bedrooms.", "phone", False),  # numbers, too few digits
+    ("I live in Inverness now.", "email", False),
+    ("I live in Inverness now.", None, False),
+])
+def test_an_email_address_or_a_phone_number_is_of_its_kind_by_its_shape(said, kind, is_shaped):
+    assert shaped(said, kind) is is_shaped
 
 
 def test_a_value_named_first_after_the_best_ranked_statement_is_shown_the_newest_first():
