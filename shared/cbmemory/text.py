@@ -103,6 +103,8 @@ _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter
            r"step(?:mother|mum|mom|father|dad|son|daughter|brother|sister|kids?|child|children|parents?)|"
            r"gran|granny|grannie|nanny|nana|nanna|auntie|aunty|mummy|mommy|momma|daddy|hubby|wifey|missus|bestie|bff|"
            r"landlord|landlady|lodger|mentee|babysitter|workmate|schoolmate|playmate|"
+           # a friend or a companion told in one compound word ("my old schoolfriend")
+           r"schoolfriend|penfriend|pen-?pal|bandmate|coursemate|crewmate|shipmate|bunkmate|deskmate|"
            rf"{_MINE}(?:{_THEIRS_ONLY})")
 # The plurals of the words above, only right after "my" or "our" ("my cousins moved to Glasgow", "our neighbours"):
 # plurals come up in passing in the user's own news ("the neighbours in my new town are lovely", "I play squash with
@@ -111,6 +113,7 @@ _PLURALS = (r"sisters|brothers|cousins|friends|mums|moms|mothers|dads|fathers|so
             r"partners|boyfriends|girlfriends|fianc[eé]e?s|neighbou?rs|colleagues|co-?workers|bosses|aunts|uncles|"
             r"nieces|nephews|roommates|flatmates|housemates|team ?mates|classmates|workmates|schoolmates|playmates|"
             r"grannies|nannies|aunties|landlords|landladies|lodgers|mentees|babysitters|besties|bffs|"
+            r"schoolfriends|penfriends|pen-?pals|bandmates|coursemates|crewmates|shipmates|bunkmates|deskmates|"
             r"mates|buddies|pals|twins|exes|tenants|mentors|carers|relatives")
 # Someone named by a role the user may also have ("As a teacher I ..."), only right after "my" or "our" ("my manager",
 # "our GP"), singular or plural. Which roles are part of a kind of fact's own matter: ``ROLES_OF``.

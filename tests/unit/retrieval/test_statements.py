@@ -54,11 +54,13 @@ def test_a_statement_naming_someone_is_the_users_only_by_clauses_that_claim_the_
     assert own(family, frozenset(), frozenset(), "habit") == ""
     assert own(turn("I moved to Porto."), frozenset(), frozenset(), "home") == "I moved to Porto."  # names no one
     for theirs in ("My godmother moved to Leeds last month.", "My stepdad started at Pinecrest Bank on Monday.",
-                   "My step-sister moved to Porto.", "My landlord moved to Porto.", "My bestie moved to Porto."):
+                   "My step-sister moved to Porto.", "My landlord moved to Porto.", "My bestie moved to Porto.",
+                   "My old schoolfriend moved to Dundee.", "My penpal moved to Leith.", "My bandmate moved to Leith."):
         assert own(turn(theirs), frozenset(), frozenset(), "home") == ""  # someone else's, in any word for them
     hubby = turn("My hubby and I moved in together, and he cooks on Sundays.")  # the partner's matter: the user's own
     assert own(hubby, frozenset(), ABOUT_PEOPLE["partner"], "partner") == hubby.text
-    for theirs in ("My cousins moved to Inverness.", "Our neighbours moved to Inverness."):
+    for theirs in ("My cousins moved to Inverness.", "Our neighbours moved to Inverness.",
+                   "My old schoolfriends moved to Inverness."):
         assert own(turn(theirs), frozenset(), frozenset(), "home") == ""  # in the plural
     ours = turn("Our daughters started at Harewood Primary, we are all thrilled.")  # a child's school: its matter
     assert own(ours, frozenset(), ABOUT_PEOPLE["child_school"], "school") == ours.text
