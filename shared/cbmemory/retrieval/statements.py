@@ -25,6 +25,10 @@ CACHED_CHARS = 2048
 
 # someone else's, as an object or owner ("I helped carry the boxes to his new flat"): with ``claims.THIRD_PERSON``
 THEIRS = re.compile(r"\b(?:his|him|her|hers|their|theirs|them)\b", re.I)
+# someone named as the owner of a household or a home ("my neighbour's family is six people now"): on a matter of any
+# person (the household's), theirs, not of the matter (``own``)
+HOUSEHOLD_OF = re.compile(r"['’]s\s+(?:(?:whole|new|own|big|little)\s+)?(?:family|household|house|home|flat|apartment|"
+                          r"place)\b", re.I)
 # a statement about someone just named ("She just moved to Glasgow!"), with no first-person word (``own``)
 HERS = re.compile(r"\W*(?:he|she)(?:['’](?:s|d|ll))?\b", re.I)
 # a clause that goes on from the one before it, its "which" split off ("The vegetarian menu, which is how I eat now")
@@ -129,7 +133,8 @@ def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
 
 def own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None, kind: str | None) -> str:
     """What the user's own turn ``r`` states (``text.stated``: its questions left out), when it states something
-    and names no person but those ``asked`` and those of the ``matter`` (any relative: ``None``); of a statement that
+    and names no person but those ``asked`` and those of the ``matter`` (any person: ``None``, but one named as the
+    owner of a household or a home, ``owners``: "my neighbour's family is six people now"); of a statement that
     names another, its own clauses that claim ``kind`` (``_read_own_clauses``); else "". A statement that opens with
     "he" or "she" and says nothing in the first person (``HERS``) is someone else's, unless the question asks about
     someone or the kind of fact is a pet."""
@@ -138,9 +143,16 @@ def own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None, k
     said, named = statement(r.text)
     if not asked and kind != "pet" and HERS.match(said) and not ANY_FIRST_PERSON.search(said):
         return ""  # "She just moved to Glasgow!": someone else's news (a pet is he or she too)
-    if not said or matter is None or named - matter <= asked:
+    if matter is None:  # any person, but the owner of another household or home
+        matter = named - owners(said)
+    if not said or named - matter <= asked:
         return said
     return own_clauses(said, asked | matter, kind) if kind is not None else ""
+
+
+def owners(said: str) -> frozenset[str]:
+    """The people ``said`` names as the owner of a household or a home (``HOUSEHOLD_OF``: "my landlady's house")."""
+    return frozenset(m.group(1).lower() for m in PEOPLE.finditer(said) if HOUSEHOLD_OF.match(said, m.end(1)))
 
 
 def own_clauses(said: str, allowed: frozenset[str], kind: str) -> str:

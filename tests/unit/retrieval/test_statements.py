@@ -1,7 +1,8 @@
 """Unit layer (retrieval.statements): whose fact a user's turn states, for the current-value stage: someone else's
 ("my cousin moved to Glasgow", "my godmother moved to Leeds") is not the user's; of a statement naming someone, the
-user's own clauses that claim the kind asked about are (someone named as the user's company goes along); a name the
-user says to the person they talk to is left out of what the stage embeds."""
+user's own clauses that claim the kind asked about are (someone named as the user's company goes along); on the
+household, anyone is of the matter but the owner of another household ("my neighbour's family"); a name the user says
+to the person they talk to is left out of what the stage embeds."""
 
 from __future__ import annotations
 
@@ -69,6 +70,22 @@ def test_a_statement_naming_someone_is_the_users_only_by_clauses_that_claim_the_
     leave = turn("My manager at Quillon Labs approved my leave.")  # a role on the user's own job: its matter
     assert own(leave, frozenset(), matter("employer"), "work") == leave.text
     assert own(leave, frozenset(), matter("home_city"), "home") == ""
+
+
+@pytest.mark.parametrize(("said", "mine"), [
+    ("My neighbour's family is six people now.", False),  # the neighbour's household
+    ("My landlady's house has nine people in it now.", False),
+    ("My colleague's new flat in Leith has four of them in it.", False),
+    ("My sister's kids moved in with us, so we're seven now.", True),  # the sister's kids join the user's household
+    ("Since my mum's moved in, we are five at dinner.", True),  # "mum's" is "mum has"
+    ("My mum moved in with us last week.", True),  # any person may join it
+])
+def test_on_the_household_someone_named_as_the_owner_of_a_household_is_someone_else(said, mine):
+    """``own``: on a matter of any person (the household), someone named as the owner of a household or a home
+    (``owners``) is not of it: their household is theirs."""
+    when = datetime(2023, 5, 1, tzinfo=timezone.utc)
+    r = MemoryRecord("r", "u", "s", "turn", 0, "user", said, said, when, when, "h")
+    assert (own(r, frozenset(), matter("household"), "household") == said) is mine
 
 
 def test_the_people_a_kind_of_fact_is_about():
