@@ -144,7 +144,7 @@ def own(r: MemoryRecord, asked: frozenset[str], matter: frozenset[str] | None, k
     if not asked and kind != "pet" and HERS.match(said) and not ANY_FIRST_PERSON.search(said):
         return ""  # "She just moved to Glasgow!": someone else's news (a pet is he or she too)
     if matter is None:  # any person, but the owner of another household or home
-        matter = named - owners(said)
+        matter = named - owners(said) if named else named
     if not said or named - matter <= asked:
         return said
     return own_clauses(said, asked | matter, kind) if kind is not None else ""
