@@ -1,6 +1,6 @@
 """Read time, beside the current-value stage: a later statement of the user's that names a value they gave for the
 matter (``named_again``), or that names a value for the first time after their statement nearest the matter
-(``named_anew``).
+(``named_anew``); and whether a statement names a value of a kind's shape (``shaped``).
 
 A change back (A, then B, then A again) or a fact told again in passing is often told in words of any kind ("my
 first morning back as a resident of Lisbon", "the Porto rain again!"): off every kind of fact by its meaning, it
@@ -21,6 +21,10 @@ the user's statements near the matter to name that value, after the statement th
 often the old claim): of the stage's statements not shown, the newest ``ANEW`` later than the best-ranked one that
 name a value (``claims.values``, and the kind's words: ``kind_words``) no earlier statement of the stage's names, and
 that the slot head gives the kind at least ``ANEW_FLOOR``, join what it shows (``named_anew``).
+
+An email address or a phone number is of its kind by its shape (``shaped``): a change of either names one however it
+is told ("Anything for me should go to ... from now"), and the address's own words may pull the statement's meaning
+anywhere; the stage puts such a statement on the slot.
 
 A claim of the kind in a long memory may lie past what the stage's vector searches read (their vectors also hold the
 date and the turn answered; "I'm seeing someone new, Tobias" among 3,000 of the user's turns): a full-text search
@@ -192,5 +196,5 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
 
 
 __all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED", "VALUED_DEPTH",
-           "claim_query", "claimed_by_words", "claimed_values", "kind_words", "named", "named_again", "named_anew", "names_value",
-           "shaped"]
+           "claim_query", "claimed_by_words", "claimed_values", "kind_words", "named", "named_again", "named_anew",
+           "names_value", "shaped"]
