@@ -52,7 +52,10 @@ MAKES = (r"toyota|honda|ford|tesla|volkswagen|vw|skoda|škoda|bmw|audi|mercedes|
 # classes"): the kind's own word ("sport", "language") is rarely said
 SPORTS = (r"badminton|tennis|table tennis|padel|squash|pickleball|football|soccer|rugby|cricket|hockey|netball|"
           r"basketball|volleyball|handball|lacrosse|baseball|softball|golf|running|rowing|climbing|bouldering|"
-          r"swimming|cycling|triathlons?|boxing|kickboxing|judo|karate|jiu-?jitsu|fencing|crossfit|water polo")
+          r"swimming|cycling|triathlons?|boxing|kickboxing|judo|karate|jiu-?jitsu|fencing|crossfit|water polo|"
+          r"ultimate frisbee|frisbee|dodgeball|korfball|curling|archery|skiing|snowboarding|surfing|kayaking|"
+          r"canoeing|paddleboarding|skateboarding|taekwondo|wrestling|gymnastics|athletics|hurling|ice hockey|"
+          r"field hockey|lawn bowls|ten-pin bowling|darts|snooker|parkour|spikeball")
 LANGUAGES = (r"spanish|french|german|italian|portuguese|japanese|korean|mandarin|chinese|cantonese|arabic|russian|"
              r"dutch|swedish|norwegian|danish|finnish|polish|greek|turkish|hindi|urdu|welsh|gaelic|irish|hebrew|"
              r"thai|vietnamese|czech|hungarian|swahili|sign language")
@@ -95,7 +98,8 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
             r"flying (?:out )?to)\b",
     # the partner named ("my partner Rafael"), not only mentioned ("my partner and I went ...")
     "partner": r"\b(?:(?:partner|boyfriend|girlfriend|wife|husband|fianc[eé]e?)(?:,| is| named| called)? (?-i:[A-Z])\w*|"
-               r"seeing someone|seeing (?-i:[A-Z])\w*|dating|been together|in a relationship|relationship with|"
+               r"seeing someone|seeing (?-i:[A-Z])\w*|dating|been (?:together|a couple|an item)|in a relationship|"
+               r"relationship with|"
                r"married to|engaged to|are (?:now )?(?:together|a couple|an item)|"
                # the one seeing told in a relative clause or by what they are: "Oskar, who I'm seeing now"
                r"(?:who|whom|that) (?:I['’]m|I am|I['’]ve been|I have been) (?:now )?seeing|"
@@ -343,10 +347,10 @@ VALUE_TERMS = {name: re.compile(p, re.I) for name, p in {
                r"walk(?:ing)?|cycl(?:e|ing)|driv(?:e|ing))\b",
     "household": r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+) of us\b",
 }.items()}
-# kinds whose values are also ordinary words their rules list (an animal, a sport), each read in the singular: read
-# time only (``retrieval.followed``); the write-time links compare ``claim_values``, which leaves them out
+# kinds whose values are also ordinary words their rules list (an animal, a sport, a home's kind), each read in the
+# singular: read time only (``retrieval.followed``); the write-time links compare ``claim_values``, which leaves them out
 KIND_WORDS = {name: re.compile(rf"\b({p})s?\b", re.I) for name, p in {
-    "pet": PETS, "sport": SPORTS}.items()}
+    "pet": PETS, "sport": SPORTS, "home": HOMES}.items()}
 _GREETING = re.compile(r"\b(?i:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|congrats|sure|great|ok|okay|dear|"
                        r"bye|love you)\W+([A-Z]\w+)|,\s*([A-Z]\w+)\s*(?:[!.?]|$)")
 # a name after a comma that ends a sentence is whom the turn speaks to ("Thanks for the tip, Maria."), unless the words

@@ -79,7 +79,7 @@ from .acknowledged import acknowledged
 from .config import K_BASE, K_MAX, growth
 from .followed import claimed_by_words, named_again, named_anew, shaped
 from .slot_match import Embed, EmbedMany, Protos, by_slots, clear_rows, prototypes, slot_of, unit
-from .slots import KINDS
+from .slots import KINDS, NAMES_ONLY
 from .slots import matter as slot_matter
 from .statements import CACHED_CHARS, addressees, own, unaddressed
 
@@ -333,10 +333,11 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     chosen |= {r.record_id for r in acked}
     # a value the user's claims of the matter gave, named again (followed.py); the claims as ranked above (cached)
     claimed = [(r, said) for r, said in pool if _marks(said, kind)[0]]
+    words = slot not in NAMES_ONLY  # the kind's words are values (a home's kind, not its city)
     again = named_again(store, user_id, claimed, kind, chosen, lambda r: own(r, asked, matter, kind), filters,
-                        now) if kind is not None and claimed else []
+                        now, words) if kind is not None and claimed else []
     chosen |= {r.record_id for r in again}
-    anew = named_anew(pool, learned, scores, chosen, kind)  # a value named first after the best-ranked statement
+    anew = named_anew(pool, learned, scores, chosen, kind if words else None)  # a value named first after the best
     return sorted([*picked, *passing, *acked, *again, *anew], key=conversation_order)
 
 

@@ -7,9 +7,10 @@ first morning back as a resident of Lisbon", "the Porto rain again!"): off every
 still names a value the user's own claim of the matter named before. The stage reads those claims already
 (``cbmemory.claims``, of the question's kind, among the statements the slot's search found); a claim's values are
 the write-time rules' (``cbmemory.claims.claim_values``: names, numbers, emails; for diets, commutes and
-households their ordinary words), and for a pet or a sport the kind's words in the claim (``kind_words``: "tortoise",
-"water polo"; read time only, the write-time links compare ``claim_values`` alone); a value in lower case that no rule
-reads, a coffee or a dish, is not followed.
+households their ordinary words), and for a pet, a sport or a home's kind the kind's words in the claim
+(``kind_words``: "tortoise", "water polo", "canal boat"; read time only, the write-time links compare ``claim_values``
+alone; not on a slot whose values are names only, ``slots.NAMES_ONLY``: a "flat" named again is no city); a value in
+lower case that no rule reads, a coffee or a dish, is not followed.
 One full-text search for the values finds the user's statements that name one; of those later than a claim naming
 that value and not shown already, each value keeps its newest, and the newest ``VALUED`` of those join what the stage
 shows: a place for each of two values, as a value of other talk the rules read as a claim ("My girlfriend, Toby and
@@ -82,9 +83,9 @@ def kind_words(said: str, kind: str | None) -> frozenset[str]:
     return frozenset(m.group(1).lower() for m in rule.finditer(said)) if rule is not None else frozenset()
 
 
-def _read_values(said: str, kind: str) -> frozenset[str]:
+def _read_values(said: str, kind: str, words: bool = True) -> frozenset[str]:
     return frozenset(v for c in claims(said, kind).get(kind, ())
-                     for v in claim_values(c, kind) | kind_words(c.span, kind))
+                     for v in claim_values(c, kind) | kind_words(c.span, kind if words else None))
 
 
 _cached_values = lru_cache(maxsize=4096)(_read_values)
@@ -111,10 +112,10 @@ def shaped(said: str, kind: str | None) -> bool:
                                    for v in named(said))
 
 
-def claimed_values(said: str, kind: str) -> frozenset[str]:
-    """The values (lower case) that a statement's claims of ``kind`` name (``claims``, ``claim_values``, and the
-    kind's words in the claim's span: ``kind_words``)."""
-    return _cached_values(said, kind) if len(said) <= CACHED_CHARS else _read_values(said, kind)
+def claimed_values(said: str, kind: str, words: bool = True) -> frozenset[str]:
+    """The values (lower case) that a statement's claims of ``kind`` name (``claims``, ``claim_values``, and, with
+    ``words``, the kind's words in the claim's span: ``kind_words``)."""
+    return _cached_values(said, kind, words) if len(said) <= CACHED_CHARS else _read_values(said, kind, words)
 
 
 def names_value(said: str, value: str) -> bool:
@@ -124,14 +125,15 @@ def names_value(said: str, value: str) -> bool:
 
 def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[MemoryRecord, str]], kind: str,
                 shown: Collection[str], read: Callable[[MemoryRecord], str], filters: SearchFilters,
-                now: datetime | None) -> list[MemoryRecord]:
+                now: datetime | None, words: bool = True) -> list[MemoryRecord]:
     """Of the user's statements that name a value a claim of ``kind`` among ``statements`` (a record and what it
     states) named before them, and whose record id is not in ``shown``, each value's newest, the newest ``VALUED``
     of those (a statement that names two values counts once), in conversation order; ``read``: what a
-    found record states for the stage ("" for none of the user's own statements)."""
+    found record states for the stage ("" for none of the user's own statements); ``words``: whether the kind's
+    words are values (``claimed_values``; not on a slot of names only, ``slots.NAMES_ONLY``)."""
     first: dict[str, tuple[datetime, str, int]] = {}  # each value's earliest claim
     for r, said in statements:
-        for v in claimed_values(said, kind):
+        for v in claimed_values(said, kind, words):
             first[v] = min(first.get(v, conversation_order(r)), conversation_order(r))
     if not first:
         return []

@@ -92,6 +92,10 @@ KINDS: Mapping[str, str] = {
     "doctor": "doctor", "language": "language", "car": "car", "sport": "sport", "diet": "diet", "pet": "pet",
     "commute": "commute", "wake": "wake"}
 
+# The slots whose values are names and numbers only, though the kind they share lists ordinary words of its values
+# (``cbmemory.claims.KIND_WORDS``): a home's kind ("flat", "canal boat") named again is no city.
+NAMES_ONLY: frozenset[str] = frozenset({"home_city"})
+
 
 def matter(slot: str) -> frozenset[str] | None:
     """The people a statement on ``slot``'s kind of fact may name and stay the user's own (``None``: any relative):

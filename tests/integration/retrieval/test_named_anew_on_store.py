@@ -115,3 +115,19 @@ def test_a_sport_the_users_claim_named_and_named_again_in_plain_words_is_shown(m
     monkeypatch.setattr(followed, "KIND_WORDS", {})
     followed._cached_values.cache_clear()  # the claims' values were read with the words
     assert back not in _chosen(memory, question=q)
+
+
+def test_a_homes_kind_named_again_is_followed_for_the_kind_not_for_the_city(memory, monkeypatch):
+    """A change back told by a clue ("painting the front door of the canal boat") names the home's kind the first
+    claim gave: the home's words (``claims.HOMES`` in ``KIND_WORDS``) are values on the home's kind; on its city
+    (``slots.NAMES_ONLY``) a kind of home named again is no value."""
+    back = "Spent the weekend painting the front door of the canal boat green."
+    _history(memory, "We rent a canal boat in Leith, near the station.",
+             "We sold up and moved into a terraced house.")
+    _say(memory, "ana", "s_back", 90, back)
+    _followed_only(monkeypatch)
+    monkeypatch.setattr(followed, "ANEW", 0)
+    assert back in _chosen(memory, question="What kind of home do we live in?")
+    assert back not in _chosen(memory, question="Which city do I live in?")
+    monkeypatch.setattr(current_value, "NAMES_ONLY", frozenset())  # the city's slot read with the kind's words
+    assert back in _chosen(memory, question="Which city do I live in?")

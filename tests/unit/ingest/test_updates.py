@@ -415,11 +415,14 @@ def test_a_change_with_its_subject_left_out_links():
     ("I'm flying to Oslo in June instead.", "trip"),
     ("I'm seeing Callum these days.", "partner"),
     ("I got engaged to Priya in June.", "partner"),
+    ("Callum and I have been a couple since school.", "partner"),
+    ("Callum and I have been an item for a year.", "partner"),
     ("I do everything on a Chromebook now.", "device"),
     ("I live alone since the move.", "household"),
     ("I've taken up Norwegian classes.", "language"),
     ("We traded in the old hatchback for a Skoda.", "car"),
     ("I've taken up squash on Thursdays.", "sport"),
+    ("I've taken up ultimate frisbee this spring.", "sport"),
     ("I've cut out meat completely.", "diet"),
     ("I take the tram to work now.", "commute"),
     ("I've been getting up at 6 these days.", "wake"),
@@ -434,6 +437,7 @@ def test_a_direct_change_in_everyday_words_is_a_claim(said, kind):
     ("I'd love to take up squash one day.", "sport"),  # a wish
     ("I never take the tram to work.", "commute"),  # negated
     ("She's seeing Callum these days.", "partner"),  # hers
+    ("They have been a couple for years.", "partner"),  # theirs
     ("I joined a book club.", "work"),  # joining a club is no employer (only a name after "joined" is)
     ("I wake at last, after a long night.", "wake"),  # no time
 ])

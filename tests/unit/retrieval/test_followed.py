@@ -1,5 +1,5 @@
 """Unit layer: the values a statement's claims of a kind name (``cbmemory.retrieval.followed.claimed_values``: the
-write-time rules' claim and values, lower case, and a pet's or a sport's words: ``kind_words``) and whether a
+write-time rules' claim and values, lower case, and a pet's, a sport's or a home's words: ``kind_words``) and whether a
 statement names one again (``names_value``: a whole sequence of words, any case), and whether it names a value of a
 kind's shape (``shaped``: an email address, a phone number). Pure functions over text."""
 
@@ -19,6 +19,8 @@ from cbmemory.retrieval.followed import claimed_values, kind_words, names_value,
     ("I have a tortoise now, he's great.", "pet", {"tortoise"}),  # a pet's word, read as a value at read time
     ("We adopted two cats last month.", "pet", {"cat"}),  # in the singular
     ("I play water polo on weekends now.", "sport", {"water polo"}),
+    ("I play ultimate frisbee on weekends now.", "sport", {"ultimate frisbee"}),
+    ("We rent a canal boat in Leith now.", "home", {"leith", "canal boat"}),  # the home's kind as well as its city
     ("I would love a tortoise one day.", "pet", set()),  # a wish: no claim, no value
     ("I love running in the park.", "sport", set()),  # no claim of the kind
 ])
@@ -26,15 +28,25 @@ def test_the_values_a_statements_claims_of_a_kind_name(said, kind, values):
     assert claimed_values(said, kind) == values
 
 
+def test_a_claims_values_without_the_kinds_words():
+    """On a slot of names only (``slots.NAMES_ONLY``: the home's city) the stage reads a claim's values without the
+    kind's words."""
+    assert claimed_values("We rent a canal boat in Leith now.", "home", words=False) == {"leith"}
+    assert claimed_values("I play water polo on weekends now.", "sport", words=False) == set()
+
+
 @pytest.mark.parametrize(("said", "kind", "words"), [
     ("The tortoise chewed through a charging cable already.", "pet", {"tortoise"}),
     ("Both dogs and the kitten slept all day.", "pet", {"dog", "kitten"}),
     ("Sore shoulders from Saturday's fencing session.", "sport", {"fencing"}),
     ("The tortoise chewed through a charging cable already.", "sport", set()),  # not the kind's word
-    ("The tortoise chewed through a charging cable already.", "home", set()),  # a kind with no such words
+    ("The tortoise chewed through a charging cable already.", "home", set()),  # not the kind's word
+    ("The tortoise chewed through a charging cable already.", "work", set()),  # a kind with no such words
+    ("Painted the front door of the canal boat green.", "home", {"canal boat"}),
+    ("The houseboat and the terraced house next door.", "home", {"houseboat", "house"}),
     ("Dogmatic catalogues.", "pet", set()),  # parts of other words
 ])
-def test_the_words_of_a_pet_or_a_sport_a_statement_names(said, kind, words):
+def test_the_words_of_a_pet_a_sport_or_a_home_a_statement_names(said, kind, words):
     assert kind_words(said, kind) == words and kind_words(said, None) == frozenset()
 
 
