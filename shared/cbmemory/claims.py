@@ -68,6 +68,8 @@ PETS = (r"dog|cat|puppy|kitten|parrot|rabbit|bunny|hamster|ferret|tortoise|guine
 # what an employer's staff get or go through, said with the employer's name ("my Quillon Labs lanyard")
 STAFF_THINGS = (r"lanyard|security pass|staff pass|staff badge|work badge|payslip|pay slip|induction|onboarding|"
                 r"welcome pack")
+# two people as a couple, not a couple of days: "we've been a couple since May", not "it's been a couple days"
+COUPLE = r"a couple(?! of\b| (?:more|few)\b| \w+s\b)"
 _NAME = r"(?-i:[A-Z])[\w&'.-]*(?: (?-i:[A-Z&])[\w&'.-]*){0,7}"  # at most eight words: a run of capitals is no name
 
 SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
@@ -98,9 +100,9 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
             r"flying (?:out )?to)\b",
     # the partner named ("my partner Rafael"), not only mentioned ("my partner and I went ...")
     "partner": r"\b(?:(?:partner|boyfriend|girlfriend|wife|husband|fianc[eé]e?)(?:,| is| named| called)? (?-i:[A-Z])\w*|"
-               r"seeing someone|seeing (?-i:[A-Z])\w*|dating|been (?:together|a couple|an item)|in a relationship|"
+               r"seeing someone|seeing (?-i:[A-Z])\w*|dating|been (?:together|" + COUPLE + r"|an item)|in a relationship|"
                r"relationship with|"
-               r"married to|engaged to|are (?:now )?(?:together|a couple|an item)|"
+               r"married to|engaged to|are (?:now )?(?:together|" + COUPLE + r"|an item)|"
                # the one seeing told in a relative clause or by what they are: "Oskar, who I'm seeing now"
                r"(?:who|whom|that) (?:I['’]m|I am|I['’]ve been|I have been) (?:now )?seeing|"
                r"(?:person|guy|girl|man|woman|lady|bloke|lad|fella) I['’]m (?:now )?seeing)\b",

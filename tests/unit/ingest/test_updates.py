@@ -438,6 +438,8 @@ def test_a_direct_change_in_everyday_words_is_a_claim(said, kind):
     ("I never take the tram to work.", "commute"),  # negated
     ("She's seeing Callum these days.", "partner"),  # hers
     ("They have been a couple for years.", "partner"),  # theirs
+    ("Hey Callum, it's been a couple days since we talked.", "partner"),  # a few days
+    ("We are a couple of weeks from the move to Leith.", "partner"),
     ("I joined a book club.", "work"),  # joining a club is no employer (only a name after "joined" is)
     ("I wake at last, after a long night.", "wake"),  # no time
 ])
