@@ -427,11 +427,20 @@ def opens_with_name(text: str) -> bool:
     return any((m := VALUE.match(s)) is not None and len(m.group(0).split()) > 1 for s in sentences(text))
 
 
+# a name told with the speaker ("Elodie and I", "me and Callum"); not a word for a person ("Mum and I")
+_WITH_ME = re.compile(r"(?<![\w'’-])(?-i:([A-Z][\w'’-]*)\s+and\s+(?:I|me)\b|(?:[Mm]e)\s+and\s+([A-Z][\w'’-]*))")
+_WHO = re.compile(rf"(?:{WHO_WORDS})s?", re.I)
+
+
 def claim_values(claim: Claim, slot: str, first_word: bool = False) -> frozenset[str]:
-    """The values a claim names: its sentence's ``values`` in its span (days and months only for a schedule) and, for a
-    slot whose values are ordinary words, those (``first_word``: as for ``values``)."""
+    """The values a claim names: its sentence's ``values`` in its span (days and months only for a schedule), for a
+    partner the name told with the speaker in its sentence ("Elodie and I", ``_WITH_ME``), and, for a slot whose
+    values are ordinary words, those (``first_word``: as for ``values``)."""
     span = claim.span.lower()
     found = frozenset(v for v in values(claim.sentence, first_word)
                       if v in span and (slot == "schedule" or v not in _CALENDAR))
+    if slot == "partner":  # the one told with the speaker: "Elodie and I have been a couple", "me and Callum"
+        found |= {n.lower() for m in _WITH_ME.finditer(claim.sentence) if (n := m.group(1) or m.group(2))
+                  and n not in _STARTS and not _WHO.fullmatch(n)}
     rule = VALUE_TERMS.get(slot)
     return found | ({m.group(0).lower() for m in rule.finditer(claim.span)} if rule else set())

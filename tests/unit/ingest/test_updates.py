@@ -32,6 +32,8 @@ LINKS = [  # (new, old, similarity): the user's new statement changes the old on
     ("Back home: I moved back to Paris last week.", "Big news: I moved to Porto last week.", 0.46),  # a revert
     # the partner a claim names is the slot itself, not someone else
     ("I'm seeing someone new, Tobias, and it's going really well.", "My partner Rafael says hi, by the way.", 0.3),
+    # the partner told with the speaker ("Callum and I"): a value of the claim though it opens the sentence
+    ("I'm seeing Tobias now, it's going well.", "Callum and I have been together a year now.", 0.5),
     ("I went pescatarian last month.", "I'm vegetarian, have been for a while.", 0.5),  # values in ordinary words
     ("I've started commuting by bus instead.", "I get to work by bike.", 0.4),
     ("I've switched to oat milk lattes.", "My usual coffee is an espresso.", 0.5),
@@ -212,6 +214,7 @@ NOT_LINKS = [
     ("I visited his new house in Leith.", "I live in Inverness.", 0.8),
     # a partner in an activity (ACTIVITY_PARTNER); a handset with no number told (NUMBER_TOLD)
     ("My new running partner is Morag from work.", "My partner is Callum.", 0.8),
+    ("Callum and I have been a couple since school.", "My partner is Callum.", 0.8),  # the same partner
     ("My business partner Ewan signed the lease today.", "My partner is Callum.", 0.8),
     ("My new phone is a Pixel 8, the camera is amazing.", "My number is 0752 119 3387.", 0.8),
     ("I got a new Samsung phone, same number though.", "My number is 0752 119 3387.", 0.8),
@@ -573,3 +576,15 @@ def test_what_still_holds_or_just_changed_is_not_the_past():
     assert in_the_past(claims("Years ago I lived in Aberdeen, loved it.")["home"][0])
     assert changes("I moved to Aberdeen last month.", "I live in Inverness.", 0.8)
     assert changes("I switched doctors, I see Dr Okafor now.", "My doctor is Dr Haddad.", 0.8)
+
+
+@pytest.mark.parametrize(("said", "named"), [
+    ("Elodie and I have been a couple since college.", {"elodie"}),
+    ("Since May, Callum and I have been together.", {"callum"}),
+    ("Mum and I have been together through all of it.", set()),  # a word for a person is no partner's name
+    ("I've been dating Callum since May.", {"callum"}),
+])
+def test_a_partner_named_with_the_speaker_is_the_claims_value(said, named):
+    found = claims(said).get("partner", [])
+    assert {v for c in found for v in claim_values(c, "partner")} == named
+    assert {v for c in claims("Sarah and I moved to Leith.")["home"] for v in claim_values(c, "home")} == {"leith"}
