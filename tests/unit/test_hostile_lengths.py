@@ -10,7 +10,7 @@ from datetime import date
 
 import pytest
 
-from cbmemory.claims import claims, sentences, values
+from cbmemory.claims import claim_values, claims, sentences, values
 from cbmemory.dates.questions import question_span
 from cbmemory.ingest.updates import changes
 from cbmemory.retrieval.statements import own_clauses, statement, unaddressed
@@ -103,3 +103,12 @@ def test_a_run_of_capitalised_words_is_no_employers_name(piece):
     # repeated to 15 KB, 1.7 s for "Foo At " to 28 KB)
     assert "work" not in claims(_repeated(piece))  # and no staff thing named: no claim
 
+
+
+@pytest.mark.parametrize(("piece", "claimed"), [
+    ("Callum and I have been a couple ", True), ("me and Callum and I ", False), ("It's been a couple ", False)])
+def test_a_partner_told_with_the_speaker_is_read_in_linear_time(piece, claimed):
+    # the partner's claims and their values: a name before "and I" or after "me and" (claims._WITH_ME), "a couple"
+    # with nothing of a few after it (claims.COUPLE)
+    found = claims(_repeated(piece)).get("partner", [])
+    assert bool(found) is claimed and all("callum" in claim_values(c, "partner") for c in found)
