@@ -415,10 +415,11 @@ def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hit
                  filters: SearchFilters, now: datetime | None, embed_texts: EmbedMany | None = None,
                  embed_queries: EmbedMany | None = None) -> list[Hit]:
     """``hits`` with the user's latest statements of the fact asked about (``latest_statements``; a question that
-    names the user by a name their turns among ``hits`` carry counts as about them) that no hit shows yet added to
-    the first hit's context; ``hits`` unchanged when there are none. The stage adds to the search and must not undo
-    it: when one of its embedder calls fails (a hosted model's rate limit, a timeout), ``hits`` come back as they
-    are and a warning is logged on the ``cbmemory.retrieval`` logger; any other fault is raised."""
+    names the user by a name their turns among ``hits`` carry counts as about them) that the first hit's passage does
+    not show yet added to its context (also those another hit shows: the budget may leave that hit out); ``hits``
+    unchanged when there are none. The stage adds to the search and must not undo it: when one of its embedder calls
+    fails (a hosted model's rate limit, a timeout), ``hits`` come back as they are and a warning is logged on the
+    ``cbmemory.retrieval`` logger; any other fault is raised."""
     if not hits:
         return hits
     try:
@@ -431,6 +432,8 @@ def with_current(store: MemoryStore, embed: Embed, user_id: str, query: str, hit
         LOG.warning("cbmemory: the latest statements on the matter asked about were not added: the embedder failed "
                     "(%s)", type(cause).__name__, exc_info=cause if LOG.isEnabledFor(logging.DEBUG) else None)
         return hits
-    shown = {r.record_id for h in hits for r in (h.record, *h.context)}
+    # every one the first hit's passage does not show: another hit that shows one may be left out by the context's
+    # token budget (a context shows a record once, in the first passage that holds it, and the budget counts it once)
+    shown = {r.record_id for r in (hits[0].record, *hits[0].context)}
     added = tuple(r for r in latest if r.record_id not in shown)
     return [replace(hits[0], context=(*hits[0].context, *added)), *hits[1:]] if added else hits
