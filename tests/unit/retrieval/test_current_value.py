@@ -1,8 +1,8 @@
 """Unit layer: the current-value stage's pure parts (``cbmemory.retrieval.current_value``; a text's slot by its
 vector: ``test_slot_match.py``): which questions are about the user, the ``RetrievalConfig.current_value`` switch
 (checked, written to JSON only when on), how a statement ranks toward the slot (``statement_score``: a claim of the
-kind and a change word count nearer), and how many statements it keeps for a memory of a given size
-(``selection``)."""
+kind and a change word count nearer), how many statements it keeps for a memory of a given size (``selection``), and
+where ``with_current`` puts them (the first hit's passage)."""
 
 import numpy as np
 import pytest
@@ -266,3 +266,28 @@ def test_only_texts_of_a_chat_turns_length_are_held_by_the_caches():
 def test_the_selection_grows_with_the_memory_as_k_does(sessions, top, latest):
     assert (current_value.TOP, current_value.LATEST, current_value.GROW_MAX) == (20, 12, 5.0)
     assert selection(sessions) == (top, latest)
+
+
+def test_the_stages_statements_go_to_the_first_hits_passage_though_a_later_hit_shows_them(monkeypatch):
+    """A statement the stage chose that only a later hit's window shows is added to the first hit's context too: the
+    context's token budget may leave that later hit out (``fit``), and the statement with it. One the first hit's
+    passage shows already is not added again. ``latest_statements`` is stood in for (what it chooses is tested on a
+    real store elsewhere); what is under test is where ``with_current`` puts its statements."""
+    from datetime import datetime, timezone
+
+    from cbmemory.models import Hit, MemoryRecord, SearchFilters
+    from cbmemory.retrieval.current_value import with_current
+
+    day = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+    def rec(n: int) -> MemoryRecord:
+        return MemoryRecord(record_id=f"r{n}", user_id="u", session_id="s", kind="turn", text=f"turn {n}",
+                            index_text=f"turn {n}", role="user", occurred_at=day, ingested_at=day,
+                            content_hash=f"h{n}", position=n)
+
+    hits = [Hit(rec(0), 1.0, context=(rec(1),)), Hit(rec(5), 0.5, context=(rec(6),))]
+    monkeypatch.setattr(current_value, "latest_statements", lambda *a, **k: [rec(1), rec(6), rec(9)])
+    out = with_current(None, lambda t: np.zeros(3), "u", "Where do I live now?", hits,  # type: ignore[arg-type]
+                       SearchFilters(), None)
+    assert [r.record_id for r in out[0].context] == ["r1", "r6", "r9"]  # r6 too, though hit 2 shows it
+    assert out[1] == hits[1]
