@@ -90,6 +90,15 @@ def _followed_only(monkeypatch) -> None:
     monkeypatch.setattr(current_value, "acknowledged_places", lambda *a: [])
 
 
+def _changed_back(memory, monkeypatch, first: str, then: str, back: str) -> None:
+    """``_history`` of ``first`` and ``then``, then ``back`` (a change back), the stage narrowed to its nearest
+    statement and ``named_again``'s places (``_followed_only``, no place for a value named first)."""
+    _history(memory, first, then)
+    _say(memory, "ana", "s_back", 90, back)
+    _followed_only(monkeypatch)
+    monkeypatch.setattr(followed, "ANEW", 0)
+
+
 def test_an_animal_named_first_after_the_claim_is_a_value_and_shown(memory, monkeypatch):
     """A pet told in plain words ("The tortoise chewed ...") names no name or number; the pet's words
     (``claims.KIND_WORDS``) are values for the question's kind, so it is the first to name one after the claim."""
@@ -105,11 +114,8 @@ def test_a_sport_the_users_claim_named_and_named_again_in_plain_words_is_shown(m
     """A change back told in passing ("Saturday's tennis match") names the sport the user's first claim gave: the
     claim's sport words are values ``named_again`` follows."""
     back = "Sore shoulders from Saturday's tennis match, but worth it."
-    _history(memory, "I play tennis at the leisure centre every week.",
-             "I switched to squash this spring, my elbow needed a break.")
-    _say(memory, "ana", "s_back", 90, back)
-    _followed_only(monkeypatch)
-    monkeypatch.setattr(followed, "ANEW", 0)
+    _changed_back(memory, monkeypatch, "I play tennis at the leisure centre every week.",
+                  "I switched to squash this spring, my elbow needed a break.", back)
     q = "Which sport do I play?"
     assert back in _chosen(memory, question=q)
     monkeypatch.setattr(followed, "KIND_WORDS", {})
@@ -122,11 +128,8 @@ def test_a_homes_kind_named_again_is_followed_for_the_kind_not_for_the_city(memo
     claim gave: the home's words (``claims.HOMES`` in ``KIND_WORDS``) are values on the home's kind; on its city
     (``slots.NAMES_ONLY``) a kind of home named again is no value."""
     back = "Spent the weekend painting the front door of the canal boat green."
-    _history(memory, "We rent a canal boat in Leith, near the station.",
-             "We sold up and moved into a terraced house.")
-    _say(memory, "ana", "s_back", 90, back)
-    _followed_only(monkeypatch)
-    monkeypatch.setattr(followed, "ANEW", 0)
+    _changed_back(memory, monkeypatch, "We rent a canal boat in Leith, near the station.",
+                  "We sold up and moved into a terraced house.", back)
     assert back in _chosen(memory, question="What kind of home do we live in?")
     assert back not in _chosen(memory, question="Which city do I live in?")
     monkeypatch.setattr(current_value, "NAMES_ONLY", frozenset())  # the city's slot read with the kind's words
