@@ -41,7 +41,8 @@ def _admitted(store: MemoryStore, user_id: str, reads: Iterable[Sequence[str]], 
 def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: SearchFilters,
                  now: datetime | None, as_of: datetime | None = None) -> list[Hit]:
     """``hits`` with the newest ``PULLED`` of the later records that change what they show added to their context
-    (of those read, that ``filters`` admits and no hit shows yet), and each hit's ``superseded_by`` and ``changed``
+    (of those read that ``filters`` admits, each that the hit's own passage does not show yet: another hit that
+    shows it may be left out by the context's token budget), and each hit's ``superseded_by`` and ``changed``
     set. ``as_of``: only the changes made by then count (``current.changes_at``)."""
     if not hits:
         return hits
@@ -76,13 +77,16 @@ def with_updates(store: MemoryStore, user_id: str, hits: list[Hit], filters: Sea
             dates = [by_id[n].occurred_at for n in read if n in by_id]
             if dates:
                 when[old] = min(dates)
+        # each hit's passage gets what changed the records it shows, also a record another hit shows: the
+        # context's budget may leave that hit out (a context shows a record once, and the budget counts it once)
         placed: list[Hit] = []
         for h in out:
-            pulled: list[MemoryRecord] = []
+            own = {r.record_id for r in _shown(h)}
+            pulled: dict[str, MemoryRecord] = {}
             for r in _shown(h):
-                newest = sorted((got[n] for n in reads.get(r.record_id, ()) if n in got), key=conversation_order)
-                pulled += [got.pop(n.record_id) for n in newest[-PULLED:]]
-            placed.append(replace(h, context=(*h.context, *pulled)) if pulled else h)
+                newest = sorted((by_id[n] for n in reads.get(r.record_id, ()) if n in by_id), key=conversation_order)
+                pulled |= {n.record_id: n for n in newest[-PULLED:] if n.record_id not in own}
+            placed.append(replace(h, context=(*h.context, *pulled.values())) if pulled else h)
         out = placed
         records = [r for h in out for r in _shown(h)]
     return [replace(h, superseded_by=later.get(h.record.record_id, ()),

@@ -212,3 +212,27 @@ def test_a_filter_that_leaves_out_the_newest_changes_still_shows_and_dates_one_i
     assert hit.record.record_id == paris.record_id
     assert [r.record_id for r in hit.context if r.text.startswith("Big news")] == [moves[5].record_id]
     assert hit.changed == {paris.record_id: moves[5].occurred_at}
+
+
+def test_a_change_another_hit_shows_joins_the_changed_hits_passage_and_outlives_the_budget(memory):
+    """The record that changed a shown one goes into that hit's passage also when a later hit shows it: the
+    context's token budget may leave the later hit out (``fit``), and the change with it, which would leave the old
+    line marked and the new one gone. A context shows each record once and the budget counts it once."""
+    from cbmemory.context.render import fit, format_context
+    from cbmemory.models import Hit
+    from cbmemory.retrieval.updates import with_updates
+
+    _session(memory, "s1", 0, "I live in Paris and I love my neighbourhood.", CHAT[0])
+    _session(memory, "s3", 30, "Big news: I moved to Porto last week.", CHAT[3])
+    recs = _records(memory)
+    paris, porto = recs["I live in Paris and I love my neighbourhood."], recs["Big news: I moved to Porto last week."]
+    long = dataclasses.replace(recs[CHAT[0]], text="Long story about the weekend. " * 60)
+    later = Hit(recs[CHAT[3]], 0.5, context=(porto, long))  # its passage too long for what the budget leaves
+    out = with_updates(memory.store, "ana", [Hit(paris, 1.0), later], SearchFilters(), None)
+    assert [r.record_id for r in out[0].context] == [porto.record_id]  # though the later hit shows it
+    assert out[1].context == later.context
+    assert [(h.record.record_id, h.context) for h in fit(out, 120)] == [
+        (paris.record_id, (porto,)), (recs[CHAT[3]].record_id, ())]  # the later hit kept alone
+    text = format_context(out, budget=120).text
+    assert text.count("Big news: I moved to Porto") == 1 and "Long story" not in text
+    assert "[changed on Tuesday, 6 June 2023: no longer current]" in text
