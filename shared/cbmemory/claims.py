@@ -42,6 +42,10 @@ CHANGE = re.compile(
     r"from now on|these days|nowadays|quit|swapped|upgraded|transferred|promoted|replaced|new (?:job|number|address|home|"
     rf"flat|school|doctor|phone|laptop|car|partner|plan|role|title)|{NEW_PLACE}|(?:is|are|it's) \w+ now)\b", re.I)
 
+# Kinds of one value at a time (a home, an employer): a new one replaces it. Others (pets, trips ...) hold several.
+SINGLE = frozenset({"home", "work", "school", "phone", "email", "title", "partner", "doctor", "car", "diet", "coffee",
+                    "wake", "commute", "household"})
+
 # car makes, for a purchase that is a car ("bought a Kia"; "bought a new Instant Pot" is not); makes that are also
 # common words (Mini, Seat) are left out: "bought a mini fridge" is no car
 MAKES = (r"toyota|honda|ford|tesla|volkswagen|vw|skoda|škoda|bmw|audi|mercedes|kia|hyundai|nissan|mazda|subaru|volvo|"

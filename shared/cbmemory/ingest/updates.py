@@ -64,6 +64,7 @@ import re
 
 from ..claims import (
     CHANGE,
+    SINGLE,
     Claim,
     claim_values,
     claims,
@@ -79,10 +80,6 @@ SIMILARITY = 0.1  # the least cosine of two turns' embeddings for a link (leave-
 MAX_CANDIDATES = 8  # earlier claims considered per new claim (the nearest by embedding)
 MAX_CLAIMS = 8  # claims of one kind compared per message (a message holds a few; a pasted text may hold thousands)
 
-# Slots of one value at a time (a home city, an employer): another value replaces the old one. The others
-# (pets, trips, languages, sports, routines, devices, favourites) can hold several: a new one needs a change word.
-SINGLE = frozenset({"home", "work", "school", "phone", "email", "title", "partner", "doctor", "car", "diet",
-                    "coffee", "wake", "commute", "household"})
 # relatives a slot's own claims name (my partner): not someone else
 OWN = {**ROLES_OF, "partner": PARTNER_WORDS}  # and the roles that act on the user's own fact (``text.ROLES_OF``)
 # the days a claim is told for, as a habit ("on Tuesdays", "every Monday", "weekdays"; not a date: "on Saturday I

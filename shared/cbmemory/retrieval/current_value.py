@@ -37,9 +37,10 @@ with the latest ``RESERVED`` of the others that one of their clauses puts on the
 others that the assistant acknowledged by naming them back in a short reply and that the head reads as of the kind
 from a lower floor (``acknowledged``: a change told by a clue, "Got a Fernhill Analytics hoodie in my welcome pack",
 answered "Noted, Fernhill Analytics.") and the newest that names again a value a claim of the matter gave
-(``followed.named_again``: a change back told in other words) and the newest that name a value first after the
-statement ranked nearest the matter (``followed.named_anew``: a change told by a clue, "The canteen at Quillon Labs
-does a great curry on Fridays"), join the first hit's context (as a window's turns do: the ranked hits, their
+(``followed.named_again``: a change back told in other words) and the newest claim that names a value no claim
+before it named (``followed.claimed_anew``: a change told as a claim, ranked low) and the newest that name a value
+first after the statement ranked nearest the matter (``followed.named_anew``: a change told by a clue, "The canteen
+at Quillon Labs does a great curry on Fridays"), join the first hit's context (as a window's turns do: the ranked hits, their
 number and order stay as they were; the context shows every line in date order), so the newest statements of the
 matter are in what the reader gets. Nothing is marked as changed here (marking the older statements of the slot was
 measured and left off: it would mark the current statement itself in 7 of ~180 questions per family); marks come
@@ -77,7 +78,7 @@ from . import slot_head
 from .about import about_the_user, in_first_person, named_as_the_user, users_names
 from .acknowledged import acknowledged
 from .config import K_BASE, K_MAX, growth
-from .followed import claimed_by_words, named_again, named_anew, shaped
+from .followed import claimed_anew, claimed_by_words, named_again, named_anew, shaped
 from .slot_match import Embed, EmbedMany, Protos, by_slots, clear_rows, prototypes, slot_of, unit
 from .slots import KINDS, NAMES_ONLY
 from .slots import matter as slot_matter
@@ -282,8 +283,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     """For a first-person question with a slot, the user's latest statements of that slot, in conversation
     order (the newest ``LATEST`` of the ``TOP`` nearest the slot, and the newest ``RESERVED`` others that a clause
     puts on it: ``told_in_passing``, and the newest that names again a value a claim among them gave:
-    ``followed.named_again``, and the newest that name a value first: ``followed.named_anew``; see the module
-    docstring); none otherwise.
+    ``followed.named_again``, the newest claim naming a value no claim before it named: ``followed.claimed_anew``,
+    and the newest that name a value first: ``followed.named_anew``; see the module docstring); none otherwise.
     ``embed_texts``: the same embedder for many texts at once (the found statements are embedded in one batch;
     ``None``: one by one with ``embed``); ``embed_queries``: ``embed`` for many texts at once (``prototypes``);
     ``names``: the user's names (``about.users_names``), a question naming one is about the user; ``addressed``: the
@@ -337,8 +338,10 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     again = named_again(store, user_id, claimed, kind, chosen, lambda r: own(r, asked, matter, kind), filters,
                         now, words) if kind is not None and claimed else []
     chosen |= {r.record_id for r in again}
+    changed = claimed_anew(claimed, kind, chosen, words) if kind is not None else []  # a change told as a claim
+    chosen |= {r.record_id for r in changed}
     anew = named_anew(pool, learned, scores, chosen, kind if words else None)  # a value named first after the best
-    return sorted([*picked, *passing, *acked, *again, *anew], key=conversation_order)
+    return sorted([*picked, *passing, *acked, *again, *changed, *anew], key=conversation_order)
 
 
 def selection(sessions: int) -> tuple[int, int]:

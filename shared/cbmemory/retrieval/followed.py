@@ -21,7 +21,11 @@ curry on Fridays"; a staff pass or a lanyard with the employer's name is a claim
 the user's statements near the matter to name that value, after the statement that ranks nearest the matter (most
 often the old claim): of the stage's statements not shown, the newest ``ANEW`` later than the best-ranked one that
 name a value (``claims.values``, and the kind's words: ``kind_words``) no earlier statement of the stage's names, and
-that the slot head gives the kind at least ``ANEW_FLOOR``, join what it shows (``named_anew``).
+that the slot head gives the kind at least ``ANEW_FLOOR``, join what it shows (``named_anew``). A change told as a
+claim may rank under everyday talk of the matter ("Got my Quillon Labs lanyard today" under "trying to find a balance
+between work and other activities") and come before that talk's best-ranked line: the newest ``CLAIM_ANEW`` claims of
+the kind that name a value no claim before them named, after one that named a value, join it too (``claimed_anew``;
+of a kind one holds several of, a pet or a sport, only with a change word, as the write-time links read them).
 
 An email address or a phone number is of its kind by its shape (``shaped``): a change of either names one however it
 is told ("Anything for me should go to ... from now"), and the address's own words may pull the statement's meaning
@@ -36,10 +40,10 @@ statements (``claimed_by_words``), to be ranked with them.
 
 Cost, for a question the stage answers whose statements claim a value: the values of those claims (the stage passes
 only the statements that claim the kind, which it has read already), one full-text search of ``VALUED_DEPTH`` records
-and the reading of what those state (both cached, as the stage's own statements are). ``named_anew`` reads the values
-of the stage's statements (cached by text) and no record; ``claimed_by_words``, for every question the stage answers
-of a kind the rules know, one full-text search of ``CLAIM_DEPTH`` records and the rules on what those state (cached
-by the stage)."""
+and the reading of what those state (both cached, as the stage's own statements are). ``named_anew`` and
+``claimed_anew`` read the values of the stage's statements (cached by text) and no record; ``claimed_by_words``, for
+every question the stage answers of a kind the rules know, one full-text search of ``CLAIM_DEPTH`` records and the
+rules on what those state (cached by the stage)."""
 
 from __future__ import annotations
 
@@ -52,7 +56,17 @@ from itertools import islice
 
 import numpy as np
 
-from ..claims import KIND_WORDS, PHONE_DIGITS, claim_values, claims, rule_phrases, rule_words, values
+from ..claims import (
+    CHANGE,
+    KIND_WORDS,
+    PHONE_DIGITS,
+    SINGLE,
+    claim_values,
+    claims,
+    rule_phrases,
+    rule_words,
+    values,
+)
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
@@ -73,6 +87,10 @@ CLAIM_EMBEDDED = 50  # of those, the user's own claims of the kind not found alr
 CLAIM_PHRASES = 128  # a kind's rule of more phrases than this is searched by its words
 # Chosen by leave-one-conversation-out on the train and dev phrasings, x1 and x10 (experiments/knowledge_updates/anew/
 # anew_cv.py; 8 folds of 8): off or 1-2 places x a head floor of 0, 0.05 or 0.1.
+# Chosen by leave-one-conversation-out on the train and dev phrasings, x1 and x10, from 0, 1 and 2 (8 folds of 8;
+# experiments/knowledge_updates/README.md, "A claim that names a value no earlier claim named gets a place, of a
+# kind that holds several values only with a change word").
+CLAIM_ANEW = 1  # places for the newest claims of the kind naming a value no claim before them named
 ANEW = 2  # places for the newest statements naming a value first ...
 ANEW_FLOOR = 0.05  # ... that the slot head gives the slot's kind at least this
 
@@ -174,6 +192,24 @@ def claimed_by_words(store: MemoryStore, user_id: str, kind: str, found: Collect
     return list(islice(((r, said) for r in records if (said := read(r))), CLAIM_EMBEDDED))
 
 
+def claimed_anew(claimed: Sequence[tuple[MemoryRecord, str]], kind: str, shown: Collection[str],
+                 words: bool = True) -> list[MemoryRecord]:
+    """Of ``claimed`` (the stage's statements that claim ``kind``: a record and what it states), the newest
+    ``CLAIM_ANEW`` not in ``shown`` that name a value (``claimed_values``; with ``words``, the kind's words) no claim
+    before them named, after one that named a value (a change told as a claim; the user's first claim never is), in
+    conversation order. Of a kind that holds several values (not ``claims.SINGLE``: pets, sports, trips), only a claim
+    with a change word (``CHANGE``) is a change, as for the write-time links: "We have a gecko" adds a pet."""
+    seen: set[str] = set()
+    out = []
+    several = kind not in SINGLE
+    for r, said in sorted(claimed, key=lambda rs: conversation_order(rs[0])):
+        given = claimed_values(said, kind, words)
+        if seen and given - seen and r.record_id not in shown and (not several or CHANGE.search(said)):
+            out.append(r)
+        seen |= given
+    return out[-CLAIM_ANEW:] if CLAIM_ANEW > 0 else []
+
+
 def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, scores: Sequence[float | None],
                shown: Collection[str], kind: str | None = None) -> list[MemoryRecord]:
     """Of ``pool`` (the stage's statements: a record and what it states; ``learned``: the slot head's reading of each,
@@ -197,6 +233,6 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
     return out[-ANEW:]
 
 
-__all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED", "VALUED_DEPTH",
-           "claim_query", "claimed_by_words", "claimed_values", "kind_words", "named", "named_again", "named_anew",
+__all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_ANEW", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED", "VALUED_DEPTH",
+           "claim_query", "claimed_anew", "claimed_by_words", "claimed_values", "kind_words", "named", "named_again", "named_anew",
            "names_value", "shaped"]

@@ -3,7 +3,8 @@ named_anew``) over a real SQLite file with the real MiniLM embedder. A change to
 Labs does a great curry on Fridays"; a staff pass with the employer's name is a claim of it now), off the slot by its
 meaning, is shown for a question about the fact when it comes after the user's claim of the matter and names a value
 no earlier statement near the matter named; not when the value was named before it, not when it comes before the
-claim, and never from another user's memory."""
+claim, and never from another user's memory. A change told as a claim that ranks low is shown when it names a value no
+claim before it named (``followed.claimed_anew``; a new pet with no change word is no change)."""
 
 from __future__ import annotations
 
@@ -134,3 +135,30 @@ def test_a_homes_kind_named_again_is_followed_for_the_kind_not_for_the_city(memo
     assert back not in _chosen(memory, question="Which city do I live in?")
     monkeypatch.setattr(current_value, "NAMES_ONLY", frozenset())  # the city's slot read with the kind's words
     assert back in _chosen(memory, question="Which city do I live in?")
+
+
+LANYARD = "Got my Quillon Labs lanyard and laptop today, the induction was long."
+
+
+def test_a_claim_naming_a_value_no_claim_before_it_named_is_shown(memory, monkeypatch):
+    """A change told as a claim (a staff lanyard with the employer's name) that ranks under the stage's nearest
+    statement is shown by ``followed.claimed_anew``: it names a value no claim before it named, after the user's
+    claim of another."""
+    _history(memory, OLD, LANYARD)
+    _followed_only(monkeypatch)
+    monkeypatch.setattr(followed, "ANEW", 0)  # the value-named-first place off: only the claim's place
+    assert LANYARD in _chosen(memory)
+    monkeypatch.setattr(followed, "CLAIM_ANEW", 0)
+    assert LANYARD not in _chosen(memory)
+
+
+def test_a_new_pet_without_a_change_word_is_no_change(memory, monkeypatch):
+    """Of a kind one holds several of (a pet), a claim of a new value with no change word is an addition: the claim's
+    place does not take it; read as a kind of one value at a time (``claims.SINGLE``), it would."""
+    _followed_only(monkeypatch)
+    monkeypatch.setattr(followed, "ANEW", 0)
+    added = "We have a tortoise too, he is very old."
+    _history(memory, "We have a dog at home, she is great company.", added)
+    assert added not in _chosen(memory, question=PET)
+    monkeypatch.setattr(followed, "SINGLE", followed.SINGLE | {"pet"})
+    assert added in _chosen(memory, question=PET)

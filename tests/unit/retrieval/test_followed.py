@@ -115,3 +115,30 @@ def test_a_value_named_first_after_the_best_ranked_statement_is_shown_the_newest
     assert named_anew(pool, learned, [0.8, 0.4, None, None, None, 0.9], shown=set()) == []
     assert named_anew(pool, learned, [None] * 6, shown=set()) == []  # nothing on the slot: no reference
     assert named_anew([], np.empty(0), [], shown=set()) == []
+
+
+def test_a_claim_naming_a_value_no_earlier_claim_named_is_shown_the_newest_first():
+    """``claimed_anew``: of the statements that claim the kind, the newest ``CLAIM_ANEW`` not shown that name a value
+    no claim before them named, after a claim that named one (of a kind that holds several values, with a change
+    word). The user's first claim never qualifies (a quiet change that was missed does not bring the old claim), nor
+    does a claim naming a value again."""
+    from cbmemory.retrieval.followed import CLAIM_ANEW, claimed_anew
+
+    claimed = _pool("I work for Marsh & Finch, mostly on the accounts side.",  # r0: the first claim
+                    "I started at Quillon Labs on Monday.",  # r1: a value no claim before named
+                    "I work for Marsh & Finch again, back in accounts.",  # r2: a value named before
+                    "Got my Fenwick Analytics lanyard today.")  # r3: a value no claim before named
+    assert CLAIM_ANEW == 1
+    assert [r.record_id for r in claimed_anew(claimed, "work", shown=set())] == ["r3"]  # the newest
+    assert [r.record_id for r in claimed_anew(list(reversed(claimed)), "work", shown=set())] == ["r3"]  # by date
+    assert [r.record_id for r in claimed_anew(claimed, "work", shown={"r3"})] == ["r1"]  # shown already
+    assert claimed_anew(claimed[:1], "work", shown=set()) == []  # the first claim alone
+    assert claimed_anew(claimed[:1] + claimed[2:3], "work", shown=set()) == []  # the same value again
+    assert claimed_anew([], "work", shown=set()) == []
+    # of a kind that holds several values (a pet), a new one is a change only with a change word
+    pets = _pool("I have a tortoise, he's great company.", "We have a gecko too.", "I have a ferret now instead.")
+    assert [r.record_id for r in claimed_anew(pets, "pet", shown=set())] == ["r2"]
+    # of a kind whose words are values (a home's kind), not on a slot of names only
+    homes = _pool("We live in a flat in Leith.", "We live in a canal boat in Leith now.")
+    assert [r.record_id for r in claimed_anew(homes, "home", shown=set())] == ["r1"]
+    assert claimed_anew(homes, "home", shown=set(), words=False) == []
