@@ -506,9 +506,10 @@ def test_a_new_process_reads_the_statements_vectors_kept_at_write_and_shows_the_
 def test_a_memory_of_many_sessions_keeps_more_statements_of_the_matter(memory, monkeypatch):
     """150 sessions, each with a statement on where the user lives: the stage keeps the newest 17 of the 28 nearest
     (``selection``: 12 of 20 grown by scale_k's law); with the growth held at 1 the newest 12 of 20. The other places
-    (told in passing, acknowledged, named again) add at most 3 in either case; the place for a value named first is
-    set aside (each statement names a distance of its own)."""
+    (told in passing, acknowledged, named again) add at most 3 in either case; the places for a value named first and
+    for a claim naming a value no claim before it named are set aside (each statement names a distance of its own)."""
     monkeypatch.setattr(followed, "ANEW", 0)
+    monkeypatch.setattr(followed, "CLAIM_ANEW", 0)
     for i in range(150):
         _turns(memory, f"s{i}", i, f"I live in Leeds and I walked {i + 2} km around my neighbourhood today.")
     assert len(memory.store.list_sessions("ana")) == 150 and current_value.selection(150) == (28, 17)
