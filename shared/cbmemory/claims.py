@@ -6,8 +6,8 @@ first-person word (I, my, we ...), a subject left out as chat does ("Moved to Po
 number: ..."), no third- or second-person subject ("she moved to Porto", "glad you moved to Porto"), no hedge or
 wish ("I'd love to live in Lisbon", "if I moved"; a condition on the listener after the claim, "... if you ever need
 me", is a clause of its own), no negation, nothing about the future ("I'm going to move"; trips excepted). ``CHANGE``:
-the words that tell a change (moved, switched, no longer, these days ...). ``values`` / ``claim_values``: the values a
-turn or a claim names (names, numbers, emails; for diets, commutes and households their ordinary words).
+the words that tell a change (moved, switched, no longer, these days ...). What values a turn or a claim names is
+``cbmemory.values``.
 
 Read by the write-time supersession rules (``cbmemory.ingest.updates``: which earlier statement a new one
 changes) and by the read-time current-value stage (``cbmemory.retrieval.current_value``: a statement that claims
@@ -29,7 +29,6 @@ from itertools import islice
 from typing import NamedTuple
 
 from .literals import phrases
-from .text import WHO_WORDS
 
 # "new place" is a home only told as one's own: not a place one is at or comes from ("dinner at a new place", "a
 # cortado at the new place"), nor one found for something ("a new place for haircuts"): a home's phrase and a change
@@ -329,122 +328,3 @@ def claims(text: str, only: str | None = None) -> dict[str, list[Claim]]:
                     out.setdefault(name, []).append(Claim(sentence, span))
                     break
     return out
-
-
-# The values a claim names (``values``, ``claim_values``): the write-time rules compare them (``ingest.updates``), the
-# read-time stage follows them (``retrieval.followed``). An email is tried first ("Quinn.Reyes@Mail.com" is no name),
-# from the start of its run of name characters only (from inside a long run of "-" or "+" every try would scan the rest).
-VALUE = re.compile(r"(?<![\w@.])(?:(?<![+-])[\w.+-]+@[\w.-]+|[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)*|\d[\d:.,\s]*\d|\d)")
-_STARTS = {"I", "I'm", "I've", "I'll", "I'd", "My", "We", "Our", "The", "A", "An", "It", "It's", "So", "And",
-           "But", "Big", "Oh", "Yes", "No", "Hey", "Hi", "Well", "Just", "Also", "Now", "Since", "Before", "After",
-           "These", "This", "That", "Speaking", "Tomorrow", "Today", "Yesterday", "Change", "Booked", "Signed",
-           "New", "Quick", "Guess", "Anyway", "Honestly", "Actually", "Sure", "Thanks", "Noted", "Ok", "Okay", "Here",
-           "Here's", "There", "There's", "Let's", "What", "When", "Wow", "Yeah", "Thank", "You", "Your"}
-_MONTHS_DAYS = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
-_CALENDAR = frozenset({d.lower() for d in _MONTHS_DAYS} | {
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
-    "december", "last", "next"})
-
-# slots whose values are ordinary words, not names or numbers
-VALUE_TERMS = {name: re.compile(p, re.I) for name, p in {
-    "diet": r"\b(?:vegan|vegetarian|pescatarian|keto|paleo|gluten-free|dairy-free|halal|kosher|carnivore|"
-            r"low-carb|plant-based|flexitarian)\b",
-    "commute": r"\b(?:by (?:bike|bicycle|bus|train|tram|car|tube|metro|underground|subway|ferry|scooter)|on foot|"
-               r"walk(?:ing)?|cycl(?:e|ing)|driv(?:e|ing))\b",
-    "household": r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+) of us\b",
-}.items()}
-# kinds whose values are also ordinary words their rules list (an animal, a sport, a home's kind), each read in the
-# singular: read time only (``retrieval.followed``); the write-time links compare ``claim_values``, which leaves them out
-KIND_WORDS = {name: re.compile(rf"\b({p})s?\b", re.I) for name, p in {
-    "pet": PETS, "sport": SPORTS, "home": HOMES}.items()}
-_GREETING = re.compile(r"\b(?i:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|congrats|sure|great|ok|okay|dear|"
-                       r"bye|love you)\W+([A-Z]\w+)|,\s*([A-Z]\w+)\s*(?:[!.?]|$)")
-# a name after a comma that ends a sentence is whom the turn speaks to ("Thanks for the tip, Maria."), unless the words
-# before the comma say who the name is: "I live with my partner, Tobias.", "our dog, Rex!" (a possessive and a word for
-# a person or a pet; "my business, Jon." speaks to Jon)
-_APPOSITIVE = re.compile(rf"\b(?:my|our)\s+(?:{WHO_WORDS})$", re.I)
-_CONTRACTION = re.compile(r"['’](?:re|ll|ve|d|m)$|n['’]t$")
-
-
-def values(text: str, first_word: bool = False) -> frozenset[str]:
-    """The value words of a turn: capitalised names (not a sentence's first word, not the name of whom the
-    turn speaks to, not the usual capitalised words), numbers, emails; days of the week by their name.
-    ``first_word``: the other reading of a run of two or more capitalised words that opens a sentence, its first
-    word kept ("Quillon Labs is my employer" names "quillon labs"; read as now, "labs": "Visited Inverness" names
-    "inverness"). ``opens_with_name`` says whether the two readings can differ."""
-    addressed = {m.group(1) or m.group(2) for m in _GREETING.finditer(text)
-                 if m.group(1) or not _APPOSITIVE.search(text, max(0, m.start() - 40), m.start())}
-    out = set()
-    for sentence in sentences(text):
-        for m in VALUE.finditer(sentence):
-            found = m.group(0).strip(" .,:;!?")
-            words = [w for w in found.split() if not _CONTRACTION.search(w) and w not in addressed]
-            if m.start() == 0 and words and words[0].isalpha() and words[0] == found.split()[0] and not (
-                    first_word and len(words) > 1):
-                words = words[1:]  # a sentence's first word
-            first = next((i for i, w in enumerate(words) if w not in _STARTS), len(words))
-            last = next((i for i in range(len(words), first, -1) if words[i - 1] not in _STARTS), first)
-            words = words[first:last]  # the usual capitalised words trimmed off both ends (one pass: a run of
-            # thousands is a pasted text's)
-            if words:
-                value = " ".join(w.removesuffix("'s").removesuffix("’s") for w in words)
-                out.add(value.lower().rstrip("s") if value.rstrip("s") in _MONTHS_DAYS else value.lower())
-    return frozenset(out)
-
-
-# one value written two ways (``value_form``): a time ("07:00", "7"), a number by its digits, a phone number by its last
-# PHONE_DIGITS digits (a country code where the leading 0 was: "+44 7521 193387", "07521 193387")
-_TIME = re.compile(r"0*(\d{1,2}):(\d{2})")
-_NUMBER = re.compile(r"[\d\s.-]+")
-PHONE_DIGITS = 9
-
-
-def value_form(value: str) -> str:
-    """One written form of a value of ``values`` (lower case), for telling whether two are one: a time without
-    ":00" or a leading zero, a number's digits alone (a phone number's last ``PHONE_DIGITS``), an email as it is, a
-    name without its dots ("dr. haddad" is "dr haddad")."""
-    if "@" in value:
-        return value
-    if (time := _TIME.fullmatch(value)) is not None:
-        return time.group(1) if time.group(2) == "00" else f"{time.group(1)}:{time.group(2)}"
-    if _NUMBER.fullmatch(value) and any(c.isdigit() for c in value):
-        digits = "".join(c for c in value if c.isdigit())
-        return digits[-PHONE_DIGITS:] if len(digits) >= PHONE_DIGITS else digits.lstrip("0") or "0"
-    return " ".join(value.replace(".", " ").split())
-
-
-NAME_WORDS = 8  # the most words of a name read for its openings (a pasted text's run of capitals is no name)
-
-
-def name_openings(form: str) -> list[str]:
-    """The shorter names a name's ``value_form`` opens with, word for word ("quillon" of "quillon labs"), of its first
-    ``NAME_WORDS`` words; none for a number or an email."""
-    if "@" in form or form[:1].isdigit():
-        return []
-    words = form.split(maxsplit=NAME_WORDS)
-    return [" ".join(words[:i]) for i in range(1, min(len(words), NAME_WORDS + 1))]
-
-
-def opens_with_name(text: str) -> bool:
-    """Whether a sentence of ``text`` opens with a run of two or more capitalised words: ``values`` reads it two
-    ways (its first word a name's or only capitalised by its place)."""
-    return any((m := VALUE.match(s)) is not None and len(m.group(0).split()) > 1 for s in sentences(text))
-
-
-# a name told with the speaker ("Elodie and I", "me and Callum"); not a word for a person ("Mum and I")
-_WITH_ME = re.compile(r"(?<![\w'’-])(?-i:([A-Z][\w'’-]*)\s+and\s+(?:I|me)\b|(?:[Mm]e)\s+and\s+([A-Z][\w'’-]*))")
-_WHO = re.compile(rf"(?:{WHO_WORDS})s?", re.I)
-
-
-def claim_values(claim: Claim, slot: str, first_word: bool = False) -> frozenset[str]:
-    """The values a claim names: its sentence's ``values`` in its span (days and months only for a schedule), for a
-    partner the name told with the speaker in its sentence ("Elodie and I", ``_WITH_ME``), and, for a slot whose
-    values are ordinary words, those (``first_word``: as for ``values``)."""
-    span = claim.span.lower()
-    found = frozenset(v for v in values(claim.sentence, first_word)
-                      if v in span and (slot == "schedule" or v not in _CALENDAR))
-    if slot == "partner":  # the one told with the speaker: "Elodie and I have been a couple", "me and Callum"
-        found |= {n.lower() for m in _WITH_ME.finditer(claim.sentence) if (n := m.group(1) or m.group(2))
-                  and n not in _STARTS and not _WHO.fullmatch(n)}
-    rule = VALUE_TERMS.get(slot)
-    return found | ({m.group(0).lower() for m in rule.finditer(claim.span)} if rule else set())

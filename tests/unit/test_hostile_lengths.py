@@ -10,11 +10,12 @@ from datetime import date
 
 import pytest
 
-from cbmemory.claims import claim_values, claims, sentences, values
+from cbmemory.claims import claims, sentences
 from cbmemory.dates.questions import question_span
 from cbmemory.ingest.updates import changes
 from cbmemory.retrieval.statements import own_clauses, statement, unaddressed
 from cbmemory.text import clauses, stated
+from cbmemory.values import claim_values, values
 
 pytestmark = [pytest.mark.heavy, pytest.mark.timeout(60)]
 
@@ -90,7 +91,7 @@ def test_many_people_in_one_clause_are_read_once(piece):
 
 
 def test_a_run_of_capitalised_words_is_compared_in_linear_time():
-    # one value of a whole run of names: its shorter openings (claims.name_openings) were all spelled out
+    # one value of a whole run of names: its shorter openings (values.name_openings) were all spelled out
     run = _repeated("Aa ")
     assert not changes("I work at " + run, "I work at Quillon Labs.", 0.5)
     assert not changes("I work at Quillon Labs.", "I work at " + run, 0.5)

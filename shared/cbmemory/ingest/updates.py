@@ -19,9 +19,9 @@ A new user turn supersedes an earlier user turn of the same user when all of the
   (``SINGLE``: a home, an employer, a phone number ...) and each claim names a value the other turn lacks
   (``values``: names, numbers, emails; for diets, commutes and households their ordinary words). Slots
   that can hold several values at once (pets, trips, languages, sports, favourites) need the change word.
-  A name that opens a sentence is read with its first word and without it (``claims.values``: the word may be
+  A name that opens a sentence is read with its first word and without it (``values.values``: the word may be
   capitalised only by its place), and a link needs both readings to see a change: "Quillon Labs is still my
-  employer" restates "I work at Quillon Labs". One value written two ways is one (``claims.value_form``): a number
+  employer" restates "I work at Quillon Labs". One value written two ways is one (``values.value_form``): a number
   by its digits ("0752-119-3387", "07521193387"; a phone number by its last nine, "+44 7521 193387"), a time
   without ":00", a name without its dots ("Dr Haddad") or cut short to the words it opens with ("Quillon").
 - the new claim tells what holds now, not a past that no longer holds (``claims.in_the_past``: "I lived in
@@ -62,18 +62,9 @@ from __future__ import annotations
 
 import re
 
-from ..claims import (
-    CHANGE,
-    SINGLE,
-    Claim,
-    claim_values,
-    claims,
-    name_openings,
-    opens_with_name,
-    value_form,
-    values,
-)
+from ..claims import CHANGE, SINGLE, Claim, claims
 from ..text import PARTNER_WORDS, ROLE_WORDS, ROLES_OF, people, stated
+from ..values import claim_values, name_openings, opens_with_name, value_form, values
 from .look_alikes import holds_now
 
 SIMILARITY = 0.1  # the least cosine of two turns' embeddings for a link (leave-one-conversation-out, pairs.py)
@@ -142,7 +133,7 @@ def changes(new: str, old: str, similarity: float) -> bool:
         return False
     if not _people(new) - ROLE_WORDS <= people(old):  # roles: by each claim's kind, below
         return False
-    # a name that opens a sentence is read both ways (``claims.values``): "Quillon Labs is still my employer" restates
+    # a name that opens a sentence is read both ways (``values.values``): "Quillon Labs is still my employer" restates
     # "I work at Quillon Labs" though, without its first word, it names "labs": both readings must see a change
     read = (claims(new), claims(old))  # the same for both readings
     return _changed(new, old, read, False) and (
@@ -151,7 +142,7 @@ def changes(new: str, old: str, similarity: float) -> bool:
 
 def _changed(new: str, old: str, read: tuple[dict[str, list[Claim]], dict[str, list[Claim]]], first_word: bool) -> bool:
     """``changes``' test of two statements' values and claims (``read``: their ``claims``; ``first_word``: the
-    reading of ``claims.values``)."""
+    reading of ``values.values``)."""
     new_values, old_values = values(new, first_word), values(old, first_word)
     if new_values and not _other(new_values, old_values):
         return False  # says again what was said
@@ -187,7 +178,7 @@ def _changed(new: str, old: str, read: tuple[dict[str, list[Claim]], dict[str, l
 
 
 def _other(these: frozenset[str], those: frozenset[str], openings: bool = True) -> frozenset[str]:
-    """The values of ``these`` that are none of ``those``: one value written two ways is one (``claims.value_form``:
+    """The values of ``these`` that are none of ``those``: one value written two ways is one (``values.value_form``:
     "07521193387" is "0752 119 3387", "7:00" is "7"), and, with ``openings``, a name is the longer one it opens word
     for word ("Quillon" is "Quillon Labs", either way round): a new value cut short says the old one again, but the
     old one's short form in a new turn ("I got a Kia Niro, the Skoda is gone") is no restatement of it."""

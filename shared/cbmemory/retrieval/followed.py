@@ -6,7 +6,7 @@ A change back (A, then B, then A again) or a fact told again in passing is often
 first morning back as a resident of Lisbon", "the Porto rain again!"): off every kind of fact by its meaning, it
 still names a value the user's own claim of the matter named before. The stage reads those claims already
 (``cbmemory.claims``, of the question's kind, among the statements the slot's search found); a claim's values are
-the write-time rules' (``cbmemory.claims.claim_values``: names, numbers, emails; for diets, commutes and
+the write-time rules' (``cbmemory.values.claim_values``: names, numbers, emails; for diets, commutes and
 households their ordinary words), and for a pet, a sport or a home's kind the kind's words in the claim
 (``kind_words``: "tortoise", "water polo", "canal boat"; read time only, the write-time links compare ``claim_values``
 alone; not on a slot whose values are names only, ``slots.NAMES_ONLY``: a "flat" named again is no city); a value in
@@ -20,7 +20,7 @@ A change told by a clue names the new value with no word of the matter ("The can
 curry on Fridays"; a staff pass or a lanyard with the employer's name is a claim of it): the stage's searches read it, but it is off the slot by its meaning. It is often the first of
 the user's statements near the matter to name that value, after the statement that ranks nearest the matter (most
 often the old claim): of the stage's statements not shown, the newest ``ANEW`` later than the best-ranked one that
-name a value (``claims.values``, and the kind's words: ``kind_words``) no earlier statement of the stage's names, and
+name a value (``values.values``, and the kind's words: ``kind_words``) no earlier statement of the stage's names, and
 that the slot head gives the kind at least ``ANEW_FLOOR``, join what it shows (``named_anew``). A change told as a
 claim may rank under everyday talk of the matter ("Got my Quillon Labs lanyard today" under "trying to find a balance
 between work and other activities") and come before that talk's best-ranked line: the newest ``CLAIM_ANEW`` claims of
@@ -56,20 +56,11 @@ from itertools import islice
 
 import numpy as np
 
-from ..claims import (
-    CHANGE,
-    KIND_WORDS,
-    PHONE_DIGITS,
-    SINGLE,
-    claim_values,
-    claims,
-    rule_phrases,
-    rule_words,
-    values,
-)
+from ..claims import CHANGE, SINGLE, claims, rule_phrases, rule_words
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
+from ..values import KIND_WORDS, PHONE_DIGITS, claim_values, values
 from .statements import CACHED_CHARS  # a longer statement's values are read again
 
 # Set before any run (experiments/knowledge_updates/README.md, "A value the user gave for the matter, named again";
@@ -96,7 +87,7 @@ ANEW_FLOOR = 0.05  # ... that the slot head gives the slot's kind at least this
 
 
 def kind_words(said: str, kind: str | None) -> frozenset[str]:
-    """The words of ``kind`` that ``said`` names as values (``claims.KIND_WORDS``: an animal, a sport), lower case."""
+    """The words of ``kind`` that ``said`` names as values (``values.KIND_WORDS``: an animal, a sport), lower case."""
     rule = KIND_WORDS.get(kind) if kind is not None else None
     return frozenset(m.group(1).lower() for m in rule.finditer(said)) if rule is not None else frozenset()
 
@@ -113,7 +104,7 @@ _cached_named = lru_cache(maxsize=8192)(values)
 
 
 def named(said: str) -> frozenset[str]:
-    """The values a statement names (``claims.values``; cached by text, as the stage's other readings are)."""
+    """The values a statement names (``values.values``; cached by text, as the stage's other readings are)."""
     return _cached_named(said) if len(said) <= CACHED_CHARS else values(said)
 
 

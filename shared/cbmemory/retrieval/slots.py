@@ -93,7 +93,7 @@ KINDS: Mapping[str, str] = {
     "commute": "commute", "wake": "wake"}
 
 # The slots whose values are names and numbers only, though the kind they share lists ordinary words of its values
-# (``cbmemory.claims.KIND_WORDS``): a home's kind ("flat", "canal boat") named again is no city.
+# (``cbmemory.values.KIND_WORDS``): a home's kind ("flat", "canal boat") named again is no city.
 NAMES_ONLY: frozenset[str] = frozenset({"home_city"})
 
 

@@ -102,7 +102,7 @@ def _changed_back(memory, monkeypatch, first: str, then: str, back: str) -> None
 
 def test_an_animal_named_first_after_the_claim_is_a_value_and_shown(memory, monkeypatch):
     """A pet told in plain words ("The tortoise chewed ...") names no name or number; the pet's words
-    (``claims.KIND_WORDS``) are values for the question's kind, so it is the first to name one after the claim."""
+    (``values.KIND_WORDS``) are values for the question's kind, so it is the first to name one after the claim."""
     clue = "The tortoise chewed through a charging cable already."
     _history(memory, "We have a dog at home, she is great company.", clue)
     _followed_only(monkeypatch)

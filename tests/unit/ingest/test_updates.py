@@ -6,21 +6,16 @@ import pytest
 from cbmemory.claims import (
     CHANGE,
     CLAUSE_CHARS,
-    KIND_WORDS,
     SLOTS,
     Claim,
-    claim_values,
     claims,
     in_the_past,
-    name_openings,
-    opens_with_name,
     rule_words,
     sentences,
     slots,
-    value_form,
-    values,
 )
 from cbmemory.ingest.updates import OWN, changes, people
+from cbmemory.values import KIND_WORDS, claim_values, name_openings, opens_with_name, value_form, values
 
 LINKS = [  # (new, old, similarity): the user's new statement changes the old one
     ("Big news: I moved to Porto last week.", "I live in Paris and love it.", 0.25),  # lives in / moved
@@ -160,7 +155,7 @@ NOT_LINKS = [
     ("Quillon Labs is still my employer, no change there.", "I work at Quillon Labs.", 0.6),
     ("Dunfermline High is our son's school and he likes it.", "Our son goes to school at Dunfermline High.", 0.6),
     ("Our son is still at Dunfermline High school, no change.", "Dunfermline High is our son's school.", 0.6),
-    # one value written two ways (claims.value_form)
+    # one value written two ways (values.value_form)
     ("My number is 07521193387, same as always.", "My number is 0752 119 3387.", 0.8),
     ("My number is 0752-119-3387.", "My number is 0752 119 3387.", 0.8),
     ("My mobile is +44 7521 193387.", "My number is 07521 193387.", 0.8),  # a country code where the 0 was
