@@ -40,8 +40,8 @@ answered "Noted, Fernhill Analytics.") and the newest that names again a value a
 (``followed.named_again``: a change back told in other words) and the newest claim that names a value no claim
 before it named (``followed.claimed_anew``: a change told as a claim, ranked low) and the newest that name a value
 first after the statement ranked nearest the matter (``followed.named_anew``: a change told by a clue, "The canteen
-at Quillon Labs does a great curry on Fridays"), join the first hit's context (as a window's turns do: the ranked hits, their
-number and order stay as they were; the context shows every line in date order), so the newest statements of the
+at Quillon Labs does a great curry on Fridays"), join the first hit's context (as a window's turns do: the ranked
+hits, their number and order stay as they were; the context shows every line in date order), so the newest statements of the
 matter are in what the reader gets. Nothing is marked as changed here (marking the older statements of the slot was
 measured and left off: it would mark the current statement itself in 7 of ~180 questions per family); marks come
 from write-time links. Cost, for such a question only: a vector search of ``DEPTH`` (and one of ``HEAD_DEPTH``) and

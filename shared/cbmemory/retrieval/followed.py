@@ -76,12 +76,12 @@ CLAIM_EMBEDDED = 50  # of those, the user's own claims of the kind not found alr
 # Couchbase Search refuses a request of more than 1,024 clauses by default (bleveMaxClauseCount), and a phrase asks
 # for three (one a field, and their disjunction); set before any run:
 CLAIM_PHRASES = 128  # a kind's rule of more phrases than this is searched by its words
-# Chosen by leave-one-conversation-out on the train and dev phrasings, x1 and x10 (experiments/knowledge_updates/anew/
-# anew_cv.py; 8 folds of 8): off or 1-2 places x a head floor of 0, 0.05 or 0.1.
 # Chosen by leave-one-conversation-out on the train and dev phrasings, x1 and x10, from 0, 1 and 2 (8 folds of 8;
 # experiments/knowledge_updates/README.md, "A claim that names a value no earlier claim named gets a place, of a
-# kind that holds several values only with a change word").
+# kind that holds several values only with a change word"):
 CLAIM_ANEW = 1  # places for the newest claims of the kind naming a value no claim before them named
+# Chosen by leave-one-conversation-out on the train and dev phrasings, x1 and x10 (experiments/knowledge_updates/anew/
+# anew_cv.py; 8 folds of 8): off or 1-2 places x a head floor of 0, 0.05 or 0.1.
 ANEW = 2  # places for the newest statements naming a value first ...
 ANEW_FLOOR = 0.05  # ... that the slot head gives the slot's kind at least this
 
