@@ -23,7 +23,9 @@ import claims_cv as K
 import clauses_cv as L
 import numpy as np
 
-from cbmemory.retrieval import current_value as C
+from cbmemory.retrieval import (
+    passing as C,  # RESERVED, CLAUSE_FLOOR, CLAUSE_MARGIN (current_value's until 7 December)
+)
 
 OFF = ("off", 0, None, None)
 SHIPPED = ("clause", C.RESERVED, C.CLAUSE_FLOOR, C.CLAUSE_MARGIN)  # the folds' choice, as the product has it

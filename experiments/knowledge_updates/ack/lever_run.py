@@ -8,9 +8,9 @@ the first version's grid patched ``ACK_FLOOR`` and a rank bonus; the second's, k
 import sys
 
 from cbmemory.cli import main
-from cbmemory.retrieval import current_value
+from cbmemory.retrieval import acknowledged  # ACK_FLOOR, ACK_PLACES (current_value's until 7 December)
 
 if __name__ == "__main__":
-    current_value.ACK_FLOOR, current_value.ACK_PLACES = float(sys.argv[1]), int(sys.argv[2])
+    acknowledged.ACK_FLOOR, acknowledged.ACK_PLACES = float(sys.argv[1]), int(sys.argv[2])
     sys.argv = ["cbmemory", *sys.argv[4:]]
     sys.exit(main())

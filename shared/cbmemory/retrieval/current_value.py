@@ -32,10 +32,10 @@ LLM's sentences and clues written by hand, for the offline MiniLM's vectors). Of
 are kept, a claim, a change word or the head's reading counting nearer (``statement_score``: in a long memory many
 statements touch the matter, and the newest of them would crowd out the one that changed it), and the latest
 ``LATEST`` of them, by conversation date (both growing with a memory past 50 sessions, as k does: ``selection``),
-with the latest ``RESERVED`` of the others that one of their clauses puts on the matter (a change told in passing:
-"Work was hectic, but the view from our new flat in Bilbao makes up for it"), the latest ``ACK_PLACES`` of the
+with the latest ``RESERVED`` of the others that one of their clauses puts on the matter (``passing``: a change told in
+passing, "Work was hectic, but the view from our new flat in Bilbao makes up for it"), the latest ``ACK_PLACES`` of the
 others that the assistant acknowledged by naming them back in a short reply and that the head reads as of the kind
-from a lower floor (``acknowledged``: a change told by a clue, "Got a Fernhill Analytics hoodie in my welcome pack",
+from a lower floor (``acknowledged_places``: a change told by a clue, "Got a Fernhill Analytics hoodie in my welcome pack",
 answered "Noted, Fernhill Analytics.") and the newest that names again a value a claim of the matter gave
 (``followed.named_again``: a change back told in other words) and the newest claim that names a value no claim
 before it named (``followed.claimed_anew``: a change told as a claim, ranked low) and the newest that name a value
@@ -73,12 +73,13 @@ from ..claims import CHANGE, claims
 from ..models import Hit, MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
-from ..text import clauses, people
+from ..text import people
 from . import slot_head
 from .about import about_the_user, in_first_person, named_as_the_user, users_names
-from .acknowledged import acknowledged
+from .acknowledged import acknowledged_places
 from .config import K_BASE, K_MAX, growth
 from .followed import claimed_anew, claimed_by_words, named_again, named_anew, shaped
+from .passing import told_in_passing
 from .slot_match import Embed, EmbedMany, Protos, by_slots, clear_rows, prototypes, slot_of, unit
 from .slots import KINDS, NAMES_ONLY
 from .slots import matter as slot_matter
@@ -158,28 +159,7 @@ CHANGED = 0.05
 # x1 127 / 14 -> 132 / 11, x10 92 / 22 -> 94 / 17, own value 26 -> 25 and 17 -> 17 of 30.
 HEAD_FLOOR = 0.2
 HEAD_WEIGHT = 0.2
-# A place is kept for the newest ACK_PLACES statements not chosen that the assistant acknowledged by naming a word of
-# them back in a short reply (``acknowledged``: "Noted, Fernhill Analytics."), on the slot or read by the head as of
-# its kind from ACK_FLOOR. Chosen by leave-one-conversation-out on train and dev (experiments/knowledge_updates/head/
-# ack_cv.py; 7 folds of 8); test, read a second time for this lever (its first version ranked them with the others
-# and lost own value at x10): newest shown / stale only x1 132 / 11 -> 135 / 9 of 154, x10 107 / 14 -> 109 / 13, own
-# value 25 and 17 of 30 as they were; about 20 (x1) and 60 (x10) more tokens a question.
-ACK_PLACES = 2
-ACK_FLOOR = 0.05
-# Besides those, a place is kept for the newest ``RESERVED`` statements the slot's search found that one of their
-# clauses (``text.clauses``) puts on the slot (``CLAUSE_FLOOR``, ``CLAUSE_MARGIN``): a change told in passing ("Work
-# was hectic, but the view from our new flat in Bilbao makes up for it") is off the slot by its whole sentence, and
-# in the ranking above its clause would crowd out what is shown. Chosen by the same CV (experiments/knowledge_updates/
-# reserve_cv.py; 7 folds of 8, the 8th (1, 0.5, -0.1)): held-out train x1 newest shown 0.870 -> 0.909, stale only
-# 0.104 -> 0.071, x10 as it was; test once: x1 0.740 -> 0.760, x10 0.487 -> 0.500, stale only and own value not worse.
-RESERVED = 2
-CLAUSE_FLOOR = 0.45
-CLAUSE_MARGIN = -0.1
-CLAUSE_BATCH = 32  # statements whose clauses are embedded first (newest first; then twice as many a call)
-# The first clauses of a statement read for a change told in passing: LoCoMo's user turns have at most 12; a pasted
-# document of 64 KiB has thousands, which a first question embedded (one such turn: 4.1-4.6 s on 2 cores). The model
-# reads only a text's first 256 tokens, so the whole statement's slot is of its beginning too.
-CLAUSES_READ = 32
+
 
 
 def _marks(said: str, kind: str | None) -> tuple[bool, bool]:
@@ -194,18 +174,6 @@ def _read_marks(said: str, kind: str | None) -> tuple[bool, bool]:
 
 # a (statement, kind) pair per entry: a user's 30 kinds' pools of up to 250 statements each fit
 _cached_marks = lru_cache(maxsize=8192)(_read_marks)
-
-
-def _clauses(said: str) -> tuple[str, ...]:
-    """A statement's first ``CLAUSES_READ`` clauses (``text.clauses``), which ``told_in_passing`` embeds."""
-    return _cached_clauses(said) if len(said) <= CACHED_CHARS else _read_clauses(said)
-
-
-def _read_clauses(said: str) -> tuple[str, ...]:
-    return tuple(clauses(said)[:CLAUSES_READ])
-
-
-_cached_clauses = lru_cache(maxsize=4096)(_read_clauses)
 
 
 def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> float | None:
@@ -282,7 +250,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
                       addressed: frozenset[str] = frozenset()) -> list[MemoryRecord]:
     """For a first-person question with a slot, the user's latest statements of that slot, in conversation
     order (the newest ``LATEST`` of the ``TOP`` nearest the slot, and the newest ``RESERVED`` others that a clause
-    puts on it: ``told_in_passing``, and the newest that names again a value a claim among them gave:
+    puts on it: ``passing.told_in_passing``, and the newest that names again a value a claim among them gave:
     ``followed.named_again``, the newest claim naming a value no claim before it named: ``followed.claimed_anew``,
     and the newest that name a value first: ``followed.named_anew``; see the module docstring); none otherwise.
     ``embed_texts``: the same embedder for many texts at once (the found statements are embedded in one batch;
@@ -351,53 +319,10 @@ def selection(sessions: int) -> tuple[int, int]:
     return round(TOP * grow), round(LATEST * grow)
 
 
-def acknowledged_places(store: MemoryStore, user_id: str, pool: Sequence[tuple[MemoryRecord, str]],
-                        learned: np.ndarray, scores: Sequence[float | None], chosen: Collection[str],
-                        filters: SearchFilters, now: datetime | None) -> list[MemoryRecord]:
-    """Of ``pool`` (a statement's record and what it states; ``learned`` its ``head_reading``, ``scores`` its
-    ``statement_scores``), the newest ``ACK_PLACES`` not ``chosen`` that the assistant acknowledged (``acknowledged``)
-    and that are on the slot or that the head gives the slot's kind at least ``ACK_FLOOR``."""
-    if ACK_PLACES <= 0 or not pool:
-        return []
-    left = sorted(((r, said) for (r, said), s, p in zip(pool, scores, learned.tolist(), strict=True)
-                   if r.record_id not in chosen and (s is not None or p >= ACK_FLOOR)),
-                  key=lambda rs: conversation_order(rs[0]), reverse=True)
-    return [r for (r, _), yes in zip(left, acknowledged(store, user_id, left, filters, now), strict=True)
-            if yes][:ACK_PLACES]
-
-
 def _batches(items: Sequence[int], size: int) -> Iterator[list[int]]:
     """``items`` in lists of ``size``: the second search's records are read a batch at a time, until enough are."""
     for start in range(0, len(items), size):
         yield list(items[start:start + size])
-
-
-def told_in_passing(pool: Sequence[tuple[MemoryRecord, str]], protos: Protos, slot: str,
-                    embed_many: EmbedMany) -> list[MemoryRecord]:
-    """Of ``pool`` (a statement's record and what it states), the newest ``RESERVED`` that one of their clauses puts
-    on ``slot`` (``CLAUSE_FLOOR``, ``CLAUSE_MARGIN``; the first ``CLAUSES_READ`` of each), newest first. The clauses
-    are embedded from the newest statement on, ``CLAUSE_BATCH`` statements' in the first call of ``embed_many`` and
-    twice as many in each next one, so the search stops soon when the newest qualify, and a model that embeds many
-    texts in one request is called a few times at most (3 for 200 statements). ``latest_statements`` passes each
-    statement as it is embedded, without the names it addresses (``statements.unaddressed``)."""
-    if RESERVED <= 0:
-        return []
-    i = protos[0].index(slot)
-    left = sorted(pool, key=lambda rs: conversation_order(rs[0]), reverse=True)
-    found: dict[str, MemoryRecord] = {}
-    start, size = 0, CLAUSE_BATCH
-    while start < len(left):
-        pieces = [(r, c) for r, said in left[start:start + size] for c in _clauses(said)]
-        start, size = start + size, 2 * size
-        if not pieces:
-            continue
-        on = clear_rows(by_slots(embed_many([c for _, c in pieces]), protos), i, CLAUSE_FLOOR, CLAUSE_MARGIN)
-        for (r, _), yes in zip(pieces, on, strict=True):
-            if yes and r.record_id not in found:
-                found[r.record_id] = r
-                if len(found) == RESERVED:
-                    return list(found.values())
-    return list(found.values())
 
 
 class _ModelFailed(Exception):

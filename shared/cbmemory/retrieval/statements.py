@@ -123,7 +123,7 @@ def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
     """The texts of a record whose vectors a store that ``keeps_derived`` keeps from the record's write, for the
     embedder's cache (``lookup_vectors``): for the user's own turn, what it states (``text.stated``), which the stage
     embeds for each statement it reads; none for any other record. The statements' clauses are embedded when read
-    (``current_value.told_in_passing``): kept as well, they took a store's file to twice its size
+    (``passing.told_in_passing``): kept as well, they took a store's file to twice its size
     (experiments/knowledge_updates). A change of what it gives raises ``KEPT_FORM``."""
     if r.kind != "turn" or r.role != "user":
         return ()

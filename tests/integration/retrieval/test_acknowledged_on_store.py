@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from cbmemory import SearchFilters
-from cbmemory.retrieval import current_value, followed
+from cbmemory.retrieval import followed
 from cbmemory.retrieval.acknowledged import acknowledged
 from cbmemory.retrieval.current_value import latest_statements
 
@@ -69,7 +69,7 @@ def test_without_its_place_the_acknowledged_clue_is_not_taken(memory, monkeypatc
     """The case above rests on the acknowledgement's place (``ACK_PLACES``): without it the same memory shows no
     clue."""
     _history(memory, "Noted, Fernhill Analytics.")
-    monkeypatch.setattr(current_value, "ACK_PLACES", 0)
+    monkeypatch.setattr("cbmemory.retrieval.acknowledged.ACK_PLACES", 0)
     assert CLUE not in _chosen(memory)
 
 

@@ -25,7 +25,7 @@ import pytest
 from langchain_core.embeddings import Embeddings
 
 from cbmemory import AgentMemory, LangChainEmbedder, SearchFilters, get_recipe
-from cbmemory.retrieval import current_value, followed, slot_match
+from cbmemory.retrieval import current_value, followed, passing, slot_match
 from cbmemory.retrieval.current_value import latest_statements
 
 D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
@@ -243,8 +243,8 @@ def test_a_change_told_in_passing_has_a_place_of_its_own(memory, monkeypatch):
     def chosen() -> set[str]:
         return _chosen(memory, "Which city do I live in these days?")
 
-    kept, reserved = chosen(), current_value.RESERVED
-    monkeypatch.setattr(current_value, "RESERVED", 0)
+    kept, reserved = chosen(), passing.RESERVED
+    monkeypatch.setattr(passing, "RESERVED", 0)
     ranked = chosen()
     assert PASSING in kept and PASSING not in ranked
     assert len(ranked) == current_value.LATEST and ranked < kept  # the ranked selection is as it was
@@ -264,7 +264,7 @@ def test_the_place_kept_is_for_the_newest_statements_told_in_passing(memory, mon
     _turns(memory, "s_latest", 99, latest)
 
     def chosen(reserved: int) -> set[str]:
-        monkeypatch.setattr(current_value, "RESERVED", reserved)
+        monkeypatch.setattr(passing, "RESERVED", reserved)
         return _chosen(memory, "Which city do I live in these days?")
 
     assert {PASSING, latest} <= chosen(2) and older not in chosen(2)
@@ -328,7 +328,7 @@ def _claim_search_alone(monkeypatch) -> None:
     search (``followed.claimed_by_words``) found."""
     for name, reach in (("DEPTH", 1), ("EMBEDDED", 1), ("HEAD_DEPTH", 0)):
         monkeypatch.setattr(current_value, name, reach)
-    monkeypatch.setattr(current_value, "RESERVED", 0)
+    monkeypatch.setattr(passing, "RESERVED", 0)
     monkeypatch.setattr(followed, "ANEW", 0)
     monkeypatch.setattr(followed, "VALUED", 0)
 

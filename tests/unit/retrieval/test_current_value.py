@@ -165,7 +165,7 @@ class _Clauses:
 def test_the_newest_statements_with_a_clause_on_the_matter_are_found_newest_first_stopping_early():
     """``told_in_passing``: the newest ``RESERVED`` statements with a clause on the slot, newest first; the clauses
     are embedded 32 statements' at a time from the newest, then 64, 128 ..., and no more once enough are found."""
-    from cbmemory.retrieval.current_value import CLAUSE_BATCH, RESERVED, told_in_passing
+    from cbmemory.retrieval.passing import CLAUSE_BATCH, RESERVED, told_in_passing
 
     assert (RESERVED, CLAUSE_BATCH) == (2, 32)
     embed = _Clauses()
