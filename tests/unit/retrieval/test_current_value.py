@@ -184,13 +184,13 @@ def test_the_newest_statements_with_a_clause_on_the_matter_are_found_newest_firs
 def test_a_statement_of_one_clause_is_never_told_in_passing(monkeypatch):
     """A statement of one clause is its own clause: the ranking already judged it whole, so it is not embedded
     again; with no place kept (``RESERVED`` 0) nothing is embedded at all."""
-    from cbmemory.retrieval import current_value
-    from cbmemory.retrieval.current_value import told_in_passing
+    from cbmemory.retrieval import passing
+    from cbmemory.retrieval.passing import told_in_passing
 
     embed = _Clauses()
     assert told_in_passing(_statements(3, {2}, one_clause=frozenset({2})), protos(), "a", embed) == []
     assert embed.calls == [2 * 2]  # only the two statements of two clauses
-    monkeypatch.setattr(current_value, "RESERVED", 0)
+    monkeypatch.setattr(passing, "RESERVED", 0)
     embed = _Clauses()
     assert told_in_passing(_statements(5, {4}), protos(), "a", embed) == [] and embed.calls == []
 
@@ -198,7 +198,7 @@ def test_a_statement_of_one_clause_is_never_told_in_passing(monkeypatch):
 def test_only_a_statements_first_clauses_are_read():
     """A pasted document stated in one turn has thousands of clauses: only its first ``CLAUSES_READ`` are embedded
     (a chat turn has far fewer; LoCoMo's at most 12), so one such turn cannot make a question embed them all."""
-    from cbmemory.retrieval.current_value import CLAUSES_READ, told_in_passing
+    from cbmemory.retrieval.passing import CLAUSES_READ, told_in_passing
 
     assert CLAUSES_READ == 32
     day = _statements(1, set())[0][0]
@@ -236,24 +236,25 @@ def test_only_texts_of_a_chat_turns_length_are_held_by_the_caches():
     text: a pasted document is read again each time instead (the same answer), so a long-running process does not
     hold thousands of them."""
     from cbmemory.retrieval import current_value as C
+    from cbmemory.retrieval import passing as P
     from cbmemory.retrieval import statements as S
     from cbmemory.text import clauses, people, stated
 
-    caches = (S._cached_statement, C._cached_marks, C._cached_clauses, S._cached_own_clauses)
+    caches = (S._cached_statement, C._cached_marks, P._cached_clauses, S._cached_own_clauses)
     for cache in caches:
         cache.cache_clear()
     long = "I moved to Porto, after years in Lisbon. " * (C.CACHED_CHARS // 40)
     assert len(long) > C.CACHED_CHARS
     assert S.statement(long) == (stated(long), people(stated(long)))
     assert C._marks(long, "home") == (True, True)
-    assert C._clauses(long) == tuple(clauses(long)[:C.CLAUSES_READ])
+    assert P._clauses(long) == tuple(clauses(long)[:P.CLAUSES_READ])
     assert S.own_clauses(long, frozenset(), "home") == ", ".join(clauses(long))
     assert [cache.cache_info().currsize for cache in caches] == [0, 0, 0, 0]
     short = "I moved to Porto, after years in Lisbon."
     assert S.statement(short) == (short, frozenset())
     assert C._marks(short, "home") == (True, True)
     assert C._marks(short, None) == (False, True)
-    assert C._clauses(short) == tuple(clauses(short))
+    assert P._clauses(short) == tuple(clauses(short))
     assert S.own_clauses(short, frozenset(), "home") == "I moved to Porto, after years in Lisbon"
     assert [cache.cache_info().currsize for cache in caches] == [1, 2, 1, 1]
 
