@@ -28,8 +28,8 @@ from ..store.base import MemoryStore
 
 # The stage keeps a place for the newest ACK_PLACES statements not chosen that the assistant acknowledged by naming a
 # word of them back in a short reply (``acknowledged_places``: "Noted, Fernhill Analytics."), on the slot or read by
-# the head as of its kind from ACK_FLOOR. Chosen by leave-one-conversation-out on train and dev (experiments/knowledge_updates/head/
-# ack_cv.py; 7 folds of 8); test, read a second time for this lever (its first version ranked them with the others
+# the head as of its kind from ACK_FLOOR. Chosen by leave-one-conversation-out on train and dev
+# (experiments/knowledge_updates/head/ack_cv.py; 7 folds of 8); test, read a second time for this lever (its first version ranked them with the others
 # and lost own value at x10): newest shown / stale only x1 132 / 11 -> 135 / 9 of 154, x10 107 / 14 -> 109 / 13, own
 # value 25 and 17 of 30 as they were; about 20 (x1) and 60 (x10) more tokens a question.
 ACK_PLACES = 2

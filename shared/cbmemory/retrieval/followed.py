@@ -224,6 +224,6 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
     return out[-ANEW:]
 
 
-__all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_ANEW", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED", "VALUED_DEPTH",
-           "claim_query", "claimed_anew", "claimed_by_words", "claimed_values", "kind_words", "named", "named_again", "named_anew",
-           "names_value", "shaped"]
+__all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_ANEW", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED",
+           "VALUED_DEPTH", "claim_query", "claimed_anew", "claimed_by_words", "claimed_values", "kind_words", "named",
+           "named_again", "named_anew", "names_value", "shaped"]
