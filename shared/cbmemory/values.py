@@ -35,10 +35,30 @@ VALUE_TERMS = {name: re.compile(p, re.I) for name, p in {
                r"walk(?:ing)?|cycl(?:e|ing)|driv(?:e|ing))\b",
     "household": r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+) of us\b",
 }.items()}
-# kinds whose values are also ordinary words their rules list (an animal, a sport, a home's kind), each read in the
-# singular: read time only (``retrieval.followed``); the write-time links compare ``claim_values``, which leaves them out
+# a job title in plain words: a role's noun with up to two of the words that narrow it ("senior analyst", "head chef"),
+# a lead with one or two ("team lead": "I lead the choir" names none), or the head of a department ("head of design");
+# a word before those is no part of it ("made staff engineer" names "staff engineer")
+_ROLES = (r"engineer|manager|director|analyst|designer|developer|architect|consultant|officer|editor|"
+          r"supervisor|coordinator|specialist|administrator|nurse|teacher|lecturer|professor|accountant|scientist|"
+          r"researcher|technician|producer|planner|chef|founder|ceo|cto|cfo|coo|president|intern|apprentice|trainee|"
+          r"paralegal|solicitor|pharmacist|librarian|curator|copywriter|strategist|recruiter|controller|executive|"
+          r"representative|adviser|advisor|instructor|foreman|inspector|surveyor|therapist|registrar")
+_NARROWING = (r"senior|junior|lead|principal|staff|chief|head|deputy|assistant|associate|managing|executive|general|"
+              r"regional|product|project|programme|program|account|accounts|marketing|sales|software|data|design|"
+              r"engineering|operations|finance|financial|team|tech|technical|office|store|shift|art|creative|"
+              r"research|clinical|charge|ward|sous|pastry|front-end|back-end|full-stack|ux|ui|web|mobile|security|"
+              r"content|brand|community|customer|support|legal|medical|quality|test|site|hr|qa|devops|systems|"
+              r"network|business|digital|graphic|interior|civil|mechanical|electrical|structural|lab|practice|"
+              r"dental|veterinary|school|vice|editorial|news|copy|development|training|learning|people|policy")
+TITLES = (rf"(?:(?:{_NARROWING}) ){{0,2}}(?:{_ROLES})|(?:(?:{_NARROWING}) ){{1,2}}lead(?:er)?|"
+          r"(?:head|director|vp|vice president) of [a-z]+")
+# kinds whose values are also ordinary words their rules list (an animal, a sport, a home's kind, a job title), each
+# read in the singular: read time only (``retrieval.followed``); the write-time links compare ``claim_values``, which
+# leaves them out
 KIND_WORDS = {name: re.compile(rf"\b({p})s?\b", re.I) for name, p in {
-    "pet": PETS, "sport": SPORTS, "home": HOMES}.items()}
+    "pet": PETS, "sport": SPORTS, "home": HOMES, "title": TITLES}.items()}
+# a title's last word: a text without one is read no further (each word of it would be tried against every narrowing word)
+TITLE_END = re.compile(rf"\b(?:{_ROLES}|lead|leader|(?:head|director|vp|president) of)s?\b", re.I)
 _GREETING = re.compile(r"\b(?i:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|congrats|sure|great|ok|okay|dear|"
                        r"bye|love you)\W+([A-Z]\w+)|,\s*([A-Z]\w+)\s*(?:[!.?]|$)")
 # a name after a comma that ends a sentence is whom the turn speaks to ("Thanks for the tip, Maria."), unless the words

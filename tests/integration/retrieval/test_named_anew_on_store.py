@@ -4,7 +4,8 @@ Labs does a great curry on Fridays"; a staff pass with the employer's name is a 
 meaning, is shown for a question about the fact when it comes after the user's claim of the matter and names a value
 no earlier statement near the matter named; not when the value was named before it, not when it comes before the
 claim, and never from another user's memory. A change told as a claim that ranks low is shown when it names a value no
-claim before it named (``followed.claimed_anew``; a new pet with no change word is no change)."""
+claim before it named (``followed.claimed_anew``; a new pet with no change word is no change). A job title told in
+plain words ("senior analyst") is a value for both places, as a pet's, a sport's or a home's kind is."""
 
 from __future__ import annotations
 
@@ -135,6 +136,33 @@ def test_a_homes_kind_named_again_is_followed_for_the_kind_not_for_the_city(memo
     assert back not in _chosen(memory, question="Which city do I live in?")
     monkeypatch.setattr(current_value, "NAMES_ONLY", frozenset())  # the city's slot read with the kind's words
     assert back in _chosen(memory, question="Which city do I live in?")
+
+
+TITLE = "What is my job title?"
+
+
+def test_a_job_title_named_first_after_the_claim_is_a_value_and_shown(memory, monkeypatch):
+    """A title told by a clue ("the new badge says senior analyst") names no name or number; a title's words
+    (``values.TITLES`` in ``KIND_WORDS``) are values of the title's kind, so it is the first to name one after the
+    user's claim of another title."""
+    clue = "The new door badge says senior analyst, which still looks odd to me."
+    _history(memory, "I'm a staff engineer at Marsh & Finch, on the payments team.", clue)
+    _followed_only(monkeypatch)
+    assert clue in _chosen(memory, question=TITLE)
+    monkeypatch.setattr(followed, "KIND_WORDS", {})
+    assert clue not in _chosen(memory, question=TITLE)
+
+
+def test_a_job_title_the_users_claim_named_and_named_again_is_shown(memory, monkeypatch):
+    """A change back told by a clue ("the org chart says head of design") names the title the first claim gave:
+    ``named_again`` follows it."""
+    back = "The org chart in the Dundee office says head of design next to my name again."
+    _changed_back(memory, monkeypatch, "My role is head of design, I have held it for two years.",
+                  "I have been made team lead, it was announced this morning.", back)
+    assert back in _chosen(memory, question=TITLE)
+    monkeypatch.setattr(followed, "KIND_WORDS", {})
+    followed._cached_values.cache_clear()  # the claims' values were read with the words
+    assert back not in _chosen(memory, question=TITLE)
 
 
 LANYARD = "Got my Quillon Labs lanyard and laptop today, the induction was long."

@@ -1,5 +1,6 @@
 """Unit layer: the values a statement's claims of a kind name (``cbmemory.retrieval.followed.claimed_values``: the
-write-time rules' claim and values, lower case, and a pet's, a sport's or a home's words: ``kind_words``) and whether a
+write-time rules' claim and values, lower case, and a pet's, a sport's, a home's or a job title's words:
+``kind_words``) and whether a
 statement names one again (``names_value``: a whole sequence of words, any case), and whether it names a value of a
 kind's shape (``shaped``: an email address, a phone number). Pure functions over text."""
 
@@ -23,6 +24,8 @@ from cbmemory.retrieval.followed import claimed_values, kind_words, names_value,
     ("We rent a canal boat in Leith now.", "home", {"leith", "canal boat"}),  # the home's kind as well as its city
     ("I would love a tortoise one day.", "pet", set()),  # a wish: no claim, no value
     ("I love running in the park.", "sport", set()),  # no claim of the kind
+    ("My role is head of design, I've held it for two years.", "title", {"head of design"}),  # a title's words
+    ("I've been made team lead at Fenwick Analytics.", "title", {"team lead", "fenwick analytics"}),
 ])
 def test_the_values_a_statements_claims_of_a_kind_name(said, kind, values):
     assert claimed_values(said, kind) == values
@@ -45,8 +48,15 @@ def test_a_claims_values_without_the_kinds_words():
     ("Painted the front door of the canal boat green.", "home", {"canal boat"}),
     ("The houseboat and the terraced house next door.", "home", {"houseboat", "house"}),
     ("Dogmatic catalogues.", "pet", set()),  # parts of other words
+    ("New business cards arrived and they say senior analyst.", "title", {"senior analyst"}),
+    ("Since becoming staff engineer I barely see the garden.", "title", {"staff engineer"}),  # not "becoming"
+    ("The org chart says head of design next to my name.", "title", {"head of design"}),
+    ("Now that I'm team lead I have a budget.", "title", {"team lead"}),
+    ("I lead the choir on Sundays and my manager sings.", "title", {"manager"}),  # a lead needs its team
+    ("The principal reason is the rent.", "title", set()),
+    ("Engineering managers and headcount.", "title", {"engineering manager"}),
 ])
-def test_the_words_of_a_pet_a_sport_or_a_home_a_statement_names(said, kind, words):
+def test_the_words_of_a_pet_a_sport_a_home_or_a_title_a_statement_names(said, kind, words):
     assert kind_words(said, kind) == words and kind_words(said, None) == frozenset()
 
 
