@@ -1,6 +1,6 @@
 """The values a user's turn or claim names (``values``, ``claim_values``): capitalised names, numbers, emails, days;
-for diets, commutes and households their ordinary words (``VALUE_TERMS``); at read time also a pet's, a sport's or a
-home's kind in plain words (``KIND_WORDS``). One value written two ways is one (``value_form``), and a name's shorter
+for diets, commutes and households their ordinary words (``VALUE_TERMS``); at read time also a pet's, a sport's, a
+home's kind, a job title or a dish in plain words (``KIND_WORDS``). One value written two ways is one (``value_form``), and a name's shorter
 openings (``name_openings``) are how the write-time links tell "Quillon" from "Quillon Labs". Read by the write-time
 supersession rules (``cbmemory.ingest.updates``: the values two claims of a matter name) and by the read-time stage
 (``cbmemory.retrieval.followed``: a value named again, or for the first time). Pure functions over text, beside the
@@ -52,11 +52,24 @@ _NARROWING = (r"senior|junior|lead|principal|staff|chief|head|deputy|assistant|a
               r"dental|veterinary|school|vice|editorial|news|copy|development|training|learning|people|policy")
 TITLES = (rf"(?:(?:{_NARROWING}) ){{0,2}}(?:{_ROLES})|(?:(?:{_NARROWING}) ){{1,2}}lead(?:er)?|"
           r"(?:head|director|vp|vice president) of [a-z]+")
-# kinds whose values are also ordinary words their rules list (an animal, a sport, a home's kind, a job title), each
-# read in the singular: read time only (``retrieval.followed``); the write-time links compare ``claim_values``, which
-# leaves them out
+# dishes people name as the food they love, in plain words (a longer name first: "green curry" before "curry")
+DISHES = (r"pizza|pasta|lasagne|lasagna|spaghetti|carbonara|bolognese|risotto|gnocchi|ravioli|tortellini|paella|tapas|"
+          r"gazpacho|sushi|sashimi|ramen|udon|soba|tempura|katsu curry|katsu|teriyaki|bento|gyoza|dim sum|dumpling|"
+          r"bao|pho|banh mi|pad thai|green curry|red curry|thai curry|butter chicken|tikka masala|chicken tikka|"
+          r"korma|vindaloo|biryani|dhal|dal|samosa|dosa|thali|curry|kebab|shawarma|falafel|hummus|houmous|tagine|"
+          r"couscous|shakshuka|moussaka|souvlaki|gyros|spanakopita|pierogi|borscht|goulash|schnitzel|bratwurst|"
+          r"fondue|raclette|crepe|galette|quiche|ratatouille|bouillabaisse|cassoulet|burger|cheeseburger|hot dog|"
+          r"fish and chips|steak|roast chicken|sunday roast|roast dinner|fried chicken|chicken wing|ribs|brisket|"
+          r"barbecue|mac and cheese|meatloaf|chilli con carne|chili con carne|chilli|chili|taco|burrito|enchilada|"
+          r"quesadilla|nachos|fajita|ceviche|empanada|arepa|feijoada|jollof|bibimbap|bulgogi|kimchi|tteokbokki|"
+          r"japchae|laksa|rendang|nasi goreng|satay|adobo|poke bowl|poke|stir-fry|stir fry|fried rice|chow mein|"
+          r"kung pao|mapo tofu|peking duck|hot pot|hotpot|chowder|shepherd's pie|cottage pie|pasty|haggis|"
+          r"cheesecake|tiramisu|gelato|ice cream|brownie|pancake|waffle|omelette|porridge")
+# kinds whose values are also ordinary words their rules list (an animal, a sport, a home's kind, a job title, a
+# dish), each read in the singular: read time only (``retrieval.followed``); the write-time links compare
+# ``claim_values``, which leaves them out
 KIND_WORDS = {name: re.compile(rf"\b({p})s?\b", re.I) for name, p in {
-    "pet": PETS, "sport": SPORTS, "home": HOMES, "title": TITLES}.items()}
+    "pet": PETS, "sport": SPORTS, "home": HOMES, "title": TITLES, "favourite": DISHES}.items()}
 # a title's last word: a text without one is read no further (each word of it would be tried against every narrowing word)
 TITLE_END = re.compile(rf"\b(?:{_ROLES}|lead|leader|(?:head|director|vp|president) of)s?\b", re.I)
 _GREETING = re.compile(r"\b(?i:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|congrats|sure|great|ok|okay|dear|"

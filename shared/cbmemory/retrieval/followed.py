@@ -7,10 +7,11 @@ first morning back as a resident of Lisbon", "the Porto rain again!"): off every
 still names a value the user's own claim of the matter named before. The stage reads those claims already
 (``cbmemory.claims``, of the question's kind, among the statements the slot's search found); a claim's values are
 the write-time rules' (``cbmemory.values.claim_values``: names, numbers, emails; for diets, commutes and
-households their ordinary words), and for a pet, a sport or a home's kind the kind's words in the claim
-(``kind_words``: "tortoise", "water polo", "canal boat"; read time only, the write-time links compare ``claim_values``
-alone; not on a slot whose values are names only, ``slots.NAMES_ONLY``: a "flat" named again is no city); a value in
-lower case that no rule reads, a coffee or a dish, is not followed.
+households their ordinary words), and for a pet, a sport, a home's kind, a job title or a dish the kind's words in
+the claim (``kind_words``: "tortoise", "water polo", "canal boat", "head of design", "paella"; read time only, the
+write-time links compare ``claim_values`` alone; not on a slot whose values are names only, ``slots.NAMES_ONLY``: a
+"flat" named again is no city); a value in lower case that no rule reads, a coffee or a morning's habit, is not
+followed.
 One full-text search for the values finds the user's statements that name one; of those later than a claim naming
 that value and not shown already, each value keeps its newest, and the newest ``VALUED`` of those join what the stage
 shows: a place for each of two values, as a value of other talk the rules read as a claim ("My girlfriend, Toby and
@@ -87,7 +88,7 @@ ANEW_FLOOR = 0.05  # ... that the slot head gives the slot's kind at least this
 
 
 def kind_words(said: str, kind: str | None) -> frozenset[str]:
-    """The words of ``kind`` that ``said`` names as values (``values.KIND_WORDS``: an animal, a sport, a job title),
+    """The words of ``kind`` that ``said`` names as values (``values.KIND_WORDS``: an animal, a sport, a job title, a dish),
     lower case."""
     rule = KIND_WORDS.get(kind) if kind is not None else None
     if rule is None or (kind == "title" and not TITLE_END.search(said)):

@@ -4,8 +4,8 @@ Labs does a great curry on Fridays"; a staff pass with the employer's name is a 
 meaning, is shown for a question about the fact when it comes after the user's claim of the matter and names a value
 no earlier statement near the matter named; not when the value was named before it, not when it comes before the
 claim, and never from another user's memory. A change told as a claim that ranks low is shown when it names a value no
-claim before it named (``followed.claimed_anew``; a new pet with no change word is no change). A job title told in
-plain words ("senior analyst") is a value for both places, as a pet's, a sport's or a home's kind is."""
+claim before it named (``followed.claimed_anew``; a new pet with no change word is no change). A job title or a dish
+told in plain words ("senior analyst", "paella") is a value for both places, as a pet's, a sport's or a home's kind is."""
 
 from __future__ import annotations
 
@@ -163,6 +163,19 @@ def test_a_job_title_the_users_claim_named_and_named_again_is_shown(memory, monk
     monkeypatch.setattr(followed, "KIND_WORDS", {})
     followed._cached_values.cache_clear()  # the claims' values were read with the words
     assert back not in _chosen(memory, question=TITLE)
+
+
+def test_a_dish_the_users_claim_named_and_named_again_is_shown(memory, monkeypatch):
+    """A change back told by a clue ("paella three times this week") names the dish the first claim gave: a dish's
+    words (``values.DISHES`` in ``KIND_WORDS``) are values of the favourite's kind that ``named_again`` follows."""
+    back = "I've had paella three times this week at the place in Leith and I'm not sorry."
+    _changed_back(memory, monkeypatch, "Nothing beats paella for me, it's my all-time favourite.",
+                  "My favourite food has changed, it's sushi now.", back)
+    q = "What food do I love most?"
+    assert back in _chosen(memory, question=q)
+    monkeypatch.setattr(followed, "KIND_WORDS", {})
+    followed._cached_values.cache_clear()  # the claims' values were read with the words
+    assert back not in _chosen(memory, question=q)
 
 
 LANYARD = "Got my Quillon Labs lanyard and laptop today, the induction was long."

@@ -1,8 +1,7 @@
 """Unit layer: the values a statement's claims of a kind name (``cbmemory.retrieval.followed.claimed_values``: the
-write-time rules' claim and values, lower case, and a pet's, a sport's, a home's or a job title's words:
-``kind_words``) and whether a
-statement names one again (``names_value``: a whole sequence of words, any case), and whether it names a value of a
-kind's shape (``shaped``: an email address, a phone number). Pure functions over text."""
+write-time rules' claim and values, lower case, and a pet's, a sport's, a home's, a job title's or a dish's words:
+``kind_words``) and whether a statement names one again (``names_value``: a whole sequence of words, any case), and
+whether it names a value of a kind's shape (``shaped``: an email address, a phone number). Pure functions over text."""
 
 import pytest
 
@@ -25,6 +24,7 @@ from cbmemory.retrieval.followed import claimed_values, kind_words, names_value,
     ("I would love a tortoise one day.", "pet", set()),  # a wish: no claim, no value
     ("I love running in the park.", "sport", set()),  # no claim of the kind
     ("My role is head of design, I've held it for two years.", "title", {"head of design"}),  # a title's words
+    ("Nothing beats paella for me, it's my favourite.", "favourite", {"paella"}),  # a dish's words
     ("I've been made team lead at Fenwick Analytics.", "title", {"team lead", "fenwick analytics"}),
 ])
 def test_the_values_a_statements_claims_of_a_kind_name(said, kind, values):
@@ -55,6 +55,9 @@ def test_a_claims_values_without_the_kinds_words():
     ("I lead the choir on Sundays and my manager sings.", "title", {"manager"}),  # a lead needs its team
     ("The principal reason is the rent.", "title", set()),
     ("Engineering managers and headcount.", "title", {"engineering manager"}),
+    ("I've had green curry three times this week.", "favourite", {"green curry"}),  # not "curry" alone
+    ("We shared tacos and a pizza.", "favourite", {"taco", "pizza"}),
+    ("The pizzeria by the pastificio.", "favourite", set()),  # parts of other words
 ])
 def test_the_words_of_a_pet_a_sport_a_home_or_a_title_a_statement_names(said, kind, words):
     assert kind_words(said, kind) == words and kind_words(said, None) == frozenset()
