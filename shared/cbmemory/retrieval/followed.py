@@ -88,8 +88,8 @@ ANEW_FLOOR = 0.05  # ... that the slot head gives the slot's kind at least this
 
 
 def kind_words(said: str, kind: str | None) -> frozenset[str]:
-    """The words of ``kind`` that ``said`` names as values (``values.KIND_WORDS``: an animal, a sport, a job title, a dish),
-    lower case."""
+    """The words of ``kind`` that ``said`` names as values (``values.KIND_WORDS``: an animal, a sport, a job title,
+    a dish), lower case."""
     rule = KIND_WORDS.get(kind) if kind is not None else None
     if rule is None or (kind == "title" and not TITLE_END.search(said)):
         return frozenset()
