@@ -2,7 +2,8 @@
 time that grows with the text, not with its square. Each shape below once took time quadratic in its length in
 the function named (at 64 KB: 35 s to split "...." into sentences, minutes to find the statement of ", so, so ...?",
 23 s to read the claims of "I wake at 7 " repeated, 3.2 s those of "My " repeated at 15 KB, 107 s to compare two messages of many claims at 25 KB, 2.5 s to
-part 8,000 spaces into clauses, 3.2 s to find whom "I friend " repeated names): a
+part 8,000 spaces into clauses, 3.2 s to find whom "I friend " repeated names; the kinds' word lists, a job title's
+and a dish's, are guarded from the start): a
 memory's read path runs these on stored turns, so one pasted message stalled a recall. Pure functions; each test is a
 hang guard (its timeout is tens of times what the linear code takes on 2 cores) and checks what is returned."""
 
@@ -13,6 +14,7 @@ import pytest
 from cbmemory.claims import claims, sentences
 from cbmemory.dates.questions import question_span
 from cbmemory.ingest.updates import changes
+from cbmemory.retrieval.followed import kind_words
 from cbmemory.retrieval.statements import own_clauses, statement, unaddressed
 from cbmemory.text import clauses, stated
 from cbmemory.values import claim_values, values
@@ -53,6 +55,14 @@ def test_names_said_to_someone_are_left_out_of_a_long_text_in_linear_time(piece,
     # only the "Maria, " that opens the text opens a sentence; no ", Maria" ends one
     assert left.count("Maria") == kept
     assert unaddressed("I live in Inverness. " + piece * 3) == "I live in Inverness. " + unaddressed(piece * 3).lstrip()
+
+
+@pytest.mark.parametrize(("piece", "kind", "found"), [
+    ("senior staff ", "title", set()), ("head of ", "title", {"head of head"}), ("team lead ", "title", {"team lead"}),
+    ("green curry ", "favourite", {"green curry"}), ("fish and ", "favourite", set()), ("canal ", "home", set())])
+def test_a_kinds_words_in_a_long_text_are_read_in_linear_time(piece, kind, found):
+    # each word tried against every word that narrows a title, or every dish, never from every later word
+    assert kind_words(_repeated(piece), kind) == found
 
 
 def test_a_long_run_of_name_characters_is_no_value():
