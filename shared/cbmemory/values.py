@@ -1,7 +1,8 @@
 """The values a user's turn or claim names (``values``, ``claim_values``): capitalised names, numbers, emails, days;
 for diets, commutes and households their ordinary words (``VALUE_TERMS``); at read time also a pet's, a sport's, a
-home's kind, a job title or a dish in plain words (``KIND_WORDS``). One value written two ways is one (``value_form``), and a name's shorter
-openings (``name_openings``) are how the write-time links tell "Quillon" from "Quillon Labs". Read by the write-time
+home's kind, a job title or a dish in plain words (``KIND_WORDS``). One value written two ways is one
+(``value_form``), and a name's shorter openings (``name_openings``) are how the write-time links tell "Quillon" from
+"Quillon Labs". Read by the write-time
 supersession rules (``cbmemory.ingest.updates``: the values two claims of a matter name) and by the read-time stage
 (``cbmemory.retrieval.followed``: a value named again, or for the first time). Pure functions over text, beside the
 claim rules (``cbmemory.claims``: which turns claim a kind of fact), whose claims and sentences they read.
@@ -65,13 +66,14 @@ DISHES = (r"pizza|pasta|lasagne|lasagna|spaghetti|carbonara|bolognese|risotto|gn
           r"japchae|laksa|rendang|nasi goreng|satay|adobo|poke bowl|poke|stir-fry|stir fry|fried rice|chow mein|"
           r"kung pao|mapo tofu|peking duck|hot pot|hotpot|chowder|shepherd's pie|cottage pie|pasty|haggis|"
           r"cheesecake|tiramisu|gelato|ice cream|brownie|pancake|waffle|omelette|porridge")
-# kinds whose values are also ordinary words their rules list (an animal, a sport, a home's kind, a job title, a
-# dish), each read in the singular: read time only (``retrieval.followed``); the write-time links compare
-# ``claim_values``, which leaves them out
+# kinds whose values are also ordinary words (an animal, a sport, a home's kind: the words their claim rules list; a
+# job title, a dish: the lists above), each read in the singular: read time only (``retrieval.followed``); the
+# write-time links compare ``claim_values``, which leaves them out
 KIND_WORDS = {name: re.compile(rf"\b({p})s?\b", re.I) for name, p in {
     "pet": PETS, "sport": SPORTS, "home": HOMES, "title": TITLES, "favourite": DISHES}.items()}
-# a title's last word: a text without one is read no further (each word of it would be tried against every narrowing word)
-TITLE_END = re.compile(rf"\b(?:{_ROLES}|lead|leader|(?:head|director|vp|president) of)s?\b", re.I)
+# a word a kind's value must end with: a text without one is read no further (a title's each word would be tried
+# against every word that narrows one)
+KIND_ENDS = {"title": re.compile(rf"\b(?:{_ROLES}|lead|leader|(?:head|director|vp|president) of)s?\b", re.I)}
 _GREETING = re.compile(r"\b(?i:hey|hi|hello|thanks|thank you|yeah|yes|wow|oh|congrats|sure|great|ok|okay|dear|"
                        r"bye|love you)\W+([A-Z]\w+)|,\s*([A-Z]\w+)\s*(?:[!.?]|$)")
 # a name after a comma that ends a sentence is whom the turn speaks to ("Thanks for the tip, Maria."), unless the words

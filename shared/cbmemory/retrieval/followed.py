@@ -61,7 +61,7 @@ from ..claims import CHANGE, SINGLE, claims, rule_phrases, rule_words
 from ..models import MemoryRecord, SearchFilters, conversation_order
 from ..store.base import MemoryStore
 from ..store.signals import Signal
-from ..values import KIND_WORDS, PHONE_DIGITS, TITLE_END, claim_values, values
+from ..values import KIND_ENDS, KIND_WORDS, PHONE_DIGITS, claim_values, values
 from .statements import CACHED_CHARS  # a longer statement's values are read again
 
 # Set before any run (experiments/knowledge_updates/README.md, "A value the user gave for the matter, named again";
@@ -91,7 +91,8 @@ def kind_words(said: str, kind: str | None) -> frozenset[str]:
     """The words of ``kind`` that ``said`` names as values (``values.KIND_WORDS``: an animal, a sport, a job title,
     a dish), lower case."""
     rule = KIND_WORDS.get(kind) if kind is not None else None
-    if rule is None or (kind == "title" and not TITLE_END.search(said)):
+    end = KIND_ENDS.get(kind) if kind is not None else None
+    if rule is None or (end is not None and not end.search(said)):
         return frozenset()
     return frozenset(m.group(1).lower() for m in rule.finditer(said))
 
