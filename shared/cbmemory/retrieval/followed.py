@@ -114,14 +114,21 @@ def named(said: str) -> frozenset[str]:
 
 
 _PHONE = re.compile(r"[\d\s]+")  # a number's value as ``values`` reads it, with no comma, colon or point
+# a school's name as ``values`` reads it (lower case, no closing "'s"): one that says what it is ("Hillcrest Primary",
+# "Elm Park Academy", "Leith High") or a saint's ("St Brigid's")
+_SCHOOL = re.compile(r"\b(?:primary|academy|elementary|school|college|high|grammar|montessori|nursery|kindergarten|"
+                     r"prep)$|^st\.? [\w'’-]+$")
 
 
 def shaped(said: str, kind: str | None) -> bool:
     """Whether ``said`` names a value whose shape is of ``kind``'s: an email address for ``email``, a number of at least
-    ``PHONE_DIGITS`` digits for ``phone`` (``named``). However it is told, a change of either names one, and the
-    address's own words may pull its meaning anywhere ("quiet.harbour@proton.me")."""
+    ``PHONE_DIGITS`` digits for ``phone``, a school's name for ``school`` (``named``). However it is told, a change of
+    one names one, and the value's own words may pull its meaning anywhere ("quiet.harbour@proton.me", "Her first week
+    at St Brigid's went fine, new uniform and all")."""
     if kind == "email":
         return any("@" in v for v in named(said))
+    if kind == "school":
+        return any(_SCHOOL.search(v) for v in named(said))
     return kind == "phone" and any(_PHONE.fullmatch(v) and sum(c.isdigit() for c in v) >= PHONE_DIGITS
                                    for v in named(said))
 

@@ -13,7 +13,7 @@ through a LangChain embedder (the real MiniLM behind it, calls counted as a host
 stage's descriptions in one call, not one call each; a new process reads the statements' vectors the store kept at
 write time, embeds none of them, and shows what it shows without them; a memory past 50 sessions keeps more
 statements of the matter, as k grows with the haystack; an email address puts a statement on the email kind however
-it is told."""
+it is told, and a school's name on the school's."""
 
 from __future__ import annotations
 
@@ -422,6 +422,22 @@ def test_an_email_address_puts_a_statement_on_the_email_kind_however_it_is_told(
     with monkeypatch.context() as m:
         m.setattr(current_value, "shaped", lambda said, kind: False)
         assert current_value.statement_scores(emb.embed([new]), [new], protos, "email") == [None]
+        assert new not in _chosen(memory, q)
+
+
+def test_a_schools_name_puts_a_statement_on_the_schools_kind_however_it_is_told(memory, monkeypatch):
+    """``followed.shaped``: "Her first week at St Brigid's ..." is about the daughter, no claim of the user's, and by
+    its meaning off the school's slot (a week, a uniform). A saint's name is a school's shape, so the stage shows it;
+    with the shape set aside it is off the slot and not shown."""
+    new = "Her first week at St Brigid's went better than we hoped, new uniform and all."
+    _turns(memory, "s0", 0, "My daughter goes to Dunfermline Primary, she loves her teacher.")
+    for i in range(1, 21):
+        _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
+    _turns(memory, "s_change", 60, new)
+    q = "Which school does my daughter go to?"
+    assert new in _chosen(memory, q)
+    with monkeypatch.context() as m:
+        m.setattr(current_value, "shaped", lambda said, kind: False)
         assert new not in _chosen(memory, q)
 
 

@@ -1,7 +1,8 @@
 """Unit layer: the values a statement's claims of a kind name (``cbmemory.retrieval.followed.claimed_values``: the
 write-time rules' claim and values, lower case, and a pet's, a sport's, a home's, a job title's or a dish's words:
 ``kind_words``) and whether a statement names one again (``names_value``: a whole sequence of words, any case), and
-whether it names a value of a kind's shape (``shaped``: an email address, a phone number). Pure functions over text."""
+whether it names a value of a kind's shape (``shaped``: an email address, a phone number, a school's name). Pure
+functions over text."""
 
 import pytest
 
@@ -101,8 +102,13 @@ def _pool(*saids: str):
     ("The flat is 120 square metres, 3 bedrooms.", "phone", False),  # numbers, too few digits
     ("I live in Inverness now.", "email", False),
     ("I live in Inverness now.", None, False),
+    ("Her first week at St Brigid's went fine, new uniform and all.", "school", True),  # a saint's name
+    ("She came home from Hillcrest Primary with paint in her hair.", "school", True),
+    ("Had to sew a Dundee Grammar badge onto her blazer.", "school", True),
+    ("She came home from Callum's with paint in her hair.", "school", False),  # a name that says no school
+    ("Her first week at St Brigid's went fine.", "work", False),  # the school's shape is the school's kind only
 ])
-def test_an_email_address_or_a_phone_number_is_of_its_kind_by_its_shape(said, kind, is_shaped):
+def test_an_email_address_a_phone_number_or_a_schools_name_is_of_its_kind_by_its_shape(said, kind, is_shaped):
     assert shaped(said, kind) is is_shaped
 
 
