@@ -114,10 +114,10 @@ def named(said: str) -> frozenset[str]:
 
 
 _PHONE = re.compile(r"[\d\s]+")  # a number's value as ``values`` reads it, with no comma, colon or point
-# a school's name as ``values`` reads it (lower case, no closing "'s"): one that says what it is ("Hillcrest Primary",
-# "Elm Park Academy", "Leith High") or a saint's ("St Brigid's")
-_SCHOOL = re.compile(r"\b(?:primary|academy|elementary|school|college|high|grammar|montessori|nursery|kindergarten|"
-                     r"prep)$|^st\.? [\w'’-]+$")
+# a school's name as ``values`` reads it (lower case, no closing "'s"): a name and a word that says what it is
+# ("Hillcrest Primary", "Elm Park Academy", "Leith High"; not "High" alone) or a saint's ("St Brigid's")
+_SCHOOL = re.compile(r"[\w'’.-] (?:primary|academy|elementary|school|college|high|grammar|montessori|nursery|"
+                     r"kindergarten|prep)$|^st\.? [\w'’-]+$")
 
 
 def shaped(said: str, kind: str | None) -> bool:

@@ -106,6 +106,7 @@ def _pool(*saids: str):
     ("She came home from Hillcrest Primary with paint in her hair.", "school", True),
     ("Had to sew a Dundee Grammar badge onto her blazer.", "school", True),
     ("She came home from Callum's with paint in her hair.", "school", False),  # a name that says no school
+    ("High tide at Leith was at noon.", "school", False),  # the word alone is no school's name
     ("Her first week at St Brigid's went fine.", "work", False),  # the school's shape is the school's kind only
 ])
 def test_an_email_address_a_phone_number_or_a_schools_name_is_of_its_kind_by_its_shape(said, kind, is_shaped):
