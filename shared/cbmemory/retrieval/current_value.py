@@ -180,8 +180,8 @@ def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> fl
     """How near the slot a user's statement ranks (``nearest``), or ``None`` when it is not on the slot. It is on the
     slot when its cosine to the slot's nearest description clears the statement floor and margin (``clear_rows``),
     when it claims the slot's kind of fact (``KINDS``, ``cbmemory.claims``), when it names a value of the kind's shape
-    (an email address, a phone number: ``followed.shaped``), or when the slot head (``slot_head``, MiniLM only) gives
-    it the slot's kind with probability at least ``HEAD_FLOOR``. Its rank is that cosine, plus
+    (an email address, a phone number, a school's name: ``followed.shaped``), or when the slot head (``slot_head``,
+    MiniLM only) gives it the slot's kind with probability at least ``HEAD_FLOOR``. Its rank is that cosine, plus
     ``HEAD_WEIGHT`` times the head's probability, plus ``CLAIMED`` when it claims the kind (of a kind another slot
     shares, when it is at least as near this slot's descriptions as that one's) and ``CHANGED`` when it has a change
     word (neither bonus for a statement only the head puts on the slot). ``vec``: what it states (``said``),
