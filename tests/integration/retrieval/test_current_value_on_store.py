@@ -405,40 +405,32 @@ def test_a_plain_claim_of_the_kind_is_taken_though_its_words_are_far_from_the_ma
     assert (said in chosen) is taken
 
 
-def test_an_email_address_puts_a_statement_on_the_email_kind_however_it_is_told(memory, monkeypatch):
+@pytest.mark.parametrize(("first", "new", "question", "slot"), [
+    ("My email is callum.ross@quillon.com, use that one.",
+     "Anything for me should go to old.lighthouse@inverness.org from now.",
+     "Which email address should you use for me these days?", "email"),
+    ("My daughter goes to Dunfermline Primary, she loves her teacher.",
+     "Her first week at St Brigid's went better than we hoped, new uniform and all.",
+     "Which school does my daughter go to?", "child_school"),
+])
+def test_a_values_shape_puts_a_statement_on_its_kind_however_it_is_told(memory, monkeypatch, first, new, question,
+                                                                        slot):
     """``followed.shaped``: "Anything for me should go to old.lighthouse@inverness.org from now." is no claim ("should"
     is a hedge, no first person is its subject) and by its meaning is off the email slot (the address's words, an old
-    lighthouse in Inverness, pull it away: with the shape set aside it is off the slot and not shown). Its address
-    puts it on the slot, so the stage shows it."""
-    new = "Anything for me should go to old.lighthouse@inverness.org from now."
-    _turns(memory, "s0", 0, "My email is callum.ross@quillon.com, use that one.")
+    lighthouse in Inverness, pull it away); "Her first week at St Brigid's ..." is about the daughter and off the
+    school's slot (a week, a uniform). With the shape set aside each is off its slot and not shown; an address, and a
+    saint's name as a school's, put them on it, so the stage shows them."""
+    _turns(memory, "s0", 0, first)
     for i in range(1, 21):
         _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
     _turns(memory, "s_change", 60, new)
-    q = "Which email address should you use for me these days?"
-    assert new in _chosen(memory, q)
+    assert new in _chosen(memory, question)
     emb = memory.embedder
     protos = current_value.prototypes(emb.embed_query, emb.embed_queries)
     with monkeypatch.context() as m:
         m.setattr(current_value, "shaped", lambda said, kind: False)
-        assert current_value.statement_scores(emb.embed([new]), [new], protos, "email") == [None]
-        assert new not in _chosen(memory, q)
-
-
-def test_a_schools_name_puts_a_statement_on_the_schools_kind_however_it_is_told(memory, monkeypatch):
-    """``followed.shaped``: "Her first week at St Brigid's ..." is about the daughter, no claim of the user's, and by
-    its meaning off the school's slot (a week, a uniform). A saint's name is a school's shape, so the stage shows it;
-    with the shape set aside it is off the slot and not shown."""
-    new = "Her first week at St Brigid's went better than we hoped, new uniform and all."
-    _turns(memory, "s0", 0, "My daughter goes to Dunfermline Primary, she loves her teacher.")
-    for i in range(1, 21):
-        _turns(memory, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
-    _turns(memory, "s_change", 60, new)
-    q = "Which school does my daughter go to?"
-    assert new in _chosen(memory, q)
-    with monkeypatch.context() as m:
-        m.setattr(current_value, "shaped", lambda said, kind: False)
-        assert new not in _chosen(memory, q)
+        assert current_value.statement_scores(emb.embed([new]), [new], protos, slot) == [None]
+        assert new not in _chosen(memory, question)
 
 
 class _Hosted(Embeddings):

@@ -101,28 +101,41 @@ def _changed_back(memory, monkeypatch, first: str, then: str, back: str) -> None
     monkeypatch.setattr(followed, "ANEW", 0)
 
 
-def test_an_animal_named_first_after_the_claim_is_a_value_and_shown(memory, monkeypatch):
-    """A pet told in plain words ("The tortoise chewed ...") names no name or number; the pet's words
-    (``values.KIND_WORDS``) are values for the question's kind, so it is the first to name one after the claim."""
-    clue = "The tortoise chewed through a charging cable already."
-    _history(memory, "We have a dog at home, she is great company.", clue)
+@pytest.mark.parametrize(("claim", "clue", "question"), [
+    ("We have a dog at home, she is great company.", "The tortoise chewed through a charging cable already.", PET),
+    ("I'm a staff engineer at Marsh & Finch, on the payments team.",
+     "The new door badge says senior analyst, which still looks odd to me.", "What is my job title?"),
+])
+def test_a_kinds_word_named_first_after_the_claim_is_a_value_and_shown(memory, monkeypatch, claim, clue, question):
+    """A pet or a job title told in plain words ("The tortoise chewed ...", "the badge says senior analyst") names no
+    name or number; the kind's words (``values.KIND_WORDS``: the pets of the claim rules, ``values.TITLES``) are values
+    for the question's kind, so it is the first to name one after the user's claim of another."""
+    _history(memory, claim, clue)
     _followed_only(monkeypatch)
-    assert clue in _chosen(memory, question=PET)
+    assert clue in _chosen(memory, question=question)
     monkeypatch.setattr(followed, "KIND_WORDS", {})
-    assert clue not in _chosen(memory, question=PET)
+    assert clue not in _chosen(memory, question=question)
 
 
-def test_a_sport_the_users_claim_named_and_named_again_in_plain_words_is_shown(memory, monkeypatch):
-    """A change back told in passing ("Saturday's tennis match") names the sport the user's first claim gave: the
-    claim's sport words are values ``named_again`` follows."""
-    back = "Sore shoulders from Saturday's tennis match, but worth it."
-    _changed_back(memory, monkeypatch, "I play tennis at the leisure centre every week.",
-                  "I switched to squash this spring, my elbow needed a break.", back)
-    q = "Which sport do I play?"
-    assert back in _chosen(memory, question=q)
+@pytest.mark.parametrize(("claim", "change", "back", "question"), [
+    ("I play tennis at the leisure centre every week.", "I switched to squash this spring, my elbow needed a break.",
+     "Sore shoulders from Saturday's tennis match, but worth it.", "Which sport do I play?"),
+    ("My role is head of design, I have held it for two years.",
+     "I have been made team lead, it was announced this morning.",
+     "The org chart in the Dundee office says head of design next to my name again.", "What is my job title?"),
+    ("Nothing beats paella for me, it's my all-time favourite.", "My favourite food has changed, it's sushi now.",
+     "I've had paella three times this week at the place in Leith and I'm not sorry.", "What food do I love most?"),
+])
+def test_a_kinds_word_the_users_claim_named_and_named_again_is_shown(memory, monkeypatch, claim, change, back,
+                                                                      question):
+    """A change back told in passing or by a clue ("Saturday's tennis match", "the org chart says head of design",
+    "paella three times this week") names the value the user's first claim gave: the claim's sport, title or dish
+    words (``KIND_WORDS``: ``values.TITLES``, ``values.DISHES``) are values ``named_again`` follows."""
+    _changed_back(memory, monkeypatch, claim, change, back)
+    assert back in _chosen(memory, question=question)
     monkeypatch.setattr(followed, "KIND_WORDS", {})
     followed._cached_values.cache_clear()  # the claims' values were read with the words
-    assert back not in _chosen(memory, question=q)
+    assert back not in _chosen(memory, question=question)
 
 
 def test_a_homes_kind_named_again_is_followed_for_the_kind_not_for_the_city(memory, monkeypatch):
@@ -136,46 +149,6 @@ def test_a_homes_kind_named_again_is_followed_for_the_kind_not_for_the_city(memo
     assert back not in _chosen(memory, question="Which city do I live in?")
     monkeypatch.setattr(current_value, "NAMES_ONLY", frozenset())  # the city's slot read with the kind's words
     assert back in _chosen(memory, question="Which city do I live in?")
-
-
-TITLE = "What is my job title?"
-
-
-def test_a_job_title_named_first_after_the_claim_is_a_value_and_shown(memory, monkeypatch):
-    """A title told by a clue ("the new badge says senior analyst") names no name or number; a title's words
-    (``values.TITLES`` in ``KIND_WORDS``) are values of the title's kind, so it is the first to name one after the
-    user's claim of another title."""
-    clue = "The new door badge says senior analyst, which still looks odd to me."
-    _history(memory, "I'm a staff engineer at Marsh & Finch, on the payments team.", clue)
-    _followed_only(monkeypatch)
-    assert clue in _chosen(memory, question=TITLE)
-    monkeypatch.setattr(followed, "KIND_WORDS", {})
-    assert clue not in _chosen(memory, question=TITLE)
-
-
-def test_a_job_title_the_users_claim_named_and_named_again_is_shown(memory, monkeypatch):
-    """A change back told by a clue ("the org chart says head of design") names the title the first claim gave:
-    ``named_again`` follows it."""
-    back = "The org chart in the Dundee office says head of design next to my name again."
-    _changed_back(memory, monkeypatch, "My role is head of design, I have held it for two years.",
-                  "I have been made team lead, it was announced this morning.", back)
-    assert back in _chosen(memory, question=TITLE)
-    monkeypatch.setattr(followed, "KIND_WORDS", {})
-    followed._cached_values.cache_clear()  # the claims' values were read with the words
-    assert back not in _chosen(memory, question=TITLE)
-
-
-def test_a_dish_the_users_claim_named_and_named_again_is_shown(memory, monkeypatch):
-    """A change back told by a clue ("paella three times this week") names the dish the first claim gave: a dish's
-    words (``values.DISHES`` in ``KIND_WORDS``) are values of the favourite's kind that ``named_again`` follows."""
-    back = "I've had paella three times this week at the place in Leith and I'm not sorry."
-    _changed_back(memory, monkeypatch, "Nothing beats paella for me, it's my all-time favourite.",
-                  "My favourite food has changed, it's sushi now.", back)
-    q = "What food do I love most?"
-    assert back in _chosen(memory, question=q)
-    monkeypatch.setattr(followed, "KIND_WORDS", {})
-    followed._cached_values.cache_clear()  # the claims' values were read with the words
-    assert back not in _chosen(memory, question=q)
 
 
 LANYARD = "Got my Quillon Labs lanyard and laptop today, the induction was long."
