@@ -180,7 +180,7 @@ def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> fl
     """How near the slot a user's statement ranks (``nearest``), or ``None`` when it is not on the slot. It is on the
     slot when its cosine to the slot's nearest description clears the statement floor and margin (``clear_rows``),
     when it claims the slot's kind of fact (``KINDS``, ``cbmemory.claims``), when it names a value of the kind's shape
-    (an email address, a phone number, a school's name: ``followed.shaped``), or when the slot head (``slot_head``,
+    (an email address, a phone number, a school's name, a city's name: ``followed.shaped``), or when the slot head (``slot_head``,
     MiniLM only) gives it the slot's kind with probability at least ``HEAD_FLOOR``. Its rank is that cosine, plus
     ``HEAD_WEIGHT`` times the head's probability, plus ``CLAIMED`` when it claims the kind (of a kind another slot
     shares, when it is at least as near this slot's descriptions as that one's) and ``CHANGED`` when it has a change
@@ -228,7 +228,7 @@ def statement_scores(vecs: np.ndarray, saids: Sequence[str], protos: Protos, slo
     out: list[float | None] = []
     for said, cosine, on, p, mine in zip(saids, best[:, i].tolist(), clear, read, its_own, strict=True):
         claimed, changed = _marks(said, kind)
-        if on or claimed or shaped(said, kind):
+        if on or claimed or shaped(said, slot):
             out.append(cosine + CLAIMED * (claimed and mine) + CHANGED * changed + HEAD_WEIGHT * p)
         else:  # on the slot by the head alone: no change word's bonus (as measured)
             out.append(cosine + HEAD_WEIGHT * p if p >= HEAD_FLOOR else None)

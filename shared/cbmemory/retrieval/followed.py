@@ -28,8 +28,9 @@ between work and other activities") and come before that talk's best-ranked line
 the kind that name a value no claim before them named, after one that named a value, join it too (``claimed_anew``;
 of a kind one holds several of, a pet or a sport, only with a change word, as the write-time links read them).
 
-An email address or a phone number is of its kind by its shape (``shaped``): a change of either names one however it
-is told ("Anything for me should go to ... from now"), and the address's own words may pull the statement's meaning
+An email address, a phone number, a school's name or a city's name (``places.is_city``: GeoNames' list) is of its kind
+by its shape (``shaped``): a change of one names one however it is told ("Anything for me should go to ... from now",
+"The neighbours here in Gdansk brought round a cake"), and the value's own words may pull the statement's meaning
 anywhere; the stage puts such a statement on the slot.
 
 A claim of the kind in a long memory may lie past what the stage's vector searches read (their vectors also hold the
@@ -59,6 +60,7 @@ import numpy as np
 
 from ..claims import CHANGE, SINGLE, claims, rule_phrases, rule_words
 from ..models import MemoryRecord, SearchFilters, conversation_order
+from ..places import is_city
 from ..store.base import MemoryStore
 from ..store.signals import Signal
 from ..values import KIND_ENDS, KIND_WORDS, PHONE_DIGITS, claim_values, values
@@ -120,16 +122,19 @@ _SCHOOL = re.compile(r"[\w'’.-] (?:primary|academy|elementary|school|college|h
                      r"kindergarten|prep)$|^st\.? [\w'’-]+$")
 
 
-def shaped(said: str, kind: str | None) -> bool:
-    """Whether ``said`` names a value whose shape is of ``kind``'s: an email address for ``email``, a number of at least
-    ``PHONE_DIGITS`` digits for ``phone``, a school's name for ``school`` (``named``). However it is told, a change of
-    one names one, and the value's own words may pull its meaning anywhere ("quiet.harbour@proton.me", "Her first week
-    at St Brigid's went fine, new uniform and all")."""
-    if kind == "email":
+def shaped(said: str, slot: str | None) -> bool:
+    """Whether ``said`` names a value whose shape is of the stage's ``slot``: an email address for ``email``, a number
+    of at least ``PHONE_DIGITS`` digits for ``phone``, a school's name for ``child_school``, a city's name
+    (``places.is_city``) for ``home_city`` (``named``). However it is told, a change of one names one, and the value's
+    own words may pull its meaning anywhere ("quiet.harbour@proton.me", "Her first week at St Brigid's went fine, new
+    uniform and all", "The neighbours here in Gdansk brought round a cake")."""
+    if slot == "email":
         return any("@" in v for v in named(said))
-    if kind == "school":
+    if slot == "child_school":
         return any(_SCHOOL.search(v) for v in named(said))
-    return kind == "phone" and any(_PHONE.fullmatch(v) and sum(c.isdigit() for c in v) >= PHONE_DIGITS
+    if slot == "home_city":
+        return any(is_city(v) for v in named(said))
+    return slot == "phone" and any(_PHONE.fullmatch(v) and sum(c.isdigit() for c in v) >= PHONE_DIGITS
                                    for v in named(said))
 
 

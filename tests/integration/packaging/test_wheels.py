@@ -82,7 +82,7 @@ def test_each_wheel_ships_its_own_packages_once(wheels):
         points = z.read("cbmemory_eval-0.1.0.dist-info/entry_points.txt").decode()
     assert "[cbmemory.commands]" in points and "eval = cbmemory_eval.cli:register" in points
     assert "[cbmemory.recipes]" in points and "study = cbmemory_eval.recipes:STUDY_RECIPES" in points
-    assert {"cbmemory/py.typed", "cbmemory/data/minilm_tokenizer.json", "cbmemory/data/NOTICE"} \
+    assert {"cbmemory/py.typed", "cbmemory/data/minilm_tokenizer.json", "cbmemory/data/NOTICE", "cbmemory/data/cities.txt"} \
         <= set(_files(wheels["cbmemory"]))
     lc = _files(wheels["langchain-cbmemory"])
     assert {f.split("/")[0] for f in lc} == {"langchain_cbmemory", "langchain_cbmemory-0.1.0.dist-info"}

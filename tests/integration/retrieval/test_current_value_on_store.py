@@ -428,9 +428,26 @@ def test_a_values_shape_puts_a_statement_on_its_kind_however_it_is_told(memory, 
     emb = memory.embedder
     protos = current_value.prototypes(emb.embed_query, emb.embed_queries)
     with monkeypatch.context() as m:
-        m.setattr(current_value, "shaped", lambda said, kind: False)
+        m.setattr(current_value, "shaped", lambda said, slot: False)
         assert current_value.statement_scores(emb.embed([new]), [new], protos, slot) == [None]
         assert new not in _chosen(memory, question)
+
+
+def test_a_citys_name_puts_a_statement_on_the_homes_city(memory, monkeypatch):
+    """``followed.shaped``, ``places.is_city``: "Sorry for the slow reply, the wifi at the new place in Dundee ..." is
+    about the wifi by its meaning and below the home's city's floor; the city's name puts it on the slot, where it is
+    ranked (in this small memory the stage's other places show it too: what the shape changes is its rank)."""
+    new = "Sorry for the slow reply, the wifi at the new place in Dundee only got connected today."
+    _turns(memory, "s0", 0, "I've lived in Aberdeen for years and I love the granite.")
+    _turns(memory, "s_change", 60, new)
+    assert new in _chosen(memory, "Which city do I live in these days?")
+    emb = memory.embedder
+    protos = current_value.prototypes(emb.embed_query, emb.embed_queries)
+    scored = current_value.statement_scores(emb.embed([new]), [new], protos, "home_city")[0]
+    assert scored is not None and scored > 0
+    with monkeypatch.context() as m:
+        m.setattr(current_value, "shaped", lambda said, slot: False)
+        assert current_value.statement_scores(emb.embed([new]), [new], protos, "home_city") == [None]
 
 
 class _Hosted(Embeddings):

@@ -1,7 +1,7 @@
 """Unit layer: the values a statement's claims of a kind name (``cbmemory.retrieval.followed.claimed_values``: the
 write-time rules' claim and values, lower case, and a pet's, a sport's, a home's, a job title's or a dish's words:
 ``kind_words``) and whether a statement names one again (``names_value``: a whole sequence of words, any case), and
-whether it names a value of a kind's shape (``shaped``: an email address, a phone number, a school's name). Pure
+whether it names a value of a slot's shape (``shaped``: an email address, a phone number, a school's or a city's name). Pure
 functions over text."""
 
 import pytest
@@ -90,7 +90,7 @@ def _pool(*saids: str):
                           position=0), said) for k, said in enumerate(saids)]
 
 
-@pytest.mark.parametrize(("said", "kind", "is_shaped"), [
+@pytest.mark.parametrize(("said", "slot", "is_shaped"), [
     ("Anything for me should go to callum.ross@quillon.com from now.", "email", True),  # no claim, the address's shape
     ("Please use still.waters@leith.net for everything.", "email", True),
     ("Ring 07700 900456 if you need me, the old phone died.", "phone", True),
@@ -102,15 +102,21 @@ def _pool(*saids: str):
     ("The flat is 120 square metres, 3 bedrooms.", "phone", False),  # numbers, too few digits
     ("I live in Inverness now.", "email", False),
     ("I live in Inverness now.", None, False),
-    ("Her first week at St Brigid's went fine, new uniform and all.", "school", True),  # a saint's name
-    ("She came home from Hillcrest Primary with paint in her hair.", "school", True),
-    ("Had to sew a Dundee Grammar badge onto her blazer.", "school", True),
-    ("She came home from Callum's with paint in her hair.", "school", False),  # a name that says no school
-    ("High tide at Leith was at noon.", "school", False),  # the word alone is no school's name
-    ("Her first week at St Brigid's went fine.", "work", False),  # the school's shape is the school's kind only
+    ("Her first week at St Brigid's went fine, new uniform and all.", "child_school", True),  # a saint's name
+    ("She came home from Hillcrest Primary with paint in her hair.", "child_school", True),
+    ("Had to sew a Dundee Grammar badge onto her blazer.", "child_school", True),
+    ("She came home from Callum's with paint in her hair.", "child_school", False),  # a name that says no school
+    ("High tide at Leith was at noon.", "child_school", False),  # the word alone is no school's name
+    ("Her first week at St Brigid's went fine.", "employer", False),  # the school's shape is the school's slot only
+    ("The neighbours here in Dundee brought round a cake to welcome us.", "home_city", True),  # a city's name
+    ("Sorry, the wifi at the new place in Dunfermline only got connected today.", "home_city", True),
+    ("The trams in Kraków are always late.", "home_city", True),  # its accent dropped
+    ("The neighbours here brought round a cake from Fenwick Analytics.", "home_city", False),  # a name, no city's
+    ("The neighbours here in Dundee brought round a cake.", "home_kind", False),  # the home's city only, not its kind
+    ("Callum rang about the Quillon Labs launch.", "home_city", False),
 ])
-def test_an_email_address_a_phone_number_or_a_schools_name_is_of_its_kind_by_its_shape(said, kind, is_shaped):
-    assert shaped(said, kind) is is_shaped
+def test_an_email_a_phone_number_a_schools_or_a_citys_name_is_of_its_slot_by_its_shape(said, slot, is_shaped):
+    assert shaped(said, slot) is is_shaped
 
 
 def test_a_value_named_first_after_the_best_ranked_statement_is_shown_the_newest_first():
