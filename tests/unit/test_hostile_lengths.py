@@ -14,7 +14,7 @@ import pytest
 from cbmemory.claims import claims, sentences
 from cbmemory.dates.questions import question_span
 from cbmemory.ingest.updates import changes
-from cbmemory.retrieval.followed import kind_words
+from cbmemory.retrieval.followed import kind_words, shaped
 from cbmemory.retrieval.statements import own_clauses, statement, unaddressed
 from cbmemory.text import clauses, stated
 from cbmemory.values import claim_values, values
@@ -123,3 +123,13 @@ def test_a_partner_told_with_the_speaker_is_read_in_linear_time(piece, claimed):
     # with nothing of a few after it (claims.COUPLE)
     found = claims(_repeated(piece)).get("partner", [])
     assert bool(found) is claimed and all("callum" in claim_values(c, "partner") for c in found)
+
+
+@pytest.mark.parametrize(("piece", "slots"), [
+    ("Quillon Labs ", set()),  # one run of capitalised words, too long to be a name: no company's name
+    ("in Dundee, ", {"home_city"}),  # a city's name, many times
+    ("St Brigid's ", set()),  # one long run again: no school's name
+])
+def test_a_values_shape_in_a_long_text_is_read_in_linear_time(piece, slots):
+    text = "I moved. " + _repeated(piece)
+    assert {s for s in ("employer", "home_city", "child_school", "email", "phone") if shaped(text, s)} == slots

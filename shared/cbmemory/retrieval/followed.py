@@ -28,10 +28,10 @@ between work and other activities") and come before that talk's best-ranked line
 the kind that name a value no claim before them named, after one that named a value, join it too (``claimed_anew``;
 of a kind one holds several of, a pet or a sport, only with a change word, as the write-time links read them).
 
-An email address, a phone number, a school's name or a city's name (``places.is_city``: GeoNames' list) is of its kind
-by its shape (``shaped``): a change of one names one however it is told ("Anything for me should go to ... from now",
-"The neighbours here in Gdansk brought round a cake"), and the value's own words may pull the statement's meaning
-anywhere; the stage puts such a statement on the slot.
+An email address, a phone number, a school's, a city's (``places.is_city``: GeoNames' list) or a company's name is of
+its kind by its shape (``shaped``): a change of one names one however it is told ("Anything for me should go to ...
+from now", "The neighbours here in Gdansk brought round a cake", "Got my Quillon Labs lanyard"), and the value's own
+words may pull the statement's meaning anywhere; the stage puts such a statement on the slot.
 
 A claim of the kind in a long memory may lie past what the stage's vector searches read (their vectors also hold the
 date and the turn answered; "I'm seeing someone new, Tobias" among 3,000 of the user's turns): a full-text search
@@ -121,19 +121,32 @@ _PHONE = re.compile(r"[\d\s]+")  # a number's value as ``values`` reads it, with
 _SCHOOL = re.compile(r"[\w'’.-] (?:primary|academy|elementary|school|college|high|grammar|montessori|nursery|"
                      r"kindergarten|prep)$|^st\.? [\w'’-]+$")
 
+# a company's name as ``values`` reads it: a name and a word that says it is a company or an organisation ("Quillon
+# Labs", "Fenwick Analytics", "Dundee Credit Union"; not "Labs" alone)
+_COMPANY = re.compile(r"[\w'’.&-] (?:labs?|inc|ltd|llc|plc|gmbh|co|corp|corporation|company|group|holdings|industries|"
+                      r"enterprises|partners|associates|ventures|bank|credit union|insurance|financial|finance|capital|"
+                      r"investments|analytics|robotics|systems|software|technologies|technology|tech|digital|networks|"
+                      r"telecom|dynamics|solutions|consulting|consultants|services|agency|media|publishing|games|"
+                      r"entertainment|studios?|logistics|transit|motors|airlines|airways|energy|pharma|pharmaceuticals|"
+                      r"health|healthcare|dental|clinic|hospital|pharmacy|foods|bakery|brewery|hotels|retail|"
+                      r"properties|construction|engineering|manufacturing|university|institute|foundation|trust|"
+                      r"council)$")
+
 
 def shaped(said: str, slot: str | None) -> bool:
     """Whether ``said`` names a value whose shape is of the stage's ``slot``: an email address for ``email``, a number
     of at least ``PHONE_DIGITS`` digits for ``phone``, a school's name for ``child_school``, a city's name
-    (``places.is_city``) for ``home_city`` (``named``). However it is told, a change of one names one, and the value's
-    own words may pull its meaning anywhere ("quiet.harbour@proton.me", "Her first week at St Brigid's went fine, new
-    uniform and all", "The neighbours here in Gdansk brought round a cake")."""
+    (``places.is_city``) for ``home_city``, a company's name for ``employer`` (``named``). However it is told, a change
+    of one names one, and the value's own words may pull its meaning anywhere ("quiet.harbour@proton.me", "Her first
+    week at St Brigid's went fine, new uniform and all", "The neighbours here in Gdansk brought round a cake")."""
     if slot == "email":
         return any("@" in v for v in named(said))
     if slot == "child_school":
         return any(_SCHOOL.search(v) for v in named(said))
     if slot == "home_city":
         return any(is_city(v) for v in named(said))
+    if slot == "employer":
+        return any(_COMPANY.search(v) for v in named(said))
     return slot == "phone" and any(_PHONE.fullmatch(v) and sum(c.isdigit() for c in v) >= PHONE_DIGITS
                                    for v in named(said))
 

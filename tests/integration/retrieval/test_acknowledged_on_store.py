@@ -3,7 +3,8 @@
 ("Got a Fernhill Analytics hoodie in my welcome pack"), under the slot head's floor, is taken when the assistant's
 short reply names it back, and not when the reply names nothing of it or is another user's; the reads see only the
 asking user's memory. The place for a value named first (``followed.named_anew``, ``test_named_anew_on_store.py``)
-would take such a clue by itself: it is set aside here, so each case shows the acknowledgement's part."""
+and a company's name putting a statement on the employer (``followed.shaped``: "Fernhill Analytics") would take such
+a clue by themselves: they are set aside here, so each case shows the acknowledgement's part."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from cbmemory import SearchFilters
-from cbmemory.retrieval import followed
+from cbmemory.retrieval import current_value, followed
 from cbmemory.retrieval.acknowledged import acknowledged
 from cbmemory.retrieval.current_value import latest_statements
 
@@ -40,8 +41,9 @@ def _history(memory, reply: str, user: str = "ana") -> None:
 
 
 @pytest.fixture(autouse=True)
-def _no_value_named_first(monkeypatch):
+def _no_value_named_first_nor_shape(monkeypatch):
     monkeypatch.setattr(followed, "ANEW", 0)
+    monkeypatch.setattr(current_value, "shaped", lambda said, slot: False)
 
 
 def _chosen(memory, user: str = "ana") -> set[str]:

@@ -433,21 +433,29 @@ def test_a_values_shape_puts_a_statement_on_its_kind_however_it_is_told(memory, 
         assert new not in _chosen(memory, question)
 
 
-def test_a_citys_name_puts_a_statement_on_the_homes_city(memory, monkeypatch):
+@pytest.mark.parametrize(("first", "new", "question", "slot"), [
+    ("I've lived in Aberdeen for years and I love the granite.",
+     "Sorry for the slow reply, the wifi at the new place in Dundee only got connected today.",
+     "Which city do I live in these days?", "home_city"),
+    ("I work for Fenwick Analytics, mostly on the billing side.",
+     "The Quillon Labs car park was full again, so I cycled round the block twice.",
+     "Who do I work for these days?", "employer"),
+])
+def test_a_citys_or_a_companys_name_puts_a_statement_on_its_slot(memory, monkeypatch, first, new, question, slot):
     """``followed.shaped``, ``places.is_city``: "Sorry for the slow reply, the wifi at the new place in Dundee ..." is
-    about the wifi by its meaning and below the home's city's floor; the city's name puts it on the slot, where it is
-    ranked (in this small memory the stage's other places show it too: what the shape changes is its rank)."""
-    new = "Sorry for the slow reply, the wifi at the new place in Dundee only got connected today."
-    _turns(memory, "s0", 0, "I've lived in Aberdeen for years and I love the granite.")
+    about the wifi by its meaning and below the home's city's floor, "The Quillon Labs car park was full ..." about a
+    car park; the city's and the company's names put them on their slots, where they are ranked (in these small
+    memories the stage's other places show them too: what the shape changes is their rank)."""
+    _turns(memory, "s0", 0, first)
     _turns(memory, "s_change", 60, new)
-    assert new in _chosen(memory, "Which city do I live in these days?")
+    assert new in _chosen(memory, question)
     emb = memory.embedder
     protos = current_value.prototypes(emb.embed_query, emb.embed_queries)
-    scored = current_value.statement_scores(emb.embed([new]), [new], protos, "home_city")[0]
+    scored = current_value.statement_scores(emb.embed([new]), [new], protos, slot)[0]
     assert scored is not None and scored > 0
     with monkeypatch.context() as m:
         m.setattr(current_value, "shaped", lambda said, slot: False)
-        assert current_value.statement_scores(emb.embed([new]), [new], protos, "home_city") == [None]
+        assert current_value.statement_scores(emb.embed([new]), [new], protos, slot) == [None]
 
 
 class _Hosted(Embeddings):

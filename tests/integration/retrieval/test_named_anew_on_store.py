@@ -5,7 +5,9 @@ meaning, is shown for a question about the fact when it comes after the user's c
 no earlier statement near the matter named; not when the value was named before it, not when it comes before the
 claim, and never from another user's memory. A change told as a claim that ranks low is shown when it names a value no
 claim before it named (``followed.claimed_anew``; a new pet with no change word is no change). A job title or a dish
-told in plain words ("senior analyst", "paella") is a value for both places, as a pet's, a sport's or a home's kind is."""
+told in plain words ("senior analyst", "paella") is a value for both places, as a pet's, a sport's or a home's kind is.
+A company's name would put the clue on the employer by itself (``followed.shaped``: "Quillon Labs"): that is set aside
+here, so each case shows the places' part."""
 
 from __future__ import annotations
 
@@ -45,6 +47,11 @@ def _chosen(memory, user: str = "ana", question: str = QUESTION) -> set[str]:
     emb = memory.embedder
     return {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id=user), user,
                                               question, SearchFilters(), None)}
+
+
+@pytest.fixture(autouse=True)
+def _no_shape(monkeypatch):
+    monkeypatch.setattr(current_value, "shaped", lambda said, slot: False)
 
 
 @pytest.fixture

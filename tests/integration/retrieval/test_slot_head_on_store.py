@@ -59,6 +59,7 @@ def test_a_change_only_the_head_reads_as_the_matter_is_shown(memory, monkeypatch
     monkeypatch.setattr(current_value, "HEAD_FLOOR", 2.0)  # no statement is on the slot by the head
     monkeypatch.setattr(current_value, "HEAD_WEIGHT", 0.0)
     monkeypatch.setattr(followed, "ANEW", 0)  # nor by the place for a value named first, which reads the head too
+    monkeypatch.setattr(current_value, "shaped", lambda said, slot: False)  # nor by a company's name's shape
     without = _chosen(memory)
     assert OLD in with_head and OLD in without  # the old employer is a claim of the kind either way
     assert PAYSLIP in with_head and PAYSLIP in shown

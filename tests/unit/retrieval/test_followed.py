@@ -1,8 +1,8 @@
 """Unit layer: the values a statement's claims of a kind name (``cbmemory.retrieval.followed.claimed_values``: the
 write-time rules' claim and values, lower case, and a pet's, a sport's, a home's, a job title's or a dish's words:
 ``kind_words``) and whether a statement names one again (``names_value``: a whole sequence of words, any case), and
-whether it names a value of a slot's shape (``shaped``: an email address, a phone number, a school's or a city's name). Pure
-functions over text."""
+whether it names a value of a slot's shape (``shaped``: an email address, a phone number, a school's, a city's or a
+company's name). Pure functions over text."""
 
 import pytest
 
@@ -114,6 +114,12 @@ def _pool(*saids: str):
     ("The neighbours here brought round a cake from Fenwick Analytics.", "home_city", False),  # a name, no city's
     ("The neighbours here in Dundee brought round a cake.", "home_kind", False),  # the home's city only, not its kind
     ("Callum rang about the Quillon Labs launch.", "home_city", False),
+    ("Got my Quillon Labs lanyard and laptop today.", "employer", True),  # a company's name
+    ("Between the Fenwick Analytics onboarding sessions I barely ate.", "employer", True),
+    ("The Dundee Credit Union app is down again.", "employer", True),
+    ("Labs are my favourite dogs.", "employer", False),  # the word alone is no company's name
+    ("We had dinner at Callum's.", "employer", False),
+    ("Got my Quillon Labs lanyard today.", "home_city", False),  # the company's shape is the employer's slot only
 ])
 def test_an_email_a_phone_number_a_schools_or_a_citys_name_is_of_its_slot_by_its_shape(said, slot, is_shaped):
     assert shaped(said, slot) is is_shaped
