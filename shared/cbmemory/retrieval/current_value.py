@@ -179,12 +179,12 @@ _cached_marks = lru_cache(maxsize=8192)(_read_marks)
 def statement_score(vec: np.ndarray, said: str, protos: Protos, slot: str) -> float | None:
     """How near the slot a user's statement ranks (``nearest``), or ``None`` when it is not on the slot. It is on the
     slot when its cosine to the slot's nearest description clears the statement floor and margin (``clear_rows``),
-    when it claims the slot's kind of fact (``KINDS``, ``cbmemory.claims``), when it names a value of the kind's shape
-    (an email address, a phone number, a school's name, a city's name: ``followed.shaped``), or when the slot head (``slot_head``,
-    MiniLM only) gives it the slot's kind with probability at least ``HEAD_FLOOR``. Its rank is that cosine, plus
-    ``HEAD_WEIGHT`` times the head's probability, plus ``CLAIMED`` when it claims the kind (of a kind another slot
-    shares, when it is at least as near this slot's descriptions as that one's) and ``CHANGED`` when it has a change
-    word (neither bonus for a statement only the head puts on the slot). ``vec``: what it states (``said``),
+    when it claims the slot's kind of fact (``KINDS``, ``cbmemory.claims``), when it names a value of the slot's shape
+    (an email address, a phone number, a school's, a city's or a company's name: ``followed.shaped``), or when the slot
+    head (``slot_head``, MiniLM only) gives it the slot's kind with probability at least ``HEAD_FLOOR``. Its rank is that
+    cosine, plus ``HEAD_WEIGHT`` times the head's probability, plus ``CLAIMED`` when it claims the kind (of a kind
+    another slot shares, when it is at least as near this slot's descriptions as that one's) and ``CHANGED`` when it has
+    a change word (neither bonus for a statement only the head puts on the slot). ``vec``: what it states (``said``),
     embedded."""
     return statement_scores(np.asarray(vec)[None, :], [said], protos, slot)[0]
 
