@@ -133,22 +133,25 @@ _COMPANY = re.compile(r"[\w'’.&-] (?:labs?|inc|ltd|llc|plc|gmbh|co|corp|corpor
                       r"council)$")
 
 
+# the stage's slots whose values have a shape, and whether a value (as ``values`` reads it) has it
+_SHAPES: dict[str, Callable[[str], bool]] = {
+    "email": lambda v: "@" in v,
+    "phone": lambda v: _PHONE.fullmatch(v) is not None and sum(c.isdigit() for c in v) >= PHONE_DIGITS,
+    "child_school": lambda v: _SCHOOL.search(v) is not None,
+    "home_city": is_city,
+    "employer": lambda v: _COMPANY.search(v) is not None,
+}
+
+
 def shaped(said: str, slot: str | None) -> bool:
-    """Whether ``said`` names a value whose shape is of the stage's ``slot``: an email address for ``email``, a number
-    of at least ``PHONE_DIGITS`` digits for ``phone``, a school's name for ``child_school``, a city's name
-    (``places.is_city``) for ``home_city``, a company's name for ``employer`` (``named``). However it is told, a change
-    of one names one, and the value's own words may pull its meaning anywhere ("quiet.harbour@proton.me", "Her first
-    week at St Brigid's went fine, new uniform and all", "The neighbours here in Gdansk brought round a cake")."""
-    if slot == "email":
-        return any("@" in v for v in named(said))
-    if slot == "child_school":
-        return any(_SCHOOL.search(v) for v in named(said))
-    if slot == "home_city":
-        return any(is_city(v) for v in named(said))
-    if slot == "employer":
-        return any(_COMPANY.search(v) for v in named(said))
-    return slot == "phone" and any(_PHONE.fullmatch(v) and sum(c.isdigit() for c in v) >= PHONE_DIGITS
-                                   for v in named(said))
+    """Whether ``said`` names a value whose shape is of the stage's ``slot`` (``_SHAPES``): an email address for
+    ``email``, a number of at least ``PHONE_DIGITS`` digits for ``phone``, a school's name for ``child_school``, a
+    city's name (``places.is_city``) for ``home_city``, a company's name for ``employer`` (``named``). However it is
+    told, a change of one names one, and the value's own words may pull its meaning anywhere ("quiet.harbour@proton.me",
+    "Her first week at St Brigid's went fine, new uniform and all", "The neighbours here in Gdansk brought round a
+    cake")."""
+    shape = _SHAPES.get(slot) if slot is not None else None
+    return shape is not None and any(shape(v) for v in named(said))
 
 
 def claimed_values(said: str, kind: str, words: bool = True) -> frozenset[str]:
