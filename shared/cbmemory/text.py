@@ -165,8 +165,9 @@ _QUESTION = ("how|what|when|where|which|who|whom|whose|why|do|does|did|are|is|wa
 # start, and reading it from every comma of a long message would take quadratic time.
 _ASKS = re.compile(rf"[,;:]\s+(?:(?:{_JOINS})\b[,\s]*){{0,4}}(?=(?:{_QUESTION})\b)", re.I)
 # ... but not a relative clause set off by commas inside the statement ("I'm bringing Oskar, who I'm seeing now, to the
-# barbecue, is that okay?"): the question is the one after it
-_RELATIVE = re.compile(r"(?:who|whom|whose|which)\b[^,;:?]*[,;:]", re.I)
+# barbecue, is that okay?"; "Our boat, where we live now, has no dishwasher, call you after?"): the question is the one
+# after it
+_RELATIVE = re.compile(r"(?:who|whom|whose|which|where|when)\b[^,;:?]*[,;:]", re.I)
 
 
 CLAUSE_WORDS = 3  # the fewest words a clause has (and the words before an elliptical question)

@@ -27,6 +27,12 @@ from cbmemory.text import stated
     ("I'm bringing Callum, who I'm seeing now, to the Leith gig, is that okay?",
      "I'm bringing Callum, who I'm seeing now, to the Leith gig"),
     ("We moved to Dundee, which we love, how about you?", "We moved to Dundee, which we love"),
+    # ... and so is one opened by "where" or "when" (before, each was read as the question's start)
+    ("The commute to Leith, where I am now, gives me time for podcasts, got any tips?",
+     "The commute to Leith, where I am now, gives me time for podcasts"),
+    ("I was reading about Inverness, when the power went out, what did you think of the film?",
+     "I was reading about Inverness, when the power went out"),
+    ("I'm in Leith now, where are you?", "I'm in Leith now"),  # no mark after it: the question
 ])
 def test_the_news_before_a_question_is_stated(turn, says):
     assert stated(turn) == says

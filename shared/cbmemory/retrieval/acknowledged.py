@@ -18,7 +18,7 @@ embedded store reads its columns in memory and its recent records' cache).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
 
 import numpy as np
@@ -34,6 +34,12 @@ from ..store.base import MemoryStore
 # value 25 and 17 of 30 as they were; about 20 (x1) and 60 (x10) more tokens a question.
 ACK_PLACES = 2
 ACK_FLOOR = 0.05
+
+# A place of their own for the newest HEARD statements that only an acknowledging reply brought (``answered``), on the
+# slot or read by the head from ACK_FLOOR: they take no place the others hold. Set before any run, the fewest that
+# does anything (experiments/knowledge_updates/README.md, "The statements short replies acknowledge, with a place of
+# their own").
+HEARD = 1
 
 ACK_WORDS = 15  # a reply of more words is talk, not an acknowledgement
 ACK_LETTERS = 3  # the least length of a word named back
@@ -95,3 +101,40 @@ def acknowledged_places(store: MemoryStore, user_id: str, pool: Sequence[tuple[M
                   key=lambda rs: conversation_order(rs[0]), reverse=True)
     return [r for (r, _), yes in zip(left, acknowledged(store, user_id, left, filters, now), strict=True)
             if yes][:ACK_PLACES]
+
+
+def answered(store: MemoryStore, user_id: str, records: Iterable[MemoryRecord], pooled: Collection[str],
+             read: Callable[[MemoryRecord], str], filters: SearchFilters,
+             now: datetime | None) -> list[tuple[MemoryRecord, str]]:
+    """The user's statements that short replies among ``records`` (what the stage's searches read) acknowledge: for
+    each assistant turn of ``user_id``'s of at most ``ACK_WORDS`` words, the turn one position before it in its
+    session (one read for all, ``MemoryStore.neighbours``), when that is not in ``pooled`` (record ids), ``read`` (the
+    stage's ``own``) gives a statement and the reply ``acknowledges`` it; each once, in the order of their replies. A
+    change told quietly and confirmed ("Noted: Fenwick Analytics.") lies deep in the searches; the reply that names
+    it back is near the kind."""
+    replies = [r for r in records if r.user_id == user_id and r.kind == "turn" and r.role == "assistant"
+               and r.position > 0 and 0 < len(_words(r.text)) <= ACK_WORDS]
+    if not replies:
+        return []
+    before = store.neighbours(user_id, [(r.session_id, r.kind, r.position - 1) for r in replies], 0, filters, now)
+    turns = {(r.session_id, r.kind, r.position): r for r in before}
+    seen, out = set(pooled), []
+    for reply in replies:
+        r = turns.get((reply.session_id, reply.kind, reply.position - 1))
+        if r is None or r.record_id in seen:
+            continue
+        said = read(r)
+        if said and acknowledges(said, reply.text):
+            out.append((r, said))
+            seen.add(r.record_id)
+    return out
+
+
+def heard_places(heard: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, scores: Sequence[float | None],
+                 chosen: Collection[str]) -> list[MemoryRecord]:
+    """Of ``heard`` (the statements ``answered`` brought, acknowledged each; ``learned`` their ``head_reading``,
+    ``scores`` their ``statement_scores``), the newest ``HEARD`` not ``chosen`` that are on the slot or that the head
+    gives the slot's kind at least ``ACK_FLOOR``."""
+    left = [r for (r, _), s, p in zip(heard, scores, learned.tolist(), strict=True)
+            if r.record_id not in chosen and (s is not None or p >= ACK_FLOOR)]
+    return sorted(left, key=conversation_order)[-HEARD:] if HEARD > 0 else []

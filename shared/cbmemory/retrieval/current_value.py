@@ -60,7 +60,7 @@ warning is logged (``with_current``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
@@ -76,9 +76,9 @@ from ..store.signals import Signal
 from ..text import people
 from . import slot_head
 from .about import about_the_user, in_first_person, named_as_the_user, users_names
-from .acknowledged import acknowledged_places
+from .acknowledged import acknowledged_places, answered, heard_places
 from .config import K_BASE, K_MAX, growth
-from .followed import claimed_anew, claimed_by_words, named_again, named_anew, shaped
+from .followed import claimed_anew, claimed_by_words, named_again, named_anew, shaped, shaped_by_words
 from .passing import told_in_passing
 from .slot_match import Embed, EmbedMany, Protos, by_slots, clear_rows, prototypes, slot_of, unit
 from .slots import KINDS, NAMES_ONLY
@@ -270,8 +270,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     found = store.search_candidates(Signal.VECTOR, user_id, probe, DEPTH, turns, now)
     asked, matter, kind = people(query), slot_matter(slot), KINDS.get(slot)
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
-    records = (r for r in store.read_candidates(found, list(range(len(found)))) if r is not None)  # None: gone since
-    pool = list(islice(((r, said) for r in records if (said := own(r, asked, matter, kind))), EMBEDDED))
+    read = [r for r in store.read_candidates(found, list(range(len(found)))) if r is not None]  # None: gone since
+    pool = list(islice(((r, said) for r in read if (said := own(r, asked, matter, kind))), EMBEDDED))
     # and the first HEAD_EMBEDDED others along the head's reading of the kind (``slot_head.SlotHead.direction``)
     head = slot_head.matching(rows[0])
     if head is not None and HEAD_DEPTH > 0:
@@ -279,26 +279,36 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
         seen = {r.record_id for r, _ in pool}
         unseen = [i for i, rid in enumerate(more.ids.tolist()) if rid not in seen]
         extra = (r for at in _batches(unseen, READ_BATCH) for r in store.read_candidates(more, at) if r is not None)
-        pool += islice(((r, said) for r in extra if (said := own(r, asked, matter, kind))), HEAD_EMBEDDED)
+        pool += islice(((r, said) for r in _kept(extra, read) if (said := own(r, asked, matter, kind))),
+                       HEAD_EMBEDDED)
     if kind is not None:  # and the user's claims of the kind, found by the phrases of its claim rule
         def claim(r: MemoryRecord) -> str:
             said = own(r, asked, matter, kind)
             return said if said and _marks(said, kind)[0] else ""
         pool += claimed_by_words(store, user_id, kind, {r.record_id for r, _ in pool}, claim, filters, now)
+    # and the user's statements naming a value of the slot's shape, found by its words (a company's, a school's name)
+    pool += shaped_by_words(store, user_id, slot, {r.record_id for r, _ in pool}, lambda r: own(r, asked, matter, kind),
+                            filters, now)
+    # the statements short replies among what the searches read acknowledge (a change confirmed lies deep): ranked
+    # with the pool, shown in a place of their own (``heard_places``)
+    heard = answered(store, user_id, read, {r.record_id for r, _ in pool}, lambda r: own(r, asked, matter, kind),
+                     turns, now)
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
-    saids = [said for _, said in pool]
+    saids = [said for _, said in (*pool, *heard)]
     embedded = [unaddressed(s, addressed) for s in saids]  # what is embedded: not the names the user addresses
-    vecs = many(embedded) if pool else np.empty((0, 0))
+    vecs = many(embedded) if saids else np.empty((0, 0))
     learned = head_reading(vecs, protos, slot)  # the head's reading of each, for the ranking and the replies' places
-    scores = statement_scores(vecs, saids, protos, slot, learned) if pool else []
+    scores = statement_scores(vecs, saids, protos, slot, learned) if saids else []
+    n = len(pool)
     top, latest = selection(len(store.list_sessions(user_id)))
-    picked = nearest([(r, s) for (r, _), s in zip(pool, scores, strict=True) if s is not None], top)[-latest:]
+    picked = nearest([(r, s) for (r, _), s in zip(pool, scores[:n], strict=True) if s is not None], top)[-latest:]
     chosen = {r.record_id for r in picked}
-    passing = told_in_passing([(r, text) for (r, _), text in zip(pool, embedded, strict=True)
+    passing = told_in_passing([(r, text) for (r, _), text in zip(pool, embedded[:n], strict=True)
                                if r.record_id not in chosen], protos, slot, many)
     chosen |= {r.record_id for r in passing}
-    acked = acknowledged_places(store, user_id, pool, learned, scores, chosen, turns, now)
+    acked = acknowledged_places(store, user_id, pool, learned[:n], scores[:n], chosen, turns, now)
+    acked += heard_places(heard, learned[n:], scores[n:], chosen)  # a place of their own
     chosen |= {r.record_id for r in acked}
     # a value the user's claims of the matter gave, named again (followed.py); the claims as ranked above (cached)
     claimed = [(r, said) for r, said in pool if _marks(said, kind)[0]]
@@ -308,7 +318,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     chosen |= {r.record_id for r in again}
     changed = claimed_anew(claimed, kind, chosen, words) if kind is not None else []  # a change told as a claim
     chosen |= {r.record_id for r in changed}
-    anew = named_anew(pool, learned, scores, chosen, kind if words else None)  # a value named first after the best
+    # a value named first after the best-ranked statement
+    anew = named_anew(pool, learned[:n], scores[:n], chosen, kind if words else None)
     return sorted([*picked, *passing, *acked, *again, *changed, *anew], key=conversation_order)
 
 
@@ -317,6 +328,13 @@ def selection(sessions: int) -> tuple[int, int]:
     ``config.growth`` (``scale_k``'s law), at most ``GROW_MAX`` times."""
     grow = min(GROW_MAX, max(1.0, growth(sessions)))
     return round(TOP * grow), round(LATEST * grow)
+
+
+def _kept(records: Iterable[MemoryRecord], into: list[MemoryRecord]) -> Iterator[MemoryRecord]:
+    """``records``, each appended to ``into`` as it is read (the second search's records are read lazily)."""
+    for r in records:
+        into.append(r)
+        yield r
 
 
 def _batches(items: Sequence[int], size: int) -> Iterator[list[int]]:

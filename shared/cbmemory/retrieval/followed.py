@@ -76,6 +76,10 @@ VALUED_DEPTH = 64  # records the values' full-text search reads (a value is a ra
 # +1 to +2 newest shown):
 CLAIM_DEPTH = 200  # records the full-text search for the claim rule's phrases (or words) reads
 CLAIM_EMBEDDED = 50  # of those, the user's own claims of the kind not found already that join the stage's statements
+# Set before any run (experiments/knowledge_updates/README.md, "A company's or a school's name reached by its words: a
+# shape search"), as the claim search's:
+SHAPE_DEPTH = 200  # records the full-text search for the words of a slot's shape reads (``shaped_by_words``)
+SHAPE_EMBEDDED = 50  # of those, the user's own statements naming a value of the shape that join the stage's
 # Couchbase Search refuses a request of more than 1,024 clauses by default (bleveMaxClauseCount), and a phrase asks
 # for three (one a field, and their disjunction); set before any run:
 CLAIM_PHRASES = 128  # a kind's rule of more phrases than this is searched by its words
@@ -118,20 +122,27 @@ def named(said: str) -> frozenset[str]:
 _PHONE = re.compile(r"[\d\s]+")  # a number's value as ``values`` reads it, with no comma, colon or point
 # a school's name as ``values`` reads it (lower case, no closing "'s"): a name and a word that says what it is
 # ("Hillcrest Primary", "Elm Park Academy", "Leith High"; not "High" alone) or a saint's ("St Brigid's")
-_SCHOOL = re.compile(r"[\w'’.-] (?:primary|academy|elementary|school|college|high|grammar|montessori|nursery|"
-                     r"kindergarten|prep)$|^st\.? [\w'’-]+$")
+_SCHOOL_ENDS = ("primary", "academy", "elementary", "school", "college", "high", "grammar", "montessori", "nursery",
+                "kindergarten", "prep")
+_SCHOOL = re.compile(r"[\w'’.-] (?:" + "|".join(_SCHOOL_ENDS) + r")$|^st\.? [\w'’-]+$")
 
 # a company's name as ``values`` reads it: a name and a word that says it is a company or an organisation ("Quillon
 # Labs", "Fenwick Analytics", "Dundee Credit Union"; not "Labs" alone)
-_COMPANY = re.compile(r"[\w'’.&-] (?:labs?|inc|ltd|llc|plc|gmbh|co|corp|corporation|company|group|holdings|industries|"
-                      r"enterprises|partners|associates|ventures|bank|credit union|insurance|financial|finance|capital|"
-                      r"investments|analytics|robotics|systems|software|technologies|technology|tech|digital|networks|"
-                      r"telecom|dynamics|solutions|consulting|consultants|services|agency|media|publishing|games|"
-                      r"entertainment|studios?|logistics|transit|motors|airlines|airways|energy|pharma|pharmaceuticals|"
-                      r"health|healthcare|dental|clinic|hospital|pharmacy|foods|bakery|brewery|hotels|retail|"
-                      r"properties|construction|engineering|manufacturing|university|institute|foundation|trust|"
-                      r"council)$")
+_COMPANY_ENDS = ("labs?", "inc", "ltd", "llc", "plc", "gmbh", "co", "corp", "corporation", "company", "group",
+                 "holdings", "industries", "enterprises", "partners", "associates", "ventures", "bank", "credit union",
+                 "insurance", "financial", "finance", "capital", "investments", "analytics", "robotics", "systems",
+                 "software", "technologies", "technology", "tech", "digital", "networks", "telecom", "dynamics",
+                 "solutions", "consulting", "consultants", "services", "agency", "media", "publishing", "games",
+                 "entertainment", "studios?", "logistics", "transit", "motors", "airlines", "airways", "energy",
+                 "pharma", "pharmaceuticals", "health", "healthcare", "dental", "clinic", "hospital", "pharmacy",
+                 "foods", "bakery", "brewery", "hotels", "retail", "properties", "construction", "engineering",
+                 "manufacturing", "university", "institute", "foundation", "trust", "council")
+_COMPANY = re.compile(r"[\w'’.&-] (?:" + "|".join(_COMPANY_ENDS) + ")$")
 
+# the words a full-text search for a value of the slot's shape asks for (``shaped_by_words``): the end words of a
+# company's or a school's name ("st" for a saint's)
+SHAPE_WORDS = {"employer": " ".join(f"{w[:-2]} {w[:-1]}" if w.endswith("s?") else w for w in _COMPANY_ENDS),
+               "child_school": " ".join((*_SCHOOL_ENDS, "st"))}
 
 # the stage's slots whose values have a shape, and whether a value (as ``values`` reads it) has it
 _SHAPES: dict[str, Callable[[str], bool]] = {
@@ -207,13 +218,39 @@ def claimed_by_words(store: MemoryStore, user_id: str, kind: str, found: Collect
     (``claims.rule_phrases``; for a rule of more than ``CLAIM_PHRASES``, their words), the first ``CLAIM_EMBEDDED``
     whose record id is not in ``found`` and that ``read`` gives a text ("" for a record that is not the user's own
     claim of the kind), each with that text, best first."""
-    if CLAIM_EMBEDDED <= 0 or CLAIM_DEPTH <= 0:
-        return []
     signal, query = claim_query(kind)
-    hits = store.search_candidates(signal, user_id, query, CLAIM_DEPTH, replace(filters, kinds=("turn",)), now)
+    return _by_words(store, user_id, signal, query, CLAIM_DEPTH, CLAIM_EMBEDDED, found, read, filters, now)
+
+
+def shaped_by_words(store: MemoryStore, user_id: str, slot: str, found: Collection[str],
+                    read: Callable[[MemoryRecord], str], filters: SearchFilters,
+                    now: datetime | None) -> list[tuple[MemoryRecord, str]]:
+    """For a slot whose shape is told by words (``SHAPE_WORDS``: a company's, a school's name), of the ``SHAPE_DEPTH``
+    records a full-text search for those words finds, the first ``SHAPE_EMBEDDED`` whose record id is not in ``found``
+    and that ``read`` gives a text (the user's own statement) that names a value of the slot's shape (``shaped``), each
+    with that text, best first; none for another slot. Such a name is rare in talk, and a change told in passing names
+    one wherever it lies in a long memory."""
+    query = SHAPE_WORDS.get(slot)
+    if query is None:
+        return []
+
+    def of_shape(r: MemoryRecord) -> str:
+        said = read(r)
+        return said if said and shaped(said, slot) else ""
+    return _by_words(store, user_id, Signal.BM25, query, SHAPE_DEPTH, SHAPE_EMBEDDED, found, of_shape, filters, now)
+
+
+def _by_words(store: MemoryStore, user_id: str, signal: Signal, query: str | list[str], depth: int, embedded: int,
+              found: Collection[str], read: Callable[[MemoryRecord], str], filters: SearchFilters,
+              now: datetime | None) -> list[tuple[MemoryRecord, str]]:
+    """Of the ``depth`` turns a full-text search (``signal``, ``query``) finds, the first ``embedded`` not in ``found``
+    that ``read`` gives a text, each with it."""
+    if embedded <= 0 or depth <= 0:
+        return []
+    hits = store.search_candidates(signal, user_id, query, depth, replace(filters, kinds=("turn",)), now)
     unseen = [i for i, rid in enumerate(hits.ids.tolist()) if rid not in found]  # only those not read already
     records = (r for r in store.read_candidates(hits, unseen) if r is not None)
-    return list(islice(((r, said) for r in records if (said := read(r))), CLAIM_EMBEDDED))
+    return list(islice(((r, said) for r in records if (said := read(r))), embedded))
 
 
 def claimed_anew(claimed: Sequence[tuple[MemoryRecord, str]], kind: str, shown: Collection[str],
