@@ -16,7 +16,9 @@ the hits carry: ``about.named_as_the_user``) and has a slot, one extra vector se
 mean description as the query; with the slot head a second, along the head's direction for the kind: ``HEAD_DEPTH``
 records, ``HEAD_EMBEDDED`` statements; and, for a kind the claim rules know, a full-text search for the phrases of its
 rule, whose claims join them: ``followed.claimed_by_words``, as a claim in a long memory may lie past the vector
-searches, whose vectors also hold the date and the turn answered) finds the user's statements on that matter: what
+searches, whose vectors also hold the date and the turn answered; for a slot whose values' shape is told by words, a
+company's or a school's name, a full-text search for those words, whose statements naming such a value join them:
+``followed.shaped_by_words``) finds the user's statements on that matter: what
 the user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How
 have you been?", states the news; one that only asks states nothing), naming no person the question does not ("my
 cousin moved to Glasgow" is not the user's home; a statement that names one is read as its clauses that name no one and are in the first person,
@@ -36,7 +38,10 @@ with the latest ``RESERVED`` of the others that one of their clauses puts on the
 passing, "Work was hectic, but the view from our new flat in Bilbao makes up for it"), the latest ``ACK_PLACES`` of the
 others that the assistant acknowledged by naming them back in a short reply and that the head reads as of the kind
 from a lower floor (``acknowledged_places``: a change told by a clue, "Got a Fernhill Analytics hoodie in my welcome pack",
-answered "Noted, Fernhill Analytics.") and the newest that names again a value a claim of the matter gave
+answered "Noted, Fernhill Analytics."), the newest ``HEARD`` statements that only such a reply among the records
+the vector searches read brought (``acknowledged.answered``, ``heard_places``: a change confirmed, "Noted: Fenwick
+Analytics.", lies deeper in the searches than the reply naming it back; a place of their own, taking none of the
+others') and the newest that names again a value a claim of the matter gave
 (``followed.named_again``: a change back told in other words) and the newest claim that names a value no claim
 before it named (``followed.claimed_anew``: a change told as a claim, ranked low) and the newest that name a value
 first after the statement ranked nearest the matter (``followed.named_anew``: a change told by a clue, "The canteen
@@ -48,8 +53,10 @@ from write-time links. Cost, for such a question only: a vector search of ``DEPT
 the embedding of up to ``EMBEDDED`` (and ``HEAD_EMBEDDED``) statements they find and of their clauses, newest first
 until ``RESERVED`` are found (the embedder's cache keeps them for the user's later questions), one read of the
 replies to the statements not chosen that are on the slot or clear ``ACK_FLOOR`` (``acknowledged``), one list of the
-user's sessions (their number), one full-text search for the claim rule's phrases (``CLAIM_DEPTH`` records) and
-one when those statements claim a value. A store that
+user's sessions (their number), one full-text search for the claim rule's phrases (``CLAIM_DEPTH`` records), one
+for the words of the slot's shape (``SHAPE_DEPTH``; an employer's and a school's questions only), one read of the
+turns before the short replies the vector searches read (``answered``) and one when those statements claim a value.
+A store that
 ``keeps_derived`` (the embedded one) keeps the statements' vectors from each user turn's write (``kept_texts``), and
 the embedder's cache finds them there: only turns written before that (later writes give them theirs, a few at a
 time), or to a store that keeps none, are embedded when a question first reads them. The stage only adds to the
