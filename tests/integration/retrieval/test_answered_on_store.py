@@ -4,8 +4,8 @@ MiniLM embedder. A change told quietly and confirmed ("Noted, Fernhill Analytics
 searches than the reply that names it back: the reply, among the records the searches read, brings the statement it
 answers, shown in a place of its own (``heard_places``: it takes no place the pool's statements hold). The searches'
 reach is made small here (``EMBEDDED``, ``HEAD_DEPTH``) so the statement is reached through its reply alone; the place
-for a value named first and a company's name as the employer's shape are set aside, as in
-``test_acknowledged_on_store.py``."""
+for a value named first and a company's name as the employer's shape (read, and searched by its words) are set aside,
+as in ``test_acknowledged_on_store.py``."""
 
 from __future__ import annotations
 
@@ -49,6 +49,7 @@ def _searches_reach_no_statement(monkeypatch):
     monkeypatch.setattr(current_value, "HEAD_DEPTH", 0)
     monkeypatch.setattr(followed, "ANEW", 0)
     monkeypatch.setattr(current_value, "shaped", lambda said, slot: False)
+    monkeypatch.setattr(followed, "SHAPE_EMBEDDED", 0)  # nor the company's name searched by its words
 
 
 def _chosen(memory, user: str = "ana") -> set[str]:

@@ -79,6 +79,7 @@ def test_the_heads_own_search_reaches_a_change_the_slots_search_does_not(memory,
         memory.add_session("ana", f"w{i}", [{"role": "user", "speaker": "Ana", "content": text}],
                            date=D0 + timedelta(days=80 + i))
     monkeypatch.setattr(current_value, "DEPTH", 5)  # the payslip is past the five nearest records
+    monkeypatch.setattr(followed, "SHAPE_EMBEDDED", 0)  # the company's name would reach it by its words
     with_second = _chosen(memory)
     monkeypatch.setattr(current_value, "HEAD_DEPTH", 0)
     without = _chosen(memory)
