@@ -296,8 +296,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     # and the user's statements naming a value of the slot's shape, found by its words (a company's, a school's name)
     pool += shaped_by_words(store, user_id, slot, {r.record_id for r, _ in pool}, lambda r: own(r, asked, matter, kind),
                             filters, now)
-    # the statements short replies among what the searches read acknowledge (a change confirmed lies deep): ranked
-    # with the pool, shown in a place of their own (``heard_places``)
+    # the statements short replies among what the searches read acknowledge (a change confirmed lies deep): scored as
+    # the pool's are, ranked with none of them, shown only in a place of their own (``heard_places``)
     heard = answered(store, user_id, read, {r.record_id for r, _ in pool}, lambda r: own(r, asked, matter, kind),
                      turns, now)
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
