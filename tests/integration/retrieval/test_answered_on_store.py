@@ -9,8 +9,6 @@ as in ``test_acknowledged_on_store.py``."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-
 import pytest
 
 from cbmemory import SearchFilters
@@ -18,27 +16,10 @@ from cbmemory.retrieval import current_value, followed
 from cbmemory.retrieval.acknowledged import answered
 from cbmemory.retrieval.current_value import latest_statements
 
-from .test_current_value_on_store import FILLER  # the same everyday talk
+# the same history: the old employer, everyday talk, then the clue answered by a reply of the test's choosing
+from .test_acknowledged_on_store import CLUE, D0, OLD, PLAIN_REPLY, QUESTION, _history
 
-D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
-OLD = "I work at Tidewater Freight, on the customer desk."
-CLUE = "Got a Fernhill Analytics hoodie in my welcome pack."
-PLAIN_REPLY = "Sounds good, tell me more."
 ACK = "Noted, Fernhill Analytics."
-QUESTION = "Which company do I work for these days?"
-
-
-def _say(memory, user, sid, day, text, reply=PLAIN_REPLY):
-    memory.add_session(user, sid, [{"role": "user", "speaker": "Ana", "content": text},
-                                   {"role": "assistant", "speaker": "Bot", "content": reply}],
-                       date=D0 + timedelta(days=day))
-
-
-def _history(memory, reply: str, user: str = "ana") -> None:
-    _say(memory, user, "s0", 0, OLD)
-    for i in range(1, 25):
-        _say(memory, user, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
-    _say(memory, user, "s_clue", 60, CLUE, reply)
 
 
 @pytest.fixture(autouse=True)

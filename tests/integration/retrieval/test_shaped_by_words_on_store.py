@@ -7,8 +7,6 @@ in talk and the search finds it wherever it lies. The vector searches' reach is 
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-
 import pytest
 
 from cbmemory import SearchFilters
@@ -17,18 +15,12 @@ from cbmemory.retrieval.current_value import latest_statements
 from cbmemory.retrieval.followed import shaped_by_words
 
 from .test_current_value_on_store import FILLER  # the same everyday talk
+from .test_named_anew_on_store import _say  # a user's turn and a plain reply, a session of its own
 
-D0 = datetime(2023, 1, 2, tzinfo=timezone.utc)
 OLD = "I work at Marsh & Finch Consulting, on the customer desk."
 PASSING = "The walk to the Fenwick Analytics office is shorter, so I might make the quiz."
 THEIRS = "My cousin got hired by Quillon Labs last week."
 QUESTION = "Which company do I work for these days?"
-
-
-def _say(memory, user, sid, day, text):
-    memory.add_session(user, sid, [{"role": "user", "speaker": "Ana", "content": text},
-                                   {"role": "assistant", "speaker": "Bot", "content": "Sounds good."}],
-                       date=D0 + timedelta(days=day))
 
 
 def _history(memory, user: str = "ana", change: str = PASSING) -> None:
