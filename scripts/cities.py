@@ -1,6 +1,6 @@
 """Write ``shared/cbmemory/data/cities.txt``: the names of GeoNames' ``cities15000`` extract (every populated place of
-at least 15,000 people), in lower case with accents dropped (``cbmemory.places.fold``), one a line, sorted; the names
-only, not the alternate names (which hold transliterations and words such as "she" and "was").
+at least 15,000 people), in lower case with accents dropped (``cbmemory.text.fold``), one a line, sorted; the
+names only, not the alternate names (which hold transliterations and words such as "she" and "was").
 
 Usage: python scripts/cities.py SOURCE
 SOURCE: GeoNames' ``cities15000.txt`` (tab-separated, its second column the name) or the ``cities15000.json`` that the
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))
 
-from cbmemory.places import fold  # noqa: E402
+from cbmemory.text import fold  # noqa: E402
 
 HEADER = ("# GeoNames cities15000 (populated places of at least 15,000 people): names in lower case, accents dropped.\n"
           "# Data: GeoNames (geonames.org), CC BY 4.0. Built by scripts/cities.py.\n")

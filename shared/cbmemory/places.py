@@ -1,21 +1,17 @@
 """The world's cities by name (``is_city``): the names of GeoNames' ``cities15000`` extract (every populated place of
-at least 15,000 people), in lower case with their accents dropped (``fold``), shipped as ``data/cities.txt`` (built by
-``scripts/cities.py``; GeoNames, CC BY 4.0) and read on first use. A value the user names that is a city's name ("Gdansk", "Cork") says what
-a statement is about however it is told ("The neighbours here in Gdansk brought round a cake"); some names are also
+at least 15,000 people), in lower case with their accents dropped (``text.fold``, as the full-text index folds words:
+"Gdańsk" -> "gdansk"; a letter that is no letter with an accent stays, "Łódź" -> "łodz", so "Lodz" is not read as it;
+621 of the list's names keep such a letter), shipped as ``data/cities.txt`` (built by ``scripts/cities.py``; GeoNames,
+CC BY 4.0) and read on first use. A value the user names that is a city's name ("Gdansk", "Cork") says what a
+statement is about however it is told ("The neighbours here in Gdansk brought round a cake"); some names are also
 people's or words ("Anna", "Man"), so a name on the list is a clue, not a proof."""
 
 from __future__ import annotations
 
-import unicodedata
 from functools import cache
 from importlib import resources
 
-
-def fold(name: str) -> str:
-    """``name`` in lower case with its accents dropped ("Gdańsk" -> "gdansk", "Kraków" -> "krakow"); a letter that is no
-    letter with an accent stays ("Łódź" -> "łodz": one who writes "Lodz" does not name it; 621 of the list's names keep
-    such a letter)."""
-    return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)).lower()
+from .text import fold
 
 
 @cache
@@ -30,4 +26,4 @@ def is_city(value: str) -> bool:
     return fold(value) in cities()
 
 
-__all__ = ["cities", "fold", "is_city"]
+__all__ = ["cities", "is_city"]

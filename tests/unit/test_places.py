@@ -1,12 +1,14 @@
 """Unit layer: the world's cities by name (``cbmemory.places``): the shipped list (GeoNames' ``cities15000`` names,
-folded to lower-case ASCII) and a value's reading against it. Reads the real package data file."""
+in lower case with accents dropped, ``text.fold``) and a value's reading against it. Reads the real package data
+file."""
 
 import pytest
 
-from cbmemory.places import cities, fold, is_city
+from cbmemory.places import cities, is_city
+from cbmemory.text import fold
 
 
-def test_a_name_is_folded_to_lower_case_ascii():
+def test_a_name_is_folded_to_lower_case_without_accents():
     assert fold("Gdańsk") == "gdansk"
     assert fold("Kraków") == "krakow"
     assert fold("DUNDEE") == "dundee"

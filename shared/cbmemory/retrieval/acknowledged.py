@@ -96,11 +96,18 @@ def acknowledged_places(store: MemoryStore, user_id: str, pool: Sequence[tuple[M
     and that are on the slot or that the head gives the slot's kind at least ``ACK_FLOOR``."""
     if ACK_PLACES <= 0 or not pool:
         return []
-    left = sorted(((r, said) for (r, said), s, p in zip(pool, scores, learned.tolist(), strict=True)
-                   if r.record_id not in chosen and (s is not None or p >= ACK_FLOOR)),
-                  key=lambda rs: conversation_order(rs[0]), reverse=True)
+    left = _on_the_matter(pool, learned, scores, chosen)
     return [r for (r, _), yes in zip(left, acknowledged(store, user_id, left, filters, now), strict=True)
             if yes][:ACK_PLACES]
+
+
+def _on_the_matter(statements: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray,
+                   scores: Sequence[float | None], chosen: Collection[str]) -> list[tuple[MemoryRecord, str]]:
+    """Of ``statements`` (``learned`` their ``head_reading``, ``scores`` their ``statement_scores``), those not
+    ``chosen`` that are on the slot or that the head gives the slot's kind at least ``ACK_FLOOR``, newest first."""
+    return sorted(((r, said) for (r, said), s, p in zip(statements, scores, learned.tolist(), strict=True)
+                   if r.record_id not in chosen and (s is not None or p >= ACK_FLOOR)),
+                  key=lambda rs: conversation_order(rs[0]), reverse=True)
 
 
 def answered(store: MemoryStore, user_id: str, records: Iterable[MemoryRecord], pooled: Collection[str],
@@ -135,6 +142,4 @@ def heard_places(heard: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray,
     """Of ``heard`` (the statements ``answered`` brought, acknowledged each; ``learned`` their ``head_reading``,
     ``scores`` their ``statement_scores``), the newest ``HEARD`` not ``chosen`` that are on the slot or that the head
     gives the slot's kind at least ``ACK_FLOOR``."""
-    left = [r for (r, _), s, p in zip(heard, scores, learned.tolist(), strict=True)
-            if r.record_id not in chosen and (s is not None or p >= ACK_FLOOR)]
-    return sorted(left, key=conversation_order)[-HEARD:] if HEARD > 0 else []
+    return [r for r, _ in _on_the_matter(heard, learned, scores, chosen)[:HEARD]] if HEARD > 0 else []

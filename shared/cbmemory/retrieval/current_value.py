@@ -276,9 +276,13 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     turns = replace(filters, kinds=("turn",))  # the user's statements are turns: each search and read keeps to them
     found = store.search_candidates(Signal.VECTOR, user_id, probe, DEPTH, turns, now)
     asked, matter, kind = people(query), slot_matter(slot), KINDS.get(slot)
+
+    def mine(r: MemoryRecord) -> str:  # what a found turn states of the user's own (``statements.own``)
+        return own(r, asked, matter, kind)
+
     # the first EMBEDDED of the user's own statements, nearest by their stored vectors: only theirs are embedded
     read = [r for r in store.read_candidates(found, list(range(len(found)))) if r is not None]  # None: gone since
-    pool = list(islice(((r, said) for r in read if (said := own(r, asked, matter, kind))), EMBEDDED))
+    pool = list(islice(((r, said) for r in read if (said := mine(r))), EMBEDDED))
     # and the first HEAD_EMBEDDED others along the head's reading of the kind (``slot_head.SlotHead.direction``)
     head = slot_head.matching(rows[0])
     if head is not None and HEAD_DEPTH > 0:
@@ -286,20 +290,17 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
         seen = {r.record_id for r, _ in pool}
         unseen = [i for i, rid in enumerate(more.ids.tolist()) if rid not in seen]
         extra = (r for at in _batches(unseen, READ_BATCH) for r in store.read_candidates(more, at) if r is not None)
-        pool += islice(((r, said) for r in _kept(extra, read) if (said := own(r, asked, matter, kind))),
-                       HEAD_EMBEDDED)
+        pool += islice(((r, said) for r in _kept(extra, read) if (said := mine(r))), HEAD_EMBEDDED)
     if kind is not None:  # and the user's claims of the kind, found by the phrases of its claim rule
         def claim(r: MemoryRecord) -> str:
-            said = own(r, asked, matter, kind)
+            said = mine(r)
             return said if said and _marks(said, kind)[0] else ""
         pool += claimed_by_words(store, user_id, kind, {r.record_id for r, _ in pool}, claim, filters, now)
     # and the user's statements naming a value of the slot's shape, found by its words (a company's, a school's name)
-    pool += shaped_by_words(store, user_id, slot, {r.record_id for r, _ in pool}, lambda r: own(r, asked, matter, kind),
-                            filters, now)
+    pool += shaped_by_words(store, user_id, slot, {r.record_id for r, _ in pool}, mine, filters, now)
     # the statements short replies among what the searches read acknowledge (a change confirmed lies deep): scored as
     # the pool's are, ranked with none of them, shown only in a place of their own (``heard_places``)
-    heard = answered(store, user_id, read, {r.record_id for r, _ in pool}, lambda r: own(r, asked, matter, kind),
-                     turns, now)
+    heard = answered(store, user_id, read, {r.record_id for r, _ in pool}, mine, turns, now)
     # a statement's slot by its own words (its stored vector also holds its date and the turn it answers)
     many = embed_texts if embed_texts is not None else (lambda ts: np.stack([embed(t) for t in ts]))
     saids = [said for _, said in (*pool, *heard)]
@@ -320,8 +321,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     # a value the user's claims of the matter gave, named again (followed.py); the claims as ranked above (cached)
     claimed = [(r, said) for r, said in pool if _marks(said, kind)[0]]
     words = slot not in NAMES_ONLY  # the kind's words are values (a home's kind, not its city)
-    again = named_again(store, user_id, claimed, kind, chosen, lambda r: own(r, asked, matter, kind), filters,
-                        now, words) if kind is not None and claimed else []
+    again = named_again(store, user_id, claimed, kind, chosen, mine, filters, now,
+                        words) if kind is not None and claimed else []
     chosen |= {r.record_id for r in again}
     changed = claimed_anew(claimed, kind, chosen, words) if kind is not None else []  # a change told as a claim
     chosen |= {r.record_id for r in changed}
