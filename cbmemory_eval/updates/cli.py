@@ -18,7 +18,7 @@ from cbmemory.cli import csv, positive
 
 from ..scale import scales_arg
 
-FAMILY_CHOICES = ("train", "dev", "test", "fresh", "blind", "both")
+FAMILY_CHOICES = ("train", "dev", "test", "fresh", "blind", "probe", "both")
 
 
 def cmd_updates(args: argparse.Namespace) -> int:
@@ -175,8 +175,8 @@ def register_updates(sub) -> None:
     p.add_argument("--data", required=True, help="a LoCoMo file (official format)")
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--family", choices=FAMILY_CHOICES, default="train",
-                   help="phrasing family: develop on train (and dev, fresh, blind), report on test; both: train and "
-                        "test (default: train)")
+                   help="phrasing family: develop on train (and dev, fresh, blind, probe), report on test; both: "
+                        "train and test (default: train)")
     p.add_argument("--scale", type=scales_arg, default=[1], help="haystack scales, e.g. 1,10 (default: 1)")
     p.add_argument("--conversations", type=positive, help="only the first N conversations (default: all)")
     p.add_argument("--only", help="only these conversations (comma-separated ids, e.g. conv-26,conv-30); their "

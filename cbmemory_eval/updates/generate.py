@@ -15,8 +15,8 @@ Statements are user turns (the conversation's first speaker), each followed by a
 speaker), appended at the end of a session (with ``asks_back``, each statement ends with a question back, as a
 chat turn often does: "..., how have you been?"): the first statement in the first ~40 % of the sessions, the
 change in the middle, a revert's return near the end. The question is asked after the last session.
-Phrasings come from one family (``train``, ``dev``, ``test``, ``fresh`` or ``blind``), never two; so do the values, for a
-family with values of its own (``family_values``).
+Phrasings come from one family (``train``, ``dev``, ``test``, ``fresh``, ``blind`` or ``probe``), never two; so do the
+values, for a family with values of its own (``family_values``).
 """
 
 from __future__ import annotations
@@ -30,12 +30,19 @@ from datetime import datetime
 
 from cbmemory import Message
 
-from . import phrasings_blind, phrasings_dev, phrasings_fresh, phrasings_test, phrasings_train
+from . import (
+    phrasings_blind,
+    phrasings_dev,
+    phrasings_fresh,
+    phrasings_probe,
+    phrasings_test,
+    phrasings_train,
+)
 from .kinds import FAMILIES, KINDS, Kind
 
 VARIANTS = ("direct", "quiet", "passing", "confirmed", "revert", "other")
 _FAMILY = {"train": phrasings_train, "dev": phrasings_dev, "test": phrasings_test, "fresh": phrasings_fresh,
-           "blind": phrasings_blind}
+           "blind": phrasings_blind, "probe": phrasings_probe}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """The kinds of facts of the knowledge-update benchmark: what is asked and the values a fact takes.
 
-Each kind has one question per phrasing family (``train``/``dev``/``test``/``fresh``/``blind``, see ``phrasings_*``)
+Each kind has one question per phrasing family (``train``/``dev``/``test``/``fresh``/``blind``/``probe``, see
+``phrasings_*``)
 and a pool of values (the old, new and someone else's value are drawn from it, deterministically, leaving out any
 value the conversation already mentions; a family may have values of its own: ``phrasings_blind.VALUES``). Values
 are distinctive strings, so a reader's answer can be scored by whether it names the new value or the old one.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-FAMILIES = ("train", "dev", "test", "fresh", "blind")
+FAMILIES = ("train", "dev", "test", "fresh", "blind", "probe")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +71,33 @@ _BLIND_QUESTIONS = {
 }
 
 
+# The ``probe`` family's questions (written with ``phrasings_probe``, 7 December 2026, by a writer who had not read the
+# product's rules nor the other families' sentences).
+_PROBE_QUESTIONS = {
+    "city": "Which city's my home base at the moment?",
+    "employer": "Remind me, which company am I with at the moment?",
+    "weekly_class": "What day's my pottery class on now?", "phone": "What's my current mobile number?",
+    "favourite_dish": "Which dish is my absolute favourite at the moment?",
+    "child_school": "What's the name of my daughter's school now?", "job_title": "What's my current job title?",
+    "trip": "Which country am I heading to for my next big holiday?",
+    "morning_habit": "What's the first thing I do after waking up these days?",
+    "partner": "What's the name of the person I'm with now?",
+    "laptop": "Which laptop model have I got at the moment?",
+    "household": "How many people share my home at the moment?", "doctor": "Which doctor am I seeing these days?",
+    "language": "What language have I been learning lately?",
+    "home_type": "What kind of building do we live in now?",
+    "coffee": "What do I normally order when I get a coffee?",
+    "car": "Which car model do we drive at the moment?", "sport": "What do I play on Saturdays now?",
+    "diet": "What sort of diet am I on at the moment?", "pet": "What kind of animal do we have at home now?",
+    "commute": "How do I get into the office at the moment?", "email": "Which email address am I using now?",
+    "wake_time": "What time do I get out of bed on weekdays now?",
+}
+
+
 def _k(name: str, train_q: str, test_q: str, *values: str) -> Kind:
     return Kind(name, {"train": train_q, "dev": _DEV_QUESTIONS[name], "test": test_q,
-                       "fresh": _FRESH_QUESTIONS[name], "blind": _BLIND_QUESTIONS[name]}, values)
+                       "fresh": _FRESH_QUESTIONS[name], "blind": _BLIND_QUESTIONS[name],
+                       "probe": _PROBE_QUESTIONS[name]}, values)
 
 
 KINDS: tuple[Kind, ...] = (

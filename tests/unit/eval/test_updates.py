@@ -22,6 +22,7 @@ from cbmemory_eval.updates import (
     phrasings_blind,
     phrasings_dev,
     phrasings_fresh,
+    phrasings_probe,
     phrasings_test,
     phrasings_train,
     summarise,
@@ -32,7 +33,7 @@ from cbmemory_eval.updates.metrics import table
 
 SLOTS = ("state", "change", "quiet", "passing", "other")
 MODULES = {"train": phrasings_train, "dev": phrasings_dev, "test": phrasings_test, "fresh": phrasings_fresh,
-           "blind": phrasings_blind}
+           "blind": phrasings_blind, "probe": phrasings_probe}
 
 
 def _conv(sample_id: str, sessions: int = 20, mention: str = "") -> LocomoConversation:
