@@ -199,13 +199,27 @@ def _before_elliptic(sentence: str) -> str:
     return "" if _JOINERS.issuperset(tail) or head.endswith("?") or len(words(head)) < CLAUSE_WORDS else head
 
 
+# A sentence that opens as a request to the one spoken to (can, could or would you or we, after up to four joining
+# words or "please"): "Could you remind me to pack an apron on Monday, since that's my wheel-throwing night now?",
+# "Can you help me draft an email to my manager at Fernhill Mutual?". No question about a fact but what the user asks
+# done, with their circumstances in it (an agent's user asks it to do things all day) -- unless it asks to be told or
+# shown something, or is an offer or an exclamation ("Can you tell me more?", "Would you like to see it?", "Can you
+# believe it?"), which stay questions.
+_REQUEST = re.compile(rf"\W*(?:(?:{_JOINS}|please)\b[,\s]*){{0,4}}(?:can|could|would)\s+(?:you|we)\b"
+                      r"(?!\s+(?:please\s+)?(?:tell|show|share|explain|describe|say|like|believe|imagine|"
+                      r"remind\s+me\s+(?:what|when|where|which|who|whom|whose|why|how|of|about))\b)", re.I)
+
+
 def _said(sentence: str) -> str:
-    """A sentence's statement: the sentence itself when it is not a question; the words before its question
-    when it holds both (a relative clause between commas is not where it starts: ``_RELATIVE``), unless that question
-    is only a tag ("..., didn't you?", which asks about them: an echo of what the other side said), or before an
-    elliptical question it ends in ("..., want the number?": ``_before_elliptic``); else ""."""
+    """A sentence's statement: the sentence itself when it is not a question, or when it is a request (``_REQUEST``:
+    as said, ending in a full stop); the words before its question when it holds both (a relative clause between
+    commas is not where it starts: ``_RELATIVE``), unless that question is only a tag ("..., didn't you?", which asks
+    about them: an echo of what the other side said), or before an elliptical question it ends in ("..., want the
+    number?": ``_before_elliptic``); else ""."""
     if not sentence.endswith("?"):
         return sentence
+    if _REQUEST.match(sentence):
+        return sentence.rstrip("?").rstrip() + "."
     m = next((m for m in _ASKS.finditer(sentence) if not _RELATIVE.match(sentence, m.end())), None)
     if m:
         return sentence[:m.start()] if len(words(sentence[m.end():])) > 2 else ""
@@ -214,8 +228,9 @@ def _said(sentence: str) -> str:
 
 def stated(text: str) -> str:
     """What a message states: its sentences without the questions (a chat turn often tells news and then asks
-    back: "I moved to Porto last week! How have you been?"). ``text`` itself when it asks nothing; "" when it
-    only asks ("So you moved to Porto?")."""
+    back: "I moved to Porto last week! How have you been?"); a request is no question ("Can you help me draft an
+    email to my manager at Fernhill Mutual?": ``_REQUEST``). ``text`` itself when it asks nothing; "" when it only
+    asks ("So you moved to Porto?")."""
     if "?" not in text:
         return text
     kept = [said for s in _SENTENCES.split(text.strip()) if (said := _said(s.strip()))]

@@ -41,6 +41,13 @@ def test_a_long_chain_of_connectors_is_read_once(chain):
     assert stated("I moved to Porto, so, how are you?") == "I moved to Porto"
 
 
+@pytest.mark.parametrize(("piece", "asked"), [("please ", False), ("could ", False), ("can you ", True)])
+def test_a_long_run_before_a_request_is_read_once(piece, asked):
+    # a request opens after at most four joining words: a longer run is no request (a question: nothing stated)
+    turn = _repeated(piece) + "could you help me?"
+    assert stated(turn) == (turn[:-1].strip() + "." if asked else "")
+
+
 @pytest.mark.parametrize(("piece", "kind"), [("I wake at last ", "wake"), ("she has my car, ", "car"),
                                              ("you live in Paris and ", "home"), ("a@b.c ", "email"),
                                              ("Going in by bus, ", "commute")])

@@ -1,6 +1,7 @@
 """Unit layer (pure function, no store, no model): ``cbmemory.text.stated``, what a chat turn states once its
 questions are left out. A turn that tells news and then asks back is a statement of the news; a turn that only
-asks, or echoes the other side's words back as a question, states nothing; a turn that asks nothing is itself."""
+asks, or echoes the other side's words back as a question, states nothing; a turn that asks nothing is itself; a
+request to the one spoken to is no question: it states what it says."""
 
 from __future__ import annotations
 
@@ -53,6 +54,36 @@ def test_a_turn_that_only_asks_states_nothing(turn):
     assert stated(turn) == ""
 
 
+@pytest.mark.parametrize(("turn", "says"), [
+    ("Could you remind me to pack my chalk on Monday, since that's my climbing night now?",
+     "Could you remind me to pack my chalk on Monday, since that's my climbing night now."),
+    ("Can you help me draft an email to my manager at Quillon Labs, where I've been since the spring?",
+     "Can you help me draft an email to my manager at Quillon Labs, where I've been since the spring."),
+    ("So, can we go through my list after my swim, which is how I start the day now?",
+     "So, can we go through my list after my swim, which is how I start the day now."),
+    ("Please could you book a table near Leith for Callum, my new other half?",
+     "Please could you book a table near Leith for Callum, my new other half."),
+    # the request keeps its sentence's end: the next sentence's clauses stay apart
+    ("Could you plan me a week of dinners? They need to be vegetarian, since that's how I eat now.",
+     "Could you plan me a week of dinners. They need to be vegetarian, since that's how I eat now."),
+])
+def test_a_request_states_what_it_says(turn, says):
+    assert stated(turn) == says
+
+
+@pytest.mark.parametrize("turn", [
+    "Can you tell me more about your trip to Dundee?",  # asks to be told: a question
+    "Could you please show me a photo of the new flat?",
+    "Could you remind me what time the class in Aberdeen starts?",
+    "Would you like to see the pictures?",  # an offer
+    "Can you believe it?",  # an exclamation
+    "Will you be in Inverness on Friday?",  # a question about the one spoken to, not a request
+    "Can I borrow the blue one?",  # the speaker asks: no "you" or "we" after the verb
+])
+def test_a_request_to_be_told_an_offer_or_a_question_states_nothing(turn):
+    assert stated(turn) == ""
+
+
 @given(st.text(alphabet=st.characters(blacklist_characters="?"), max_size=80))
 def test_a_turn_that_asks_nothing_is_itself(turn):
     assert stated(turn) == turn
@@ -62,4 +93,4 @@ def test_a_turn_that_asks_nothing_is_itself(turn):
 def test_what_is_stated_never_ends_in_a_question_and_comes_from_the_turn(turn):
     said = stated(turn)
     assert not said.endswith("?") or "?" not in turn  # a "?" is left only when the turn had none to ask
-    assert set(said) <= set(turn) | {" "}
+    assert set(said) <= set(turn) | {" ", "."}  # a request's question mark becomes a full stop

@@ -20,7 +20,8 @@ searches, whose vectors also hold the date and the turn answered; for a slot who
 company's or a school's name, a full-text search for those words, whose statements naming such a value join them:
 ``followed.shaped_by_words``) finds the user's statements on that matter: what
 the user's own turns state (``text.stated``: a turn that tells news and then asks back, "I moved to Porto! How
-have you been?", states the news; one that only asks states nothing), naming no person the question does not ("my
+have you been?", states the news; a request states what it says, "Could you remind me to pack my kit on Monday, since
+that's my climbing night now?"; one that only asks states nothing), naming no person the question does not ("my
 cousin moved to Glasgow" is not the user's home; a statement that names one is read as its clauses that name no one and are in the first person,
 when they claim the kind of fact: "I got vaccinated for Peru, our trip now, and the nurse asked about your sister",
 someone named as the user's company naming no one else: "I moved to Leeds with my sister"; ``statements.own``; but
