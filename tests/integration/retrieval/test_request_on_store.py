@@ -7,11 +7,9 @@ you tell me about ...?") stays a question and states nothing."""
 
 from __future__ import annotations
 
-from cbmemory import SearchFilters
-from cbmemory.retrieval.current_value import latest_statements
-
-# the same history as the acknowledged places' tests: the old employer, everyday talk, then a turn of the test's choosing
-from .test_acknowledged_on_store import OLD, QUESTION, _say
+# the same history as the acknowledged places' tests: the old employer, everyday talk, then a turn of the test's choosing;
+# what the stage chooses for their question, read the same way
+from .test_acknowledged_on_store import OLD, _chosen, _say
 from .test_current_value_on_store import FILLER
 
 REQUEST = "Could you remind me to bring my Fernhill Analytics pass to the quiz, since that's where I work now?"
@@ -23,12 +21,6 @@ def _history(memory, last: str, user: str = "ana") -> None:
     for i in range(1, 25):
         _say(memory, user, f"s{i}", 2 * i, FILLER[i % len(FILLER)])
     _say(memory, user, "s_last", 60, last)
-
-
-def _chosen(memory, user: str = "ana") -> set[str]:
-    emb = memory.embedder
-    return {r.text for r in latest_statements(memory.store, lambda t: emb.embed_query(t, user_id=user), user,
-                                              QUESTION, SearchFilters(), None)}
 
 
 def test_a_change_told_in_a_request_is_shown(memory):

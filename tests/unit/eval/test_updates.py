@@ -5,6 +5,7 @@ on hand-worked cases."""
 import dataclasses
 import re
 from datetime import UTC, datetime, timedelta
+from importlib import import_module
 
 import pytest
 
@@ -19,12 +20,6 @@ from cbmemory_eval.updates import (
     case_metrics,
     generate,
     make_case,
-    phrasings_blind,
-    phrasings_dev,
-    phrasings_fresh,
-    phrasings_probe,
-    phrasings_test,
-    phrasings_train,
     summarise,
 )
 from cbmemory_eval.updates.generate import as_agent, family_values
@@ -32,8 +27,7 @@ from cbmemory_eval.updates.kinds import BY_NAME
 from cbmemory_eval.updates.metrics import table
 
 SLOTS = ("state", "change", "quiet", "passing", "other")
-MODULES = {"train": phrasings_train, "dev": phrasings_dev, "test": phrasings_test, "fresh": phrasings_fresh,
-           "blind": phrasings_blind, "probe": phrasings_probe}
+MODULES = {f: import_module(f"cbmemory_eval.updates.phrasings_{f}") for f in FAMILIES}  # each family's module
 
 
 def _conv(sample_id: str, sessions: int = 20, mention: str = "") -> LocomoConversation:
@@ -108,7 +102,7 @@ def test_a_change_a_revert_and_a_non_change_are_labelled():
     other = make_case(conv, kind, "other", "train", 0, 0)
     assert not other.is_change and other.current_turns == ("upd|city|old|0",)
     said = other.injections[1].messages[0].content
-    assert other.stale in said and any(f"My {w}" in said for w in phrasings_train.WHO)
+    assert other.stale in said and any(f"My {w}" in said for w in MODULES["train"].WHO)
     confirmed = make_case(conv, kind, "confirmed", "train", 0, 0)
     assert confirmed.current in confirmed.injections[1].messages[1].content  # the assistant repeats it
     assert confirmed.current_turns == ("upd|city|new|0", "upd|city|new|1")
@@ -132,7 +126,7 @@ def test_asks_back_ends_every_statement_with_a_question_and_changes_nothing_else
         for pi, ai in zip(p.injections, a.injections, strict=True):
             said, asked = pi.messages[0].content, ai.messages[0].content
             assert asked.startswith(said + " ") and asked.endswith("?")
-            assert asked[len(said) + 1:] in phrasings_train.ASKS
+            assert asked[len(said) + 1:] in MODULES["train"].ASKS
             assert pi.messages[1] == ai.messages[1]  # the assistant's turn is as without it
 
 
@@ -182,7 +176,7 @@ def test_values_the_conversation_mentions_are_avoided():
 
 
 def test_a_family_with_values_of_its_own_draws_only_those():
-    own = phrasings_blind.VALUES
+    own = MODULES["blind"].VALUES
     assert set(own) == {k.name for k in KINDS}
     for kind in KINDS:
         values = family_values("blind", kind)
