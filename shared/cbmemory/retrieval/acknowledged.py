@@ -142,4 +142,4 @@ def heard_places(heard: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray,
     """Of ``heard`` (the statements ``answered`` brought, acknowledged each; ``learned`` their ``head_reading``,
     ``scores`` their ``statement_scores``), the newest ``HEARD`` not ``chosen`` that are on the slot or that the head
     gives the slot's kind at least ``ACK_FLOOR``."""
-    return [r for r, _ in _on_the_matter(heard, learned, scores, chosen)[:HEARD]] if HEARD > 0 else []
+    return [r for r, _ in _on_the_matter(heard, learned, scores, chosen)[:HEARD]]

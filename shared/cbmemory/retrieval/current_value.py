@@ -309,15 +309,16 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     vecs = many(embedded) if saids else np.empty((0, 0))
     learned = head_reading(vecs, protos, slot)  # the head's reading of each, for the ranking and the replies' places
     scores = statement_scores(vecs, saids, protos, slot, learned) if saids else []
-    n = len(pool)
+    n = len(pool)  # the pool's statements first, then those the replies brought: each part's readings
+    ranks, heard_ranks, read_as, heard_read_as = scores[:n], scores[n:], learned[:n], learned[n:]
     top, latest = selection(len(store.list_sessions(user_id)))
-    picked = nearest([(r, s) for (r, _), s in zip(pool, scores[:n], strict=True) if s is not None], top)[-latest:]
+    picked = nearest([(r, s) for (r, _), s in zip(pool, ranks, strict=True) if s is not None], top)[-latest:]
     chosen = {r.record_id for r in picked}
     passing = told_in_passing([(r, text) for (r, _), text in zip(pool, embedded[:n], strict=True)
                                if r.record_id not in chosen], protos, slot, many)
     chosen |= {r.record_id for r in passing}
-    acked = acknowledged_places(store, user_id, pool, learned[:n], scores[:n], chosen, turns, now)
-    acked += heard_places(heard, learned[n:], scores[n:], chosen)  # a place of their own
+    acked = acknowledged_places(store, user_id, pool, read_as, ranks, chosen, turns, now)
+    acked += heard_places(heard, heard_read_as, heard_ranks, chosen)  # a place of their own
     chosen |= {r.record_id for r in acked}
     # a value the user's claims of the matter gave, named again (followed.py); the claims as ranked above (cached)
     claimed = [(r, said) for r, said in pool if _marks(said, kind)[0]]
@@ -328,7 +329,7 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     changed = claimed_anew(claimed, kind, chosen, words) if kind is not None else []  # a change told as a claim
     chosen |= {r.record_id for r in changed}
     # a value named first after the best-ranked statement
-    anew = named_anew(pool, learned[:n], scores[:n], chosen, kind if words else None)
+    anew = named_anew(pool, read_as, ranks, chosen, kind if words else None)
     return sorted([*picked, *passing, *acked, *again, *changed, *anew], key=conversation_order)
 
 
