@@ -4,11 +4,13 @@ the kinds' own descriptions (``retrieval.slots.SLOTS``), embedded by the offline
 and "none" on the sentences' unit vectors, the two sides weighted alike, full-batch gradient descent (500 steps of
 20, L2 1e-4). Deterministic for the same files and model.
 
-    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/train.py shared/cbmemory/data/slot_head.npz [--mixed|--two-batches|--clues|--clues2]
+    PYTHONPATH=shared:. .venv/bin/python experiments/knowledge_updates/head/train.py shared/cbmemory/data/slot_head.npz [--mixed|--two-batches|--clues|--clues2|--clues3]
 
 ``--mixed``: also trained on mixed messages; ``--two-batches``: on both batches of sentences (``training_set``);
 ``--clues``: on the first batch and the clues written by hand (``clues.jsonl``); ``--clues2``: and the second batch
-of clues (``clues2.jsonl``).
+of clues (``clues2.jsonl``); ``--clues3``: the first batch, the first clues and a third batch written by helper
+agents blind to every family (``clues3.jsonl``), against the everyday chat and everyday talk near the kinds
+(``everyday3.jsonl``).
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ BATCHES = (("kinds.jsonl",), ("everyday.jsonl",))  # the first batch (head_data.
 TWO_BATCHES = (("kinds.jsonl", "kinds2.jsonl"), ("everyday.jsonl", "everyday2.jsonl"))  # and the second
 CLUES = (("kinds.jsonl", "clues.jsonl"), ("everyday.jsonl",))  # the first batch and the clues written by hand
 CLUES2 = (("kinds.jsonl", "clues.jsonl", "clues2.jsonl"), ("everyday.jsonl",))  # and the second batch of clues
+# the first batch, the first clues and a third batch written blind to every family, with everyday talk near the kinds
+CLUES3 = (("kinds.jsonl", "clues.jsonl", "clues3.jsonl"), ("everyday.jsonl", "everyday3.jsonl"))
 
 
 def _read(files: tuple[str, ...]) -> list[dict]:
@@ -86,7 +90,7 @@ def training_set(emb: MiniLMEmbedder, mixed: bool = False,
 def main(out: str, variant: str = "") -> None:
     names = tuple(SLOTS)
     emb = MiniLMEmbedder()
-    batches = {"--two-batches": TWO_BATCHES, "--clues": CLUES, "--clues2": CLUES2}.get(variant, BATCHES)
+    batches = {"--two-batches": TWO_BATCHES, "--clues": CLUES, "--clues2": CLUES2, "--clues3": CLUES3}.get(variant, BATCHES)
     x, y, weights = training_set(emb, mixed=variant == "--mixed", batches=batches)
     w_, b = fit(x, y, len(names) + 1, weights)
     probe = unit(np.asarray(emb.embed_query(SLOTS[names[0]][0]), dtype=np.float64)[None, :])[0]
