@@ -98,7 +98,7 @@ _THEIRS_ONLY = (r"(?:best\s)?(?:mate|buddy|pal)|bro|sis|twin|ex|bf|gf|other half
                 r"relative")
 _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|children|"
            r"wife|husband|spouse|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|co-?worker|boss|aunt|"
-           r"uncle|niece|nephew|grand\w+|siblings?|roommate|flatmate|housemate|parents?|in-laws?|family|team ?mate|"
+           r"uncle|niece|nephew|grand\w+|siblings?|roommate|flatmate|housemate|parent|in-laws?|family|team ?mate|"
            r"classmate|god(?:mother|father|parents?|son|daughter|child|children)|"
            r"step(?:mother|mum|mom|father|dad|son|daughter|brother|sister|kids?|child|children|parents?)|"
            r"gran|granny|grannie|nanny|nana|nanna|auntie|aunty|mummy|mommy|momma|daddy|hubby|wifey|missus|bestie|bff|"
@@ -114,7 +114,10 @@ _PLURALS = (r"sisters|brothers|cousins|friends|mums|moms|mothers|dads|fathers|so
             r"nieces|nephews|roommates|flatmates|housemates|team ?mates|classmates|workmates|schoolmates|playmates|"
             r"grannies|nannies|aunties|landlords|landladies|lodgers|mentees|babysitters|besties|bffs|"
             r"schoolfriends|penfriends|pen-?pals|bandmates|coursemates|crewmates|shipmates|bunkmates|deskmates|"
-            r"mates|buddies|pals|twins|exes|tenants|mentors|carers|relatives")
+            r"mates|buddies|pals|twins|exes|tenants|mentors|carers|relatives|"
+            r"parents")  # "the parents' WhatsApp group", "parents' evening": a school's parents, no one of the user's
+# ... and "parents" after another's "your", "his", "her" or "their" too ("support from your parents"): someone's
+_OWNERS = "(?:" + "|".join(rf"(?<=\b{w}\s)" for w in ("your", "his", "her", "their")) + ")"
 # Someone named by a role the user may also have ("As a teacher I ..."), only right after "my" or "our" ("my manager",
 # "our GP"), singular or plural. Which roles are part of a kind of fact's own matter: ``ROLES_OF``.
 _WORK = ("manager", "supervisor", "team lead", "team leader", "director", "client", "intern", "assistant",
@@ -125,7 +128,8 @@ _SCHOOL = ("teacher", "tutor", "headteacher", "head teacher", "principal")
 _SPORT = ("coach", "trainer", "instructor")
 _OTHER_ROLES = ("vet", "lawyer", "solicitor", "accountant")
 _ROLES = "|".join(w.replace(" ", r"\s") for w in (*_WORK, *_MEDICAL, *_DIET, *_SCHOOL, *_SPORT, *_OTHER_ROLES))
-PEOPLE = re.compile(rf"\b({_PEOPLE}|{_MINE}(?:{_PLURALS})|{_MINE}(?:{_ROLES})(?:e?s)?)(?:['’]s)?\b", re.I)
+PEOPLE = re.compile(rf"\b({_PEOPLE}|{_MINE}(?:{_PLURALS})|{_OWNERS}parents|{_MINE}(?:{_ROLES})(?:e?s)?)(?:['’]s)?\b",
+                    re.I)
 
 
 def _forms(*groups: tuple[str, ...]) -> frozenset[str]:

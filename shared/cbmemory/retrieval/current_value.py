@@ -43,7 +43,9 @@ answered "Noted, Fernhill Analytics."), the newest ``HEARD`` statements that onl
 the vector searches read brought (``acknowledged.answered``, ``heard_places``: a change confirmed, "Noted: Fenwick
 Analytics.", lies deeper in the searches than the reply naming it back; a place of their own, taking none of the
 others') and the newest that names again a value a claim of the matter gave
-(``followed.named_again``: a change back told in other words) and the newest claim that names a value no claim
+(``followed.named_again``: a change back told in other words), the newest that names again a name the statement ranked
+nearest the matter gave (a change back told quietly, "Beatriz nicked the duvet again", where no claim read the name:
+``BEST_VALUED``) and the newest claim that names a value no claim
 before it named (``followed.claimed_anew``: a change told as a claim, ranked low) and the newest that name a value
 first after the statement ranked nearest the matter (``followed.named_anew``: a change told by a clue, "The canteen
 at Quillon Labs does a great curry on Fridays"), join the first hit's context (as a window's turns do: the ranked
@@ -86,7 +88,15 @@ from . import slot_head
 from .about import about_the_user, in_first_person, named_as_the_user, users_names
 from .acknowledged import acknowledged_places, answered, heard_places
 from .config import K_BASE, K_MAX, growth
-from .followed import claimed_anew, claimed_by_words, named_again, named_anew, shaped, shaped_by_words
+from .followed import (
+    best_named_again,
+    claimed_anew,
+    claimed_by_words,
+    named_again,
+    named_anew,
+    shaped,
+    shaped_by_words,
+)
 from .passing import told_in_passing
 from .slot_match import Embed, EmbedMany, Protos, by_slots, clear_rows, prototypes, slot_of, unit
 from .slots import KINDS, NAMES_ONLY
@@ -325,6 +335,10 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     words = slot not in NAMES_ONLY  # the kind's words are values (a home's kind, not its city)
     again = named_again(store, user_id, claimed, kind, chosen, mine, filters, now,
                         words) if kind is not None and claimed else []
+    chosen |= {r.record_id for r in again}
+    # a name the statement ranked nearest the matter gave, named again ("Beatriz nicked the duvet": a change back told
+    # quietly, where no claim read the name)
+    again += best_named_again(store, user_id, pool, ranks, chosen, mine, filters, now)
     chosen |= {r.record_id for r in again}
     changed = claimed_anew(claimed, kind, chosen, words) if kind is not None else []  # a change told as a claim
     chosen |= {r.record_id for r in changed}

@@ -71,6 +71,8 @@ from .statements import CACHED_CHARS  # a longer statement's values are read aga
 # they were, fresh x10 118 / 17 -> 119 / 16 of 154):
 VALUED = 2  # places, each for a different value's newest naming
 VALUED_DEPTH = 64  # records the values' full-text search reads (a value is a rare word: its statements are few)
+# Set before any run (experiments/knowledge_updates/README.md, "A name the matter's best statement gave, named again"):
+BEST_VALUED = 1  # places for the newest naming of a name the statement ranked nearest the matter gave
 # Set before any run (experiments/knowledge_updates/README.md, "The user's claims of the kind reached by their own
 # words"; test once: x1 as it was, x10 newest shown / stale only 125 / 8 -> 125 / 9 of 154, train, dev and fresh x10
 # +1 to +2 newest shown):
@@ -172,21 +174,25 @@ def claimed_values(said: str, kind: str, words: bool = True) -> frozenset[str]:
 
 
 def names_value(said: str, value: str) -> bool:
-    """Whether ``said`` names ``value`` (lower case) as a whole sequence of words, in any case."""
-    return re.search(rf"(?<![\w@.+-]){re.escape(value)}(?![\w@-])", said, re.I) is not None
+    """Whether ``said`` names ``value`` (lower case) as a whole sequence of words, in any case, or as a name the
+    values' reader reads in it (``named``: "low-FODMAP" names "fodmap", as the claim it came from was read)."""
+    return re.search(rf"(?<![\w@.+-]){re.escape(value)}(?![\w@-])", said, re.I) is not None or value in named(said)
 
 
 def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[MemoryRecord, str]], kind: str,
                 shown: Collection[str], read: Callable[[MemoryRecord], str], filters: SearchFilters,
-                now: datetime | None, words: bool = True) -> list[MemoryRecord]:
+                now: datetime | None, words: bool = True, *, values_of: Callable[[str], frozenset[str]] | None = None,
+                places: int = VALUED) -> list[MemoryRecord]:
     """Of the user's statements that name a value a claim of ``kind`` among ``statements`` (a record and what it
-    states) named before them, and whose record id is not in ``shown``, each value's newest, the newest ``VALUED``
+    states) named before them, and whose record id is not in ``shown``, each value's newest, the newest ``places``
     of those (a statement that names two values counts once), in conversation order; ``read``: what a
     found record states for the stage ("" for none of the user's own statements); ``words``: whether the kind's
-    words are values (``claimed_values``; not on a slot of names only, ``slots.NAMES_ONLY``)."""
+    words are values (``claimed_values``; not on a slot of names only, ``slots.NAMES_ONLY``); ``values_of``: the
+    values a statement gives, when not its claims' (``named``: the names it gives)."""
     first: dict[str, tuple[datetime, str, int]] = {}  # each value's earliest claim
+    given = values_of if values_of is not None else (lambda said: claimed_values(said, kind, words))
     for r, said in statements:
-        for v in claimed_values(said, kind, words):
+        for v in given(said):
             first[v] = min(first.get(v, conversation_order(r)), conversation_order(r))
     if not first:
         return []
@@ -201,7 +207,20 @@ def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[Mem
             if at > when and names_value(said, v) and (v not in newest or at > conversation_order(newest[v])):
                 newest[v] = rec
     picked = {r.record_id: r for r in newest.values()}.values()  # a statement that names two values counts once
-    return sorted(picked, key=conversation_order)[-VALUED:] if VALUED > 0 else []
+    return sorted(picked, key=conversation_order)[-places:] if places > 0 else []
+
+
+def best_named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[MemoryRecord, str]],
+                     ranks: Sequence[float | None], shown: Collection[str], read: Callable[[MemoryRecord], str],
+                     filters: SearchFilters, now: datetime | None) -> list[MemoryRecord]:
+    """``named_again`` for the names (``named``) that the statement ranked nearest the matter among ``statements``
+    gave (``ranks``: each one's rank toward the slot, ``None`` off it), ``BEST_VALUED`` places: a change back told
+    quietly ("Callum burnt the toast again") names the partner a plain statement named, where no claim read a value."""
+    best = max(((rank, i) for i, rank in enumerate(ranks) if rank is not None), default=None)
+    if best is None or BEST_VALUED <= 0:
+        return []
+    return named_again(store, user_id, [statements[best[1]]], "", shown, read, filters, now, values_of=named,
+                       places=BEST_VALUED)
 
 
 def claim_query(kind: str) -> tuple[Signal, str | list[str]]:
@@ -294,6 +313,6 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
     return out[-ANEW:]
 
 
-__all__ = ["ANEW", "ANEW_FLOOR", "CLAIM_ANEW", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED",
-           "VALUED_DEPTH", "claim_query", "claimed_anew", "claimed_by_words", "claimed_values", "kind_words", "named",
+__all__ = ["ANEW", "ANEW_FLOOR", "BEST_VALUED", "CLAIM_ANEW", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED",
+           "VALUED_DEPTH", "best_named_again", "claim_query", "claimed_anew", "claimed_by_words", "claimed_values", "kind_words", "named",
            "named_again", "named_anew", "names_value", "shaped"]

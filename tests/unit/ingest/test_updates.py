@@ -291,6 +291,9 @@ def test_the_evidence_the_rules_read():
     ("As a manager I approve leave, and the teacher at the gym is kind", set()),  # a role not after "my" or "our"
     ("My cousins and our neighbours moved away", {"cousins", "neighbours"}),  # plurals after "my" or "our"
     ("The neighbours in my new town are lovely, and I play squash with friends", set()),  # plurals in passing
+    ("The parents' group chat for Leith High never sleeps", set()),  # a school's parents, in passing
+    ("My parents and our parents' friends came round", {"parents"}),  # the user's own, after "my" or "our"
+    ("Sounds like you had a lot of support from your parents", {"parents"}),  # another's: after "your", "his" ...
     ("Stephen went to the Godfrey Hotel", set()),  # names that begin as the words do
     ("Our landlord sold the building, and my gran moved in with my auntie", {"landlord", "gran", "auntie"}),
     ("My best mate and my ex both started at Globex", {"best mate", "ex"}),  # everyday words after "my"

@@ -73,6 +73,8 @@ def test_the_words_of_a_pet_a_sport_a_home_or_a_title_a_statement_names(said, ki
     ("Write to ana@example.org from now on.", "ana@example.org", True),
     ("Write to diana@example.org from now on.", "ana@example.org", False),
     ("St Brigid's had a fair today.", "st brigid", True),
+    ("Back on the low-FODMAP plan, my gut says thanks.", "fodmap", True),  # a name after a hyphen, as values reads it
+    ("Trying a non-vegan week.", "vegan", False),  # no name: the hyphen joins the words
 ])
 def test_a_statement_names_a_value_as_a_whole_sequence_of_words(said, value, named):
     assert names_value(said, value) is named

@@ -107,7 +107,8 @@ def test_the_people_a_kind_of_fact_is_about():
     ("Yesterday my cousin moved to Glasgow.", False),  # no verb before the name
     ("and then my brother moved in.", False),
     ("We had dinner at my sister's place.", False),  # an owner, not an object
-    ("The parents' evening at Elmwood School clashed with yoga.", False),
+    ("The parents' evening at Elmwood School clashed with yoga.", True),  # a school's parents: no one of the user's
+    ("The barbecue at my parents' house clashed with yoga.", False),  # the user's parents, as owners
     ("My little sister, Elin, lives in Porto now.", False),  # "little" is no verb: "my" is not right before her
     ("I love my little sister.", True),  # "little" describes her: the verb before "my" is what counts
     ("I visited my old friends in Dunfermline.", True),
