@@ -182,10 +182,10 @@ def names_value(said: str, value: str) -> bool:
 def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[MemoryRecord, str]], kind: str,
                 shown: Collection[str], read: Callable[[MemoryRecord], str], filters: SearchFilters,
                 now: datetime | None, words: bool = True, *, values_of: Callable[[str], frozenset[str]] | None = None,
-                places: int = VALUED) -> list[MemoryRecord]:
+                places: int | None = None) -> list[MemoryRecord]:
     """Of the user's statements that name a value a claim of ``kind`` among ``statements`` (a record and what it
     states) named before them, and whose record id is not in ``shown``, each value's newest, the newest ``places``
-    of those (a statement that names two values counts once), in conversation order; ``read``: what a
+    (``VALUED`` unless given) of those (a statement that names two values counts once), in conversation order; ``read``: what a
     found record states for the stage ("" for none of the user's own statements); ``words``: whether the kind's
     words are values (``claimed_values``; not on a slot of names only, ``slots.NAMES_ONLY``); ``values_of``: the
     values a statement gives, when not its claims' (``named``: the names it gives)."""
@@ -207,7 +207,8 @@ def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[Mem
             if at > when and names_value(said, v) and (v not in newest or at > conversation_order(newest[v])):
                 newest[v] = rec
     picked = {r.record_id: r for r in newest.values()}.values()  # a statement that names two values counts once
-    return sorted(picked, key=conversation_order)[-places:] if places > 0 else []
+    kept = VALUED if places is None else places  # read at the call: the constant, not its value at import
+    return sorted(picked, key=conversation_order)[-kept:] if kept > 0 else []
 
 
 def best_named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[MemoryRecord, str]],

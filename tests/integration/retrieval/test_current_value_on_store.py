@@ -235,9 +235,11 @@ def test_a_change_told_in_passing_has_a_place_of_its_own(memory, monkeypatch):
     """``told_in_passing``: the change's whole sentence is off the matter (mostly about pottery), its last clause is
     on it. It is shown besides the stage's ranked selection, which stays as it was; with no place kept for such
     statements (``RESERVED`` 0) it is not shown. (No place for a value named again either: the history names Leeds
-    after the user's claim of it, and that place is another test's; nor for a value named first, which Porto is.)"""
+    after the user's claim of it, and that place is another test's, as is the place for the best statement's names;
+    nor for a value named first, which Porto is.)"""
     _history(memory, PASSING)
     monkeypatch.setattr(followed, "VALUED", 0)
+    monkeypatch.setattr(followed, "BEST_VALUED", 0)
     monkeypatch.setattr(followed, "ANEW", 0)
 
     def chosen() -> set[str]:
@@ -278,7 +280,9 @@ BACK = "Tomorrow is my first morning back as a Leeds local, the cat already foun
 def test_a_change_back_told_in_other_words_is_shown_as_it_names_a_value_given_before(memory, monkeypatch):
     """``followed.named_again``: Leeds, then Porto ("I moved to Porto", a claim), then back to Leeds in words off the
     matter. The last statement names Leeds, which the user's claim of their home named before: it joins the stage's
-    selection, which is otherwise as it was; with no place for such statements (``VALUED`` 0) it is not shown."""
+    selection, which is otherwise as it was; with no place for such statements (``VALUED`` 0) it is not shown. (The
+    best statement's names have a place of their own, which would bring it too: set aside here.)"""
+    monkeypatch.setattr(followed, "BEST_VALUED", 0)
     _history(memory, "I moved to Porto last month, the flat is tiny but bright.")
     _turns(memory, "s_back", 95, BACK)
     q = "Which city do I live in these days?"
@@ -293,8 +297,10 @@ def test_a_change_back_told_in_other_words_is_shown_as_it_names_a_value_given_be
 def test_each_value_named_again_has_a_place_of_its_own(memory, monkeypatch):
     """Leeds, then Porto, then back to Leeds in other words, then Porto named twice more (lines about its trams and
     its bridges): the newest naming of each value joins the selection, so the newer namings of one value do not take
-    the places of the change back; with a single place (``VALUED`` 1) only the newest naming of any value is kept."""
+    the places of the change back; with a single place (``VALUED`` 1) only the newest naming of any value is kept.
+    (The best statement's names' place set aside, as the place for a value named first.)"""
     monkeypatch.setattr(followed, "ANEW", 0)
+    monkeypatch.setattr(followed, "BEST_VALUED", 0)
     _history(memory, "I moved to Porto last month, the flat is tiny but bright.")
     _turns(memory, "s_back", 95, BACK)
     trams = "The Porto trams I read about were late again, said the radio."
@@ -540,9 +546,11 @@ def test_a_memory_of_many_sessions_keeps_more_statements_of_the_matter(memory, m
     """150 sessions, each with a statement on where the user lives: the stage keeps the newest 17 of the 28 nearest
     (``selection``: 12 of 20 grown by scale_k's law); with the growth held at 1 the newest 12 of 20. The other places
     (told in passing, acknowledged, named again) add at most 3 in either case; the places for a value named first and
-    for a claim naming a value no claim before it named are set aside (each statement names a distance of its own)."""
+    for a claim naming a value no claim before it named are set aside (each statement names a distance of its own), and
+    so is the place for the best statement's names (each names Leeds)."""
     monkeypatch.setattr(followed, "ANEW", 0)
     monkeypatch.setattr(followed, "CLAIM_ANEW", 0)
+    monkeypatch.setattr(followed, "BEST_VALUED", 0)
     for i in range(150):
         _turns(memory, f"s{i}", i, f"I live in Leeds and I walked {i + 2} km around my neighbourhood today.")
     assert len(memory.store.list_sessions("ana")) == 150 and current_value.selection(150) == (28, 17)
