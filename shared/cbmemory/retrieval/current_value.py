@@ -44,8 +44,8 @@ the vector searches read brought (``acknowledged.answered``, ``heard_places``: a
 Analytics.", lies deeper in the searches than the reply naming it back; a place of their own, taking none of the
 others') and the newest that names again a value a claim of the matter gave
 (``followed.named_again``: a change back told in other words), the newest that names again a name the statement ranked
-nearest the matter gave (a change back told quietly, "Beatriz nicked the duvet again", where no claim read the name:
-``BEST_VALUED``) and the newest claim that names a value no claim
+nearest the matter gave (``followed.best_named_again``: a change back told quietly, "Callum burnt the toast again"
+after "My partner's called Callum", where no claim read the name) and the newest claim that names a value no claim
 before it named (``followed.claimed_anew``: a change told as a claim, ranked low) and the newest that name a value
 first after the statement ranked nearest the matter (``followed.named_anew``: a change told by a clue, "The canteen
 at Quillon Labs does a great curry on Fridays"), join the first hit's context (as a window's turns do: the ranked
@@ -336,8 +336,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     again = named_again(store, user_id, claimed, kind, chosen, mine, filters, now,
                         words) if kind is not None and claimed else []
     chosen |= {r.record_id for r in again}
-    # a name the statement ranked nearest the matter gave, named again ("Beatriz nicked the duvet": a change back told
-    # quietly, where no claim read the name)
+    # a name the statement ranked nearest the matter gave, named again (a change back told quietly, where no claim
+    # read the name: "Callum burnt the toast again" after "My partner's called Callum")
     again += best_named_again(store, user_id, pool, ranks, chosen, mine, filters, now)
     chosen |= {r.record_id for r in again}
     changed = claimed_anew(claimed, kind, chosen, words) if kind is not None else []  # a change told as a claim

@@ -185,9 +185,9 @@ def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[Mem
                 places: int | None = None) -> list[MemoryRecord]:
     """Of the user's statements that name a value a claim of ``kind`` among ``statements`` (a record and what it
     states) named before them, and whose record id is not in ``shown``, each value's newest, the newest ``places``
-    (``VALUED`` unless given) of those (a statement that names two values counts once), in conversation order; ``read``: what a
-    found record states for the stage ("" for none of the user's own statements); ``words``: whether the kind's
-    words are values (``claimed_values``; not on a slot of names only, ``slots.NAMES_ONLY``); ``values_of``: the
+    (``VALUED`` unless given) of those (a statement that names two values counts once), in conversation order;
+    ``read``: what a found record states for the stage ("" for none of the user's own statements); ``words``: whether
+    the kind's words are values (``claimed_values``; not on a slot of names only, ``slots.NAMES_ONLY``); ``values_of``: the
     values a statement gives, when not its claims' (``named``: the names it gives)."""
     first: dict[str, tuple[datetime, str, int]] = {}  # each value's earliest claim
     given = values_of if values_of is not None else (lambda said: claimed_values(said, kind, words))
@@ -314,6 +314,6 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
     return out[-ANEW:]
 
 
-__all__ = ["ANEW", "ANEW_FLOOR", "BEST_VALUED", "CLAIM_ANEW", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES", "VALUED",
-           "VALUED_DEPTH", "best_named_again", "claim_query", "claimed_anew", "claimed_by_words", "claimed_values", "kind_words", "named",
-           "named_again", "named_anew", "names_value", "shaped"]
+__all__ = ["ANEW", "ANEW_FLOOR", "BEST_VALUED", "CLAIM_ANEW", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES",
+           "VALUED", "VALUED_DEPTH", "best_named_again", "claim_query", "claimed_anew", "claimed_by_words",
+           "claimed_values", "kind_words", "named", "named_again", "named_anew", "names_value", "shaped"]
