@@ -217,11 +217,19 @@ def best_named_again(store: MemoryStore, user_id: str, statements: Sequence[tupl
     """``named_again`` for the names (``named``) that the statement ranked nearest the matter among ``statements``
     gave (``ranks``: each one's rank toward the slot, ``None`` off it), ``BEST_VALUED`` places: a change back told
     quietly ("Callum burnt the toast again") names the partner a plain statement named, where no claim read a value."""
-    best = max(((rank, i) for i, rank in enumerate(ranks) if rank is not None), default=None)
+    best = best_ranked(statements, ranks)
     if best is None or BEST_VALUED <= 0:
         return []
-    return named_again(store, user_id, [statements[best[1]]], "", shown, read, filters, now, values_of=named,
+    return named_again(store, user_id, [statements[best]], "", shown, read, filters, now, values_of=named,
                        places=BEST_VALUED)
+
+
+def best_ranked(pool: Sequence[tuple[MemoryRecord, str]], scores: Sequence[float | None]) -> int | None:
+    """The index in ``pool`` of the statement ranked nearest the matter (``scores``, ``None`` off it; of equal ranks,
+    the later in the conversation), or ``None`` when none is on it."""
+    ranked = [(s, conversation_order(r), i) for i, ((r, _), s) in enumerate(zip(pool, scores, strict=True))
+              if s is not None]
+    return max(ranked)[2] if ranked else None
 
 
 def claim_query(kind: str) -> tuple[Signal, str | list[str]]:
@@ -298,11 +306,11 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
     the best-ranked statement (of equal ranks, the later), that the head gives the kind at least ``ANEW_FLOOR`` and that
     name a value (``named``, and ``kind``'s words: ``kind_words``) no earlier statement of ``pool`` names, in
     conversation order."""
-    order = [conversation_order(r) for r, _ in pool]
-    ranked = [(s, at) for at, s in zip(order, scores, strict=True) if s is not None]
-    if ANEW <= 0 or not ranked:
+    first = best_ranked(pool, scores)
+    if ANEW <= 0 or first is None:
         return []
-    best = max(ranked)[1]
+    order = [conversation_order(r) for r, _ in pool]
+    best = order[first]
     seen: set[str] = set()
     out = []
     for i in sorted(range(len(pool)), key=order.__getitem__):
@@ -315,5 +323,6 @@ def named_anew(pool: Sequence[tuple[MemoryRecord, str]], learned: np.ndarray, sc
 
 
 __all__ = ["ANEW", "ANEW_FLOOR", "BEST_VALUED", "CLAIM_ANEW", "CLAIM_DEPTH", "CLAIM_EMBEDDED", "CLAIM_PHRASES",
-           "VALUED", "VALUED_DEPTH", "best_named_again", "claim_query", "claimed_anew", "claimed_by_words",
-           "claimed_values", "kind_words", "named", "named_again", "named_anew", "names_value", "shaped"]
+           "VALUED", "VALUED_DEPTH", "best_named_again", "best_ranked", "claim_query", "claimed_anew",
+           "claimed_by_words", "claimed_values", "kind_words", "named", "named_again", "named_anew", "names_value",
+           "shaped"]
