@@ -17,7 +17,9 @@ change words, hedges) after reading the links they made in LongMemEval's sample 
 changes told in everyday words (sets of our own, ``experiments/knowledge_updates/probes.py``; a held set of 69:
 47 claimed before, 58 after, with plain LoCoMo's and that haystack's links unchanged), and for values and forms no
 family had (a family with values of its own, ``blind``: the kept animals, homes of two words, the day's start, a
-job's staff things; "The claim rules read what they were not written beside" in the experiments' README).
+job's staff things; "The claim rules read what they were not written beside" in the experiments' README), and for
+everyday words a family written blind to the rules used (``probe``: a partner's everyday words and a name told before
+them, going in on the Tube, a laptop by its make; "Everyday words the claim rules did not know").
 """
 
 from __future__ import annotations
@@ -50,6 +52,15 @@ SINGLE = frozenset({"home", "work", "school", "phone", "email", "title", "partne
 MAKES = (r"toyota|honda|ford|tesla|volkswagen|vw|skoda|škoda|bmw|audi|mercedes|kia|hyundai|nissan|mazda|subaru|volvo|"
          r"fiat|renault|peugeot|citro[eë]n|jeep|chevrolet|chevy|lexus|porsche|jaguar|land rover|range rover|dacia|"
          r"opel|vauxhall|suzuki|mitsubishi|polestar|rivian|dodge|cadillac|alfa romeo|saab|byd|lada")
+
+# the words for one's partner (as ``text.PARTNER_WORDS``), for a partner named beside one: "my other half Callum"
+PARTNERS = (r"partner|boyfriend|girlfriend|wife|husband|fianc[eé]e?|spouse|hubby|wifey|missus|other half|better half|"
+            r"significant other")
+
+# laptops by maker or line, for a laptop told by its name ("my LG Gram", "a new ZenBook"): HP only before a line or
+# "laptop" (alone it is many things)
+LAPTOPS = (r"dell|lenovo|asus|acer|razer|xps|zenbook|vivobook|thinkbook|ideapad|matebook|elitebook|probook|"
+           r"galaxy book|lg gram|hp (?:laptop|spectre|envy|pavilion|elitebook|probook|omen|chromebook|victus)")
 
 # sports and languages by name, for a claim told with a verb of taking one up ("I've taken up badminton", "Italian
 # classes"): the kind's own word ("sport", "language") is rarely said
@@ -102,7 +113,10 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "trip": r"\b(?:trip|holiday|vacation|flights?|travel(?:l?ing)? to|heading to|going to \w+ (?:in|next|this)|"
             r"flying (?:out )?to)\b",
     # the partner named ("my partner Rafael"), not only mentioned ("my partner and I went ...")
-    "partner": r"\b(?:(?:partner|boyfriend|girlfriend|wife|husband|fianc[eé]e?)(?:,| is| named| called)? (?-i:[A-Z])\w*|"
+    "partner": r"\b(?:(?:" + PARTNERS + r")(?:,| is| named| called)? (?-i:[A-Z])\w*|"
+               # a name first, then who they are, the phrase ending there: "Callum, my new other half." (not "Ewan, my
+               # business partner", nor "we saw Paris, my wife loved it")
+               r"(?-i:[A-Z])\w+, (?:my|our) (?:(?:new|current) )?(?:" + PARTNERS + r")(?=\s*(?:[,.;:!?)—–]|$))|"
                r"seeing someone|seeing (?-i:[A-Z])\w*|dating|been (?:together|" + COUPLE + r"|an item)|in a relationship|"
                r"relationship with|"
                r"married to|engaged to|are (?:now )?(?:together|" + COUPLE + r"|an item)|"
@@ -110,7 +124,7 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
                r"(?:who|whom|that) (?:I['’]m|I am|I['’]ve been|I have been) (?:now )?seeing|"
                r"(?:person|guy|girl|man|woman|lady|bloke|lad|fella) I['’]m (?:now )?seeing)\b",
     "device": r"\b(?:laptop|computer|macbook|thinkpad|notebook|pc|phone model|chromebook|ipad|imac|mac mini|"
-              r"surface (?:pro|laptop|go)|my (?:main |work )?machine)\b",
+              r"surface (?:pro|laptop|go)|my (?:main |work )?machine|" + LAPTOPS + r")\b",
     "car": r"\b(?:(?:my|new|old|the) car|drive an?|driving an?|bought an? (?:(?:new|used|second-?hand|electric) )?"
            r"(?:car|suv|hatchback|saloon|sedan|estate car|convertible|pick-?up|van|" + MAKES + r")|"
            r"traded (?:in )?(?:the|my|our)|(?:for|got|get|have) an? "
@@ -130,7 +144,10 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "wake": r"\b(?:wake|woke|alarm|get up|getting up|up at)\b",
     "commute": r"\b(?:commut\w*|(?:get|gets|got|go|goes|going|went|come|ride|riding|drive|driving|walk|walking|"
                r"cycle) (?:in )?to "
-               r"(?:work|the office)|by (?:bike|bus|train|tram|car|tube|metro|underground|foot)|"
+               r"(?:work|the office)|by (?:bike|bus|train|tram|car|tube|metro|underground|foot|ferry|boat|coach|subway)|"
+               # going in on the means itself: "I go in on the Tube these days", "getting in by ferry"
+               r"(?:go|goes|going|went|get|gets|getting|got|come|comes|coming|head|heads|heading) in (?:on|by) "
+               r"(?:the )?(?:bike|bus|train|tram|tube|metro|underground|ferry|boat|coach|subway)|"
                r"(?:cycle|cycling|ride|walk) to|(?:take|took|taking|catch|get|getting) the (?:bus|train|tram|tube|"
                r"metro|ferry|underground)|(?:bike|e-bike|scooter|car) to (?:work|the office)|drive in)\b",
     "household": r"\b(?:household|live with|living with|under (?:one|our) roof|people (?:at|in) (?:home|the house)|"

@@ -94,7 +94,8 @@ DESCRIBED = frozenset("""new old former current previous best close dear older y
 little big baby late other both two three four""".split())
 _BEFORE = ("my", "our", *(rf"{o}\s{d}" for o in ("my", "our") for d in sorted(DESCRIBED)))
 _MINE = "(?:" + "|".join(rf"(?<=\b{w}\s)" for w in _BEFORE) + ")"
-_THEIRS_ONLY = (r"(?:best\s)?(?:mate|buddy|pal)|bro|sis|twin|ex|bf|gf|other half|nan|mama|papa|tenant|mentor|carer|"
+_THEIRS_ONLY = (r"(?:best\s)?(?:mate|buddy|pal)|bro|sis|twin|ex|bf|gf|other\shalf|better\shalf|significant\sother|nan|"
+                r"mama|papa|tenant|mentor|carer|"
                 r"relative")
 _PEOPLE = (r"sister|brother|cousin|friend|mum|mom|mother|dad|father|son|daughter|kid|kids|child|children|"
            r"wife|husband|spouse|partner|boyfriend|girlfriend|fianc[eé]e?|neighbou?r|colleague|co-?worker|boss|aunt|"
@@ -149,7 +150,8 @@ ROLES_OF: Mapping[str, frozenset[str]] = {
 # the words for one's partner among them (as ``people`` gives them): a statement naming "my hubby" is the user's own
 # on their partner, not someone else's (``retrieval.slots.ABOUT_PEOPLE``, ``ingest.updates.OWN``)
 PARTNER_WORDS = frozenset({"partner", "boyfriend", "girlfriend", "wife", "husband", "spouse", "fiance", "fiancee",
-                           "fiancé", "fiancée", "hubby", "wifey", "missus", "bf", "gf", "other half"})
+                           "fiancé", "fiancée", "hubby", "wifey", "missus", "bf", "gf", "other half",
+                           "better half", "significant other"})
 WHO_WORDS = _PEOPLE + r"|dog|cat|puppy|kitten|pet"  # the words a name may stand beside: "my partner, Tobias"
 
 

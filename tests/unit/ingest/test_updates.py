@@ -299,6 +299,8 @@ def test_the_evidence_the_rules_read():
     ("My best mate and my ex both started at Globex", {"best mate", "ex"}),  # everyday words after "my"
     ("Thanks, mate! I mentor two interns and my exam went well", set()),  # the same words otherwise name no one
     ("The other half of the loaf is yours, buddy", set()),
+    ("My better half and our significant others met", {"better half"}),  # a partner's words, after "my" or "our"
+    ("The better half of the season is ahead", set()),
     ("My new manager and our two neighbours met my old mates", {"manager", "neighbours", "mates"}),  # one word between
     ("A new manager started, the old friends left, my very old friends stayed", set()),  # not after "my"; two words
 ])
@@ -419,6 +421,12 @@ def test_a_change_with_its_subject_left_out_links():
     ("Callum and I have been a couple since school.", "partner"),
     ("Callum and I have been an item for a year.", "partner"),
     ("I do everything on a Chromebook now.", "device"),
+    ("I do everything on my Dell these days.", "device"),  # a laptop by its maker
+    ("My new ZenBook arrived this morning.", "device"),
+    ("Booked a table for Callum, my new other half.", "partner"),  # a name, then who they are
+    ("Morag and my better half Isla say hi.", "partner"),  # a partner's everyday word before the name
+    ("I go in on the Tube these days.", "commute"),  # going in on the means itself
+    ("I'm getting in by ferry now, which is lovely.", "commute"),
     ("I live alone since the move.", "household"),
     ("I've taken up Norwegian classes.", "language"),
     ("We traded in the old hatchback for a Skoda.", "car"),
@@ -437,6 +445,10 @@ def test_a_direct_change_in_everyday_words_is_a_claim(said, kind):
     ("I made a dairy-free chocolate cake for the party.", "diet"),  # a dish, not a diet
     ("I'd love to take up squash one day.", "sport"),  # a wish
     ("I never take the tram to work.", "commute"),  # negated
+    ("She goes in on the Tube.", "commute"),  # hers
+    ("Ewan, my business partner, signed the lease.", "partner"),  # a partner in business
+    ("We saw Leith, my wife loved it.", "partner"),  # the place before, not the partner's name
+    ("The HP printer jammed again.", "device"),  # HP alone is no laptop
     ("She's seeing Callum these days.", "partner"),  # hers
     ("They have been a couple for years.", "partner"),  # theirs
     ("Hey Callum, it's been a couple days since we talked.", "partner"),  # a few days
