@@ -165,11 +165,12 @@ _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _JOINS = "and|but|so|anyway|also|oh|well|btw|plus|then"  # words that join a question to what came before
 _QUESTION = ("how|what|when|where|which|who|whom|whose|why|do|does|did|are|is|was|were|have|has|had|can|could|will|"
              "would|should|shall|may|might")
-# Where a sentence's question begins after a statement in the same sentence: a comma (semicolon, colon) and a
-# question word or a verb that opens a question ("I moved to Porto, how about you?"; "... and anyway, how was
-# your concert?"). At most four such words are read before the question word: a longer chain is no question's
-# start, and reading it from every comma of a long message would take quadratic time.
-_ASKS = re.compile(rf"[,;:]\s+(?:(?:{_JOINS})\b[,\s]*){{0,4}}(?=(?:{_QUESTION})\b)", re.I)
+# Where a sentence's question begins after a statement in the same sentence: a comma (semicolon, colon, a dash between
+# spaces) and a question word or a verb that opens a question ("I moved to Porto, how about you?"; "... and anyway,
+# how was your concert?"; "Typing with a flat white in the other hand - my new usual - what were we saying?"). At most
+# four such words are read before the question word: a longer chain is no question's start, and reading it from every
+# comma of a long message would take quadratic time.
+_ASKS = re.compile(rf"(?:[,;:]|\s[-–—])\s+(?:(?:{_JOINS})\b[,\s]*){{0,4}}(?=(?:{_QUESTION})\b)", re.I)
 # ... but not a relative clause set off by commas inside the statement ("I'm bringing Oskar, who I'm seeing now, to the
 # barbecue, is that okay?"; "Our boat, where we live now, has no dishwasher, call you after?"): the question is the one
 # after it

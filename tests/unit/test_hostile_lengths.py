@@ -41,6 +41,12 @@ def test_a_long_chain_of_connectors_is_read_once(chain):
     assert stated("I moved to Porto, so, how are you?") == "I moved to Porto"
 
 
+@pytest.mark.parametrize("piece", [" -", " - so", " — and then"])
+def test_a_long_run_of_dashes_before_a_question_is_read_once(piece):
+    # each dash may open a question after at most four joining words: read once, in linear time
+    assert stated("I moved to Leith" + _repeated(piece) + " - how are you?").startswith("I moved to Leith")
+
+
 @pytest.mark.parametrize(("piece", "asked"), [("please ", False), ("could ", False), ("can you ", True)])
 def test_a_long_run_before_a_request_is_read_once(piece, asked):
     # a request opens after at most four joining words: a longer run is no request (a question: nothing stated)

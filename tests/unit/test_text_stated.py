@@ -34,6 +34,10 @@ from cbmemory.text import stated
     ("I was reading about Inverness, when the power went out, what did you think of the film?",
      "I was reading about Inverness, when the power went out"),
     ("I'm in Leith now, where are you?", "I'm in Leith now"),  # no mark after it: the question
+    # a question after a dash between spaces, as after a comma
+    ("Typing one-handed with a flat white in the other — my new usual — what were we saying?",
+     "Typing one-handed with a flat white in the other — my new usual"),
+    ("Sounds like the move to Dundee went well - how is the new flat?", "Sounds like the move to Dundee went well"),
 ])
 def test_the_news_before_a_question_is_stated(turn, says):
     assert stated(turn) == says

@@ -116,8 +116,9 @@ def addressees(hits: Iterable[Hit]) -> frozenset[str]:
 # The form of ``kept_texts``: one more each time the texts it gives change, so a store's vectors kept of an earlier
 # form are kept again, a few a write (``MemoryStore.turns_to_keep``'s ``form``), instead of missing the embedder's
 # cache for good. 2: without a greeting's name ("Thanks, Maria!"), 6 December 2026; 3: a request is no question
-# ("Can you help me draft an email to my manager at Fernhill Mutual?": ``text.stated``), 7 December 2026.
-KEPT_FORM = 3
+# ("Can you help me draft an email to my manager at Fernhill Mutual?": ``text.stated``), 7 December 2026; 4: a question
+# after a dash ends the statement before it ("... my new usual - what were we saying?"), 7 December 2026.
+KEPT_FORM = 4
 
 
 def kept_texts(r: MemoryRecord) -> tuple[str, ...]:
