@@ -20,7 +20,7 @@ import numpy as np
 from cbmemory.claims import MAKES
 from cbmemory.models import conversation_order
 from cbmemory.retrieval import current_value as C
-from cbmemory.retrieval.followed import named_again
+from cbmemory.retrieval.followed import claimed_values, named_again
 from cbmemory.retrieval.statements import own
 from cbmemory.store.signals import Signal
 from cbmemory.text import people
@@ -84,8 +84,8 @@ def latest_statements(store, embed, user_id, query, filters, now, embed_texts=No
     passing = C.told_in_passing([(r, said) for r, said in pool if r.record_id not in chosen], protos, slot, many)
     chosen |= {r.record_id for r in passing}
     claimed = [(r, said) for r, said in pool if C._marks(said, kind)[0]]
-    again = named_again(store, user_id, claimed, kind, chosen, lambda r: own(r, asked, matter, kind), filters,
-                        now) if kind is not None and claimed else []
+    again = named_again(store, user_id, claimed, lambda said: claimed_values(said, kind), chosen,
+                        lambda r: own(r, asked, matter, kind), filters, now) if kind is not None and claimed else []
     return sorted([*picked, *passing, *again], key=conversation_order)
 
 

@@ -73,7 +73,7 @@ import logging
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import islice
 from typing import ParamSpec, TypeVar
 
@@ -92,6 +92,7 @@ from .followed import (
     best_named_again,
     claimed_anew,
     claimed_by_words,
+    claimed_values,
     named_again,
     named_anew,
     shaped,
@@ -333,8 +334,8 @@ def latest_statements(store: MemoryStore, embed: Embed, user_id: str, query: str
     # a value the user's claims of the matter gave, named again (followed.py); the claims as ranked above (cached)
     claimed = [(r, said) for r, said in pool if _marks(said, kind)[0]]
     words = slot not in NAMES_ONLY  # the kind's words are values (a home's kind, not its city)
-    again = named_again(store, user_id, claimed, kind, chosen, mine, filters, now,
-                        words) if kind is not None and claimed else []
+    again = named_again(store, user_id, claimed, partial(claimed_values, kind=kind, words=words), chosen, mine, filters,
+                        now) if kind is not None and claimed else []
     chosen |= {r.record_id for r in again}
     # a name the statement ranked nearest the matter gave, named again (a change back told quietly, where no claim
     # read the name: "Callum burnt the toast again" after "My partner's called Callum")

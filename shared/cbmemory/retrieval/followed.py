@@ -179,20 +179,17 @@ def names_value(said: str, value: str) -> bool:
     return re.search(rf"(?<![\w@.+-]){re.escape(value)}(?![\w@-])", said, re.I) is not None or value in named(said)
 
 
-def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[MemoryRecord, str]], kind: str,
-                shown: Collection[str], read: Callable[[MemoryRecord], str], filters: SearchFilters,
-                now: datetime | None, words: bool = True, *, values_of: Callable[[str], frozenset[str]] | None = None,
-                places: int | None = None) -> list[MemoryRecord]:
-    """Of the user's statements that name a value a claim of ``kind`` among ``statements`` (a record and what it
-    states) named before them, and whose record id is not in ``shown``, each value's newest, the newest ``places``
-    (``VALUED`` unless given) of those (a statement that names two values counts once), in conversation order;
-    ``read``: what a found record states for the stage ("" for none of the user's own statements); ``words``: whether
-    the kind's words are values (``claimed_values``; not on a slot of names only, ``slots.NAMES_ONLY``); ``values_of``: the
-    values a statement gives, when not its claims' (``named``: the names it gives)."""
+def named_again(store: MemoryStore, user_id: str, statements: Sequence[tuple[MemoryRecord, str]],
+                values_of: Callable[[str], frozenset[str]], shown: Collection[str], read: Callable[[MemoryRecord], str],
+                filters: SearchFilters, now: datetime | None, *, places: int | None = None) -> list[MemoryRecord]:
+    """Of the user's statements that name a value one of ``statements`` (a record and what it states) gave before them
+    (``values_of``: the values a statement gives; its claims' values, ``claimed_values``, or the names it gives,
+    ``named``), and whose record id is not in ``shown``, each value's newest, the newest ``places`` (``VALUED`` unless
+    given) of those (a statement that names two values counts once), in conversation order; ``read``: what a found
+    record states for the stage ("" for none of the user's own statements)."""
     first: dict[str, tuple[datetime, str, int]] = {}  # each value's earliest claim
-    given = values_of if values_of is not None else (lambda said: claimed_values(said, kind, words))
     for r, said in statements:
-        for v in given(said):
+        for v in values_of(said):
             first[v] = min(first.get(v, conversation_order(r)), conversation_order(r))
     if not first:
         return []
@@ -220,8 +217,7 @@ def best_named_again(store: MemoryStore, user_id: str, statements: Sequence[tupl
     best = best_ranked(statements, ranks)
     if best is None or BEST_VALUED <= 0:
         return []
-    return named_again(store, user_id, [statements[best]], "", shown, read, filters, now, values_of=named,
-                       places=BEST_VALUED)
+    return named_again(store, user_id, [statements[best]], named, shown, read, filters, now, places=BEST_VALUED)
 
 
 def best_ranked(pool: Sequence[tuple[MemoryRecord, str]], scores: Sequence[float | None]) -> int | None:
