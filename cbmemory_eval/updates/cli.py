@@ -1,8 +1,7 @@
 """``cbmemory eval locomo-updates``: the knowledge-update benchmark (issue 31) on a LoCoMo file.
 
 Writes ``OUT/cases-<family>-x<N>.jsonl`` (one line per question), ``OUT/summary.json`` and ``OUT/tables.md``
-(overall, by variant, by kind, and apart where the user's own later talk claims the kind again: ``contest``;
-per family and scale) and prints the tables. Top-level imports stay light.
+(overall, by variant, by kind; per family and scale) and prints the tables. Top-level imports stay light.
 """
 
 from __future__ import annotations
@@ -81,14 +80,10 @@ def cmd_updates(args: argparse.Namespace) -> int:
             path = out / f"cases-{family}-{label}.jsonl"
             path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
             key = f"{family}@{label}"
-            # the questions whose kind the user's own later talk claims again apart (``contest``)
-            contest = {"contested" if name == "True" else "clear": row
-                       for name, row in summarise(rows, "contested").items()}
             summary["results"][key] = {"all": summarise(rows)["all"], "variant": summarise(rows, "variant"),
-                                       "kind": summarise(rows, "kind"), "contest": contest}
+                                       "kind": summarise(rows, "kind")}
             texts.append(f"### {key} ({len(rows)} questions, recipe {args.recipe})\n\n"
-                         + table(summarise(rows, "variant") | summarise(rows), "variant") + "\n\n"
-                         + table(contest, "later talk") + "\n")
+                         + table(summarise(rows, "variant") | summarise(rows), "variant") + "\n")
             if answer is not None:
                 summary["results"][key]["reader"] = rs = reader_summary(rows)
                 texts.append(_reader_line(key, rs))

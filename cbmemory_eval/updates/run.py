@@ -25,7 +25,6 @@ from cbmemory import AgentMemory, Hit, MemoryRecord
 from cbmemory.recipes import get_recipe
 
 from ..run_state import hash_sessions
-from .contest import claimed_kinds, contested
 from .generate import UpdateCase, appended
 from .metrics import case_metrics
 
@@ -137,7 +136,6 @@ def run_cases(haystacks: dict, cases: Sequence[UpdateCase], work_dir: Path, cach
         path.unlink(missing_ok=True)
         shutil.copyfile(base, path)
         dates = {s.session_id: s.date for s in hs.sessions}
-        later = claimed_kinds(hs.sessions)  # the user's claims in the plain haystack, for ``contested``
         mem = AgentMemory.open(path, embedder=embedder, **opts)
         try:
             for sid, msgs in sorted(plan[user], key=lambda p: (dates[p[0]], p[0])):
@@ -148,7 +146,7 @@ def run_cases(haystacks: dict, cases: Sequence[UpdateCase], work_dir: Path, cach
                 hits = list(rec.hits)  # best first (rec.context.hits: in the order shown)
                 row = {"case_id": c.case_id, "user_id": user, "kind": c.kind, "family": c.family,
                        "variant": c.variant, "is_change": c.is_change, "scale": label, "question": c.question,
-                       "current": c.current, "stale": c.stale, "contested": contested(c, later, dates),
+                       "current": c.current, "stale": c.stale,
                        **case_metrics(c.current_turns, c.stale_turns, ranked_turns(hits),
                                       marks=marker(mem, user, hits), tokens=rec.context.tokens),
                        # a change: the new statement links to the old one; a non-change: someone else's fact

@@ -65,12 +65,8 @@ def test_command_writes_per_question_lines_and_tables(locomo_file, lme_file, tmp
     assert "### test@x1" in printed and "| all |" in printed and "LongMemEval knowledge-update (1 questions)" in printed
     lines = (out / "cases-test-x1.jsonl").read_text().splitlines()
     assert len(lines) == len(KINDS) and all(json.loads(x)["family"] == "test" for x in lines)
-    assert all(isinstance(json.loads(x)["contested"], bool) for x in lines) and "| later talk |" in printed
     summary = json.loads((out / "summary.json").read_text())
     assert summary["results"]["test@x1"]["all"]["n"] + summary["results"]["test@x1"]["all"]["n_other"] == len(KINDS)
-    contest = summary["results"]["test@x1"]["contest"]  # the same questions, split by the user's later claims
-    assert set(contest) <= {"clear", "contested"}
-    assert sum(g["n"] + g["n_other"] for g in contest.values()) == len(KINDS)
     assert summary["longmemeval"]["n"] == 1
     assert summary["current_value"] is True  # as the default recipe has it
     assert summary["asks_back"] is False

@@ -1,6 +1,6 @@
 """Unit layer: the knowledge-update benchmark's generator (deterministic, every phrasing family for every
 kind, non-changes labelled, quiet statements that share no content word with the question) and its metrics
-on hand-worked cases, and the contest label (the user's later claims of a kind) on hand-made haystacks."""
+on hand-worked cases."""
 
 import dataclasses
 import re
@@ -10,8 +10,6 @@ from importlib import import_module
 import pytest
 
 from cbmemory import Message
-from cbmemory.claims import SLOTS as SLOT_RULES
-from cbmemory.claims import claims
 from cbmemory.text import stems
 from cbmemory_eval.datasets.locomo import LocomoConversation, LocomoSession
 from cbmemory_eval.updates import (
@@ -24,7 +22,6 @@ from cbmemory_eval.updates import (
     make_case,
     summarise,
 )
-from cbmemory_eval.updates.contest import CLAIM_KINDS, claimed_kinds, contested
 from cbmemory_eval.updates.generate import as_agent, family_values
 from cbmemory_eval.updates.kinds import BY_NAME
 from cbmemory_eval.updates.metrics import table
@@ -265,36 +262,3 @@ def test_wilson_interval_by_hand():
     lo, hi = wilson(19, 20)  # p = 0.95, n = 20: 0.764 .. 0.991
     assert round(lo, 3) == 0.764 and round(hi, 3) == 0.991
     assert wilson(20, 20)[1] == 1.0
-
-
-def _with_turn(conv: LocomoConversation, at: int, text: str) -> LocomoConversation:
-    """``conv`` with the user's turn ``text`` added to its session ``at`` (0-based)."""
-    sessions = list(conv.sessions)
-    s = sessions[at]
-    sessions[at] = dataclasses.replace(s, messages=(*s.messages, Message("user", text, "Ann", f"D{at + 1}:9")))
-    return dataclasses.replace(conv, sessions=tuple(sessions))
-
-
-def test_a_fact_is_contested_only_by_a_claim_of_its_kind_after_its_current_statement():
-    kind = BY_NAME["employer"]
-    case = make_case(CONVS[2], kind, "direct", "train", 0, 0)
-    said = max(CONVS[2].sessions.index(next(s for s in CONVS[2].sessions if s.session_id == i.session_id))
-               for i in case.injections if i.step == "new")
-    dates = {s.session_id: s.date for s in CONVS[2].sessions}
-    claim = "I work at Fenwick Analytics these days."
-    assert claims(claim).get(CLAIM_KINDS["employer"])  # the claim rule reads it
-    before = _with_turn(CONVS[2], said - 1, claim).sessions  # said before the change: history, not a contest
-    after = _with_turn(CONVS[2], said + 1, claim).sessions
-    other_kind = _with_turn(CONVS[2], said + 1, "I live in Dundee now.").sessions
-    someone = _with_turn(CONVS[2], said + 1, "My sister works at Fenwick Analytics.").sessions
-    assert not contested(case, claimed_kinds(CONVS[2].sessions), dates)
-    assert not contested(case, claimed_kinds(before), dates)
-    assert contested(case, claimed_kinds(after), dates)
-    assert not contested(case, claimed_kinds(other_kind), dates)
-    assert not contested(case, claimed_kinds(someone), dates)
-    own = make_case(CONVS[2], kind, "other", "train", 0, 0)  # a non-change: after the user's own statement
-    assert contested(own, claimed_kinds(after), dates)
-
-
-def test_every_kind_is_read_by_a_claim_rule():
-    assert set(CLAIM_KINDS) == set(BY_NAME) and set(CLAIM_KINDS.values()) <= set(SLOT_RULES)
