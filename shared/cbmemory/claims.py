@@ -31,6 +31,7 @@ from itertools import islice
 from typing import NamedTuple
 
 from .literals import phrases
+from .text import PARTNER_WORDS
 
 # "new place" is a home only told as one's own: not a place one is at or comes from ("dinner at a new place", "a
 # cortado at the new place"), nor one found for something ("a new place for haircuts"): a home's phrase and a change
@@ -53,9 +54,12 @@ MAKES = (r"toyota|honda|ford|tesla|volkswagen|vw|skoda|škoda|bmw|audi|mercedes|
          r"fiat|renault|peugeot|citro[eë]n|jeep|chevrolet|chevy|lexus|porsche|jaguar|land rover|range rover|dacia|"
          r"opel|vauxhall|suzuki|mitsubishi|polestar|rivian|dodge|cadillac|alfa romeo|saab|byd|lada")
 
-# the words for one's partner (as ``text.PARTNER_WORDS``), for a partner named beside one: "my other half Callum"
-PARTNERS = (r"partner|boyfriend|girlfriend|wife|husband|fianc[eé]e?|spouse|hubby|wifey|missus|other half|better half|"
-            r"significant other")
+# the words for one's partner (``text.PARTNER_WORDS``, longest first; not the short "bf" and "gf", which the claim rule
+# has not read), for a partner named beside one: "my other half Callum"
+PARTNERS = "|".join(re.escape(w) for w in sorted(PARTNER_WORDS - {"bf", "gf"}, key=lambda w: (-len(w), w)))
+
+# the means of going in that the commute's phrases name ("by ferry", "I go in on the Tube")
+MEANS = r"bike|bus|train|tram|tube|metro|underground|ferry|boat|coach|subway"
 
 # laptops by maker or line, for a laptop told by its name ("my LG Gram", "a new ZenBook"): HP only before a line or
 # "laptop" (alone it is many things)
@@ -144,10 +148,10 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "wake": r"\b(?:wake|woke|alarm|get up|getting up|up at)\b",
     "commute": r"\b(?:commut\w*|(?:get|gets|got|go|goes|going|went|come|ride|riding|drive|driving|walk|walking|"
                r"cycle) (?:in )?to "
-               r"(?:work|the office)|by (?:bike|bus|train|tram|car|tube|metro|underground|foot|ferry|boat|coach|subway)|"
+               r"(?:work|the office)|by (?:" + MEANS + r"|car|foot)|"
                # going in on the means itself: "I go in on the Tube these days", "getting in by ferry"
                r"(?:go|goes|going|went|get|gets|getting|got|come|comes|coming|head|heads|heading) in (?:on|by) "
-               r"(?:the )?(?:bike|bus|train|tram|tube|metro|underground|ferry|boat|coach|subway)|"
+               r"(?:the )?(?:" + MEANS + r")|"
                r"(?:cycle|cycling|ride|walk) to|(?:take|took|taking|catch|get|getting) the (?:bus|train|tram|tube|"
                r"metro|ferry|underground)|(?:bike|e-bike|scooter|car) to (?:work|the office)|drive in)\b",
     "household": r"\b(?:household|live with|living with|under (?:one|our) roof|people (?:at|in) (?:home|the house)|"
