@@ -1,8 +1,8 @@
 """The values a user's turn or claim names (``values``, ``claim_values``): capitalised names, numbers, emails, days;
 for diets, commutes and households their ordinary words (``VALUE_TERMS``); at read time also a pet's, a sport's, a
-home's kind, a job title or a dish in plain words (``KIND_WORDS``). One value written two ways is one
-(``value_form``), and a name's shorter openings (``name_openings``) are how the write-time links tell "Quillon" from
-"Quillon Labs". Read by the write-time
+home's kind, a job title, a dish, a means of getting about or a coffee in plain words (``KIND_WORDS``). One value
+written two ways is one (``value_form``), and a name's shorter openings (``name_openings``) are how the write-time
+links tell "Quillon" from "Quillon Labs". Read by the write-time
 supersession rules (``cbmemory.ingest.updates``: the values two claims of a matter name) and by the read-time stage
 (``cbmemory.retrieval.followed``: a value named again, or for the first time). Pure functions over text, beside the
 claim rules (``cbmemory.claims``: which turns claim a kind of fact), whose claims and sentences they read.
@@ -66,11 +66,31 @@ DISHES = (r"pizza|pasta|lasagne|lasagna|spaghetti|carbonara|bolognese|risotto|gn
           r"japchae|laksa|rendang|nasi goreng|satay|adobo|poke bowl|poke|stir-fry|stir fry|fried rice|chow mein|"
           r"kung pao|mapo tofu|peking duck|hot pot|hotpot|chowder|shepherd's pie|cottage pie|pasty|haggis|"
           r"cheesecake|tiramisu|gelato|ice cream|brownie|pancake|waffle|omelette|porridge")
+# the means of getting about, read only where they are the way one goes: after "by" or "on" (and "the", "a", "an" or
+# "my"), or after taking or catching "the": "by river bus", "on the Tube", "on my bike", "catch the tram" (a longer
+# name first: "river bus" before "bus"); not "the car park", "by the bus stop", "walking" (``VALUE_TERMS`` reads it)
+MEANS = (r"(?:(?<=\bby )|(?<=\bon )|(?<=\bby the )|(?<=\bon the )|(?<=\bby a )|(?<=\bon a )|(?<=\bon an )|"
+         r"(?<=\bby my )|(?<=\bon my )|(?<=\btake the )|(?<=\btook the )|(?<=\btaking the )|(?<=\bcatch the )|"
+         r"(?<=\bcatching the ))"
+         r"(?:push bike|e-bike|ebike|electric bike|cargo bike|folding bike|road bike|bicycle|bike|tandem|night bus|"
+         r"river bus|water bus|shuttle bus|school bus|minibus|bus|shuttle|coach|train|tram|tube|metro|underground|"
+         r"subway|overground|light rail|monorail|cable car|water taxi|river boat|ferry|boat|kayak|canoe|taxi|minicab|"
+         r"cab|car|van|motorbike|motorcycle|moped|e-scooter|electric scooter|scooter|skateboard|longboard|"
+         r"rollerblade|roller skate|inline skate|unicycle|horse|foot)(?!s?\s+(?:stop|station|lane|park|driver|pass|route|"
+         r"seat|shelter|depot|terminal|ticket|fare))")
+# the drinks of a coffee order, in plain words (a longer name first: "oat latte" before "latte")
+COFFEES = (r"double espresso|espresso|ristretto|lungo|americano|long black|short black|flat white|cortado|"
+           r"latte macchiato|macchiato|oat latte|soy latte|decaf latte|vanilla latte|iced latte|chai latte|"
+           r"matcha latte|latte|cappuccino|iced mocha|mocha|iced coffee|nitro cold brew|cold brew|filter coffee|"
+           r"drip coffee|pour-over|pour over|french press|piccolo|gibraltar|affogato|frappuccino|frappe|breve|"
+           r"turkish coffee|greek coffee|vietnamese coffee|irish coffee|caf[eé] con leche|caf[eé] au lait|red eye|"
+           r"babyccino|decaf|chai|matcha|green tea|black tea|mint tea|herbal tea")
 # kinds whose values are also ordinary words (an animal, a sport, a home's kind: the words their claim rules list; a
-# job title, a dish: the lists above), each read in the singular: read time only (``retrieval.followed``); the
-# write-time links compare ``claim_values``, which leaves them out
+# job title, a dish, a means of getting about, a coffee: the lists above), each read in the singular: read time only
+# (``retrieval.followed``); the write-time links compare ``claim_values``, which leaves them out
 KIND_WORDS = {name: re.compile(rf"\b({p})s?\b", re.I) for name, p in {
-    "pet": PETS, "sport": SPORTS, "home": HOMES, "title": TITLES, "favourite": DISHES}.items()}
+    "pet": PETS, "sport": SPORTS, "home": HOMES, "title": TITLES, "favourite": DISHES, "commute": MEANS,
+    "coffee": COFFEES}.items()}
 # a word a kind's value must end with: a text without one is read no further (a title's each word would be tried
 # against every word that narrows one)
 KIND_ENDS = {"title": re.compile(rf"\b(?:{_ROLES}|lead|leader|(?:head|director|vp|president) of)s?\b", re.I)}

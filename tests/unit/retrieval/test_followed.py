@@ -1,6 +1,6 @@
 """Unit layer: the values a statement's claims of a kind name (``cbmemory.retrieval.followed.claimed_values``: the
-write-time rules' claim and values, lower case, and a pet's, a sport's, a home's, a job title's or a dish's words:
-``kind_words``) and whether a statement names one again (``names_value``: a whole sequence of words, any case), and
+write-time rules' claim and values, lower case, and a pet's, a sport's, a home's, a job title's, a dish's, a commute's
+or a coffee order's words: ``kind_words``) and whether a statement names one again (``names_value``: a whole sequence of words, any case), and
 whether it names a value of a slot's shape (``shaped``: an email address, a phone number, a school's, a city's or a
 company's name). Pure functions over text."""
 
@@ -27,6 +27,9 @@ from cbmemory.retrieval.followed import claimed_values, kind_words, names_value,
     ("My role is head of design, I've held it for two years.", "title", {"head of design"}),  # a title's words
     ("Nothing beats paella for me, it's my favourite.", "favourite", {"paella"}),  # a dish's words
     ("I've been made team lead at Fenwick Analytics.", "title", {"team lead", "fenwick analytics"}),
+    ("I get to the office on rollerblades most days.", "commute", {"rollerblade"}),  # a means' words
+    ("I get to work by motorbike these days.", "commute", {"motorbike"}),
+    ("My usual order is an oat latte, no sugar.", "coffee", {"oat latte"}),  # a coffee's words, not "latte" alone
 ])
 def test_the_values_a_statements_claims_of_a_kind_name(said, kind, values):
     assert claimed_values(said, kind) == values
@@ -59,8 +62,16 @@ def test_a_claims_values_without_the_kinds_words():
     ("I've had green curry three times this week.", "favourite", {"green curry"}),  # not "curry" alone
     ("We shared tacos and a pizza.", "favourite", {"taco", "pizza"}),
     ("The pizzeria by the pastificio.", "favourite", set()),  # parts of other words
+    ("Bumped into an old schoolfriend on the way in by river bus.", "commute", {"river bus"}),  # not "bus" alone
+    ("Could you check the weather? I go in on the Tube these days.", "commute", {"tube"}),
+    ("I'll catch the tram, or go on my bike.", "commute", {"tram", "bike"}),
+    ("Parked by the bus stop, then the car park was full.", "commute", set()),  # a means only as the way one goes
+    ("The bus was late and the train was packed.", "commute", set()),  # no "by" or "on": no way one went
+    ("Typing one-handed with a lungo in the other.", "coffee", {"lungo"}),
+    ("Two flat whites and a cafe con leche, please.", "coffee", {"flat white", "cafe con leche"}),
+    ("A tea party with decaffeinated guests.", "coffee", set()),  # parts of other words, or no drink
 ])
-def test_the_words_of_a_pet_a_sport_a_home_or_a_title_a_statement_names(said, kind, words):
+def test_the_words_of_a_kind_a_statement_names(said, kind, words):
     assert kind_words(said, kind) == words and kind_words(said, None) == frozenset()
 
 
