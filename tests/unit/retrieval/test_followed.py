@@ -1,8 +1,8 @@
 """Unit layer: the values a statement's claims of a kind name (``cbmemory.retrieval.followed.claimed_values``: the
 write-time rules' claim and values, lower case, and a pet's, a sport's, a home's, a job title's, a dish's, a commute's
-or a coffee order's words: ``kind_words``) and whether a statement names one again (``names_value``: a whole sequence of words, any case), and
-whether it names a value of a slot's shape (``shaped``: an email address, a phone number, a school's, a city's or a
-company's name). Pure functions over text."""
+or a coffee order's words: ``kind_words``) and whether a statement names one again (``names_value``: a whole sequence
+of words, any case), and whether it names a value of a slot's shape (``shaped``: an email address, a phone number, a
+school's, a city's or a company's name). Pure functions over text."""
 
 import pytest
 
