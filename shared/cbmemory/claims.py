@@ -117,7 +117,8 @@ SLOTS: dict[str, re.Pattern[str]] = {name: re.compile(p, re.I) for name, p in {
     "trip": r"\b(?:trip|holiday|vacation|flights?|travel(?:l?ing)? to|heading to|going to \w+ (?:in|next|this)|"
             r"flying (?:out )?to)\b",
     # the partner named ("my partner Rafael"), not only mentioned ("my partner and I went ...")
-    "partner": r"\b(?:(?:" + PARTNERS + r")(?:,| is| named| called)? (?-i:[A-Z])\w*|"
+    "partner": r"\b(?:(?:" + PARTNERS + r")(?:,| is| named| called|(?: is|['’]s) (?:called|named)|['’]s name is)? "
+               r"(?-i:[A-Z])\w*|"
                # a name first, then who they are, the phrase ending there: "Callum, my new other half." (not "Ewan, my
                # business partner", nor "we saw Paris, my wife loved it")
                r"(?-i:[A-Z])\w+, (?:my|our) (?:(?:new|current) )?(?:" + PARTNERS + r")(?=\s*(?:[,.;:!?)—–]|$))|"

@@ -425,6 +425,9 @@ def test_a_change_with_its_subject_left_out_links():
     ("My new ZenBook arrived this morning.", "device"),
     ("Booked a table for Callum, my new other half.", "partner"),  # a name, then who they are
     ("Morag and my better half Isla say hi.", "partner"),  # a partner's everyday word before the name
+    ("My partner is called Callum.", "partner"),  # the name told by "is called", "'s called", "'s name is"
+    ("My partner's called Callum, we met at uni.", "partner"),
+    ("My girlfriend's name is Isla.", "partner"),
     ("I go in on the Tube these days.", "commute"),  # going in on the means itself
     ("I'm getting in by ferry now, which is lovely.", "commute"),
     ("I live alone since the move.", "household"),
@@ -551,6 +554,13 @@ def test_a_question_inside_a_turn_is_no_claim_and_a_closing_word_no_value():
 ])
 def test_a_name_beside_a_word_for_a_person_is_a_value_not_whom_the_turn_speaks_to(said, named):
     assert values(said) == named
+
+
+def test_a_partner_named_by_is_called_names_the_partner_not_a_possessives_kin():
+    """"My partner's called Callum" claims the partner and names Callum; "my partner's Mum" names no partner."""
+    assert {claim_values(c, "partner") for c in claims("My partner's called Callum, we met at uni.")["partner"]} == {
+        frozenset({"callum"})}
+    assert "partner" not in claims("My partner's Mum came round for tea.")
 
 
 def test_a_partner_named_beside_the_word_links_when_another_is_named_so():
