@@ -2,7 +2,8 @@
 statement ranked nearest the matter gave, named again later (``followed.named_again`` with ``BEST_VALUED``), over a
 real SQLite file with the real MiniLM embedder. A change back told quietly ("Callum burnt the toast again...") names
 the partner the user's plainest statement of the matter named, in words far from the matter, and no claim rule reads
-a value from "my partner's called Callum"; the name is what links them."""
+a value from "Callum's the one for me, we've been together since ..." (its claim is the clause after the comma, which
+names no one); the name is what links them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from cbmemory.retrieval import followed
 
 from .test_current_value_on_store import FILLER, _chosen, _turns
 
-FIRST = "My partner's called Callum, we've been together since we were students."
+FIRST = "Callum's the one for me, we've been together since we were students."
 MIDDLE = "I'm seeing someone new now, Ewan, and honestly it's going really well."
 BACK = "Callum burnt the toast again this morning, the whole flat smells of it."
 ASKED = "Who am I dating at the moment?"
