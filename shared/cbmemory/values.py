@@ -34,7 +34,8 @@ VALUE_TERMS = {name: re.compile(p, re.I) for name, p in {
             r"low-carb|plant-based|flexitarian)\b",
     "commute": r"\b(?:by (?:bike|bicycle|bus|train|tram|car|tube|metro|underground|subway|ferry|scooter)|on foot|"
                r"walk(?:ing)?|cycl(?:e|ing)|driv(?:e|ing))\b",
-    "household": r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|\d+) of us\b",
+    "household": r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                 r"sixteen|seventeen|eighteen|nineteen|twenty|\d+) of us\b",
 }.items()}
 # a job title in plain words: a role's noun with up to two of the words that narrow it ("senior analyst", "head chef"),
 # a lead with one or two ("team lead": "I lead the choir" names none), or the head of a department ("head of design");

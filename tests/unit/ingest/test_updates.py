@@ -563,6 +563,13 @@ def test_a_partner_named_by_is_called_names_the_partner_not_a_possessives_kin():
     assert "partner" not in claims("My partner's Mum came round for tea.")
 
 
+def test_a_households_number_is_read_to_twenty():
+    """"eleven of us" names its number as "four of us" does."""
+    for said, value in (("There are eleven of us at home now.", "eleven of us"),
+                        ("We're twenty of us under one roof at Christmas.", "twenty of us")):
+        assert {v for c in claims(said)["household"] for v in claim_values(c, "household")} >= {value}
+
+
 def test_a_partner_named_beside_the_word_links_when_another_is_named_so():
     assert changes("I live with my partner, Henrik, since the spring.", "I live with my partner, Tobias.", 0.5)
 
