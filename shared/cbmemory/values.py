@@ -69,16 +69,17 @@ DISHES = (r"pizza|pasta|lasagne|lasagna|spaghetti|carbonara|bolognese|risotto|gn
           r"cheesecake|tiramisu|gelato|ice cream|brownie|pancake|waffle|omelette|porridge")
 # the means of getting about, read only where they are the way one goes: after "by" or "on" (and "the", "a", "an" or
 # "my"), or after taking or catching "the": "by river bus", "on the Tube", "on my bike", "catch the tram" (a longer
-# name first: "river bus" before "bus"); not "the car park", "by the bus stop", "walking" (``VALUE_TERMS`` reads it)
-MEANS = (r"(?:(?<=\bby )|(?<=\bon )|(?<=\bby the )|(?<=\bon the )|(?<=\bby a )|(?<=\bon a )|(?<=\bon an )|"
-         r"(?<=\bby my )|(?<=\bon my )|(?<=\btake the )|(?<=\btook the )|(?<=\btaking the )|(?<=\bcatch the )|"
-         r"(?<=\bcatching the ))"
-         r"(?:push bike|e-bike|ebike|electric bike|cargo bike|folding bike|road bike|bicycle|bike|tandem|night bus|"
-         r"river bus|water bus|shuttle bus|school bus|minibus|bus|shuttle|coach|train|tram|tube|metro|underground|"
-         r"subway|overground|light rail|monorail|cable car|water taxi|river boat|ferry|boat|kayak|canoe|taxi|minicab|"
-         r"cab|car|van|motorbike|motorcycle|moped|e-scooter|electric scooter|scooter|skateboard|longboard|"
-         r"rollerblade|roller skate|inline skate|unicycle|horse|foot)(?!s?\s+(?:stop|station|lane|park|driver|pass|route|"
-         r"seat|shelter|depot|terminal|ticket|fare))")
+# name first: "river bus" before "bus"); not "the car park", "by the bus stop", "walking" (``VALUE_TERMS`` reads it).
+# More than ``claims.MEANS``, the few that the commute's claim phrases name.
+TRAVEL_MEANS = (r"(?:(?<=\bby )|(?<=\bon )|(?<=\bby the )|(?<=\bon the )|(?<=\bby a )|(?<=\bon a )|"
+                r"(?<=\bon an )|(?<=\bby my )|(?<=\bon my )|(?<=\btake the )|(?<=\btook the )|(?<=\btaking the )|"
+                r"(?<=\bcatch the )|(?<=\bcatching the ))"
+                r"(?:push bike|e-bike|ebike|electric bike|cargo bike|folding bike|road bike|bicycle|bike|tandem|"
+                r"night bus|river bus|water bus|shuttle bus|school bus|minibus|bus|shuttle|coach|train|tram|tube|"
+                r"metro|underground|subway|overground|light rail|monorail|cable car|water taxi|river boat|ferry|boat|"
+                r"kayak|canoe|taxi|minicab|cab|car|van|motorbike|motorcycle|moped|e-scooter|electric scooter|scooter|"
+                r"skateboard|longboard|rollerblade|roller skate|inline skate|unicycle|horse|foot)"
+                r"(?!s?\s+(?:stop|station|lane|park|driver|pass|route|seat|shelter|depot|terminal|ticket|fare))")
 # the drinks of a coffee order, in plain words (a longer name first: "oat latte" before "latte")
 COFFEES = (r"double espresso|espresso|ristretto|lungo|americano|long black|short black|flat white|cortado|"
            r"latte macchiato|macchiato|oat latte|soy latte|decaf latte|vanilla latte|iced latte|chai latte|"
@@ -90,7 +91,7 @@ COFFEES = (r"double espresso|espresso|ristretto|lungo|americano|long black|short
 # job title, a dish, a means of getting about, a coffee: the lists above), each read in the singular: read time only
 # (``retrieval.followed``); the write-time links compare ``claim_values``, which leaves them out
 KIND_WORDS = {name: re.compile(rf"\b({p})s?\b", re.I) for name, p in {
-    "pet": PETS, "sport": SPORTS, "home": HOMES, "title": TITLES, "favourite": DISHES, "commute": MEANS,
+    "pet": PETS, "sport": SPORTS, "home": HOMES, "title": TITLES, "favourite": DISHES, "commute": TRAVEL_MEANS,
     "coffee": COFFEES}.items()}
 # a word a kind's value must end with: a text without one is read no further (a title's each word would be tried
 # against every word that narrows one)
