@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .claims import HOMES, PETS, SPORTS, Claim, sentences
+from .claims import HOMES, MEANS, PETS, SPORTS, Claim, sentences
 from .text import WHO_WORDS
 
 # A value: an email is tried first ("Quinn.Reyes@Mail.com" is no name), from the start of its run of name characters
@@ -68,17 +68,17 @@ DISHES = (r"pizza|pasta|lasagne|lasagna|spaghetti|carbonara|bolognese|risotto|gn
           r"kung pao|mapo tofu|peking duck|hot pot|hotpot|chowder|shepherd's pie|cottage pie|pasty|haggis|"
           r"cheesecake|tiramisu|gelato|ice cream|brownie|pancake|waffle|omelette|porridge")
 # the means of getting about, read only where they are the way one goes: after "by" or "on" (and "the", "a", "an" or
-# "my"), or after taking or catching "the": "by river bus", "on the Tube", "on my bike", "catch the tram" (a longer
-# name first: "river bus" before "bus"); not "the car park", "by the bus stop", "walking" (``VALUE_TERMS`` reads it).
-# More than ``claims.MEANS``, the few that the commute's claim phrases name.
+# "my"), or after taking or catching "the": "by river bus", "on the Tube", "on my bike", "catch the tram"; those the
+# commute's claim phrases name (``claims.MEANS``) and more (a longer name first: "river bus" before "bus"); not "the
+# car park", "by the bus stop", "walking" (``VALUE_TERMS`` reads it)
 TRAVEL_MEANS = (r"(?:(?<=\bby )|(?<=\bon )|(?<=\bby the )|(?<=\bon the )|(?<=\bby a )|(?<=\bon a )|"
                 r"(?<=\bon an )|(?<=\bby my )|(?<=\bon my )|(?<=\btake the )|(?<=\btook the )|(?<=\btaking the )|"
                 r"(?<=\bcatch the )|(?<=\bcatching the ))"
-                r"(?:push bike|e-bike|ebike|electric bike|cargo bike|folding bike|road bike|bicycle|bike|tandem|"
-                r"night bus|river bus|water bus|shuttle bus|school bus|minibus|bus|shuttle|coach|train|tram|tube|"
-                r"metro|underground|subway|overground|light rail|monorail|cable car|water taxi|river boat|ferry|boat|"
-                r"kayak|canoe|taxi|minicab|cab|car|van|motorbike|motorcycle|moped|e-scooter|electric scooter|scooter|"
-                r"skateboard|longboard|rollerblade|roller skate|inline skate|unicycle|horse|foot)"
+                r"(?:push bike|e-bike|ebike|electric bike|cargo bike|folding bike|road bike|bicycle|tandem|night bus|"
+                r"river bus|water bus|shuttle bus|school bus|minibus|shuttle|overground|light rail|monorail|cable car|"
+                r"water taxi|river boat|kayak|canoe|taxi|minicab|cab|car|van|motorbike|motorcycle|moped|e-scooter|"
+                r"electric scooter|scooter|skateboard|longboard|rollerblade|roller skate|inline skate|unicycle|horse|"
+                r"foot|" + MEANS + r")"
                 r"(?!s?\s+(?:stop|station|lane|park|driver|pass|route|seat|shelter|depot|terminal|ticket|fare))")
 # the drinks of a coffee order, in plain words (a longer name first: "oat latte" before "latte")
 COFFEES = (r"double espresso|espresso|ristretto|lungo|americano|long black|short black|flat white|cortado|"
